@@ -1,0 +1,312 @@
+/*
+ * kanefem.h -- the public C API of the kanefem core.
+ *
+ * Finite elements in a moving (floating) reference frame, with the equations of
+ * motion written by Kane's method:
+ *
+ *   M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om
+ *
+ * (see SPEC.md section 1).  Every time-dependent term is a linear combination
+ * of the body's inertia invariants S_ij, s_ij, Mo_i, computed once by
+ * quadrature when the body is created; nothing is integrated at run time.
+ *
+ * Conventions (after GSL and SQLite):
+ *   - every function that can fail returns an int status (KF_OK = 0) and, when
+ *     given a kf_error, writes a message naming the offending argument;
+ *   - results go into caller-provided buffers or into objects with an
+ *     explicit _create/_free pair;
+ *   - no global mutable state except the LAPACK function table, which is set
+ *     once before first use (kf_lapack_set / kf_lapack_use_linked); after
+ *     that, objects that are not being modified may be used from several
+ *     threads at once;
+ *   - the core never prints and never aborts.
+ *
+ * Plain C11; this header and its implementation files never include Python.h.
+ */
+#ifndef KANEFEM_H
+#define KANEFEM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KF_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+
+enum kf_status {
+    KF_OK = 0,
+    KF_EINVAL = 1,     /* an argument is out of its domain */
+    KF_ENOMEM = 2,     /* allocation failed */
+    KF_ESING = 3,      /* a matrix is singular (or numerically so) */
+    KF_ENOTPD = 4,     /* a matrix that must be positive definite is not */
+    KF_ENOCONV = 5,    /* an iteration did not converge */
+    KF_EDIVERGE = 6,   /* a solution became non-finite or unbounded */
+    KF_ENOLAPACK = 7,  /* the LAPACK table has not been filled */
+    KF_ELAPACK = 8,    /* LAPACK returned info != 0 for a reason not above */
+    KF_ECALLBACK = 9,  /* a user callback asked to stop */
+    KF_EGEOM = 10      /* a mechanism cannot be assembled at this position */
+};
+
+/* Error record: code, the name of the offending argument (may be empty) and a
+ * message that names the argument and its value. */
+typedef struct kf_error {
+    int code;
+    char arg[48];
+    char msg[480];
+} kf_error;
+
+/* A short, static description of a status code. */
+const char *kf_strstatus(int status);
+
+/* ---------------------------------------------------------------- LAPACK */
+
+/*
+ * The core reaches LAPACK and BLAS only through this table.  The function
+ * types are those of SciPy's scipy.linalg.cython_lapack / cython_blas
+ * (Fortran argument lists: everything by pointer, column-major, no hidden
+ * string lengths), so the table can be filled from SciPy's capsules.  When
+ * the module is linked against a system LAPACK (KF_HAVE_LAPACK), the table
+ * points to small wrappers that pass the hidden string-length arguments.
+ * Only the LP64 (32-bit integer) interface is supported.
+ */
+typedef void kf_dpotrf_t(char *uplo, int *n, double *a, int *lda, int *info);
+typedef void kf_dgetrf_t(int *m, int *n, double *a, int *lda, int *ipiv, int *info);
+typedef void kf_dgetrs_t(char *trans, int *n, int *nrhs, double *a, int *lda, int *ipiv,
+                         double *b, int *ldb, int *info);
+typedef void kf_dgbtrf_t(int *m, int *n, int *kl, int *ku, double *ab, int *ldab, int *ipiv,
+                         int *info);
+typedef void kf_dgbtrs_t(char *trans, int *n, int *kl, int *ku, int *nrhs, double *ab,
+                         int *ldab, int *ipiv, double *b, int *ldb, int *info);
+typedef void kf_dsyevr_t(char *jobz, char *range, char *uplo, int *n, double *a, int *lda,
+                         double *vl, double *vu, int *il, int *iu, double *abstol, int *m,
+                         double *w, double *z, int *ldz, int *isuppz, double *work, int *lwork,
+                         int *iwork, int *liwork, int *info);
+typedef void kf_dgeev_t(char *jobvl, char *jobvr, int *n, double *a, int *lda, double *wr,
+                        double *wi, double *vl, int *ldvl, double *vr, int *ldvr, double *work,
+                        int *lwork, int *info);
+typedef void kf_dgeqp3_t(int *m, int *n, double *a, int *lda, int *jpvt, double *tau,
+                         double *work, int *lwork, int *info);
+typedef void kf_dgeqrf_t(int *m, int *n, double *a, int *lda, double *tau, double *work,
+                         int *lwork, int *info);
+typedef void kf_dorgqr_t(int *m, int *n, int *k, double *a, int *lda, double *tau,
+                         double *work, int *lwork, int *info);
+typedef void kf_dtrsm_t(char *side, char *uplo, char *transa, char *diag, int *m, int *n,
+                        double *alpha, double *a, int *lda, double *b, int *ldb);
+typedef void kf_dgemm_t(char *transa, char *transb, int *m, int *n, int *k, double *alpha,
+                        double *a, int *lda, double *b, int *ldb, double *beta, double *c,
+                        int *ldc);
+
+typedef struct kf_lapack_table {
+    kf_dpotrf_t *dpotrf;
+    kf_dgetrf_t *dgetrf;
+    kf_dgetrs_t *dgetrs;
+    kf_dgbtrf_t *dgbtrf;
+    kf_dgbtrs_t *dgbtrs;
+    kf_dsyevr_t *dsyevr;
+    kf_dgeev_t *dgeev;
+    kf_dgeqp3_t *dgeqp3;
+    kf_dgeqrf_t *dgeqrf;
+    kf_dorgqr_t *dorgqr;
+    kf_dtrsm_t *dtrsm;
+    kf_dgemm_t *dgemm;
+} kf_lapack_table;
+
+/* The names of the table's entries, in order, NULL-terminated (for filling
+ * the table by name from another library). */
+extern const char *const kf_lapack_names[];
+
+/* Install a table (copied).  Every entry must be non-NULL.  Call before the
+ * first computation, not while other threads compute. */
+int kf_lapack_set(const kf_lapack_table *table, const char *source, kf_error *err);
+/* Fill the table from the LAPACK this library was linked with.  Returns
+ * KF_ENOLAPACK if it was built without one. */
+int kf_lapack_use_linked(kf_error *err);
+/* Where the current table came from ("linked", "scipy", ...), or NULL. */
+const char *kf_lapack_source(void);
+/* Nonzero if this library was linked against a LAPACK at build time. */
+int kf_lapack_linked_available(void);
+
+/* ---------------------------------------------------------------- matrices */
+
+/*
+ * Square matrices in one of two storages, so that assembly, integrators and
+ * eigen solvers run unchanged on either:
+ *   KF_DENSE: column-major n x n, ld = n;
+ *   KF_BAND:  LAPACK general band layout with room for the LU fill-in:
+ *             ld = 2 kl + ku + 1, A(i,j) at a[(kl + ku + i - j) + j ld]
+ *             for max(0, j - ku) <= i <= min(n - 1, j + kl).
+ * Entries outside the matrix or the band are kept at zero.
+ */
+typedef enum kf_storage { KF_DENSE = 0, KF_BAND = 1 } kf_storage;
+
+typedef struct kf_mat {
+    kf_storage kind;
+    int n, kl, ku, ld;
+    double *a;
+} kf_mat;
+
+int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *err);
+void kf_mat_free(kf_mat *m);
+void kf_mat_zero(kf_mat *m);
+/* Nonzero if x and y have the same storage and shape. */
+int kf_mat_conform(const kf_mat *x, const kf_mat *y);
+double kf_mat_get(const kf_mat *m, int i, int j);
+/* Add v to A(i,j); the entry must lie inside the band (returns KF_EINVAL if not). */
+int kf_mat_add(kf_mat *m, int i, int j, double v);
+void kf_mat_copy(kf_mat *dst, const kf_mat *src);            /* conforming */
+void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x);  /* y += alpha x, conforming */
+void kf_mat_scale(kf_mat *y, double alpha);
+/* y = alpha A x + beta y */
+void kf_mat_gemv(const kf_mat *A, double alpha, const double *x, double beta, double *y);
+/* out = A as a dense row-major (C order) n x n array. */
+void kf_mat_to_rowmajor(const kf_mat *A, double *out);
+/* out = A as a dense column-major n x n array. */
+void kf_mat_to_colmajor(const kf_mat *A, double *out);
+/* dst(i,j) = src(map[i], map[j]) for i, j < dst->n; dst is allocated here with
+ * the storage of src (deleting rows and columns keeps a band a band). */
+int kf_mat_extract(kf_mat *dst, const kf_mat *src, int n, const int *map, kf_error *err);
+/* LU factorization in place (dgetrf / dgbtrf), ipiv of length n. */
+int kf_mat_lu(kf_mat *A, int *ipiv, kf_error *err);
+/* Solve A X = B with the LU factors; B is n x nrhs column-major, ldb >= n. */
+int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int ldb,
+                    kf_error *err);
+
+/* ---------------------------------------------------------------- elements */
+
+enum kf_element_kind {
+    KF_BAR2 = 0,   /* axial bar, 2 nodes x (u); planar frame */
+    KF_BEAM2 = 1   /* planar Euler-Bernoulli beam, 2 nodes x (u, v, theta) */
+};
+
+/* Section and material data shared by the elements of a body.  Fields an
+ * element type does not use are ignored. */
+typedef struct kf_section {
+    double E;      /* Young's modulus [Pa] */
+    double rho;    /* density [kg/m^3] */
+    double A;      /* cross-section area [m^2] (line elements) */
+    double Izz;    /* second moment of area for bending in the x-y plane [m^4] */
+} kf_section;
+
+/* Gauss-Legendre points and weights on [0, 1], n in 1..KF_GAUSS_MAX. */
+#define KF_GAUSS_MAX 16
+int kf_gauss01(int n, double *x, double *w, kf_error *err);
+
+/* Properties of an element kind: frame dimension (rows of N), nodes per
+ * element, DOFs per node. */
+int kf_element_info(int kind, int *dim, int *nnode, int *ndofn, kf_error *err);
+
+/* ---------------------------------------------------------------- bodies */
+
+typedef struct kf_body kf_body;
+
+/*
+ * A flexible body: nodes (nnode x dim, row-major, in the body frame),
+ * elements (nel x nodes-per-element, 0-based node indices) of one kind, one
+ * section.  DOFs are node-major: dof = node * ndofn + k.  The invariants
+ * S_ij, s_ij, Mo_i and K are computed here, once.  Storage is banded when the
+ * connectivity gives a narrow band, dense otherwise.
+ */
+int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                   const int *conn, const kf_section *sec, kf_error *err);
+void kf_body_free(kf_body *b);
+
+int kf_body_ndof(const kf_body *b);
+int kf_body_dim(const kf_body *b);
+int kf_body_kind(const kf_body *b);
+int kf_body_ndofn(const kf_body *b);
+/* The body's matrices (not to be modified): M = sum_i S_ii and K. */
+const kf_mat *kf_body_mass(const kf_body *b);
+const kf_mat *kf_body_stiffness(const kf_body *b);
+/* Invariant blocks S_ij (i, j < dim) and vectors s_ij, Mo_i (length ndof). */
+const kf_mat *kf_body_S(const kf_body *b, int i, int j);
+const double *kf_body_s(const kf_body *b, int i, int j);
+const double *kf_body_Mo(const kf_body *b, int i);
+
+/*
+ * The rigid motion of a body frame at one instant, in the body (local) frame:
+ * angular velocity omega and angular acceleration eps (planar bodies use
+ * only the z components), velocity v and acceleration a of the origin.
+ * Gravity enters by subtracting it from a (a - g, both in the body frame).
+ */
+typedef struct kf_kin {
+    double omega[3];
+    double eps[3];
+    double v[3];
+    double a[3];
+} kf_kin;
+
+/* W = skew(omega), E = skew(eps) and WW = W W as dim x dim row-major arrays. */
+void kf_kin_operators(int dim, const kf_kin *kin, double *W, double *E, double *WW);
+
+/*
+ * out = beta out + sum_ij c[i dim + j] S_ij  (conforming with the body's
+ * matrices; c is dim x dim row-major).  With c = W this is half of C; with
+ * c = E, K_eps; with c = WW, K_om.
+ */
+void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out);
+/* out = beta out + sum_ij c[i dim + j] s_ij (length ndof). */
+void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double *out);
+
+/*
+ * The motion terms at one instant (any output may be NULL):
+ *   C = 2 sum W_ij S_ij, K_eps = sum E_ij S_ij, K_om = sum (WW)_ij S_ij,
+ *   q_eps = sum E_ij s_ij, q_om = sum (WW)_ij s_ij, q_a = sum_i a_i Mo_i.
+ * Matrix outputs must conform with kf_body_mass(b).
+ */
+int kf_body_motion_terms(const kf_body *b, const kf_kin *kin, kf_mat *C, kf_mat *Keps,
+                         kf_mat *Kom, double *q_eps, double *q_om, double *q_a, kf_error *err);
+
+/* ---------------------------------------------------------------- eigenvalues */
+
+/*
+ * Frozen-time eigenvalues lambda of (K + K_om(t) [+ K_eps(t)]) phi = lambda M phi
+ * for a body with some DOFs fixed (supports).  A kf_eig holds what does not
+ * change with time: the reduced matrices, the Cholesky factor L of M, the
+ * standard-form matrices L^-1 K L^-T (and of the other invariant blocks) and
+ * the eigen-decomposition of the constant part.  Create it once per body and
+ * support set; kf_eig_solve is then cheap per instant and does not modify it.
+ */
+typedef struct kf_eig kf_eig;
+
+int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, kf_error *err);
+void kf_eig_free(kf_eig *e);
+/* Number of free DOFs. */
+int kf_eig_nfree(const kf_eig *e);
+
+enum kf_eig_order { KF_ORDER_ASCENDING = 0, KF_ORDER_TRACKED = 1 };
+enum kf_eig_solver { KF_SOLVER_SYMMETRIC = 0, KF_SOLVER_GENERAL = 1 };
+
+typedef struct kf_eig_opts {
+    int n_modes;      /* 1..nfree */
+    int include_eps;  /* add K_eps (non-symmetric) */
+    int vectors;      /* compute mode shapes */
+    int order;        /* KF_ORDER_ASCENDING, or KF_ORDER_TRACKED (follow modes by shape) */
+} kf_eig_opts;
+
+typedef struct kf_eig_stats {
+    int solver;         /* KF_SOLVER_SYMMETRIC or KF_SOLVER_GENERAL */
+    int full_solves;    /* instants solved by a full (dense) eigen decomposition */
+    int continued;      /* instants solved by continuation from the previous one */
+    int iterations;     /* subspace iterations spent in continuation */
+} kf_eig_stats;
+
+/*
+ * Solve at nt instants (kin[0..nt-1]); results:
+ *   lam_re, lam_im: nt x n_modes (row-major), ascending by real part (or
+ *                   tracked); lam_im is zero unless K_eps makes a pair complex;
+ *   modes:          nt x ndof x n_modes (row-major), all DOFs, zero at the
+ *                   supports, mass-normalized (phi^T M phi = 1), or NULL.
+ * Instants are solved in order, each continuing from the previous one where
+ * that is certified (see kf_eig.c), with a full solve otherwise.
+ */
+int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *opt,
+                 double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
+                 kf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KANEFEM_H */

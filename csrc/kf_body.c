@@ -1,0 +1,337 @@
+/*
+ * kf_body.c -- a flexible body: its inertia invariants, stiffness and motion
+ * terms (SPEC.md section 1).
+ *
+ * The invariants
+ *     S_ij = int rho N_i^T N_j dV,   s_ij = int rho N_i^T x_j dV,   Mo_i = int rho N_i^T dV
+ * are integrated once, here, element by element, and assembled into the
+ * body's storage.  Every motion term is then a short linear combination of
+ * them (kf_body_combine), with no quadrature at run time.
+ */
+#include "kf_internal.h"
+
+#include <string.h>
+
+int kf_body_ndof(const kf_body *b) { return b->ndof; }
+int kf_body_dim(const kf_body *b) { return b->dim; }
+int kf_body_kind(const kf_body *b) { return b->kind; }
+int kf_body_ndofn(const kf_body *b) { return b->ndofn; }
+const kf_mat *kf_body_mass(const kf_body *b) { return &b->M; }
+const kf_mat *kf_body_stiffness(const kf_body *b) { return &b->K; }
+const kf_mat *kf_body_S(const kf_body *b, int i, int j) { return &b->S[i * b->dim + j]; }
+const double *kf_body_s(const kf_body *b, int i, int j)
+{
+    return b->s + (size_t)(i * b->dim + j) * b->ndof;
+}
+const double *kf_body_Mo(const kf_body *b, int i) { return b->Mo + (size_t)i * b->ndof; }
+
+void kf_body_free(kf_body *b)
+{
+    if (!b)
+        return;
+    for (int k = 0; k < KF_MAX_DIM * KF_MAX_DIM; k++)
+        kf_mat_free(&b->S[k]);
+    kf_mat_free(&b->M);
+    kf_mat_free(&b->K);
+    free(b->coords);
+    free(b->conn);
+    free(b->s);
+    free(b->Mo);
+    free(b);
+}
+
+/* Element DOF indices in the body: node-major. */
+static void element_dofs(const kf_body *b, int e, int *dofs)
+{
+    const int *nodes = b->conn + (size_t)e * b->el->nnode;
+    for (int a = 0; a < b->el->nnode; a++)
+        for (int k = 0; k < b->ndofn; k++)
+            dofs[a * b->ndofn + k] = nodes[a] * b->ndofn + k;
+}
+
+static void element_coords(const kf_body *b, int e, double *xe)
+{
+    const int *nodes = b->conn + (size_t)e * b->el->nnode;
+    for (int a = 0; a < b->el->nnode; a++)
+        for (int k = 0; k < b->dim; k++)
+            xe[a * b->dim + k] = b->coords[(size_t)nodes[a] * b->dim + k];
+}
+
+/* Validate the mesh and decide the storage: a band when the connectivity
+ * gives one (half-width bw) narrow enough to pay, dense otherwise. */
+static int check_mesh(const kf_body *b, int *bw, kf_error *err)
+{
+    int nn = b->el->nnode;
+    for (int i = 0; i < b->nnode * b->dim; i++)
+        if (!isfinite(b->coords[i]))
+            return kf_fail(err, KF_EINVAL, "coords", "node %d has a non-finite coordinate (%g)",
+                           i / b->dim, b->coords[i]);
+    unsigned char *used = kf_calloc((size_t)b->nnode, 1);
+    if (!used)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate %d node flags", b->nnode);
+    int width = 0, rc = KF_OK;
+    for (int e = 0; e < b->nel && !rc; e++) {
+        const int *nodes = b->conn + (size_t)e * nn;
+        int lo = b->nnode, hi = -1;
+        for (int a = 0; a < nn; a++) {
+            int v = nodes[a];
+            if (v < 0 || v >= b->nnode) {
+                rc = kf_fail(err, KF_EINVAL, "conn",
+                             "element %d refers to node %d, outside 0..%d", e, v, b->nnode - 1);
+                break;
+            }
+            for (int c = 0; c < a; c++)
+                if (nodes[c] == v) {
+                    rc = kf_fail(err, KF_EINVAL, "conn",
+                                 "element %d uses node %d twice", e, v);
+                    break;
+                }
+            used[v] = 1;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        if (rc)
+            break;
+        int w = (hi - lo + 1) * b->ndofn - 1;
+        width = w > width ? w : width;
+        double xe[KF_MAX_ENODE * KF_MAX_DIM];
+        element_coords(b, e, xe);
+        rc = b->el->check(xe, &b->sec, e, err);
+    }
+    for (int v = 0; v < b->nnode && !rc; v++)
+        if (!used[v])
+            rc = kf_fail(err, KF_EINVAL, "conn",
+                         "node %d belongs to no element (its mass would be zero)", v);
+    free(used);
+    *bw = width;
+    return rc;
+}
+
+/* Integrate and assemble the invariants and K. */
+static void assemble(kf_body *b)
+{
+    const kf_element_type *el = b->el;
+    int dim = b->dim, ne = el->nnode * el->ndofn, ns = el->nstrain;
+    double mu = el->mu(&b->sec);
+    double D[KF_MAX_STRAIN * KF_MAX_STRAIN];
+    el->dmat(&b->sec, D);
+    for (int e = 0; e < b->nel; e++) {
+        int dofs[KF_MAX_EDOF];
+        double xe[KF_MAX_ENODE * KF_MAX_DIM];
+        element_dofs(b, e, dofs);
+        element_coords(b, e, xe);
+        for (int q = 0; q < el->nquad; q++) {
+            double N[KF_MAX_DIM * KF_MAX_EDOF], B[KF_MAX_STRAIN * KF_MAX_EDOF];
+            double G[KF_MAX_DIM * KF_MAX_EDOF], x[KF_MAX_DIM], w;
+            el->eval(xe, q, N, B, G, x, &w);
+            double mw = mu * w;
+            for (int i = 0; i < dim; i++) {
+                const double *Ni = N + i * ne;
+                for (int a = 0; a < ne; a++) {
+                    if (Ni[a] == 0.0)
+                        continue;
+                    b->Mo[(size_t)i * b->ndof + dofs[a]] += mw * Ni[a];
+                    for (int j = 0; j < dim; j++) {
+                        b->s[(size_t)(i * dim + j) * b->ndof + dofs[a]] += mw * Ni[a] * x[j];
+                        const double *Nj = N + j * ne;
+                        for (int c = 0; c < ne; c++)
+                            if (Nj[c] != 0.0)
+                                /* mw (Ni Nj): bitwise S_ij = S_ji^T, so M is exactly symmetric */
+                                kf_mat_add(&b->S[i * dim + j], dofs[a], dofs[c],
+                                           mw * (Ni[a] * Nj[c]));
+                    }
+                }
+            }
+            /* K += w B^T D B */
+            double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
+            for (int r = 0; r < ns; r++)
+                for (int c = 0; c < ne; c++) {
+                    double v = 0.0;
+                    for (int k = 0; k < ns; k++)
+                        v += D[r * ns + k] * B[k * ne + c];
+                    DB[r * ne + c] = v;
+                }
+            for (int a = 0; a < ne; a++)
+                for (int c = 0; c < ne; c++) {
+                    double v = 0.0;
+                    for (int r = 0; r < ns; r++)
+                        v += B[r * ne + a] * DB[r * ne + c];
+                    if (v != 0.0)
+                        kf_mat_add(&b->K, dofs[a], dofs[c], w * v);
+                }
+        }
+    }
+    kf_mat_zero(&b->M);
+    for (int i = 0; i < dim; i++)
+        kf_mat_axpy(&b->M, 1.0, &b->S[i * dim + i]);
+}
+
+int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                   const int *conn, const kf_section *sec, kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    const kf_element_type *el = kf_element_get(kind);
+    if (!el)
+        return kf_fail(err, KF_EINVAL, "kind", "unknown element kind %d", kind);
+    if (nnode < el->nnode)
+        return kf_fail(err, KF_EINVAL, "nnode", "nnode = %d: a %s body needs at least %d nodes",
+                       nnode, el->name, el->nnode);
+    if (nel < 1)
+        return kf_fail(err, KF_EINVAL, "nel", "nel = %d: a body needs at least one element",
+                       nel);
+    if (!coords || !conn || !sec)
+        return kf_fail(err, KF_EINVAL, "coords", "coords, conn and sec must not be NULL");
+    if ((size_t)nnode * el->ndofn > (size_t)1 << 28)
+        return kf_fail(err, KF_EINVAL, "nnode", "nnode = %d is too large", nnode);
+
+    kf_body *b = kf_calloc(1, sizeof *b);
+    if (!b)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a body");
+    b->el = el;
+    b->kind = kind;
+    b->dim = el->dim;
+    b->nnode = nnode;
+    b->ndofn = el->ndofn;
+    b->ndof = nnode * el->ndofn;
+    b->nel = nel;
+    b->sec = *sec;
+    b->coords = kf_calloc((size_t)nnode * b->dim, sizeof(double));
+    b->conn = kf_calloc((size_t)nel * el->nnode, sizeof(int));
+    b->s = kf_calloc((size_t)b->dim * b->dim * b->ndof, sizeof(double));
+    b->Mo = kf_calloc((size_t)b->dim * b->ndof, sizeof(double));
+    int rc = KF_OK;
+    if (!b->coords || !b->conn || !b->s || !b->Mo) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a body of %d nodes", nnode);
+        goto fail;
+    }
+    memcpy(b->coords, coords, (size_t)nnode * b->dim * sizeof(double));
+    memcpy(b->conn, conn, (size_t)nel * el->nnode * sizeof(int));
+
+    int bw = 0;
+    rc = check_mesh(b, &bw, err);
+    if (rc)
+        goto fail;
+    kf_storage kind_st = (3 * bw + 1 < b->ndof) ? KF_BAND : KF_DENSE;
+    for (int k = 0; k < b->dim * b->dim && !rc; k++)
+        rc = kf_mat_alloc(&b->S[k], kind_st, b->ndof, bw, bw, err);
+    if (!rc)
+        rc = kf_mat_alloc(&b->M, kind_st, b->ndof, bw, bw, err);
+    if (!rc)
+        rc = kf_mat_alloc(&b->K, kind_st, b->ndof, bw, bw, err);
+    if (rc)
+        goto fail;
+    assemble(b);
+    *out = b;
+    return KF_OK;
+fail:
+    kf_body_free(b);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- motion terms */
+
+void kf_kin_operators(int dim, const kf_kin *kin, double *W, double *E, double *WW)
+{
+    double w[3], e[3];
+    if (dim == 2) {
+        /* planar: rotation about z only */
+        w[0] = w[1] = e[0] = e[1] = 0.0;
+        w[2] = kin->omega[2];
+        e[2] = kin->eps[2];
+    } else {
+        memcpy(w, kin->omega, sizeof w);
+        memcpy(e, kin->eps, sizeof e);
+    }
+    double Wf[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0};
+    double Ef[9] = {0, -e[2], e[1], e[2], 0, -e[0], -e[1], e[0], 0};
+    double WWf[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double v = 0.0;
+            for (int k = 0; k < 3; k++)
+                v += Wf[i * 3 + k] * Wf[k * 3 + j];
+            WWf[i * 3 + j] = v;
+        }
+    for (int i = 0; i < dim; i++)
+        for (int j = 0; j < dim; j++) {
+            if (W)
+                W[i * dim + j] = Wf[i * 3 + j];
+            if (E)
+                E[i * dim + j] = Ef[i * 3 + j];
+            if (WW)
+                WW[i * dim + j] = WWf[i * 3 + j];
+        }
+}
+
+void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out)
+{
+    if (beta == 0.0)
+        kf_mat_zero(out);
+    else if (beta != 1.0)
+        kf_mat_scale(out, beta);
+    for (int k = 0; k < b->dim * b->dim; k++)
+        if (c[k] != 0.0)
+            kf_mat_axpy(out, c[k], &b->S[k]);
+}
+
+void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double *out)
+{
+    int n = b->ndof;
+    for (int r = 0; r < n; r++)
+        out[r] *= beta;
+    if (beta == 0.0)
+        memset(out, 0, (size_t)n * sizeof(double));
+    for (int k = 0; k < b->dim * b->dim; k++)
+        if (c[k] != 0.0) {
+            const double *s = b->s + (size_t)k * n;
+            for (int r = 0; r < n; r++)
+                out[r] += c[k] * s[r];
+        }
+}
+
+int kf_kin_finite(const kf_kin *kin)
+{
+    const double *p = (const double *)kin;
+    for (size_t i = 0; i < sizeof *kin / sizeof(double); i++)
+        if (!isfinite(p[i]))
+            return 0;
+    return 1;
+}
+
+int kf_body_motion_terms(const kf_body *b, const kf_kin *kin, kf_mat *C, kf_mat *Keps,
+                         kf_mat *Kom, double *q_eps, double *q_om, double *q_a, kf_error *err)
+{
+    if (!kf_kin_finite(kin))
+        return kf_fail(err, KF_EINVAL, "motion",
+                       "omega, eps and a_O must be finite (omega = %g, eps = %g, a = (%g, %g))",
+                       kin->omega[2], kin->eps[2], kin->a[0], kin->a[1]);
+    kf_mat *outs[3] = {C, Keps, Kom};
+    for (int k = 0; k < 3; k++)
+        if (outs[k] && !kf_mat_conform(outs[k], &b->M))
+            return kf_fail(err, KF_EINVAL, "out", "output matrix does not conform with M");
+    double W[9], E[9], WW[9];
+    kf_kin_operators(b->dim, kin, W, E, WW);
+    if (C) {
+        double W2[9];
+        for (int k = 0; k < b->dim * b->dim; k++)
+            W2[k] = 2.0 * W[k];
+        kf_body_combine(b, W2, 0.0, C);
+    }
+    if (Keps)
+        kf_body_combine(b, E, 0.0, Keps);
+    if (Kom)
+        kf_body_combine(b, WW, 0.0, Kom);
+    if (q_eps)
+        kf_body_combine_vec(b, E, 0.0, q_eps);
+    if (q_om)
+        kf_body_combine_vec(b, WW, 0.0, q_om);
+    if (q_a) {
+        memset(q_a, 0, (size_t)b->ndof * sizeof(double));
+        for (int i = 0; i < b->dim; i++)
+            for (int r = 0; r < b->ndof; r++)
+                q_a[r] += kin->a[i] * b->Mo[(size_t)i * b->ndof + r];
+    }
+    return KF_OK;
+}

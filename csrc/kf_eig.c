@@ -1,0 +1,681 @@
+/*
+ * kf_eig.c -- frozen-time eigenvalues of a body in a moving frame
+ * (SPEC.md section 3).
+ *
+ *   (K + K_om(t) [+ K_eps(t)]) phi = lambda M phi,   supports eliminated.
+ *
+ * M is constant: factor it once, M = L L^T, and work with the standard form
+ * A = L^-1 K_eff L^-T (y = L^T phi, so M-orthonormal shapes are orthonormal
+ * y).  In these coordinates the invariant blocks become St_ij = L^-1 S_ij L^-T
+ * with sum_i St_ii = I, so
+ *
+ *   A(t) = A0 + sum_ij (WW)_ij St_ij + sum_{i<j} E_ij Gt_ij,
+ *   A0 = L^-1 K L^-T,   Gt_ij = St_ij - St_ji (skew).
+ *
+ * Three facts make a whole crank turn cheap:
+ *   1. for planar bodies WW = -omega^2 I, so the centrifugal term is a pure
+ *      shift: lambda_k(t) = lambda_k(A0) - omega^2 and the shapes do not move.
+ *      A0's eigen-decomposition is computed once, in kf_eig_create;
+ *   2. with K_eps the matrix is A0 + N(t) with N skew: by Bauer-Fike (A0 is
+ *      normal) every eigenvalue lies within r = ||N||_2 of an eigenvalue of
+ *      A0, and when the first ms discs are separated from the rest exactly
+ *      ms eigenvalues lie in them and they are the ms lowest by real part.
+ *      Shifted subspace iteration from the previous instant's basis then
+ *      finds them in one or two steps; converged Ritz pairs in those discs
+ *      are certified complete.  Where the certificate does not hold, or the
+ *      iteration does not converge, a full dgeev decides;
+ *   3. continuing from the previous instant keeps each mode's identity, which
+ *      KF_ORDER_TRACKED uses to follow modes through crossings.
+ */
+#include "kf_internal.h"
+
+#include <float.h>
+#include <string.h>
+
+/* Largest reduced system for the dense standard-form solver. */
+#define KF_EIG_DENSE_MAX 5000
+#define KF_EIG_MAXIT 10
+
+struct kf_eig {
+    const kf_body *b;
+    int ndof, n, dim, npair;
+    int *map;        /* free DOF k -> body DOF */
+    double *L;       /* Cholesky factor of M_r, lower, n x n */
+    double *A0;      /* L^-1 K_r L^-T */
+    double *St[KF_MAX_DIM * KF_MAX_DIM]; /* dim 3 only: L^-1 S_ij L^-T */
+    double *Gt[3];   /* skew pairs (0,1), (0,2), (1,2) */
+    double gnorm[3]; /* their spectral norms */
+    int kd;          /* columns of D */
+    double *D[3];    /* first-order change of A0's eigenvectors per unit E_ij, n x kd */
+    double *lam0;    /* eigenvalues of A0, ascending */
+    double *V0;      /* eigenvectors of A0, n x n */
+};
+
+static const int pair_i[3] = {0, 0, 1}, pair_j[3] = {1, 2, 2};
+
+int kf_eig_nfree(const kf_eig *e) { return e->n; }
+
+void kf_eig_free(kf_eig *e)
+{
+    if (!e)
+        return;
+    free(e->map);
+    free(e->L);
+    free(e->A0);
+    for (int k = 0; k < KF_MAX_DIM * KF_MAX_DIM; k++)
+        free(e->St[k]);
+    for (int k = 0; k < 3; k++) {
+        free(e->Gt[k]);
+        free(e->D[k]);
+    }
+    free(e->lam0);
+    free(e->V0);
+    free(e);
+}
+
+/* Dense reduced copy of a body matrix (column-major n x n). */
+static void reduce(const kf_mat *src, int n, const int *map, double *out)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            out[i + (size_t)j * n] = kf_mat_get(src, map[i], map[j]);
+}
+
+/* X <- L^-1 X L^-T in place. */
+static int to_standard(int n, const double *L, double *X, kf_error *err)
+{
+    int rc = kf_la_trsm('L', 'N', n, n, L, n, X, n, err);
+    if (!rc)
+        rc = kf_la_trsm('R', 'T', n, n, L, n, X, n, err);
+    return rc;
+}
+
+/* Spectral norm of a skew matrix G: sqrt(lambda_max(-G G)). */
+static int skew_norm(int n, const double *G, double *norm, kf_error *err)
+{
+    double *P = kf_calloc((size_t)n * n, sizeof(double));
+    double *w = kf_calloc((size_t)n, sizeof(double));
+    int lwork, liwork;
+    kf_la_syevr_lwork(n, &lwork, &liwork);
+    double *work = kf_calloc((size_t)lwork, sizeof(double));
+    int *iwork = kf_calloc((size_t)liwork + 2 * (size_t)n, sizeof(int));
+    int rc = KF_OK;
+    if (!P || !w || !work || !iwork) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen workspace (n = %d)", n);
+        goto done;
+    }
+    rc = kf_la_gemm('N', 'N', n, n, n, -1.0, G, n, G, n, 0.0, P, n, err);
+    if (!rc)
+        rc = kf_la_syevr(n, P, n, n, n, w, NULL, 1, iwork + liwork, work, lwork, iwork, liwork,
+                         err);
+    if (!rc)
+        *norm = sqrt(w[0] > 0.0 ? w[0] : 0.0);
+done:
+    free(P);
+    free(w);
+    free(work);
+    free(iwork);
+    return rc;
+}
+
+/*
+ * First-order perturbation of A0's eigenvectors by a skew term c Gt:
+ * v_k(c) = v_k + c sum_{j != k} v_j (v_j^T Gt v_k) / (lam_k - lam_j) + O(c^2).
+ * D[q] holds those sums for the first kd vectors, so a good starting basis
+ * for any eps costs n kd flops; near-equal eigenvalues get no correction
+ * (the iteration takes care of them).
+ */
+static int predictor(kf_eig *e, kf_error *err)
+{
+    int n = e->n, kd = n < 48 ? n : 48, rc = KF_OK;
+    e->kd = kd;
+    double *GV = kf_calloc((size_t)n * kd, sizeof(double));
+    double *C = kf_calloc((size_t)n * kd, sizeof(double));
+    if (!GV || !C)
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+    double scale = fabs(e->lam0[0]) > fabs(e->lam0[n - 1]) ? fabs(e->lam0[0]) : fabs(e->lam0[n - 1]);
+    for (int q = 0; q < e->npair && !rc; q++) {
+        e->D[q] = kf_calloc((size_t)n * kd, sizeof(double));
+        if (!e->D[q]) {
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+            break;
+        }
+        /* C = V0^T Gt V0[:, :kd], then C_jk /= (lam_k - lam_j), C_kk = 0 */
+        rc = kf_la_gemm('N', 'N', n, kd, n, 1.0, e->Gt[q], n, e->V0, n, 0.0, GV, n, err);
+        if (!rc)
+            rc = kf_la_gemm('T', 'N', n, kd, n, 1.0, e->V0, n, GV, n, 0.0, C, n, err);
+        for (int k = 0; k < kd && !rc; k++)
+            for (int j = 0; j < n; j++) {
+                double gap = e->lam0[k] - e->lam0[j];
+                double *c = &C[j + (size_t)k * n];
+                *c = (j == k || fabs(gap) <= 1e-10 * scale) ? 0.0 : *c / gap;
+            }
+        if (!rc)
+            rc = kf_la_gemm('N', 'N', n, kd, n, 1.0, e->V0, n, C, n, 0.0, e->D[q], n, err);
+    }
+    free(GV);
+    free(C);
+    return rc;
+}
+
+int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, kf_error *err)
+{
+    if (!out || !b || !fixed)
+        return kf_fail(err, KF_EINVAL, "supports", "body and supports must not be NULL");
+    *out = NULL;
+    int rc = kf_lapack_require(err);
+    if (rc)
+        return rc;
+    kf_eig *e = kf_calloc(1, sizeof *e);
+    if (!e)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate an eigen context");
+    e->b = b;
+    e->ndof = b->ndof;
+    e->dim = b->dim;
+    e->npair = b->dim == 2 ? 1 : 3;
+    int n = 0;
+    for (int k = 0; k < b->ndof; k++)
+        n += fixed[k] ? 0 : 1;
+    e->n = n;
+    if (n == 0) {
+        rc = kf_fail(err, KF_EINVAL, "supports", "the supports fix all %d DOFs: nothing can move",
+                     b->ndof);
+        goto fail;
+    }
+    if (n > KF_EIG_DENSE_MAX) {
+        rc = kf_fail(err, KF_EINVAL, "n_elements",
+                     "%d free DOFs exceed the dense eigen solver's limit of %d; use fewer "
+                     "elements",
+                     n, KF_EIG_DENSE_MAX);
+        goto fail;
+    }
+    size_t nn = (size_t)n * n;
+    e->map = kf_calloc((size_t)n, sizeof(int));
+    e->L = kf_calloc(nn, sizeof(double));
+    e->A0 = kf_calloc(nn, sizeof(double));
+    e->lam0 = kf_calloc((size_t)n, sizeof(double));
+    e->V0 = kf_calloc(nn, sizeof(double));
+    for (int p = 0; p < e->npair; p++)
+        e->Gt[p] = kf_calloc(nn, sizeof(double));
+    int nst = b->dim == 3 ? 9 : 0;
+    for (int k = 0; k < nst; k++)
+        e->St[k] = kf_calloc(nn, sizeof(double));
+    if (!e->map || !e->L || !e->A0 || !e->lam0 || !e->V0 || !e->Gt[e->npair - 1] ||
+        (nst && !e->St[nst - 1])) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+        goto fail;
+    }
+    for (int k = 0, r = 0; k < b->ndof; k++)
+        if (!fixed[k])
+            e->map[r++] = k;
+
+    reduce(&b->M, n, e->map, e->L);
+    rc = kf_la_potrf(n, e->L, n, err);
+    if (rc) {
+        kf_fail(err, rc, "supports", "the reduced mass matrix is not positive definite (%s)",
+                err ? err->msg : "");
+        goto fail;
+    }
+    for (int j = 0; j < n; j++) /* keep only the lower triangle */
+        for (int i = 0; i < j; i++)
+            e->L[i + (size_t)j * n] = 0.0;
+
+    reduce(&b->K, n, e->map, e->A0);
+    if ((rc = to_standard(n, e->L, e->A0, err)))
+        goto fail;
+    for (int j = 0; j < n; j++) /* remove round-off asymmetry */
+        for (int i = j + 1; i < n; i++) {
+            double v = 0.5 * (e->A0[i + (size_t)j * n] + e->A0[j + (size_t)i * n]);
+            e->A0[i + (size_t)j * n] = e->A0[j + (size_t)i * n] = v;
+        }
+
+    double *tmp = kf_calloc(nn, sizeof(double));
+    if (!tmp) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+        goto fail;
+    }
+    for (int p = 0; p < e->npair && !rc; p++) {
+        reduce(&b->S[pair_i[p] * b->dim + pair_j[p]], n, e->map, e->Gt[p]);
+        reduce(&b->S[pair_j[p] * b->dim + pair_i[p]], n, e->map, tmp);
+        for (size_t k = 0; k < nn; k++)
+            e->Gt[p][k] -= tmp[k];
+        rc = to_standard(n, e->L, e->Gt[p], err);
+        if (!rc)
+            rc = skew_norm(n, e->Gt[p], &e->gnorm[p], err);
+    }
+    for (int k = 0; k < nst && !rc; k++) {
+        reduce(&b->S[k], n, e->map, e->St[k]);
+        rc = to_standard(n, e->L, e->St[k], err);
+    }
+    if (!rc) {
+        /* the full eigen-decomposition of A0, once */
+        memcpy(tmp, e->A0, nn * sizeof(double));
+        int lwork, liwork;
+        kf_la_syevr_lwork(n, &lwork, &liwork);
+        double *work = kf_calloc((size_t)lwork, sizeof(double));
+        int *iwork = kf_calloc((size_t)liwork + 2 * (size_t)n, sizeof(int));
+        if (!work || !iwork)
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen workspace (n = %d)", n);
+        else
+            rc = kf_la_syevr(n, tmp, n, 1, n, e->lam0, e->V0, n, iwork + liwork, work, lwork,
+                             iwork, liwork, err);
+        free(work);
+        free(iwork);
+    }
+    free(tmp);
+    if (!rc)
+        rc = predictor(e, err);
+    if (rc)
+        goto fail;
+    *out = e;
+    return KF_OK;
+fail:
+    kf_eig_free(e);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- solve */
+
+/* Everything kf_eig_solve needs, allocated once per call. */
+typedef struct {
+    int n, p, ms;
+    double *A, *LU, *X, *AX, *H, *Z, *wr, *wi, *VR, *work, *tau, *U, *theta_re, *theta_im;
+    double *Yprev, *phi;
+    int *ipiv, *iwork, *order, *sel;
+    unsigned char *used;
+    int lwork, liwork;
+} eig_ws;
+
+static void ws_free(eig_ws *w)
+{
+    free(w->A); free(w->LU); free(w->X); free(w->AX); free(w->H); free(w->Z);
+    free(w->wr); free(w->wi); free(w->VR); free(w->work); free(w->tau); free(w->U);
+    free(w->theta_re); free(w->theta_im); free(w->Yprev); free(w->phi);
+    free(w->ipiv); free(w->iwork); free(w->order); free(w->sel); free(w->used);
+}
+
+static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
+{
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    w->p = p;
+    w->ms = ms;
+    int lg, lo, ls, lis;
+    int rc = kf_la_geev_lwork(n, &lg, err);
+    if (!rc)
+        rc = kf_la_orth_lwork(n, p, &lo, err);
+    if (rc)
+        return rc;
+    kf_la_syevr_lwork(n, &ls, &lis);
+    w->lwork = lg > lo ? lg : lo;
+    w->lwork = w->lwork > ls ? w->lwork : ls;
+    w->liwork = lis + 2 * n;
+    size_t nn = (size_t)n * n;
+    w->A = kf_calloc(nn, sizeof(double));
+    w->LU = kf_calloc(nn, sizeof(double));
+    w->VR = kf_calloc(nn, sizeof(double));
+    w->X = kf_calloc((size_t)n * p, sizeof(double));
+    w->AX = kf_calloc((size_t)n * p, sizeof(double));
+    w->U = kf_calloc((size_t)n * ms, sizeof(double));
+    w->H = kf_calloc((size_t)p * p, sizeof(double));
+    w->Z = kf_calloc((size_t)p * p, sizeof(double));
+    w->wr = kf_calloc((size_t)n, sizeof(double));
+    w->wi = kf_calloc((size_t)n, sizeof(double));
+    w->theta_re = kf_calloc((size_t)n, sizeof(double));
+    w->theta_im = kf_calloc((size_t)n, sizeof(double));
+    w->tau = kf_calloc((size_t)p, sizeof(double));
+    w->work = kf_calloc((size_t)w->lwork, sizeof(double));
+    w->Yprev = kf_calloc((size_t)n * m, sizeof(double));
+    w->phi = kf_calloc((size_t)n * m, sizeof(double));
+    w->ipiv = kf_calloc((size_t)n, sizeof(int));
+    w->iwork = kf_calloc((size_t)w->liwork, sizeof(int));
+    w->order = kf_calloc((size_t)n, sizeof(int));
+    w->sel = kf_calloc((size_t)m, sizeof(int));
+    w->used = kf_calloc((size_t)ms, 1);
+    if (!w->A || !w->LU || !w->VR || !w->X || !w->AX || !w->U || !w->H || !w->Z || !w->wr ||
+        !w->wi || !w->theta_re || !w->theta_im || !w->tau || !w->work || !w->Yprev || !w->phi ||
+        !w->ipiv || !w->iwork || !w->order || !w->sel || !w->used) {
+        ws_free(w);
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen workspace (n = %d)", n);
+    }
+    return KF_OK;
+}
+
+/* order[0..count-1] = indices sorted by (re, im) ascending (insertion sort:
+ * count is small or the data nearly sorted). */
+static void sort_by_real(int count, const double *re, const double *im, int *order)
+{
+    for (int k = 0; k < count; k++)
+        order[k] = k;
+    for (int k = 1; k < count; k++) {
+        int v = order[k], j = k - 1;
+        while (j >= 0 && (re[order[j]] > re[v] || (re[order[j]] == re[v] && im[order[j]] > im[v]))) {
+            order[j + 1] = order[j];
+            j--;
+        }
+        order[j + 1] = v;
+    }
+}
+
+static void normalize(int n, double *x)
+{
+    double s = kf_nrm2(n, x);
+    if (s > 0.0)
+        for (int i = 0; i < n; i++)
+            x[i] /= s;
+}
+
+/*
+ * Full dense solve of A (ws->A, destroyed copy): the ms eigenpairs of lowest
+ * real part into theta_re/theta_im/U, and a p-dim start basis into X.
+ */
+static int full_general(eig_ws *w, kf_error *err)
+{
+    int n = w->n, rc;
+    memcpy(w->LU, w->A, (size_t)n * n * sizeof(double));
+    rc = kf_la_geev(n, w->LU, n, w->wr, w->wi, w->VR, n, w->work, w->lwork, err);
+    if (rc)
+        return rc;
+    sort_by_real(n, w->wr, w->wi, w->order);
+    int nkeep = w->p > w->ms ? w->p : w->ms;
+    for (int k = 0; k < nkeep; k++) {
+        int j = w->order[k];
+        /* LAPACK stores a complex pair j, j+1 as v(j) = VR(:,j) + i VR(:,j+1) and
+         * v(j+1) its conjugate: each member's own column is then the real part
+         * (first member) or the imaginary part (second), which together span
+         * the pair's real invariant subspace. */
+        const double *src = w->VR + (size_t)j * n;
+        double *dst = k < w->ms ? w->U + (size_t)k * n : NULL;
+        if (dst) {
+            memcpy(dst, src, (size_t)n * sizeof(double));
+            normalize(n, dst);
+            w->theta_re[k] = w->wr[j];
+            w->theta_im[k] = w->wi[j];
+        }
+        if (k < w->p)
+            memcpy(w->X + (size_t)k * n, src, (size_t)n * sizeof(double));
+    }
+    return kf_la_orth(n, w->p, w->X, n, w->tau, w->work, w->lwork, err);
+}
+
+/*
+ * Shifted subspace iteration on A (ws->A) from the basis in ws->X, with the
+ * certificate of the file comment: lam0 are the eigenvalues of the symmetric
+ * part, r bounds the skew part.  Returns 1 if ms eigenpairs were found and
+ * certified, 0 if not (then the caller solves in full), < 0 on error.
+ */
+static int continuation(eig_ws *w, const double *lam0, double r, int *iters, kf_error *err)
+{
+    int n = w->n, p = w->p, ms = w->ms;
+    if (ms >= n || p >= n || lam0[ms] - lam0[ms - 1] <= 2.0 * r)
+        return 0;
+    double lo = lam0[0] - r, span = lam0[ms - 1] - lam0[0];
+    double scale = fabs(lam0[0]) > fabs(lam0[p]) ? fabs(lam0[0]) : fabs(lam0[p]);
+    double tau = lo - 0.05 * span - 1e-4 * scale - DBL_MIN;
+    double anorm = fabs(lam0[0]) > fabs(lam0[n - 1]) ? fabs(lam0[0]) : fabs(lam0[n - 1]);
+    anorm += r;
+
+    memcpy(w->LU, w->A, (size_t)n * n * sizeof(double));
+    for (int i = 0; i < n; i++)
+        w->LU[i + (size_t)i * n] -= tau;
+    int rc = kf_la_getrf(n, w->LU, n, w->ipiv, err);
+    if (rc == KF_ESING)
+        return 0;
+    if (rc)
+        return -rc;
+    for (int it = 1; it <= KF_EIG_MAXIT; it++) {
+        *iters += 1;
+        if ((rc = kf_la_getrs(n, p, w->LU, n, w->ipiv, w->X, n, err)) ||
+            (rc = kf_la_orth(n, p, w->X, n, w->tau, w->work, w->lwork, err)) ||
+            (rc = kf_la_gemm('N', 'N', n, p, n, 1.0, w->A, n, w->X, n, 0.0, w->AX, n, err)) ||
+            (rc = kf_la_gemm('T', 'N', p, p, n, 1.0, w->X, n, w->AX, n, 0.0, w->H, p, err)) ||
+            (rc = kf_la_geev(p, w->H, p, w->wr, w->wi, w->Z, p, w->work, w->lwork, err)))
+            return -rc;
+        sort_by_real(p, w->wr, w->wi, w->order);
+        int ok = 1;
+        double top = fabs(w->wr[w->order[ms - 1]]);
+        for (int k = 0; k < ms && ok; k++) {
+            int j = w->order[k];
+            if (w->wi[j] != 0.0) { /* a complex Ritz pair: let the full solver handle it */
+                ok = 0;
+                break;
+            }
+            double th = w->wr[j], *u = w->U + (size_t)k * n, res2 = 0.0;
+            const double *z = w->Z + (size_t)j * p;
+            for (int i = 0; i < n; i++) {
+                double ui = 0.0, aui = 0.0;
+                for (int c = 0; c < p; c++) {
+                    ui += w->X[i + (size_t)c * n] * z[c];
+                    aui += w->AX[i + (size_t)c * n] * z[c];
+                }
+                u[i] = ui;
+                res2 += (aui - th * ui) * (aui - th * ui);
+            }
+            double unorm = kf_nrm2(n, u), res = sqrt(res2) / unorm;
+            /* For a nearly normal A the Ritz value's error is of the order of
+             * res^2 / gap, so 1e-8 gives eigenvalues to round-off and shapes to
+             * about 1e-8; the second term is the round-off floor of A u. */
+            double tol = 1e-8 * (fabs(th) > 1e-3 * top ? fabs(th) : 1e-3 * top) +
+                         64.0 * DBL_EPSILON * anorm;
+            if (!(res <= tol)) {
+                ok = 0;
+                break;
+            }
+            /* certificate: inside the union of the first ms discs */
+            int inside = 0;
+            for (int q = 0; q < ms && !inside; q++)
+                inside = fabs(th - lam0[q]) <= r + res;
+            if (!inside) {
+                ok = 0;
+                break;
+            }
+            for (int i = 0; i < n; i++)
+                u[i] /= unorm;
+            w->theta_re[k] = th;
+            w->theta_im[k] = 0.0;
+        }
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+/* Symmetric dense solve of A (lower part): lowest ms eigenpairs. */
+static int full_symmetric(eig_ws *w, kf_error *err)
+{
+    int n = w->n;
+    memcpy(w->LU, w->A, (size_t)n * n * sizeof(double));
+    int rc = kf_la_syevr(n, w->LU, n, 1, w->ms, w->theta_re, w->U, n, w->iwork + w->liwork - 2 * n,
+                         w->work, w->lwork, w->iwork, w->liwork - 2 * n, err);
+    for (int k = 0; k < w->ms; k++)
+        w->theta_im[k] = 0.0;
+    return rc;
+}
+
+int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *opt,
+                 double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
+                 kf_error *err)
+{
+    if (!e || !opt || (nt > 0 && (!kin || !lam_re || !lam_im)))
+        return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
+    int n = e->n, m = opt->n_modes, dim = e->dim;
+    if (m < 1 || m > n)
+        return kf_fail(err, KF_EINVAL, "n_modes", "n_modes = %d is out of 1..%d (free DOFs)", m,
+                       n);
+    if (nt < 0)
+        return kf_fail(err, KF_EINVAL, "omega", "number of instants %d must be >= 0", nt);
+    for (int t = 0; t < nt; t++)
+        if (!kf_kin_finite(&kin[t]))
+            return kf_fail(err, KF_EINVAL, "omega",
+                           "instant %d: omega = %g, eps = %g must be finite", t, kin[t].omega[2],
+                           kin[t].eps[2]);
+    int rc = kf_lapack_require(err);
+    if (rc)
+        return rc;
+    int tracked = opt->order == KF_ORDER_TRACKED;
+    int ms = tracked ? (m + 2 < n ? m + 2 : n) : m;
+    int p = 2 * ms > ms + 4 ? 2 * ms : ms + 4;
+    p = p < n ? p : n;
+    kf_eig_stats st = {KF_SOLVER_SYMMETRIC, 0, 0, 0};
+    eig_ws w;
+    if ((rc = ws_alloc(&w, n, p, ms, m, err)))
+        return rc;
+    size_t nn = (size_t)n * n;
+    int have_basis = 0, have_prev = 0;
+
+    for (int t = 0; t < nt; t++) {
+        double W[9], E[9], WW[9];
+        kf_kin_operators(dim, &kin[t], W, E, WW);
+        /* centrifugal part: a pure shift when WW is a multiple of I */
+        int shift_only = 1;
+        double sigma = WW[0];
+        for (int i = 0; i < dim; i++)
+            for (int j = 0; j < dim; j++)
+                if (WW[i * dim + j] != (i == j ? sigma : 0.0))
+                    shift_only = 0;
+        double cpair[3] = {0, 0, 0}, r = 0.0;
+        int skew = 0;
+        if (opt->include_eps)
+            for (int q = 0; q < e->npair; q++) {
+                cpair[q] = E[pair_i[q] * dim + pair_j[q]];
+                r += fabs(cpair[q]) * e->gnorm[q];
+                skew |= cpair[q] != 0.0;
+            }
+        if (skew)
+            st.solver = KF_SOLVER_GENERAL;
+
+        if (shift_only && !skew) {
+            /* the eigen-decomposition of A0, shifted */
+            for (int k = 0; k < ms; k++) {
+                w.theta_re[k] = e->lam0[k];
+                w.theta_im[k] = 0.0;
+                memcpy(w.U + (size_t)k * n, e->V0 + (size_t)k * n, (size_t)n * sizeof(double));
+            }
+            have_basis = 0;
+        } else {
+            memcpy(w.A, e->A0, nn * sizeof(double));
+            if (!shift_only) {
+                for (int k = 0; k < dim * dim; k++)
+                    if (WW[k] != 0.0)
+                        for (size_t i = 0; i < nn; i++)
+                            w.A[i] += WW[k] * e->St[k][i];
+                sigma = 0.0;
+            }
+            for (int q = 0; q < e->npair; q++)
+                if (cpair[q] != 0.0)
+                    for (size_t i = 0; i < nn; i++)
+                        w.A[i] += cpair[q] * e->Gt[q][i];
+            if (!skew) {
+                rc = full_symmetric(&w, err);
+                st.full_solves++;
+                have_basis = 0;
+            } else {
+                int got = 0;
+                if (shift_only) {
+                    if (!have_basis) {
+                        /* A0's eigenvectors, corrected to first order in E */
+                        memcpy(w.X, e->V0, (size_t)n * p * sizeof(double));
+                        int kc = p < e->kd ? p : e->kd;
+                        for (int q = 0; q < e->npair; q++)
+                            if (cpair[q] != 0.0)
+                                for (size_t i = 0; i < (size_t)n * kc; i++)
+                                    w.X[i] += cpair[q] * e->D[q][i];
+                    }
+                    got = continuation(&w, e->lam0, r, &st.iterations, err);
+                    if (got < 0) {
+                        rc = -got;
+                        goto done;
+                    }
+                    if (got) {
+                        st.continued++;
+                        have_basis = 1;
+                    }
+                }
+                if (!got) {
+                    rc = full_general(&w, err);
+                    st.full_solves++;
+                    have_basis = 1;
+                }
+            }
+            if (rc)
+                goto done;
+        }
+
+        /* choose m of the ms candidates: ascending, or following the previous shapes */
+        int *sel = w.sel;
+        for (int k = 0; k < m; k++)
+            sel[k] = tracked && have_prev ? -1 : k;
+        if (tracked && have_prev) {
+            memset(w.used, 0, (size_t)ms);
+            for (int round = 0; round < m; round++) { /* greedy: largest overlap first */
+                double best = -1.0;
+                int bk = 0, bc = 0;
+                for (int k = 0; k < m; k++)
+                    for (int c = 0; c < ms; c++) {
+                        if (sel[k] >= 0 || w.used[c])
+                            continue;
+                        double o = fabs(kf_dot(n, w.Yprev + (size_t)k * n, w.U + (size_t)c * n));
+                        if (o > best) {
+                            best = o;
+                            bk = k;
+                            bc = c;
+                        }
+                    }
+                sel[bk] = bc;
+                w.used[bc] = 1;
+            }
+        }
+        for (int k = 0; k < m; k++) {
+            int c = sel[k];
+            double *y = w.phi + (size_t)k * n;
+            memcpy(y, w.U + (size_t)c * n, (size_t)n * sizeof(double));
+            lam_re[(size_t)t * m + k] = w.theta_re[c] + sigma;
+            lam_im[(size_t)t * m + k] = w.theta_im[c];
+        }
+        /* signs: follow the previous instant when tracking, else make the
+         * largest component of phi positive (below) */
+        if (tracked && have_prev)
+            for (int k = 0; k < m; k++) {
+                double *y = w.phi + (size_t)k * n;
+                if (kf_dot(n, y, w.Yprev + (size_t)k * n) < 0.0)
+                    for (int i = 0; i < n; i++)
+                        y[i] = -y[i];
+            }
+        memcpy(w.Yprev, w.phi, (size_t)n * m * sizeof(double));
+        have_prev = 1;
+        if (modes) {
+            /* phi = L^-T y, scattered to all DOFs */
+            if ((rc = kf_la_trsm('L', 'T', n, m, e->L, n, w.phi, n, err)))
+                goto done;
+            double *out = modes + (size_t)t * e->ndof * m;
+            memset(out, 0, (size_t)e->ndof * m * sizeof(double));
+            for (int k = 0; k < m; k++) {
+                double *ph = w.phi + (size_t)k * n, sgn = 1.0;
+                if (!(tracked && t > 0)) {
+                    /* the first component within 1e-9 of the largest magnitude is
+                     * made positive (a rule that ties cannot make ambiguous) */
+                    double big = 0.0;
+                    for (int i = 0; i < n; i++)
+                        big = fabs(ph[i]) > big ? fabs(ph[i]) : big;
+                    for (int i = 0; i < n; i++)
+                        if (fabs(ph[i]) >= (1.0 - 1e-9) * big) {
+                            sgn = ph[i] < 0.0 ? -1.0 : 1.0;
+                            break;
+                        }
+                    if (sgn < 0.0) {
+                        double *y = w.Yprev + (size_t)k * n;
+                        for (int i = 0; i < n; i++)
+                            y[i] = -y[i];
+                    }
+                }
+                for (int i = 0; i < n; i++)
+                    out[(size_t)e->map[i] * m + k] = sgn * ph[i];
+            }
+        }
+    }
+done:
+    ws_free(&w);
+    if (stats)
+        *stats = st;
+    return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * kf_error.c -- error records and small utilities shared by the core.
+ */
+#include "kf_internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *kf_strstatus(int status)
+{
+    switch (status) {
+    case KF_OK: return "success";
+    case KF_EINVAL: return "invalid argument";
+    case KF_ENOMEM: return "out of memory";
+    case KF_ESING: return "singular matrix";
+    case KF_ENOTPD: return "matrix not positive definite";
+    case KF_ENOCONV: return "iteration did not converge";
+    case KF_EDIVERGE: return "solution diverged";
+    case KF_ENOLAPACK: return "no LAPACK installed";
+    case KF_ELAPACK: return "LAPACK error";
+    case KF_ECALLBACK: return "callback stopped the computation";
+    case KF_EGEOM: return "mechanism cannot be assembled";
+    default: return "unknown status";
+    }
+}
+
+int kf_fail(kf_error *err, int code, const char *arg, const char *fmt, ...)
+{
+    if (err) {
+        err->code = code;
+        snprintf(err->arg, sizeof err->arg, "%s", arg ? arg : "");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void *kf_calloc(size_t count, size_t size)
+{
+    if (count == 0 || size == 0)
+        count = size = 1; /* a valid, freeable pointer */
+    if (count > SIZE_MAX / size)
+        return NULL;
+    return calloc(count, size);
+}
+
+double kf_dot(int n, const double *x, const double *y)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += x[i] * y[i];
+    return s;
+}
+
+double kf_nrm2(int n, const double *x)
+{
+    /* scaled to avoid overflow, as BLAS dnrm2 does */
+    double scale = 0.0, ssq = 1.0;
+    for (int i = 0; i < n; i++) {
+        double a = fabs(x[i]);
+        if (a == 0.0)
+            continue;
+        if (scale < a) {
+            ssq = 1.0 + ssq * (scale / a) * (scale / a);
+            scale = a;
+        } else {
+            ssq += (a / scale) * (a / scale);
+        }
+    }
+    return scale * sqrt(ssq);
+}

@@ -1,0 +1,117 @@
+/*
+ * kf_internal.h -- declarations shared by the core's files, not part of the
+ * public API.
+ */
+#ifndef KF_INTERNAL_H
+#define KF_INTERNAL_H
+
+#include "kanefem.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define KF_PI 3.14159265358979323846
+
+/* Record an error and return its code.  fmt should name the argument and its
+ * value, e.g. kf_fail(err, KF_EINVAL, "n_modes", "n_modes = %d is out of 1..%d", k, n). */
+int kf_fail(kf_error *err, int code, const char *arg, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* The installed LAPACK table, or NULL (kf_lapack.c). */
+const kf_lapack_table *kf_lapack_get(void);
+/* Return KF_ENOLAPACK with a message if no table is installed. */
+int kf_lapack_require(kf_error *err);
+/* Map a LAPACK info value to a status, with a message naming the routine. */
+int kf_lapack_info(kf_error *err, const char *routine, int info);
+
+/* Checked LAPACK/BLAS calls (kf_lapack.c): the only way the core reaches the
+ * table.  Column-major; triangular factors are lower ('L'). */
+int kf_la_potrf(int n, double *a, int lda, kf_error *err);
+int kf_la_getrf(int n, double *a, int lda, int *ipiv, kf_error *err);
+int kf_la_getrs(int n, int nrhs, const double *a, int lda, const int *ipiv, double *b, int ldb,
+                kf_error *err);
+int kf_la_gbtrf(int n, int kl, int ku, double *ab, int ldab, int *ipiv, kf_error *err);
+int kf_la_gbtrs(int n, int kl, int ku, int nrhs, const double *ab, int ldab, const int *ipiv,
+                double *b, int ldb, kf_error *err);
+/* B = op(L)^-1 B (side 'L') or B op(L)^-1 (side 'R'), L lower triangular. */
+int kf_la_trsm(char side, char trans, int m, int n, const double *a, int lda, double *b,
+               int ldb, kf_error *err);
+int kf_la_gemm(char ta, char tb, int m, int n, int k, double alpha, const double *a, int lda,
+               const double *b, int ldb, double beta, double *c, int ldc, kf_error *err);
+int kf_la_syevr_lwork(int n, int *lwork, int *liwork);
+/* Eigenvalues il..iu (1-based, ascending) of a symmetric matrix (lower part
+ * used, destroyed); z (n x (iu-il+1)) may be NULL. */
+int kf_la_syevr(int n, double *a, int lda, int il, int iu, double *w, double *z, int ldz,
+                int *isuppz, double *work, int lwork, int *iwork, int liwork, kf_error *err);
+int kf_la_geev_lwork(int n, int *lwork, kf_error *err);
+/* All eigenvalues (wr + i wi) and, if vr != NULL, right eigenvectors. */
+int kf_la_geev(int n, double *a, int lda, double *wr, double *wi, double *vr, int ldvr,
+               double *work, int lwork, kf_error *err);
+int kf_la_orth_lwork(int m, int n, int *lwork, kf_error *err);
+/* Replace the m x n (m >= n) matrix a by an orthonormal basis of its columns (QR). */
+int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int lwork,
+               kf_error *err);
+
+/* Checked allocation: zeroed, returns NULL on overflow or failure. */
+void *kf_calloc(size_t count, size_t size);
+
+/* ---------------------------------------------------------------- elements */
+
+/* Largest sizes over all element kinds (fixed buffers, no allocation in loops). */
+#define KF_MAX_DIM 3
+#define KF_MAX_EDOF 24    /* DOFs per element */
+#define KF_MAX_STRAIN 6
+#define KF_MAX_ENODE 8
+
+/*
+ * An element kind supplies its interpolation and its constitutive law; the
+ * invariants, assembly and motion terms are common (kf_body.c).  At each
+ * quadrature point q of an element with node coordinates xe (nnode x dim,
+ * row-major), eval writes
+ *   N  (dim x nedof, row-major): displacement interpolation, u = N d;
+ *   B  (nstrain x nedof):        generalized strains, eps = B d;
+ *   G  (ngeo x nedof):           the gradients whose squares make the
+ *                                geometric strain (a beam: dv/ds across its
+ *                                axis), so K_G = int N_ax G^T G;
+ *   x  (dim):                    undeformed position of the point;
+ *   w:                           quadrature weight times measure (length,
+ *                                area or volume).
+ * mu is the mass per unit measure, D (nstrain x nstrain) the constitutive matrix.
+ */
+typedef struct kf_element_type {
+    const char *name;
+    int dim, nnode, ndofn, nstrain, ngeo, nquad;
+    int (*check)(const double *xe, const kf_section *sec, int el, kf_error *err);
+    void (*eval)(const double *xe, int q, double *N, double *B, double *G, double *x,
+                 double *w);
+    double (*mu)(const kf_section *sec);
+    void (*dmat)(const kf_section *sec, double *D);
+} kf_element_type;
+
+const kf_element_type *kf_element_get(int kind);
+
+/* ---------------------------------------------------------------- bodies */
+
+struct kf_body {
+    const kf_element_type *el;
+    int kind, dim, nnode, ndofn, ndof, nel;
+    double *coords; /* nnode x dim */
+    int *conn;      /* nel x nnode-per-element */
+    kf_section sec;
+    kf_mat S[KF_MAX_DIM * KF_MAX_DIM]; /* S[i dim + j] */
+    double *s;                         /* s_ij at s + (i dim + j) ndof */
+    double *Mo;                        /* Mo_i at Mo + i ndof */
+    kf_mat M, K;
+};
+
+/* Nonzero if every rate and acceleration in kin is finite. */
+int kf_kin_finite(const kf_kin *kin);
+
+/* Small dense helpers (column-major unless stated). */
+double kf_dot(int n, const double *x, const double *y);
+double kf_nrm2(int n, const double *x);
+
+#endif /* KF_INTERNAL_H */

@@ -1,0 +1,527 @@
+/*
+ * kf_python.c -- the CPython + NumPy binding of the kanefem core: the module
+ * kanefem._core.  The only file that includes Python.h.
+ *
+ * Thin by design: convert arguments (float64, C-contiguous), check shapes
+ * and finiteness, release the GIL around the core, turn status codes into
+ * exceptions and results into new arrays.  No physics here; conveniences
+ * live in the Python package.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kanefem.h"
+
+_Static_assert(sizeof(kf_kin) == 12 * sizeof(double), "kf_kin must be 12 packed doubles");
+
+static PyObject *KanefemError, *LinAlgError, *DivergenceError, *GeometryError;
+
+#define BODY_CAPSULE "kanefem._core.body"
+#define EIG_CAPSULE "kanefem._core.eig"
+
+/* ---------------------------------------------------------------- errors */
+
+/* Set a Python exception from a core status; returns NULL for convenience. */
+static PyObject *raise_status(int rc, const kf_error *err)
+{
+    if (PyErr_Occurred()) /* a callback already raised: keep its exception */
+        return NULL;
+    const char *msg = err->msg[0] ? err->msg : kf_strstatus(rc);
+    PyObject *type;
+    switch (rc) {
+    case KF_EINVAL: type = PyExc_ValueError; break;
+    case KF_ENOMEM: type = PyExc_MemoryError; break;
+    case KF_EGEOM: type = GeometryError; break;
+    case KF_EDIVERGE: type = DivergenceError; break;
+    case KF_ESING:
+    case KF_ENOTPD:
+    case KF_ENOCONV:
+    case KF_ELAPACK: type = LinAlgError; break;
+    default: type = KanefemError; break;
+    }
+    /* make sure the message names the argument */
+    if (err->arg[0] && !strstr(msg, err->arg))
+        PyErr_Format(type, "%s: %s", err->arg, msg);
+    else
+        PyErr_SetString(type, msg);
+    return NULL;
+}
+
+/* A float64 C-contiguous array of ndim in [mindim, maxdim]; all finite. */
+static PyArrayObject *as_double(PyObject *obj, const char *name, int mindim, int maxdim)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_DOUBLE, mindim, maxdim,
+                                                        NPY_ARRAY_IN_ARRAY);
+    if (!a) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s must be a float array with %d to %d dimensions", name,
+                     mindim, maxdim);
+        return NULL;
+    }
+    const double *p = PyArray_DATA(a);
+    npy_intp size = PyArray_SIZE(a);
+    for (npy_intp i = 0; i < size; i++)
+        if (!isfinite(p[i])) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%g", p[i]);
+            PyErr_Format(PyExc_ValueError, "%s contains a non-finite value (%s) at flat index %zd",
+                         name, buf, (Py_ssize_t)i);
+            Py_DECREF(a);
+            return NULL;
+        }
+    return a;
+}
+
+static PyObject *new_matrix_rowmajor(const kf_mat *m)
+{
+    npy_intp dims[2] = {m->n, m->n};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!out)
+        return NULL;
+    kf_mat_to_rowmajor(m, PyArray_DATA(out));
+    return (PyObject *)out;
+}
+
+static PyObject *new_vector(const double *v, npy_intp n)
+{
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_DOUBLE);
+    if (!out)
+        return NULL;
+    memcpy(PyArray_DATA(out), v, (size_t)n * sizeof(double));
+    return (PyObject *)out;
+}
+
+/* ---------------------------------------------------------------- LAPACK */
+
+static PyObject *py_lapack_source(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    const char *s = kf_lapack_source();
+    if (!s)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(s);
+}
+
+static PyObject *py_lapack_linked(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyBool_FromLong(kf_lapack_linked_available());
+}
+
+static PyObject *py_use_linked_lapack(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    kf_error err = {0};
+    int rc = kf_lapack_use_linked(&err);
+    if (rc)
+        return raise_status(rc, &err);
+    Py_RETURN_NONE;
+}
+
+/* Fill the table from SciPy's cython_lapack / cython_blas __pyx_capi__ dicts. */
+static PyObject *py_set_lapack_capsules(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *lapack, *blas;
+    const char *source;
+    if (!PyArg_ParseTuple(args, "O!O!s", &PyDict_Type, &lapack, &PyDict_Type, &blas, &source))
+        return NULL;
+    kf_lapack_table t;
+    void **entries = (void **)&t;
+    size_t count = sizeof t / sizeof(void *);
+    for (size_t i = 0; i < count; i++) {
+        const char *name = kf_lapack_names[i];
+        PyObject *cap = PyDict_GetItemString(lapack, name);
+        if (!cap)
+            cap = PyDict_GetItemString(blas, name);
+        if (!cap || !PyCapsule_CheckExact(cap))
+            return PyErr_Format(KanefemError, "no capsule for LAPACK/BLAS routine '%s'", name);
+        void *fn = PyCapsule_GetPointer(cap, PyCapsule_GetName(cap));
+        if (!fn)
+            return NULL;
+        entries[i] = fn;
+    }
+    kf_error err = {0};
+    int rc = kf_lapack_set(&t, source, &err);
+    if (rc)
+        return raise_status(rc, &err);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+static void body_destructor(PyObject *cap)
+{
+    kf_body_free(PyCapsule_GetPointer(cap, BODY_CAPSULE));
+}
+
+static kf_body *get_body(PyObject *cap)
+{
+    if (!cap || !PyCapsule_IsValid(cap, BODY_CAPSULE)) {
+        PyErr_SetString(PyExc_TypeError, "body must be a body made by kanefem._core.body_create");
+        return NULL;
+    }
+    return PyCapsule_GetPointer(cap, BODY_CAPSULE);
+}
+
+static kf_eig *get_eig(PyObject *cap)
+{
+    if (!PyCapsule_IsValid(cap, EIG_CAPSULE)) {
+        PyErr_SetString(PyExc_TypeError, "eig must be a context made by kanefem._core.eig_create");
+        return NULL;
+    }
+    return PyCapsule_GetPointer(cap, EIG_CAPSULE);
+}
+
+static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"kind", "coords", "conn", "E", "rho", "A", "I", NULL};
+    int kind;
+    PyObject *coords_obj, *conn_obj;
+    kf_section sec = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iOOdddd", kwlist, &kind, &coords_obj, &conn_obj,
+                                     &sec.E, &sec.rho, &sec.A, &sec.Izz))
+        return NULL;
+    int dim, nnode_el, ndofn;
+    kf_error err = {0};
+    int rc = kf_element_info(kind, &dim, &nnode_el, &ndofn, &err);
+    if (rc)
+        return raise_status(rc, &err);
+    PyArrayObject *coords = NULL, *conn = NULL;
+    PyObject *result = NULL;
+    coords = as_double(coords_obj, "coords", 2, 2);
+    if (!coords)
+        goto fail;
+    conn = (PyArrayObject *)PyArray_FROMANY(conn_obj, NPY_INT, 2, 2,
+                                            NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+    if (!conn) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "conn must be a 2-D integer array");
+        goto fail;
+    }
+    if (PyArray_DIM(coords, 1) != dim) {
+        PyErr_Format(PyExc_ValueError, "coords must have shape (nnode, %d), got (%zd, %zd)", dim,
+                     (Py_ssize_t)PyArray_DIM(coords, 0), (Py_ssize_t)PyArray_DIM(coords, 1));
+        goto fail;
+    }
+    if (PyArray_DIM(conn, 1) != nnode_el) {
+        PyErr_Format(PyExc_ValueError, "conn must have shape (nel, %d), got (%zd, %zd)", nnode_el,
+                     (Py_ssize_t)PyArray_DIM(conn, 0), (Py_ssize_t)PyArray_DIM(conn, 1));
+        goto fail;
+    }
+    if (PyArray_DIM(coords, 0) > INT32_MAX / 8 || PyArray_DIM(conn, 0) > INT32_MAX / 8) {
+        PyErr_SetString(PyExc_ValueError, "mesh too large");
+        goto fail;
+    }
+    int nnode = (int)PyArray_DIM(coords, 0), nel = (int)PyArray_DIM(conn, 0);
+    kf_body *body = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_create(&body, kind, nnode, PyArray_DATA(coords), nel, PyArray_DATA(conn), &sec,
+                        &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto fail;
+    }
+    result = PyCapsule_New(body, BODY_CAPSULE, body_destructor);
+    if (!result)
+        kf_body_free(body);
+fail:
+    Py_XDECREF(coords);
+    Py_XDECREF(conn);
+    return result;
+}
+
+static PyObject *py_body_info(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    const kf_mat *M = kf_body_mass(b);
+    return Py_BuildValue("{s:i,s:i,s:i,s:s,s:i,s:i}", "ndof", kf_body_ndof(b), "dim",
+                         kf_body_dim(b), "ndofn", kf_body_ndofn(b), "storage",
+                         M->kind == KF_BAND ? "band" : "dense", "kl", M->kl, "ku", M->ku);
+}
+
+static PyObject *py_body_matrix(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap;
+    const char *name;
+    int i = 0, j = 0;
+    if (!PyArg_ParseTuple(args, "Os|ii", &cap, &name, &i, &j))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    int dim = kf_body_dim(b);
+    if (!strcmp(name, "M"))
+        return new_matrix_rowmajor(kf_body_mass(b));
+    if (!strcmp(name, "K"))
+        return new_matrix_rowmajor(kf_body_stiffness(b));
+    if (i < 0 || j < 0 || i >= dim || j >= dim)
+        return PyErr_Format(PyExc_ValueError, "block index (%d, %d) is out of 0..%d", i, j,
+                            dim - 1);
+    if (!strcmp(name, "S"))
+        return new_matrix_rowmajor(kf_body_S(b, i, j));
+    if (!strcmp(name, "s"))
+        return new_vector(kf_body_s(b, i, j), kf_body_ndof(b));
+    if (!strcmp(name, "Mo"))
+        return new_vector(kf_body_Mo(b, i), kf_body_ndof(b));
+    return PyErr_Format(PyExc_ValueError, "unknown invariant '%s' (M, K, S, s, Mo)", name);
+}
+
+/* kin: (nt, 12) array laid out as kf_kin (omega, eps, v, a). */
+static PyArrayObject *as_kin(PyObject *obj)
+{
+    PyArrayObject *k = as_double(obj, "motion", 2, 2);
+    if (k && PyArray_DIM(k, 1) != 12) {
+        PyErr_Format(PyExc_ValueError, "motion must have shape (nt, 12), got (%zd, %zd)",
+                     (Py_ssize_t)PyArray_DIM(k, 0), (Py_ssize_t)PyArray_DIM(k, 1));
+        Py_DECREF(k);
+        return NULL;
+    }
+    return k;
+}
+
+static PyObject *py_motion_terms(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *kin_obj;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &kin_obj))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    PyArrayObject *kin = as_kin(kin_obj);
+    if (!kin)
+        return NULL;
+    PyObject *result = NULL;
+    const kf_mat *M = kf_body_mass(b);
+    int n = kf_body_ndof(b);
+    kf_mat C = {0}, Ke = {0}, Ko = {0};
+    double *q = calloc((size_t)3 * n + 1, sizeof(double));
+    kf_error err = {0};
+    int rc = q ? KF_OK : KF_ENOMEM;
+    if (!rc)
+        rc = kf_mat_alloc(&C, M->kind, n, M->kl, M->ku, &err);
+    if (!rc)
+        rc = kf_mat_alloc(&Ke, M->kind, n, M->kl, M->ku, &err);
+    if (!rc)
+        rc = kf_mat_alloc(&Ko, M->kind, n, M->kl, M->ku, &err);
+    if (!rc && PyArray_DIM(kin, 0) != 1) {
+        rc = KF_EINVAL;
+        snprintf(err.msg, sizeof err.msg, "motion_terms takes one instant, got %zd",
+                 (Py_ssize_t)PyArray_DIM(kin, 0));
+    }
+    if (!rc) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = kf_body_motion_terms(b, (const kf_kin *)PyArray_DATA(kin), &C, &Ke, &Ko, q, q + n,
+                                  q + 2 * n, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("NNNNNN", new_matrix_rowmajor(&C), new_matrix_rowmajor(&Ke),
+                               new_matrix_rowmajor(&Ko), new_vector(q, n), new_vector(q + n, n),
+                               new_vector(q + 2 * n, n));
+    kf_mat_free(&C);
+    kf_mat_free(&Ke);
+    kf_mat_free(&Ko);
+    free(q);
+    Py_DECREF(kin);
+    return result;
+}
+
+/* ---------------------------------------------------------------- eigenvalues */
+
+static void eig_destructor(PyObject *cap)
+{
+    kf_eig_free(PyCapsule_GetPointer(cap, EIG_CAPSULE));
+    Py_XDECREF((PyObject *)PyCapsule_GetContext(cap)); /* the body it borrows */
+}
+
+static PyObject *py_eig_create(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *fixed_obj;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &fixed_obj))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    PyArrayObject *fixed = (PyArrayObject *)PyArray_FROMANY(
+        fixed_obj, NPY_UINT8, 1, 1, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+    if (!fixed)
+        return NULL;
+    PyObject *result = NULL;
+    if (PyArray_DIM(fixed, 0) != kf_body_ndof(b)) {
+        PyErr_Format(PyExc_ValueError, "supports mask has %zd entries, the body %d DOFs",
+                     (Py_ssize_t)PyArray_DIM(fixed, 0), kf_body_ndof(b));
+        goto done;
+    }
+    kf_eig *e = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_create(&e, b, PyArray_DATA(fixed), &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = PyCapsule_New(e, EIG_CAPSULE, eig_destructor);
+    if (!result) {
+        kf_eig_free(e);
+        goto done;
+    }
+    Py_INCREF(cap);
+    PyCapsule_SetContext(result, cap);
+done:
+    Py_DECREF(fixed);
+    return result;
+}
+
+static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"eig", "motion", "n_modes", "include_eps", "vectors", "tracked",
+                             NULL};
+    PyObject *cap, *kin_obj;
+    kf_eig_opts opt = {0};
+    int tracked = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOippp", kwlist, &cap, &kin_obj, &opt.n_modes,
+                                     &opt.include_eps, &opt.vectors, &tracked))
+        return NULL;
+    opt.order = tracked ? KF_ORDER_TRACKED : KF_ORDER_ASCENDING;
+    kf_eig *e = get_eig(cap);
+    if (!e)
+        return NULL;
+    kf_body *b = get_body(PyCapsule_GetContext(cap));
+    if (!b)
+        return NULL;
+    int n = kf_eig_nfree(e);
+    if (opt.n_modes < 1 || opt.n_modes > n)
+        return PyErr_Format(PyExc_ValueError, "n_modes = %d is out of 1..%d (free DOFs)",
+                            opt.n_modes, n);
+    PyArrayObject *kin = as_kin(kin_obj);
+    if (!kin)
+        return NULL;
+    npy_intp nt = PyArray_DIM(kin, 0), m = opt.n_modes, ndof = kf_body_ndof(b);
+    PyObject *result = NULL;
+    PyArrayObject *re = NULL, *im = NULL, *modes = NULL;
+    npy_intp d2[2] = {nt, m}, d3[3] = {nt, ndof, m};
+    if (nt > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many instants");
+        goto done;
+    }
+    re = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    im = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    if (opt.vectors)
+        modes = (PyArrayObject *)PyArray_SimpleNew(3, d3, NPY_DOUBLE);
+    if (!re || !im || (opt.vectors && !modes))
+        goto done;
+    kf_eig_stats st = {0};
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_solve(e, (int)nt, (const kf_kin *)PyArray_DATA(kin), &opt, PyArray_DATA(re),
+                      PyArray_DATA(im), modes ? PyArray_DATA(modes) : NULL, &st, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    if (!modes) {
+        modes = (PyArrayObject *)Py_None;
+        Py_INCREF(Py_None);
+    }
+    result = Py_BuildValue("NNN{s:s,s:i,s:i,s:i}", re, im, modes, "solver",
+                           st.solver == KF_SOLVER_GENERAL ? "general" : "symmetric",
+                           "full_solves", st.full_solves, "continued", st.continued,
+                           "iterations", st.iterations);
+    re = im = modes = NULL; /* references passed on ("N") */
+done:
+    Py_XDECREF(re);
+    Py_XDECREF(im);
+    Py_XDECREF(modes);
+    Py_DECREF(kin);
+    return result;
+}
+
+/* ---------------------------------------------------------------- module */
+
+static PyMethodDef methods[] = {
+    {"lapack_source", py_lapack_source, METH_NOARGS,
+     "Where the LAPACK table came from ('linked', 'scipy'), or None."},
+    {"lapack_linked", py_lapack_linked, METH_NOARGS,
+     "True if the core was linked against a LAPACK at build time."},
+    {"use_linked_lapack", py_use_linked_lapack, METH_NOARGS,
+     "Fill the LAPACK table from the linked LAPACK."},
+    {"set_lapack_capsules", py_set_lapack_capsules, METH_VARARGS,
+     "set_lapack_capsules(lapack_capi, blas_capi, source): fill the LAPACK table from "
+     "SciPy's cython_lapack/cython_blas __pyx_capi__ dicts."},
+    {"body_create", (PyCFunction)(void (*)(void))py_body_create, METH_VARARGS | METH_KEYWORDS,
+     "body_create(kind, coords, conn, E, rho, A, I) -> body capsule."},
+    {"body_info", py_body_info, METH_O, "body_info(body) -> dict of sizes and storage."},
+    {"body_matrix", py_body_matrix, METH_VARARGS,
+     "body_matrix(body, name, i=0, j=0): 'M', 'K', 'S' (i, j) as dense arrays; 's' (i, j), "
+     "'Mo' (i) as vectors."},
+    {"motion_terms", py_motion_terms, METH_VARARGS,
+     "motion_terms(body, motion (1, 12)) -> (C, K_eps, K_om, q_eps, q_om, q_a)."},
+    {"eig_create", py_eig_create, METH_VARARGS,
+     "eig_create(body, fixed_mask) -> eigen context capsule."},
+    {"eig_solve", (PyCFunction)(void (*)(void))py_eig_solve, METH_VARARGS | METH_KEYWORDS,
+     "eig_solve(eig, motion (nt, 12), n_modes, include_eps, vectors, tracked) -> "
+     "(lam_re, lam_im, modes or None, stats)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",
+                                       "The C core of kanefem (internal).", -1, methods,
+                                       NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    import_array();
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m)
+        return NULL;
+    KanefemError = PyErr_NewExceptionWithDoc("kanefem.KanefemError",
+                                             "Base class of kanefem's own errors.", NULL, NULL);
+    LinAlgError = PyErr_NewExceptionWithDoc(
+        "kanefem.LinAlgError", "A matrix was singular or an eigen solver failed.", KanefemError,
+        NULL);
+    PyObject *div_bases = PyTuple_Pack(2, KanefemError, PyExc_ArithmeticError);
+    DivergenceError = div_bases ? PyErr_NewExceptionWithDoc(
+                                      "kanefem.DivergenceError",
+                                      "A time integration produced a non-finite or unbounded "
+                                      "solution.",
+                                      div_bases, NULL)
+                                : NULL;
+    Py_XDECREF(div_bases);
+    GeometryError = PyErr_NewExceptionWithDoc(
+        "kanefem.GeometryError", "A mechanism cannot be assembled at the given position.",
+        PyExc_ValueError, NULL);
+    if (!KanefemError || !LinAlgError || !DivergenceError || !GeometryError ||
+        PyModule_AddObjectRef(m, "KanefemError", KanefemError) < 0 ||
+        PyModule_AddObjectRef(m, "LinAlgError", LinAlgError) < 0 ||
+        PyModule_AddObjectRef(m, "DivergenceError", DivergenceError) < 0 ||
+        PyModule_AddObjectRef(m, "GeometryError", GeometryError) < 0 ||
+        PyModule_AddStringConstant(m, "core_version", KF_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,43 @@
+"""kanefem: elastic links in moving mechanisms, by finite elements and Kane's method.
+
+The equations of motion of a flexible body whose frame moves,
+
+    M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om,
+
+built from inertia invariants computed once by a C core, and its frozen-time natural
+frequencies over a mechanism's cycle.
+
+>>> import kanefem
+>>> lever = kanefem.PlanarBeam(length=0.6, n_elements=10, E=210e9, A=2e-4, I=1.7e-9, rho=7850)
+>>> modes = lever.eigenvalues(2, omega=14.66, supports="pinned-pinned")
+>>> modes.solver
+'symmetric'
+"""
+
+from ._version import __version__
+from . import _core, _lapack
+
+_lapack.init()
+
+from ._core import DivergenceError, GeometryError, KanefemError, LinAlgError  # noqa: E402
+from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
+
+
+def lapack_source():
+    """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
+    return _core.lapack_source()
+
+
+__all__ = [
+    "__version__",
+    "AxialBar",
+    "DivergenceError",
+    "EigenResult",
+    "FlexibleBody",
+    "GeometryError",
+    "KanefemError",
+    "LinAlgError",
+    "MotionTerms",
+    "PlanarBeam",
+    "lapack_source",
+]

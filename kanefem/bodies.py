@@ -1,0 +1,496 @@
+"""Flexible bodies in a moving frame: their matrices, motion terms and frozen-time
+eigenvalues.
+
+A body is a set of finite elements of one kind sharing one frame (origin O,
+rotation R(t)).  Its equations of motion in that frame are (SPEC.md section 1)
+
+    M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om
+
+with C = 2 int rho N^T W N, K_eps = int rho N^T E N, K_om = int rho N^T W W N,
+q_eps = int rho N^T E x, q_om = int rho N^T W W x, q_a = Mo a_O.  The C core
+integrates the inertia invariants once when the body is built; every call below
+only combines them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+from . import _checks, _core
+
+_BAR2, _BEAM2 = 0, 1
+
+
+@dataclass(frozen=True)
+class MotionTerms:
+    """The motion-dependent terms of a body's equations at one instant.
+
+    ``M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om``, all over the
+    body's DOFs (dense arrays; matrices ndof x ndof, vectors ndof).
+
+    Attributes
+    ----------
+    C : ndarray
+        Coriolis (gyroscopic) matrix, skew-symmetric [kg/s].
+    K_eps : ndarray
+        Angular-acceleration stiffness, skew-symmetric [N/m].
+    K_om : ndarray
+        Centrifugal softening, symmetric negative semidefinite [N/m].
+    q_eps, q_om : ndarray
+        Inertial loads from the angular acceleration and the angular velocity [N].
+    q_a : ndarray
+        Inertial load of the frame origin's acceleration, ``Mo a_O`` [N].
+    """
+
+    C: np.ndarray
+    K_eps: np.ndarray
+    K_om: np.ndarray
+    q_eps: np.ndarray
+    q_om: np.ndarray
+    q_a: np.ndarray
+
+
+def _signed_hz(lam):
+    """sqrt(lambda)/2pi, negative for lambda < 0 (a statically unstable mode)."""
+    return np.sign(lam) * np.sqrt(np.abs(lam)) / (2.0 * math.pi)
+
+
+@dataclass(frozen=True)
+class EigenResult:
+    """Frozen-time eigenvalues of a body (one instant, or a leading time axis).
+
+    Attributes
+    ----------
+    eigenvalues : ndarray, shape (n_modes,) or (nt, n_modes)
+        lambda_k [rad^2/s^2], ascending by real part at each instant (or in tracked
+        order, see ``order``).
+    eigenvalues_imag : ndarray
+        Imaginary parts: zero except where K_eps makes a pair of modes complex.
+    mode_shapes : ndarray or None, shape (ndof, n_modes) or (nt, ndof, n_modes)
+        phi_k over all DOFs (zero at supports), mass-normalized (phi^T M phi = 1).
+        For a complex pair, the two columns are the real and imaginary parts.
+    solver : str
+        ``"symmetric"`` if K_eff was symmetric at every instant (K_eps off or
+        zero), ``"general"`` otherwise.
+    order : str
+        ``"ascending"`` or ``"tracked"``.
+    stats : dict
+        How the instants were solved: ``full_solves``, ``continued``,
+        ``iterations``.
+    """
+
+    eigenvalues: np.ndarray
+    eigenvalues_imag: np.ndarray
+    mode_shapes: np.ndarray | None
+    solver: str
+    order: str = "ascending"
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def frequencies_hz(self) -> np.ndarray:
+        """f_k = sqrt(lambda_k) / 2 pi [Hz]; negative where lambda_k < 0 (divergence)."""
+        return _signed_hz(self.eigenvalues)
+
+    @property
+    def angular_frequencies(self) -> np.ndarray:
+        """omega_k = sqrt(lambda_k) [rad/s]; negative where lambda_k < 0."""
+        return np.sign(self.eigenvalues) * np.sqrt(np.abs(self.eigenvalues))
+
+
+class FlexibleBody:
+    """A body of finite elements of one kind in a moving frame (base class).
+
+    Subclasses set the element kind and how support names map to DOFs; see
+    :class:`PlanarBeam` and :class:`AxialBar`.  DOFs are node-major: DOF
+    ``node * dofs_per_node + k``, with ``k`` indexing :attr:`dof_names`.
+    """
+
+    _kind: int
+    dof_names: tuple = ()
+    #: support name -> DOF offsets it fixes at a node
+    _support_dofs: Mapping[str, tuple] = {}
+    #: preset -> (first node's support, last node's support); None = free
+    _presets: Mapping[str, tuple] = {}
+    _default_supports = "free-free"
+
+    def __init__(self, nodes, elements, *, E, A, I, rho):  # noqa: E741 (I is the name users know)
+        self._body = _core.body_create(self._kind, nodes, elements, E, rho, A, I)
+        info = _core.body_info(self._body)
+        self.ndof = info["ndof"]
+        self.dim = info["dim"]
+        self.dofs_per_node = info["ndofn"]
+        self.storage = info["storage"]
+        self.nodes = np.array(nodes, dtype=float)
+        self.nodes.setflags(write=False)
+        self.n_nodes = self.nodes.shape[0]
+        self._eig_cache: dict = {}
+
+    # ------------------------------------------------------------ matrices
+
+    def mass_matrix(self) -> np.ndarray:
+        """Consistent mass matrix M = sum_i S_ii [kg], dense ndof x ndof."""
+        return _core.body_matrix(self._body, "M")
+
+    def stiffness_matrix(self) -> np.ndarray:
+        """Elastic stiffness K = int B^T D B [N/m], dense ndof x ndof."""
+        return _core.body_matrix(self._body, "K")
+
+    def inertia_invariants(self) -> dict:
+        """The inertia invariants the motion terms are built from.
+
+        Returns
+        -------
+        dict
+            ``S``: (dim, dim, ndof, ndof), S_ij = int rho N_i^T N_j dV [kg];
+            ``s``: (dim, dim, ndof), s_ij = int rho N_i^T x_j dV [kg m];
+            ``Mo``: (dim, ndof), Mo_i = int rho N_i^T dV [kg].
+        """
+        d = self.dim
+        S = np.array([[_core.body_matrix(self._body, "S", i, j) for j in range(d)] for i in range(d)])
+        s = np.array([[_core.body_matrix(self._body, "s", i, j) for j in range(d)] for i in range(d)])
+        Mo = np.array([_core.body_matrix(self._body, "Mo", i) for i in range(d)])
+        return {"S": S, "s": s, "Mo": Mo}
+
+    # ------------------------------------------------------------ motion
+
+    def _motion_row(self, omega, eps, a_O):
+        """One instant as the core's 12-vector (omega, eps, v, a), planar (z) rates."""
+        row = np.zeros((1, 12))
+        row[0, 2] = _checks.real("omega", omega)
+        row[0, 5] = _checks.real("eps", eps)
+        if a_O is not None:
+            a = _checks.array("a_O", a_O, ndim=1)
+            if a.shape[0] != self.dim:
+                raise ValueError(f"a_O must have {self.dim} components, got shape {a.shape}")
+            row[0, 9 : 9 + self.dim] = a
+        return row
+
+    def motion_terms(self, omega, eps=0.0, a_O=None) -> MotionTerms:
+        """The motion terms at one instant of the frame's rigid motion.
+
+        Parameters
+        ----------
+        omega : float
+            Angular velocity of the frame about its z axis [rad/s].
+        eps : float
+            Angular acceleration [rad/s^2].
+        a_O : array_like, shape (2,), optional
+            Acceleration of the frame origin in the body frame [m/s^2]; subtract
+            gravity (a_O - g, both in the body frame) to include it.
+
+        Returns
+        -------
+        MotionTerms
+        """
+        C, Ke, Ko, qe, qo, qa = _core.motion_terms(self._body, self._motion_row(omega, eps, a_O))
+        return MotionTerms(C=C, K_eps=Ke, K_om=Ko, q_eps=qe, q_om=qo, q_a=qa)
+
+    # ------------------------------------------------------------ supports
+
+    def _node_index(self, node):
+        k = _checks.integer("supports node", node)
+        if not -self.n_nodes <= k < self.n_nodes:
+            raise ValueError(f"supports node {k} is out of range for {self.n_nodes} nodes")
+        return k % self.n_nodes
+
+    def support_mask(self, supports) -> np.ndarray:
+        """Which DOFs a support specification fixes (boolean, length ndof).
+
+        Parameters
+        ----------
+        supports : str, dict or None
+            A preset name (see the class's ``support_presets``), a dict
+            ``{node_index: kind}`` with kind a name from ``support_kinds`` or a
+            tuple of DOF names, or None for no supports.
+        """
+        fixed = np.zeros(self.ndof, dtype=bool)
+        if supports is None:
+            return fixed
+        if isinstance(supports, str):
+            if supports not in self._presets:
+                raise ValueError(
+                    f"supports = {supports!r} is not a known preset for {type(self).__name__} "
+                    f"({', '.join(map(repr, self._presets))}) and not a dict {{node: kind}}"
+                )
+            first, last = self._presets[supports]
+            supports = {}
+            if first:
+                supports[0] = first
+            if last:
+                supports[self.n_nodes - 1] = last
+        if not isinstance(supports, Mapping):
+            raise TypeError(f"supports must be a preset name or a dict, got {supports!r}")
+        for node, kind in supports.items():
+            k = self._node_index(node)
+            if isinstance(kind, str):
+                if kind not in self._support_dofs:
+                    raise ValueError(
+                        f"supports[{node!r}] = {kind!r} is not one of "
+                        f"{', '.join(map(repr, self._support_dofs))} (or a tuple of DOF names "
+                        f"from {self.dof_names})"
+                    )
+                offsets = self._support_dofs[kind]
+            else:
+                try:
+                    offsets = tuple(self.dof_names.index(name) for name in kind)
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        f"supports[{node!r}] = {kind!r}: DOF names must come from {self.dof_names}"
+                    ) from None
+            for off in offsets:
+                fixed[k * self.dofs_per_node + off] = True
+        return fixed
+
+    def _eig_context(self, supports):
+        fixed = self.support_mask(supports)
+        key = fixed.tobytes()
+        ctx = self._eig_cache.get(key)
+        if ctx is None:
+            ctx = self._eig_cache[key] = _core.eig_create(self._body, fixed.astype(np.uint8))
+        return ctx
+
+    # ------------------------------------------------------------ eigenvalues
+
+    def eigenvalues(
+        self, n_modes, omega=0.0, eps=0.0, supports=None, include_eps=True, mode_shapes=True
+    ) -> EigenResult:
+        """Frozen-time eigenvalues at one instant of the frame's motion.
+
+        Solves (K + K_om + K_eps) phi = lambda M phi with the supports' DOFs
+        eliminated.  With K_eps off (or eps = 0) the problem is symmetric and, for
+        a planar body, lambda_k = lambda_k(at rest) - omega^2 exactly.
+
+        Parameters
+        ----------
+        n_modes : int
+            Number of lowest modes, 1..(free DOFs).
+        omega, eps : float
+            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame.
+        supports : str or dict, optional
+            See :meth:`support_mask`; default: the class's usual supports
+            (``"pinned-pinned"`` for a beam, ``"fixed-free"`` for a bar).
+        include_eps : bool
+            Include the non-symmetric K_eps (then the general solver is used
+            whenever eps != 0).
+        mode_shapes : bool
+            Also return the mode shapes.
+
+        Returns
+        -------
+        EigenResult
+            ``eigenvalues`` [rad^2/s^2] (n_modes,), ``frequencies_hz``,
+            ``mode_shapes`` (ndof, n_modes), ``solver``.
+
+        Raises
+        ------
+        ValueError
+            Bad sizes, non-finite rates, unknown supports.
+        """
+        ctx = self._eig_context(self._default_supports if supports is None else supports)
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        row = self._motion_row(omega, eps, None)
+        re, im, shapes, stats = _core.eig_solve(
+            ctx, row, n_modes, bool(include_eps), bool(mode_shapes), False
+        )
+        return EigenResult(
+            eigenvalues=re[0],
+            eigenvalues_imag=im[0],
+            mode_shapes=None if shapes is None else shapes[0],
+            solver=stats.pop("solver"),
+            stats=stats,
+        )
+
+    def eigenvalues_vs_time(
+        self,
+        omega,
+        eps,
+        n_modes,
+        supports=None,
+        include_eps=True,
+        order="ascending",
+        mode_shapes=True,
+    ) -> EigenResult:
+        """Frozen-time eigenvalues over a time grid, in one call to the core.
+
+        Parameters
+        ----------
+        omega, eps : array_like, shape (nt,)
+            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame at
+            each instant.
+        n_modes : int
+            Number of modes, 1..(free DOFs).
+        supports, include_eps, mode_shapes
+            As in :meth:`eigenvalues`.
+        order : {"ascending", "tracked"}
+            ``"ascending"``: sorted by value at every instant.  ``"tracked"``: mode
+            k keeps its identity from instant to instant (matched by shape), so a
+            curve follows one mode through crossings.
+
+        Returns
+        -------
+        EigenResult
+            ``eigenvalues`` (nt, n_modes), ``mode_shapes`` (nt, ndof, n_modes) or
+            None, ``solver``, ``stats`` (instants solved by continuation and by a
+            full decomposition).
+        """
+        om = _checks.array("omega", omega, ndim=1)
+        ep = _checks.array("eps", eps, ndim=1)
+        if om.shape != ep.shape:
+            raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        _checks.choice("order", order, ("ascending", "tracked"))
+        ctx = self._eig_context(self._default_supports if supports is None else supports)
+        motion = np.zeros((om.shape[0], 12))
+        motion[:, 2] = om
+        motion[:, 5] = ep
+        re, im, shapes, stats = _core.eig_solve(
+            ctx, motion, n_modes, bool(include_eps), bool(mode_shapes), order == "tracked"
+        )
+        return EigenResult(
+            eigenvalues=re,
+            eigenvalues_imag=im,
+            mode_shapes=shapes,
+            solver=stats.pop("solver"),
+            order=order,
+            stats=stats,
+        )
+
+
+class _StraightBody(FlexibleBody):
+    """A straight body of equal line elements on its frame's x axis."""
+
+    def _build(self, length, n_elements, origin, E, A, I, rho):  # noqa: E741
+        self.length = _checks.real("length", length, positive=True)
+        self.n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=10_000_000)
+        self.origin = _checks.real("origin", origin)
+        self.E = _checks.real("E", E, positive=True)
+        self.A = _checks.real("A", A, positive=True)
+        self.rho = _checks.real("rho", rho, positive=True)
+        n = self.n_elements
+        x = self.origin + self.length * np.arange(n + 1) / n
+        nodes = np.column_stack([x, np.zeros(n + 1)])
+        elements = np.column_stack([np.arange(n), np.arange(1, n + 1)])
+        FlexibleBody.__init__(self, nodes, elements, E=self.E, A=self.A, I=I, rho=self.rho)
+
+    def __repr__(self):
+        fields = ["length", "n_elements", "E", "A", "I", "rho", "origin"]
+        args = ", ".join(f"{f}={getattr(self, f)!r}" for f in fields if hasattr(self, f))
+        return f"{type(self).__name__}({args})"
+
+
+class PlanarBeam(_StraightBody):
+    """A straight planar Euler-Bernoulli beam of equal elements.
+
+    The beam lies on its frame's x axis from ``origin`` to ``origin + length``;
+    nodes are numbered along the axis and each carries (u, v, theta): axial and
+    lateral displacement [m] and rotation theta = dv/dx [rad].  Rotary inertia of
+    the section is neglected (the consistent line mass of SPEC.md).
+
+    Parameters
+    ----------
+    length : float
+        Length [m].
+    n_elements : int
+        Number of equal elements (>= 1).
+    E : float
+        Young's modulus [Pa].
+    A : float
+        Cross-section area [m^2].
+    I : float
+        Second moment of area for bending in the plane [m^4].
+    rho : float
+        Density [kg/m^3].
+    origin : float
+        Position of the first node on the frame's x axis [m].
+
+    Notes
+    -----
+    Supports (``supports=`` of the eigen methods): presets ``"pinned-pinned"``
+    (the default: u = v = 0 at both ends, as the lever BC' of the wind pump),
+    ``"clamped-free"``, ``"clamped-clamped"``, ``"clamped-pinned"``,
+    ``"pinned-free"``, ``"free-free"``; or ``{node: kind}`` with kind
+    ``"clamped"``/``"fixed"`` (u, v, theta), ``"pinned"`` (u, v), ``"roller"`` (v),
+    or a tuple of DOF names.
+
+    Examples
+    --------
+    >>> beam = PlanarBeam(1.0, 20, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+    >>> beam.ndof
+    63
+    >>> r = beam.eigenvalues(1, supports="clamped-free")
+    >>> round(float(r.frequencies_hz[0]), 3)  # 1.8751^2 sqrt(EI/(rho A L^4)) / 2 pi
+    9.265
+    """
+
+    _kind = _BEAM2
+    dof_names = ("u", "v", "theta")
+    _support_dofs = {"clamped": (0, 1, 2), "fixed": (0, 1, 2), "pinned": (0, 1), "roller": (1,)}
+    _presets = {
+        "pinned-pinned": ("pinned", "pinned"),
+        "clamped-free": ("clamped", None),
+        "clamped-clamped": ("clamped", "clamped"),
+        "clamped-pinned": ("clamped", "pinned"),
+        "pinned-free": ("pinned", None),
+        "free-free": (None, None),
+    }
+    _default_supports = "pinned-pinned"
+
+    def __init__(self, length, n_elements, E, A, I, rho, origin=0.0):  # noqa: E741
+        self.I = _checks.real("I", I, positive=True)
+        self._build(length, n_elements, origin, E, A, self.I, rho)
+
+
+class AxialBar(_StraightBody):
+    """A straight bar with axial displacements only (the rotating bar of seed 002).
+
+    The bar lies on its frame's x axis from ``origin`` to ``origin + length``;
+    each node carries u [m].  The frame rotates about its z axis, perpendicular
+    to the bar through the frame origin.
+
+    Parameters
+    ----------
+    length : float
+        Length [m].
+    n_elements : int
+        Number of equal elements (>= 1).
+    E : float
+        Young's modulus [Pa].
+    A : float
+        Cross-section area [m^2].
+    rho : float
+        Density [kg/m^3].
+    origin : float
+        Position of the first node on the frame's x axis [m].
+
+    Notes
+    -----
+    Supports: presets ``"fixed-free"`` (the default), ``"fixed-fixed"``,
+    ``"free-free"``; or ``{node: "fixed"}`` (``"clamped"`` and ``"pinned"`` mean
+    the same for a bar).
+
+    Examples
+    --------
+    >>> bar = AxialBar(1.0, 10, E=210e9, A=0.2e-4, rho=5e4)
+    >>> r0 = bar.eigenvalues(1)
+    >>> r1 = bar.eigenvalues(1, omega=15.0)
+    >>> float(r0.eigenvalues[0] - r1.eigenvalues[0])  # omega^2, exactly
+    225.0
+    """
+
+    _kind = _BAR2
+    dof_names = ("u",)
+    _support_dofs = {"fixed": (0,), "clamped": (0,), "pinned": (0,)}
+    _presets = {
+        "fixed-free": ("fixed", None),
+        "fixed-fixed": ("fixed", "fixed"),
+        "free-fixed": (None, "fixed"),
+        "free-free": (None, None),
+    }
+    _default_supports = "fixed-free"
+
+    def __init__(self, length, n_elements, E, A, rho, origin=0.0):
+        self._build(length, n_elements, origin, E, A, 1.0, rho)  # a bar has no bending

@@ -1,0 +1,252 @@
+/*
+ * test_core.c -- tests of the kanefem C core on its own (no Python), meant to
+ * run under AddressSanitizer + UBSan with leak detection (see
+ * tests/test_c_core.py and .ci/run).  Exit status: number of failed checks.
+ */
+#include "kanefem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0, checks = 0;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        checks++;                                                                              \
+        if (!(cond)) {                                                                         \
+            failures++;                                                                        \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);          \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fputc('\n', stderr);                                                               \
+        }                                                                                      \
+    } while (0)
+
+#define PI 3.14159265358979323846
+
+static kf_body *straight_body(int kind, int nel, double len, const kf_section *sec)
+{
+    int nn = nel + 1;
+    double *xy = calloc((size_t)2 * nn, sizeof(double));
+    int *conn = calloc((size_t)2 * nel, sizeof(int));
+    for (int i = 0; i < nn; i++)
+        xy[2 * i] = len * i / nel;
+    for (int e = 0; e < nel; e++) {
+        conn[2 * e] = e;
+        conn[2 * e + 1] = e + 1;
+    }
+    kf_body *b = NULL;
+    kf_error err = {0};
+    int rc = kf_body_create(&b, kind, nn, xy, nel, conn, sec, &err);
+    CHECK(rc == KF_OK, "kf_body_create: %s", err.msg);
+    free(xy);
+    free(conn);
+    return b;
+}
+
+static void test_gauss(void)
+{
+    double x[KF_GAUSS_MAX], w[KF_GAUSS_MAX];
+    for (int n = 1; n <= KF_GAUSS_MAX; n++) {
+        CHECK(kf_gauss01(n, x, w, NULL) == KF_OK, "order %d", n);
+        /* exact for x^k, k <= 2n - 1: int_0^1 x^k = 1 / (k + 1) */
+        for (int k = 0; k <= 2 * n - 1; k++) {
+            double s = 0.0;
+            for (int i = 0; i < n; i++)
+                s += w[i] * pow(x[i], k);
+            CHECK(fabs(s - 1.0 / (k + 1)) < 1e-14, "n %d k %d: %g", n, k, s - 1.0 / (k + 1));
+        }
+    }
+    kf_error err = {0};
+    CHECK(kf_gauss01(0, x, w, &err) == KF_EINVAL && strstr(err.msg, "n = 0"), "%s", err.msg);
+    CHECK(kf_gauss01(KF_GAUSS_MAX + 1, x, w, &err) == KF_EINVAL, "%s", err.msg);
+}
+
+static void test_no_lapack_yet(void)
+{
+    kf_section sec = {2e11, 7800, 1e-4, 1e-8};
+    kf_body *b = straight_body(KF_BEAM2, 3, 1.0, &sec);
+    unsigned char fixed[12] = {1, 1, 0};
+    kf_eig *e = NULL;
+    kf_error err = {0};
+    CHECK(kf_eig_create(&e, b, fixed, &err) == KF_ENOLAPACK && e == NULL, "%s", err.msg);
+    kf_body_free(b);
+}
+
+static void test_matrices(void)
+{
+    /* the same tridiagonal-plus system solved in band and dense storage */
+    int n = 9;
+    kf_mat Ab, Ad;
+    CHECK(kf_mat_alloc(&Ab, KF_BAND, n, 2, 1, NULL) == KF_OK, "band alloc");
+    CHECK(kf_mat_alloc(&Ad, KF_DENSE, n, 0, 0, NULL) == KF_OK, "dense alloc");
+    for (int i = 0; i < n; i++)
+        for (int j = i - 2; j <= i + 1; j++)
+            if (j >= 0 && j < n) {
+                double v = (i == j) ? 4.0 + i : 1.0 / (1 + i + 2 * j);
+                CHECK(kf_mat_add(&Ab, i, j, v) == KF_OK, "band add %d %d", i, j);
+                kf_mat_add(&Ad, i, j, v);
+            }
+    CHECK(kf_mat_add(&Ab, 0, 3, 1.0) == KF_EINVAL, "outside the band must be refused");
+    CHECK(kf_mat_add(&Ab, -1, 0, 1.0) == KF_EINVAL, "negative index must be refused");
+    double x[9], yb[9], yd[9];
+    for (int i = 0; i < n; i++)
+        x[i] = sin(i + 1.0);
+    kf_mat_gemv(&Ab, 1.0, x, 0.0, yb);
+    kf_mat_gemv(&Ad, 1.0, x, 0.0, yd);
+    for (int i = 0; i < n; i++)
+        CHECK(fabs(yb[i] - yd[i]) < 1e-15 * (1 + fabs(yd[i])), "gemv row %d", i);
+    int ipb[9], ipd[9];
+    kf_error err = {0};
+    CHECK(kf_mat_lu(&Ab, ipb, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_mat_lu(&Ad, ipd, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_mat_lu_solve(&Ab, ipb, 1, yb, n, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_mat_lu_solve(&Ad, ipd, 1, yd, n, &err) == KF_OK, "%s", err.msg);
+    for (int i = 0; i < n; i++)
+        CHECK(fabs(yb[i] - x[i]) < 1e-13 && fabs(yd[i] - x[i]) < 1e-13, "solve %d", i);
+    CHECK(kf_mat_lu_solve(&Ab, ipb, 1, yb, n - 1, &err) == KF_EINVAL, "ldb < n must be refused");
+    kf_mat S;
+    CHECK(kf_mat_alloc(&S, KF_DENSE, 3, 0, 0, NULL) == KF_OK, "alloc");
+    CHECK(kf_mat_lu(&S, ipd, &err) == KF_ESING, "a zero matrix is singular: %s", err.msg);
+    kf_mat bad;
+    CHECK(kf_mat_alloc(&bad, KF_DENSE, -1, 0, 0, &err) == KF_EINVAL, "negative order");
+    kf_mat_free(&Ab);
+    kf_mat_free(&Ad);
+    kf_mat_free(&S);
+}
+
+static void test_body(void)
+{
+    double E = 2.1e11, rho = 7850, A = 3e-4, I = 2.5e-9, len = 0.37;
+    kf_section sec = {E, rho, A, I};
+    kf_body *b = straight_body(KF_BEAM2, 1, len, &sec);
+    const kf_mat *M = kf_body_mass(b), *K = kf_body_stiffness(b);
+    double m = rho * A;
+    CHECK(fabs(kf_mat_get(M, 1, 1) - 156 * m * len / 420) < 1e-15, "M(v1, v1)");
+    CHECK(fabs(kf_mat_get(M, 2, 2) - 4 * m * len * len * len / 420) < 1e-17, "M(t1, t1)");
+    CHECK(fabs(kf_mat_get(K, 1, 1) - 12 * E * I / pow(len, 3)) < 1e-9 * E * I / pow(len, 3),
+          "K(v1, v1)");
+    CHECK(fabs(kf_mat_get(K, 0, 3) + E * A / len) < 1e-12 * E * A / len, "K(u1, u2)");
+    /* S_yx(v1, u1) = 7/20 m l (SPEC.md section 2) */
+    CHECK(fabs(kf_mat_get(kf_body_S(b, 1, 0), 1, 0) - 0.35 * m * len) < 1e-15, "S_yx");
+    kf_body_free(b);
+
+    /* motion terms of a 6-element beam */
+    b = straight_body(KF_BEAM2, 6, 1.0, &sec);
+    int n = kf_body_ndof(b);
+    M = kf_body_mass(b);
+    kf_mat C, Ke, Ko;
+    kf_mat_alloc(&C, M->kind, n, M->kl, M->ku, NULL);
+    kf_mat_alloc(&Ke, M->kind, n, M->kl, M->ku, NULL);
+    kf_mat_alloc(&Ko, M->kind, n, M->kl, M->ku, NULL);
+    double *q = calloc((size_t)3 * n, sizeof(double));
+    kf_kin kin = {{0, 0, 3.0}, {0, 0, -20.0}, {0, 0, 0}, {1.0, -2.0, 0}};
+    kf_error err = {0};
+    CHECK(kf_body_motion_terms(b, &kin, &C, &Ke, &Ko, q, q + n, q + 2 * n, &err) == KF_OK,
+          "%s", err.msg);
+    double big = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            big = fmax(big, fabs(kf_mat_get(M, i, j)));
+            CHECK(fabs(kf_mat_get(&C, i, j) + kf_mat_get(&C, j, i)) < 1e-15, "C skew");
+            CHECK(fabs(kf_mat_get(&Ke, i, j) + kf_mat_get(&Ke, j, i)) < 1e-15, "K_eps skew");
+            CHECK(fabs(kf_mat_get(&Ko, i, j) + 9.0 * kf_mat_get(M, i, j)) < 1e-13, "K_om = -w^2 M");
+        }
+    /* total axial inertial load of the origin's acceleration: m L a_x */
+    double sx = 0.0;
+    for (int i = 0; i < n; i += 3)
+        sx += q[2 * n + i];
+    CHECK(fabs(sx - m * 1.0 * 1.0) < 1e-12, "sum q_a (u) = %g", sx);
+    kf_kin bad = kin;
+    bad.eps[2] = NAN;
+    CHECK(kf_body_motion_terms(b, &bad, &C, NULL, NULL, NULL, NULL, NULL, &err) == KF_EINVAL &&
+              strstr(err.msg, "finite"),
+          "%s", err.msg);
+    free(q);
+    kf_mat_free(&C);
+    kf_mat_free(&Ke);
+    kf_mat_free(&Ko);
+    kf_body_free(b);
+
+    /* invalid bodies */
+    double xy[6] = {0, 0, 1, 0, 2, 0};
+    int conn_bad[2] = {0, 7}, conn_ok[4] = {0, 1, 1, 2};
+    kf_body *out = (kf_body *)&err; /* must be reset to NULL on failure */
+    CHECK(kf_body_create(&out, KF_BEAM2, 3, xy, 1, conn_bad, &sec, &err) == KF_EINVAL &&
+              out == NULL && !strcmp(err.arg, "conn"),
+          "%s", err.msg);
+    CHECK(kf_body_create(&out, 42, 3, xy, 2, conn_ok, &sec, &err) == KF_EINVAL, "kind");
+    CHECK(kf_body_create(&out, KF_BEAM2, 3, xy, 0, conn_ok, &sec, &err) == KF_EINVAL, "nel");
+    CHECK(kf_body_create(&out, KF_BEAM2, 3, NULL, 2, conn_ok, &sec, &err) == KF_EINVAL, "NULL");
+    kf_section neg = sec;
+    neg.Izz = -1.0;
+    CHECK(kf_body_create(&out, KF_BEAM2, 3, xy, 2, conn_ok, &neg, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "I"),
+          "%s", err.msg);
+}
+
+static void test_eigen(void)
+{
+    double E = 2.1e11, rho = 7850, A = 4e-4, I = 3.3e-9, len = 1.2;
+    kf_section sec = {E, rho, A, I};
+    int nel = 40;
+    kf_body *b = straight_body(KF_BEAM2, nel, len, &sec);
+    int n = kf_body_ndof(b);
+    unsigned char *fixed = calloc((size_t)n, 1);
+    fixed[0] = fixed[1] = fixed[n - 3] = fixed[n - 2] = 1; /* pinned-pinned */
+    kf_eig *e = NULL;
+    kf_error err = {0};
+    CHECK(kf_eig_create(&e, b, fixed, &err) == KF_OK, "%s", err.msg);
+    if (!e)
+        return;
+    CHECK(kf_eig_nfree(e) == n - 4, "nfree");
+    int nt = 3, m = 2;
+    kf_kin kin[3];
+    memset(kin, 0, sizeof kin);
+    kin[1].omega[2] = kin[2].omega[2] = 10.0;
+    kin[2].eps[2] = 500.0;
+    double re[6], im[6], *modes = calloc((size_t)nt * n * m, sizeof(double));
+    kf_eig_opts opt = {m, 1, 1, KF_ORDER_ASCENDING};
+    kf_eig_stats st;
+    CHECK(kf_eig_solve(e, nt, kin, &opt, re, im, modes, &st, &err) == KF_OK, "%s", err.msg);
+    double w1 = PI * PI / (len * len) * sqrt(E * I / (rho * A));
+    CHECK(fabs(sqrt(re[0]) / w1 - 1) < 5e-6, "pinned-pinned mode 1: %g vs %g", sqrt(re[0]), w1);
+    CHECK(fabs(re[2] - (re[0] - 100.0)) < 1e-12 * re[0], "shift identity");
+    CHECK(st.solver == KF_SOLVER_GENERAL && st.continued == 1, "third instant by continuation");
+    CHECK(fabs(re[4] - re[2]) < 1e-3 * re[0], "small eps changes lambda a little");
+    CHECK(modes[0] == 0.0 && modes[1] == 0.0, "zero at supports");
+
+    /* errors */
+    opt.n_modes = n;
+    CHECK(kf_eig_solve(e, nt, kin, &opt, re, im, NULL, NULL, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "n_modes"),
+          "%s", err.msg);
+    opt.n_modes = 1;
+    kin[1].omega[2] = INFINITY;
+    CHECK(kf_eig_solve(e, nt, kin, &opt, re, im, NULL, NULL, &err) == KF_EINVAL, "%s", err.msg);
+    CHECK(kf_eig_solve(e, -1, kin, &opt, re, im, NULL, NULL, &err) == KF_EINVAL, "%s", err.msg);
+    kf_eig_free(e);
+    memset(fixed, 1, (size_t)n);
+    CHECK(kf_eig_create(&e, b, fixed, &err) == KF_EINVAL && e == NULL, "%s", err.msg);
+    free(modes);
+    free(fixed);
+    kf_body_free(b);
+}
+
+int main(void)
+{
+    test_gauss();
+    test_no_lapack_yet();
+    kf_error err = {0};
+    if (kf_lapack_use_linked(&err) != KF_OK) {
+        fprintf(stderr, "no linked LAPACK: %s\n", err.msg);
+        return 1;
+    }
+    CHECK(!strcmp(kf_lapack_source(), "linked"), "source");
+    test_matrices();
+    test_body();
+    test_eigen();
+    printf("%d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
