@@ -541,7 +541,7 @@ class PlanarBeam(_StraightBody):
     63
     >>> r = beam.eigenvalues(1, supports="clamped-free")
     >>> round(float(r.frequencies_hz[0]), 3)  # 1.8751^2 sqrt(EI/(rho A L^4)) / 2 pi
-    9.265
+    29.036
     """
 
     _kind = _BEAM2
