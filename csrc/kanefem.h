@@ -342,6 +342,189 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
                  const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
                  kf_error *err);
 
+/* ================================================================ time integration */
+
+/*
+ * A linear second-order system with time-dependent coefficients,
+ *
+ *     M d'' + C(t) d' + K(t) d = f(t),          M constant and nonsingular,
+ *
+ * and, optionally, its canonical (Hamilton) form in the momentum
+ * p = M d' + G(t) d + h(t), G skew-symmetric (gyroscopic):
+ *
+ *     M d' = p - G d - h,     p' = -G d' - D d' - K_H(t) d + b(t).
+ *
+ * The two forms are the same equations when C = 2 G + D, K = K_H + G',
+ * f = b - h' (D a constant dissipation).  The integrators see a problem only
+ * through these callbacks (after SUNDIALS: the problem assembles, the
+ * integrator owns the linear algebra), so they know nothing about bodies.
+ * Every matrix handed to a callback conforms with M (kf_mat_conform) and is
+ * to be overwritten; vectors have length n.  Callbacks return 0 on success,
+ * > 0 for a recoverable failure (the adaptive method retries with a smaller
+ * step), < 0 to stop; they may describe the failure in err (err->code set),
+ * which the integrator then passes on.
+ */
+typedef int kf_lin2_second_fn(double t, kf_mat *C, kf_mat *K, double *f, void *params,
+                              kf_error *err);
+typedef int kf_lin2_canonical_fn(double t, kf_mat *G, kf_mat *K_H, double *h, double *b,
+                                 void *params, kf_error *err);
+
+typedef struct kf_lin2 {
+    int n;                          /* number of unknowns */
+    const kf_mat *M;                /* constant mass matrix; storage template */
+    const kf_mat *D;                /* constant dissipation of the canonical form, or NULL */
+    kf_lin2_second_fn *second;      /* required */
+    kf_lin2_canonical_fn *canonical; /* NULL: the Hamilton form is not available */
+    void *params;
+} kf_lin2;
+
+enum kf_method {
+    KF_NEWMARK = 0,        /* average acceleration (trapezoidal), fixed step */
+    KF_GENALPHA = 1,       /* generalized-alpha (Chung and Hulbert 1993), fixed step */
+    KF_RK45_LAGRANGE = 2,  /* Dormand-Prince 5(4) on the state (d, d') */
+    KF_RK45_HAMILTON = 3   /* Dormand-Prince 5(4) on the canonical state (d, p) */
+};
+
+typedef struct kf_integ_opts {
+    int method;          /* enum kf_method */
+    double dt;           /* implicit methods: the step (> 0; rounded down so that whole
+                          * steps reach the last output time); RK: first step, 0 = automatic */
+    double rho_inf;      /* generalized-alpha: spectral radius at infinite step, in [0, 1] */
+    double rtol, atol;   /* RK: error tolerances (> 0) */
+    double max_step;     /* RK: largest step, 0 = unlimited */
+    long max_steps;      /* steps allowed (accepted + rejected), 0 = 10^8 */
+    double limit;        /* stop (KF_EDIVERGE) when max |d_i| exceeds this; 0 = 1e100 */
+    /* called after every accepted step (may be NULL); nonzero stops (KF_ECALLBACK) */
+    int (*progress)(double t, void *params);
+    void *progress_params;
+} kf_integ_opts;
+
+typedef struct kf_integ_stats {
+    long steps;           /* accepted steps */
+    long rejected;        /* rejected steps (RK: error test or recoverable callback failure) */
+    long factorizations;  /* LU factorizations (M once, and one per implicit step) */
+    long solves;          /* triangular solves with those factors */
+    long evaluations;     /* calls of the problem's callbacks */
+} kf_integ_stats;
+
+/* An integrator: the method, the options and every workspace, allocated once
+ * here for the problem's size and storage; kf_integ_run allocates nothing.
+ * The problem (and its M) must outlive the integrator. */
+typedef struct kf_integ kf_integ;
+
+int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *opt,
+                    kf_error *err);
+void kf_integ_free(kf_integ *w);
+
+/*
+ * Integrate from t0, d(t0) = d0, d'(t0) = v0, to tout[nout - 1], writing the
+ * solution at the nout non-decreasing times tout (t0 <= tout[0]) into rows of
+ * length ld: row k of dout, vout (and pout, the momentum of the canonical
+ * form, or NULL) receives unknown i at column map[i] (map NULL: column i);
+ * other columns are left as they are.  The fixed-step methods interpolate
+ * between steps with cubic Hermite polynomials, RK with its own continuous
+ * extension.  KF_EDIVERGE, with the time, if the solution becomes
+ * non-finite or exceeds the limit; KF_ECALLBACK if a callback stops it.
+ */
+int kf_integ_run(kf_integ *w, double t0, const double *d0, const double *v0, int nout,
+                 const double *tout, int ld, const int *map, double *dout, double *vout,
+                 double *pout, kf_integ_stats *stats, kf_error *err);
+
+/* ---------------------------------------------------------------- splines */
+
+/*
+ * Not-a-knot cubic spline interpolation of nch channels sampled at n >= 4
+ * strictly increasing times t: y is n x nch (row-major); coef receives
+ * (n - 1) x nch x 4 polynomial coefficients (interval i, channel c:
+ * y = c0 + c1 s + c2 s^2 + c3 s^3 with s = x - t[i]).
+ */
+int kf_spline_fit(int n, const double *t, int nch, const double *y, double *coef,
+                  kf_error *err);
+/* Value, first and second derivative of each channel at x (out: nch x 3);
+ * KF_EINVAL if x lies outside [t[0], t[n - 1]]. */
+int kf_spline_eval(int n, const double *t, int nch, const double *coef, double x,
+                   double *out, kf_error *err);
+
+/* ---------------------------------------------------------------- body problems */
+
+/*
+ * The rigid motion of a body frame at one instant, as the body's equations
+ * need it.  kin holds omega and eps, v = v_L (origin velocity in the body
+ * frame) and a = a_L - g_L (origin acceleration minus gravity, both in the
+ * body frame); vdot is the time derivative of v's body-frame components,
+ * a_L - W v_L for a true origin velocity.  v and vdot enter only the
+ * canonical momentum; a motion that knows no origin velocity leaves both
+ * zero, and the momentum is then the one relative to the frame origin
+ * (p - Mo v_L), with the same trajectories.
+ */
+typedef struct kf_frame {
+    kf_kin kin;
+    double vdot[3];
+} kf_frame;
+
+typedef int kf_motion_fn(double t, kf_frame *out, void *params, kf_error *err);
+/* Applied nodal forces Q(t) over all DOFs of the body (Q arrives zeroed). */
+typedef int kf_loads_fn(double t, double *Q, void *params, kf_error *err);
+
+/* Built-in planar motions (rotation about z); gravity g is in the global frame. */
+typedef struct kf_motion_constant {
+    double omega, theta0; /* angular velocity [rad/s], angle at t = 0 [rad]; origin at rest */
+    double g[2];
+} kf_motion_constant;
+int kf_motion_constant_eval(double t, kf_frame *out, void *params, kf_error *err);
+
+/* Angle theta and origin position (x, y) (global) from kf_spline_fit
+ * coefficients of those three channels. */
+typedef struct kf_motion_spline {
+    int n;
+    const double *t, *coef;
+    double g[2];
+} kf_motion_spline;
+int kf_motion_spline_eval(double t, kf_frame *out, void *params, kf_error *err);
+
+/* Q(t) = Q0 + sum_k A_k sin(omega_k t + phase_k): Q0 (ndof, or NULL), A (nh x ndof). */
+typedef struct kf_loads_harmonic {
+    int ndof, nh;
+    const double *Q0, *A, *omega, *phase;
+} kf_loads_harmonic;
+int kf_loads_harmonic_eval(double t, double *Q, void *params, kf_error *err);
+
+/*
+ * A body, its supports, a frame motion and loads as a kf_lin2 over the free
+ * DOFs (supports eliminated, band kept):
+ *   C(t) = 2 sum W_ij S_ij + C_d,    K(t) = K + sum (E + WW)_ij S_ij [+ K_G(t)],
+ *   f(t) = Q(t) - Mo (a_L - g_L) - q_eps - q_om,
+ * and the canonical form G = sum W_ij S_ij, K_H = K + sum (WW)_ij S_ij [+ K_G],
+ *   h = sum W_ij s_ij + Mo v_L,  b = Q - q_om - Mo (a_L - g_L) + Mo vdot,
+ * every term a kf_body_combine of the invariants.  C_d = alpha M + beta K
+ * (Rayleigh) plus an optional dense matrix over the free DOFs (modal damping;
+ * the storage then becomes dense).  With geometric set, K_G(t) is
+ * kf_body_geometric of the quasi-static axial force (kf_body_axial_force) of
+ * each instant, with the axial end loads read from Q at the first and last
+ * node and the axial fixity from the supports.
+ */
+typedef struct kf_body_ode_opts {
+    const unsigned char *fixed;  /* ndof flags, nonzero = fixed (supports); NULL: none */
+    kf_motion_fn *motion;        /* required */
+    void *motion_params;
+    kf_loads_fn *loads;          /* NULL: no applied loads */
+    void *loads_params;
+    double rayleigh[2];          /* alpha [1/s], beta [s] */
+    const double *damping;       /* nfree x nfree column-major, or NULL */
+    int geometric;               /* add K_G(t) */
+} kf_body_ode_opts;
+
+typedef struct kf_body_ode kf_body_ode;
+
+int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_opts *opt,
+                       kf_error *err);
+void kf_body_ode_free(kf_body_ode *o);
+/* The system to integrate (owned by o). */
+const kf_lin2 *kf_body_ode_system(const kf_body_ode *o);
+/* Number of free DOFs and their body DOF indices (increasing). */
+int kf_body_ode_nfree(const kf_body_ode *o);
+const int *kf_body_ode_map(const kf_body_ode *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -418,3 +418,73 @@ int kf_body_axial_force(const kf_body *b, const kf_kin *kin, double f_first, dou
     c[0] = Na - mu * ax * xa - mu * wxx * xa * xa / 2;
     return KF_OK;
 }
+
+/* ---------------------------------------------------------------- reduced bodies */
+
+/* dst = src restricted to the DOFs in map, in storage `kind` (src's own, which
+ * keeps a band a band, or dense). */
+static int reduce_mat(kf_mat *dst, const kf_mat *src, int n, const int *map, kf_storage kind,
+                      kf_error *err)
+{
+    if (kind == src->kind)
+        return kf_mat_extract(dst, src, n, map, err);
+    int rc = kf_mat_alloc(dst, kind, n, 0, 0, err);
+    for (int j = 0; j < n && !rc; j++)
+        for (int i = 0; i < n; i++) {
+            double v = kf_mat_get(src, map[i], map[j]);
+            if (v != 0.0)
+                kf_mat_add(dst, i, j, v);
+        }
+    return rc;
+}
+
+int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
+                   kf_error *err)
+{
+    *out = NULL;
+    kf_body *r = kf_calloc(1, sizeof *r);
+    if (!r)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body");
+    /* everything kf_body_combine(_vec), kf_body_geometric and
+     * kf_body_axial_force read; no mesh (coords, conn) */
+    r->el = b->el;
+    r->kind = b->kind;
+    r->dim = b->dim;
+    r->ndofn = b->ndofn;
+    r->ndof = n;
+    r->nel = b->nel;
+    r->sec = b->sec;
+    r->has_geometric = b->has_geometric;
+    r->xa = b->xa;
+    r->xb = b->xb;
+    kf_storage kind = dense ? KF_DENSE : b->M.kind;
+    int rc = KF_OK, dd = b->dim * b->dim;
+    for (int k = 0; k < dd && !rc; k++)
+        rc = reduce_mat(&r->S[k], &b->S[k], n, map, kind, err);
+    if (!rc)
+        rc = reduce_mat(&r->M, &b->M, n, map, kind, err);
+    if (!rc)
+        rc = reduce_mat(&r->K, &b->K, n, map, kind, err);
+    for (int k = 0; k < 3 && !rc; k++)
+        if (b->KG[k].a)
+            rc = reduce_mat(&r->KG[k], &b->KG[k], n, map, kind, err);
+    if (rc)
+        goto fail;
+    r->s = kf_calloc((size_t)dd * n, sizeof(double));
+    r->Mo = kf_calloc((size_t)b->dim * n, sizeof(double));
+    if (!r->s || !r->Mo) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body of %d DOFs", n);
+        goto fail;
+    }
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < dd; k++)
+            r->s[(size_t)k * n + i] = b->s[(size_t)k * b->ndof + map[i]];
+        for (int k = 0; k < b->dim; k++)
+            r->Mo[(size_t)k * n + i] = b->Mo[(size_t)k * b->ndof + map[i]];
+    }
+    *out = r;
+    return KF_OK;
+fail:
+    kf_body_free(r);
+    return rc;
+}

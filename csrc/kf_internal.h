@@ -112,6 +112,16 @@ struct kf_body {
     kf_mat KG[3];
 };
 
+/*
+ * A body restricted to the DOFs map[0..n-1] (increasing): its invariants, M,
+ * K and geometric basis with the other rows and columns deleted (band kept,
+ * or dense if asked), so that kf_body_combine(_vec), kf_body_geometric and
+ * kf_body_axial_force work on the free DOFs directly.  It has no mesh; free
+ * it with kf_body_free.  Keep in step with struct kf_body.
+ */
+int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
+                   kf_error *err);
+
 /* Nonzero if every rate and acceleration in kin is finite. */
 int kf_kin_finite(const kf_kin *kin);
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "kanefem.h"
 
@@ -538,6 +539,528 @@ static PyObject *py_axial_force(PyObject *self, PyObject *args)
     return (PyObject *)out;
 }
 
+
+/* ================================================================ time integration */
+
+/*
+ * Python callables called from the core during integration.  The core runs
+ * with the GIL released; each callback takes it (PyGILState_Ensure) only
+ * while it calls Python.  A Python exception stays set, the callback returns
+ * -1 (stop) with a message naming the time, and the caller re-raises it.
+ */
+typedef struct py_motion_ctx {
+    PyObject *fn;
+    int dim;
+} py_motion_ctx;
+
+typedef struct py_loads_ctx {
+    PyObject *fn;
+    int ndof;
+} py_loads_ctx;
+
+typedef struct py_progress_ctx {
+    PyObject *fn; /* may be NULL: then only Ctrl-C is checked */
+    double last;  /* wall clock of the last call [s] */
+} py_progress_ctx;
+
+/* Add a note "raised by the <what> at t = ..." to the pending exception
+ * (Python >= 3.11; older versions keep the exception as it is). */
+static void note_exception(const char *what, double t)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "raised by the %s at t = %.17g", what, t);
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *exc = PyErr_GetRaisedException();
+#else
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (exc && tb)
+        PyException_SetTraceback(exc, tb);
+#endif
+    if (exc && PyObject_HasAttrString(exc, "add_note")) {
+        PyObject *r = PyObject_CallMethod(exc, "add_note", "s", buf);
+        if (!r)
+            PyErr_Clear();
+        Py_XDECREF(r);
+    }
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exc);
+#else
+    PyErr_Restore(type, exc, tb);
+#endif
+}
+
+/* The core's record of a failed Python callback (the exception itself stays set). */
+static void cb_error(kf_error *err, const char *what, double t)
+{
+    err->code = KF_ECALLBACK;
+    snprintf(err->arg, sizeof err->arg, "%s", what);
+    snprintf(err->msg, sizeof err->msg, "the %s function raised at t = %.17g", what, t);
+}
+
+static int py_motion_cb(double t, kf_frame *out, void *params, kf_error *err)
+{
+    py_motion_ctx *c = params;
+    int rc = -1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *r = PyObject_CallFunction(c->fn, "d", t), *seq = NULL, *a = NULL;
+    if (!r)
+        goto done;
+    seq = PySequence_Fast(r, "the motion function must return (omega, eps, a_O)");
+    if (!seq)
+        goto done;
+    if (PySequence_Fast_GET_SIZE(seq) != 3) {
+        PyErr_Format(PyExc_ValueError,
+                     "the motion function must return (omega, eps, a_O), got %zd values at t = %g",
+                     (Py_ssize_t)PySequence_Fast_GET_SIZE(seq), t);
+        goto done;
+    }
+    double om = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, 0));
+    double ep = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, 1));
+    if (PyErr_Occurred())
+        goto done;
+    a = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, 2), "a_O must be a sequence");
+    if (!a)
+        goto done;
+    if (PySequence_Fast_GET_SIZE(a) != c->dim) {
+        PyErr_Format(PyExc_ValueError, "a_O from the motion function must have %d components, "
+                     "got %zd at t = %g", c->dim, (Py_ssize_t)PySequence_Fast_GET_SIZE(a), t);
+        goto done;
+    }
+    memset(out, 0, sizeof *out);
+    out->kin.omega[2] = om;
+    out->kin.eps[2] = ep;
+    for (int i = 0; i < c->dim; i++)
+        out->kin.a[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(a, i));
+    if (!PyErr_Occurred())
+        rc = 0;
+done:
+    if (rc) {
+        note_exception("motion function", t);
+        cb_error(err, "motion", t);
+    }
+    Py_XDECREF(a);
+    Py_XDECREF(seq);
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+    return rc;
+}
+
+static int py_loads_cb(double t, double *Q, void *params, kf_error *err)
+{
+    py_loads_ctx *c = params;
+    int rc = -1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyArrayObject *q = NULL;
+    PyObject *r = PyObject_CallFunction(c->fn, "d", t);
+    if (!r)
+        goto done;
+    q = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (!q)
+        goto done;
+    if (PyArray_DIM(q, 0) != c->ndof) {
+        PyErr_Format(PyExc_ValueError, "loads(t) must return a vector of %d values (all DOFs), "
+                     "got %zd at t = %g", c->ndof, (Py_ssize_t)PyArray_DIM(q, 0), t);
+        goto done;
+    }
+    const double *v = PyArray_DATA(q);
+    for (int i = 0; i < c->ndof; i++)
+        if (!isfinite(v[i])) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%g", v[i]);
+            PyErr_Format(PyExc_ValueError, "loads(t) returned %s for DOF %d at t = %.17g", buf, i,
+                         t);
+            goto done;
+        }
+    memcpy(Q, v, (size_t)c->ndof * sizeof(double));
+    rc = 0;
+done:
+    if (rc) {
+        note_exception("loads function", t);
+        cb_error(err, "loads", t);
+    }
+    Py_XDECREF(q);
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+    return rc;
+}
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Called after every step; takes the GIL at most every 0.1 s of wall time to
+ * report progress and let Ctrl-C stop a long run. */
+static int py_progress_cb(double t, void *params)
+{
+    py_progress_ctx *c = params;
+    double now = wall_seconds();
+    if (now - c->last < 0.1)
+        return 0;
+    c->last = now;
+    int stop = 0;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (PyErr_CheckSignals() < 0)
+        stop = 1;
+    else if (c->fn) {
+        PyObject *r = PyObject_CallFunction(c->fn, "d", t);
+        if (!r)
+            stop = 1;
+        Py_XDECREF(r);
+    }
+    PyGILState_Release(g);
+    return stop;
+}
+
+/*
+ * A motion from its Python description:
+ *   ("constant", omega, theta0, gx, gy) | ("spline", t, coef, gx, gy) | ("function", f).
+ * The arrays of a spline are returned (new references) in *keep.
+ */
+typedef struct motion_spec {
+    kf_motion_fn *fn;
+    void *params;
+    kf_motion_constant constant;
+    kf_motion_spline spline;
+    py_motion_ctx py;
+    PyArrayObject *t, *coef;
+} motion_spec;
+
+static int parse_motion(PyObject *obj, int dim, motion_spec *m)
+{
+    memset(m, 0, sizeof *m);
+    const char *kind;
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) < 2 ||
+        !(kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(obj, 0)))) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "motion must be a (kind, ...) tuple from kanefem.Motion");
+        return -1;
+    }
+    if (!strcmp(kind, "constant")) {
+        kf_motion_constant *c = &m->constant;
+        if (!PyArg_ParseTuple(obj, "sdddd", &kind, &c->omega, &c->theta0, &c->g[0], &c->g[1]))
+            return -1;
+        m->fn = kf_motion_constant_eval;
+        m->params = c;
+    } else if (!strcmp(kind, "spline")) {
+        PyObject *t_obj, *c_obj;
+        kf_motion_spline *sp = &m->spline;
+        if (!PyArg_ParseTuple(obj, "sOOdd", &kind, &t_obj, &c_obj, &sp->g[0], &sp->g[1]))
+            return -1;
+        m->t = as_double(t_obj, "motion samples t", 1, 1);
+        m->coef = m->t ? as_double(c_obj, "motion spline coefficients", 1, 1) : NULL;
+        if (!m->coef)
+            return -1;
+        npy_intp n = PyArray_DIM(m->t, 0);
+        if (n < 4 || n > INT32_MAX || PyArray_DIM(m->coef, 0) != (n - 1) * 12) {
+            PyErr_SetString(PyExc_ValueError, "motion spline: coefficients do not match the "
+                                              "samples (use kanefem.Motion.from_samples)");
+            return -1;
+        }
+        sp->n = (int)n;
+        sp->t = PyArray_DATA(m->t);
+        sp->coef = PyArray_DATA(m->coef);
+        m->fn = kf_motion_spline_eval;
+        m->params = sp;
+    } else if (!strcmp(kind, "function")) {
+        PyObject *f;
+        if (!PyArg_ParseTuple(obj, "sO", &kind, &f))
+            return -1;
+        if (!PyCallable_Check(f)) {
+            PyErr_SetString(PyExc_TypeError, "the motion function must be callable");
+            return -1;
+        }
+        m->py.fn = f; /* borrowed: obj holds it */
+        m->py.dim = dim;
+        m->fn = py_motion_cb;
+        m->params = &m->py;
+    } else {
+        PyErr_Format(PyExc_ValueError, "unknown motion kind '%s'", kind);
+        return -1;
+    }
+    return 0;
+}
+
+static void motion_spec_clear(motion_spec *m)
+{
+    Py_XDECREF(m->t);
+    Py_XDECREF(m->coef);
+    m->t = m->coef = NULL;
+}
+
+/* motion_eval(motion, times (nt,), dim) -> (nt, 15): kf_kin (12) and vdot (3). */
+static PyObject *py_motion_eval(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *mobj, *tobj;
+    int dim;
+    if (!PyArg_ParseTuple(args, "OOi", &mobj, &tobj, &dim))
+        return NULL;
+    motion_spec m;
+    PyArrayObject *t = NULL, *out = NULL;
+    PyObject *result = NULL;
+    if (parse_motion(mobj, dim, &m) < 0)
+        goto done;
+    if (!(t = as_double(tobj, "t", 1, 1)))
+        goto done;
+    npy_intp dims[2] = {PyArray_DIM(t, 0), 15};
+    if (!(out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE)))
+        goto done;
+    _Static_assert(sizeof(kf_frame) == 15 * sizeof(double), "kf_frame must be 15 doubles");
+    kf_frame *F = PyArray_DATA(out);
+    const double *tt = PyArray_DATA(t);
+    kf_error err = {0};
+    for (npy_intp k = 0; k < dims[0]; k++)
+        if (m.fn(tt[k], &F[k], m.params, &err)) {
+            raise_status(err.code ? err.code : KF_ECALLBACK, &err);
+            goto done;
+        }
+    result = (PyObject *)out;
+    out = NULL;
+done:
+    motion_spec_clear(&m);
+    Py_XDECREF(t);
+    Py_XDECREF(out);
+    return result;
+}
+
+/* spline_fit(t (n,), y (n, nch)) -> coefficients ((n-1) * nch * 4,) */
+static PyObject *py_spline_fit(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *tobj, *yobj;
+    if (!PyArg_ParseTuple(args, "OO", &tobj, &yobj))
+        return NULL;
+    PyArrayObject *t = as_double(tobj, "t", 1, 1), *y = t ? as_double(yobj, "samples", 2, 2) : NULL;
+    PyArrayObject *c = NULL;
+    PyObject *result = NULL;
+    if (!y)
+        goto done;
+    npy_intp n = PyArray_DIM(t, 0), nch = PyArray_DIM(y, 1);
+    if (PyArray_DIM(y, 0) != n || n > INT32_MAX / 16 || nch > 64) {
+        PyErr_Format(PyExc_ValueError, "samples must have shape (%zd, nch), got (%zd, %zd)",
+                     (Py_ssize_t)n, (Py_ssize_t)PyArray_DIM(y, 0), (Py_ssize_t)nch);
+        goto done;
+    }
+    npy_intp len = (n > 1 ? n - 1 : 1) * nch * 4;
+    if (!(c = (PyArrayObject *)PyArray_SimpleNew(1, &len, NPY_DOUBLE)))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_spline_fit((int)n, PyArray_DATA(t), (int)nch, PyArray_DATA(y), PyArray_DATA(c),
+                           &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = (PyObject *)c;
+    c = NULL;
+done:
+    Py_XDECREF(t);
+    Py_XDECREF(y);
+    Py_XDECREF(c);
+    return result;
+}
+
+/*
+ * simulate(body, fixed, motion, loads, method, t_eval, d0, v0, dt, rho_inf, rtol, atol,
+ *          max_step, max_steps, limit, rayleigh, damping, geometric, momentum, progress)
+ *   -> (d, v, p or None, stats)
+ * loads: None | callable | ("harmonic", Q0 or None, A (nh, ndof), omega (nh,), phase (nh,)).
+ * d0, v0 over all DOFs; d, v, p (nt, ndof), zero at the supports.
+ */
+static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"body", "fixed", "motion", "loads", "method", "t_eval", "d0", "v0",
+                             "dt", "rho_inf", "rtol", "atol", "max_step", "max_steps", "limit",
+                             "rayleigh", "damping", "geometric", "momentum", "progress", NULL};
+    PyObject *cap, *fixed_obj, *mobj, *lobj, *tobj, *d0obj, *v0obj, *dobj, *pobj;
+    kf_integ_opts io = {0};
+    kf_body_ode_opts bo = {0};
+    int geometric = 0, want_p = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOiOOOdddddld(dd)OppO", kwlist, &cap,
+                                     &fixed_obj, &mobj, &lobj, &io.method, &tobj, &d0obj, &v0obj,
+                                     &io.dt, &io.rho_inf, &io.rtol, &io.atol, &io.max_step,
+                                     &io.max_steps, &io.limit, &bo.rayleigh[0], &bo.rayleigh[1],
+                                     &dobj, &geometric, &want_p, &pobj))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    int ndof = kf_body_ndof(b);
+    motion_spec m;
+    memset(&m, 0, sizeof m);
+    py_loads_ctx lpy = {0};
+    kf_loads_harmonic lh = {0};
+    py_progress_ctx prog = {pobj == Py_None ? NULL : pobj, wall_seconds()};
+    PyArrayObject *fixed = NULL, *t = NULL, *d0 = NULL, *v0 = NULL, *damp = NULL;
+    PyArrayObject *Q0 = NULL, *A = NULL, *om = NULL, *ph = NULL;
+    PyArrayObject *dout = NULL, *vout = NULL, *pout = NULL;
+    kf_body_ode *ode = NULL;
+    kf_integ *integ = NULL;
+    double *x0 = NULL;
+    PyObject *result = NULL;
+
+    if (pobj != Py_None && !PyCallable_Check(pobj)) {
+        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+        goto done;
+    }
+    fixed = (PyArrayObject *)PyArray_FROMANY(fixed_obj, NPY_UINT8, 1, 1,
+                                             NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+    if (!fixed)
+        goto done;
+    if (PyArray_DIM(fixed, 0) != ndof) {
+        PyErr_Format(PyExc_ValueError, "supports mask has %zd entries, the body %d DOFs",
+                     (Py_ssize_t)PyArray_DIM(fixed, 0), ndof);
+        goto done;
+    }
+    if (parse_motion(mobj, kf_body_dim(b), &m) < 0)
+        goto done;
+    bo.fixed = PyArray_DATA(fixed);
+    bo.motion = m.fn;
+    bo.motion_params = m.params;
+    bo.geometric = geometric;
+    if (PyCallable_Check(lobj)) {
+        lpy.fn = lobj;
+        lpy.ndof = ndof;
+        bo.loads = py_loads_cb;
+        bo.loads_params = &lpy;
+    } else if (lobj != Py_None) {
+        const char *kind;
+        PyObject *q0o, *ao, *omo, *pho;
+        if (!PyArg_ParseTuple(lobj, "sOOOO", &kind, &q0o, &ao, &omo, &pho))
+            goto done;
+        if (strcmp(kind, "harmonic")) {
+            PyErr_Format(PyExc_ValueError, "unknown loads kind '%s'", kind);
+            goto done;
+        }
+        if (q0o != Py_None && !(Q0 = as_double(q0o, "loads constant", 1, 1)))
+            goto done;
+        if (!(A = as_double(ao, "loads amplitudes", 2, 2)) ||
+            !(om = as_double(omo, "loads frequencies", 1, 1)) ||
+            !(ph = as_double(pho, "loads phases", 1, 1)))
+            goto done;
+        npy_intp nh = PyArray_DIM(A, 0);
+        if ((Q0 && PyArray_DIM(Q0, 0) != ndof) || PyArray_DIM(A, 1) != ndof ||
+            PyArray_DIM(om, 0) != nh || PyArray_DIM(ph, 0) != nh || nh > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "harmonic loads must be vectors of %d values", ndof);
+            goto done;
+        }
+        lh.ndof = ndof;
+        lh.nh = (int)nh;
+        lh.Q0 = Q0 ? PyArray_DATA(Q0) : NULL;
+        lh.A = PyArray_DATA(A);
+        lh.omega = PyArray_DATA(om);
+        lh.phase = PyArray_DATA(ph);
+        bo.loads = kf_loads_harmonic_eval;
+        bo.loads_params = &lh;
+    }
+    if (!(t = as_double(tobj, "t_eval", 1, 1)) || !(d0 = as_double(d0obj, "d0", 1, 1)) ||
+        !(v0 = as_double(v0obj, "v0", 1, 1)))
+        goto done;
+    if (PyArray_DIM(d0, 0) != ndof || PyArray_DIM(v0, 0) != ndof) {
+        PyErr_Format(PyExc_ValueError, "d0 and v0 must have %d values (all DOFs)", ndof);
+        goto done;
+    }
+    npy_intp nt = PyArray_DIM(t, 0);
+    if (nt < 1 || nt > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "t_eval must hold at least one time");
+        goto done;
+    }
+    kf_error err = {0};
+    int rc;
+    if (dobj != Py_None) {
+        if (!(damp = as_double(dobj, "damping", 2, 2)))
+            goto done;
+    }
+    if (damp) {
+        /* the free-DOF count follows from the supports */
+        npy_intp nf = 0;
+        const unsigned char *fx = PyArray_DATA(fixed);
+        for (int i = 0; i < ndof; i++)
+            nf += fx[i] ? 0 : 1;
+        if (PyArray_DIM(damp, 0) != nf || PyArray_DIM(damp, 1) != nf) {
+            PyErr_Format(PyExc_ValueError, "damping matrix must be %zd x %zd (free DOFs), got "
+                         "%zd x %zd", (Py_ssize_t)nf, (Py_ssize_t)nf,
+                         (Py_ssize_t)PyArray_DIM(damp, 0), (Py_ssize_t)PyArray_DIM(damp, 1));
+            goto done;
+        }
+        /* the core reads it column-major */
+        PyArrayObject *fd = (PyArrayObject *)PyArray_FROM_OF((PyObject *)damp,
+                                                             NPY_ARRAY_F_CONTIGUOUS);
+        Py_DECREF(damp);
+        damp = fd;
+        if (!damp)
+            goto done;
+        bo.damping = PyArray_DATA(damp);
+    }
+    npy_intp dims[2] = {nt, ndof};
+    dout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
+    vout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
+    if (want_p)
+        pout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
+    x0 = calloc(2 * (size_t)ndof + 1, sizeof(double));
+    if (!dout || !vout || (want_p && !pout) || !x0) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    io.progress = py_progress_cb;
+    io.progress_params = &prog;
+    kf_integ_stats st = {0};
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_ode_create(&ode, b, &bo, &err);
+    if (!rc)
+        rc = kf_integ_create(&integ, kf_body_ode_system(ode), &io, &err);
+    if (!rc) {
+        int n = kf_body_ode_nfree(ode);
+        const int *map = kf_body_ode_map(ode);
+        const double *dd0 = PyArray_DATA(d0), *vv0 = PyArray_DATA(v0);
+        for (int i = 0; i < n; i++) {
+            x0[i] = dd0[map[i]];
+            x0[n + i] = vv0[map[i]];
+        }
+        rc = kf_integ_run(integ, 0.0, x0, x0 + n, (int)nt, PyArray_DATA(t), ndof, map,
+                          PyArray_DATA(dout), PyArray_DATA(vout),
+                          pout ? PyArray_DATA(pout) : NULL, &st, &err);
+    }
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    if (!pout) {
+        Py_INCREF(Py_None);
+        pout = (PyArrayObject *)Py_None;
+    }
+    result = Py_BuildValue("NNN{s:l,s:l,s:l,s:l,s:l}", dout, vout, pout, "steps", st.steps,
+                           "rejected", st.rejected, "factorizations", st.factorizations,
+                           "solves", st.solves, "evaluations", st.evaluations);
+    dout = vout = pout = NULL;
+done:
+    kf_integ_free(integ);
+    kf_body_ode_free(ode);
+    free(x0);
+    motion_spec_clear(&m);
+    Py_XDECREF(fixed);
+    Py_XDECREF(t);
+    Py_XDECREF(d0);
+    Py_XDECREF(v0);
+    Py_XDECREF(damp);
+    Py_XDECREF(Q0);
+    Py_XDECREF(A);
+    Py_XDECREF(om);
+    Py_XDECREF(ph);
+    Py_XDECREF(dout);
+    Py_XDECREF(vout);
+    Py_XDECREF(pout);
+    return result;
+}
+
 /* ---------------------------------------------------------------- module */
 
 static PyMethodDef methods[] = {
@@ -568,6 +1091,15 @@ static PyMethodDef methods[] = {
     {"eig_solve", (PyCFunction)(void (*)(void))py_eig_solve, METH_VARARGS | METH_KEYWORDS,
      "eig_solve(eig, motion (nt, 12), n_modes, include_eps, vectors, tracked, axial_force=None) -> "
      "(lam_re, lam_im, modes or None, stats)."},
+    /* time integration */
+    {"simulate", (PyCFunction)(void (*)(void))py_simulate, METH_VARARGS | METH_KEYWORDS,
+     "simulate(body, fixed, motion, loads, method, t_eval, d0, v0, dt, rho_inf, rtol, atol, "
+     "max_step, max_steps, limit, rayleigh, damping, geometric, momentum, progress) -> "
+     "(d, v, p or None, stats)."},
+    {"motion_eval", py_motion_eval, METH_VARARGS,
+     "motion_eval(motion, t (nt,), dim) -> (nt, 15): omega, eps, v, a - g (body frame), vdot."},
+    {"spline_fit", py_spline_fit, METH_VARARGS,
+     "spline_fit(t (n,), y (n, nch)) -> not-a-knot cubic spline coefficients ((n-1)*nch*4,)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",

@@ -22,6 +22,16 @@ _lapack.init()
 from ._core import DivergenceError, GeometryError, KanefemError, LinAlgError  # noqa: E402
 from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
 
+# --- time integration (issue 3): motions, simulate
+from .motion import Motion, MotionState  # noqa: E402
+from .simulate import (  # noqa: E402
+    HarmonicLoad,
+    ModalDamping,
+    Rayleigh,
+    SimulationResult,
+    simulate,
+)
+
 
 def lapack_source():
     """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
@@ -40,4 +50,13 @@ __all__ = [
     "MotionTerms",
     "PlanarBeam",
     "lapack_source",
+]
+__all__ += [  # time integration (issue 3)
+    "HarmonicLoad",
+    "ModalDamping",
+    "Motion",
+    "MotionState",
+    "Rayleigh",
+    "SimulationResult",
+    "simulate",
 ]

@@ -1,0 +1,424 @@
+/*
+ * kf_body_ode.c -- a flexible body in a moving frame as a problem for the
+ * integrators (kf_integrate.c), and the motions and loads that drive it.
+ *
+ * The body's equations (SPEC.md sections 1 and 4), supports eliminated:
+ *
+ *   M d'' + (2 sum W_ij S_ij + C_d) d' + (K + sum (E + WW)_ij S_ij [+ K_G]) d
+ *       = Q - Mo (a_L - g_L) - sum (E + WW)_ij s_ij,
+ *
+ * and Hamilton's canonical form with the momentum p = dT/dd':
+ *
+ *   p  = M d' + G d + h,     G = sum W_ij S_ij,   h = sum W_ij s_ij + Mo v_L,
+ *   p' = -G d' - C_d d' - K_H d + b,     K_H = K + sum (WW)_ij S_ij [+ K_G],
+ *   b  = Q - sum (WW)_ij s_ij - Mo W v_L + Mo g_L.
+ *
+ * Where b comes from: with u the velocity of a material point in body-frame
+ * components, u = v_L + W (x + N d) + N d', the kinetic energy is
+ * T = 1/2 int rho u.u and p = int rho N^T u.  dT/dd = int rho N^T W^T u
+ * = -G d' - (sum WW_ij S_ij) d - sum WW_ij s_ij - Mo W v_L, using
+ * int rho N^T A N = sum A_ij S_ij and W^T = -W.  Hamilton's p' = dL/dd then
+ * adds -K d, Q and the gravity load Mo g_L.  Differentiating p with G' =
+ * sum E_ij S_ij and v_L' = a_L - W v_L returns the Lagrange equation above
+ * (C = 2 G, K_eps = G'), which the tests check numerically.
+ *
+ * Gravity arrives folded into the motion's a = a_L - g_L (kf_frame); the
+ * canonical form is written with vdot = v_L' instead of a_L - W v_L:
+ *   b = Q - sum (WW)_ij s_ij - Mo a + Mo vdot,
+ * which equals the line above for a true origin velocity and stays exact
+ * (b - h' = the Lagrange load) for any v with derivative vdot, v = 0 included.
+ */
+#include "kf_internal.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- splines */
+
+int kf_spline_fit(int n, const double *t, int nch, const double *y, double *coef,
+                  kf_error *err)
+{
+    if (n < 4)
+        return kf_fail(err, KF_EINVAL, "t", "a cubic spline needs at least 4 samples, got %d", n);
+    if (nch < 1)
+        return kf_fail(err, KF_EINVAL, "nch", "nch = %d must be >= 1", nch);
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(t[i]) || (i > 0 && !(t[i] > t[i - 1])))
+            return kf_fail(err, KF_EINVAL, "t",
+                           "sample times must be finite and strictly increasing (t[%d] = %g)", i,
+                           t[i]);
+        for (int c = 0; c < nch; c++)
+            if (!isfinite(y[(size_t)i * nch + c]))
+                return kf_fail(err, KF_EINVAL, "samples", "sample %d of channel %d is %g", i, c,
+                               y[(size_t)i * nch + c]);
+    }
+    /* slopes s_i from the tridiagonal system of C2 continuity, not-a-knot at
+     * both ends (as scipy.interpolate.CubicSpline), solved by the band LU */
+    kf_mat A = {0};
+    int *ipiv = kf_calloc((size_t)n, sizeof(int));
+    double *rhs = kf_calloc((size_t)n * nch, sizeof(double));
+    int rc = ipiv && rhs ? kf_mat_alloc(&A, KF_BAND, n, 1, 1, err)
+                         : kf_fail(err, KF_ENOMEM, "", "cannot allocate a spline of %d samples", n);
+    if (rc)
+        goto done;
+#define DX(i) (t[(i) + 1] - t[(i)])
+#define SLOPE(i, c) ((y[(size_t)((i) + 1) * nch + (c)] - y[(size_t)(i) * nch + (c)]) / DX(i))
+    double h0 = DX(0), h1 = DX(1), d = t[2] - t[0];
+    kf_mat_add(&A, 0, 0, h1);
+    kf_mat_add(&A, 0, 1, d);
+    for (int c = 0; c < nch; c++)
+        rhs[(size_t)c * n] = ((h0 + 2 * d) * h1 * SLOPE(0, c) + h0 * h0 * SLOPE(1, c)) / d;
+    for (int i = 1; i < n - 1; i++) {
+        kf_mat_add(&A, i, i - 1, DX(i));
+        kf_mat_add(&A, i, i, 2 * (DX(i - 1) + DX(i)));
+        kf_mat_add(&A, i, i + 1, DX(i - 1));
+        for (int c = 0; c < nch; c++)
+            rhs[(size_t)c * n + i] = 3 * (DX(i) * SLOPE(i - 1, c) + DX(i - 1) * SLOPE(i, c));
+    }
+    double ha = DX(n - 3), hb = DX(n - 2);
+    d = t[n - 1] - t[n - 3];
+    kf_mat_add(&A, n - 1, n - 2, d);
+    kf_mat_add(&A, n - 1, n - 1, ha);
+    for (int c = 0; c < nch; c++)
+        rhs[(size_t)c * n + n - 1] =
+            (hb * hb * SLOPE(n - 3, c) + (2 * d + hb) * ha * SLOPE(n - 2, c)) / d;
+    rc = kf_mat_lu(&A, ipiv, err);
+    if (!rc)
+        rc = kf_mat_lu_solve(&A, ipiv, nch, rhs, n, err);
+    if (rc)
+        goto done;
+    for (int i = 0; i < n - 1; i++)
+        for (int c = 0; c < nch; c++) {
+            double hi = DX(i), di = SLOPE(i, c);
+            double s0 = rhs[(size_t)c * n + i], s1 = rhs[(size_t)c * n + i + 1];
+            double *q = coef + ((size_t)i * nch + c) * 4;
+            q[0] = y[(size_t)i * nch + c];
+            q[1] = s0;
+            q[2] = (3 * di - 2 * s0 - s1) / hi;
+            q[3] = (s0 + s1 - 2 * di) / (hi * hi);
+        }
+#undef DX
+#undef SLOPE
+done:
+    kf_mat_free(&A);
+    free(ipiv);
+    free(rhs);
+    return rc;
+}
+
+int kf_spline_eval(int n, const double *t, int nch, const double *coef, double x,
+                   double *out, kf_error *err)
+{
+    if (!(x >= t[0] && x <= t[n - 1])) /* also NaN */
+        return kf_fail(err, KF_EINVAL, "t", "t = %.17g lies outside the samples' range [%g, %g]",
+                       x, t[0], t[n - 1]);
+    int lo = 0, hi = n - 2; /* the interval i with t[i] <= x, by bisection */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (t[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    double s = x - t[lo];
+    for (int c = 0; c < nch; c++) {
+        const double *q = coef + ((size_t)lo * nch + c) * 4;
+        out[3 * c] = q[0] + s * (q[1] + s * (q[2] + s * q[3]));
+        out[3 * c + 1] = q[1] + s * (2 * q[2] + 3 * s * q[3]);
+        out[3 * c + 2] = 2 * q[2] + 6 * s * q[3];
+    }
+    return KF_OK;
+}
+
+/* ---------------------------------------------------------------- motions and loads */
+
+/* The planar frame state from the angle, its rates and the origin's global
+ * velocity and acceleration: body-frame components R^T (.), gravity folded
+ * into a, vdot = a_L - W v_L. */
+static void planar_frame(double th, double om, double ep, const double *vO, const double *aO,
+                         const double *g, kf_frame *out)
+{
+    double c = cos(th), s = sin(th);
+    memset(out, 0, sizeof *out);
+    out->kin.omega[2] = om;
+    out->kin.eps[2] = ep;
+    double vL[2] = {c * vO[0] + s * vO[1], -s * vO[0] + c * vO[1]};
+    double aL[2] = {c * aO[0] + s * aO[1], -s * aO[0] + c * aO[1]};
+    double gL[2] = {c * g[0] + s * g[1], -s * g[0] + c * g[1]};
+    for (int i = 0; i < 2; i++) {
+        out->kin.v[i] = vL[i];
+        out->kin.a[i] = aL[i] - gL[i];
+    }
+    /* W v = omega z x v = (-omega v_y, omega v_x) */
+    out->vdot[0] = aL[0] + om * vL[1];
+    out->vdot[1] = aL[1] - om * vL[0];
+}
+
+int kf_motion_constant_eval(double t, kf_frame *out, void *params, kf_error *err)
+{
+    const kf_motion_constant *m = params;
+    const double zero[2] = {0.0, 0.0};
+    planar_frame(m->theta0 + m->omega * t, m->omega, 0.0, zero, zero, m->g, out);
+    return 0;
+}
+
+int kf_motion_spline_eval(double t, kf_frame *out, void *params, kf_error *err)
+{
+    const kf_motion_spline *m = params;
+    double q[9]; /* theta, x, y: value, first, second derivative */
+    if (kf_spline_eval(m->n, m->t, 3, m->coef, t, q, err))
+        return -1;
+    const double vO[2] = {q[4], q[7]}, aO[2] = {q[5], q[8]};
+    planar_frame(q[0], q[1], q[2], vO, aO, m->g, out);
+    return 0;
+}
+
+int kf_loads_harmonic_eval(double t, double *Q, void *params, kf_error *err)
+{
+    const kf_loads_harmonic *h = params;
+    if (h->Q0)
+        memcpy(Q, h->Q0, (size_t)h->ndof * sizeof(double));
+    for (int k = 0; k < h->nh; k++) {
+        double s = sin(h->omega[k] * t + h->phase[k]);
+        const double *A = h->A + (size_t)k * h->ndof;
+        for (int i = 0; i < h->ndof; i++)
+            Q[i] += A[i] * s;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the body problem */
+
+struct kf_body_ode {
+    kf_body *rb;          /* the body on its free DOFs (kf_body_reduce) */
+    int ndof, n, *map;
+    kf_body_ode_opts o;
+    kf_mat Cd;            /* constant damping, if any */
+    int has_damping;
+    /* K_G: the axial DOFs of the end nodes and whether they are fixed */
+    int u_first, u_last, fixed_first, fixed_last;
+    double *Q;            /* applied loads over all DOFs (workspace) */
+    kf_lin2 sys;
+};
+
+int kf_body_ode_nfree(const kf_body_ode *o) { return o->n; }
+const int *kf_body_ode_map(const kf_body_ode *o) { return o->map; }
+const kf_lin2 *kf_body_ode_system(const kf_body_ode *o) { return &o->sys; }
+
+void kf_body_ode_free(kf_body_ode *o)
+{
+    if (!o)
+        return;
+    kf_body_free(o->rb);
+    kf_mat_free(&o->Cd);
+    free(o->map);
+    free(o->Q);
+    free(o);
+}
+
+/* The frame state at t, checked. */
+static int frame_at(kf_body_ode *o, double t, kf_frame *F, kf_error *err)
+{
+    memset(F, 0, sizeof *F);
+    int rc = o->o.motion(t, F, o->o.motion_params, err);
+    if (rc)
+        return rc;
+    if (!kf_kin_finite(&F->kin) || !isfinite(F->vdot[0]) || !isfinite(F->vdot[1]) ||
+        !isfinite(F->vdot[2])) {
+        kf_fail(err, KF_EINVAL, "motion",
+                "the motion at t = %.17g is not finite (omega = %g, eps = %g, a = (%g, %g))", t,
+                F->kin.omega[2], F->kin.eps[2], F->kin.a[0], F->kin.a[1]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Applied loads at t over all DOFs into o->Q, and their free part into f. */
+static int loads_at(kf_body_ode *o, double t, double *f, kf_error *err)
+{
+    if (!o->o.loads) {
+        memset(f, 0, (size_t)o->n * sizeof(double));
+        return 0;
+    }
+    memset(o->Q, 0, (size_t)o->ndof * sizeof(double));
+    int rc = o->o.loads(t, o->Q, o->o.loads_params, err);
+    if (rc)
+        return rc;
+    for (int i = 0; i < o->n; i++) {
+        f[i] = o->Q[o->map[i]];
+        if (!isfinite(f[i])) {
+            kf_fail(err, KF_EINVAL, "loads", "the load on DOF %d at t = %.17g is %g", o->map[i],
+                    t, f[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* K += K_G of the quasi-static axial force at this instant. */
+static int add_geometric(kf_body_ode *o, const kf_frame *F, kf_mat *K, kf_error *err)
+{
+    double f_first = o->o.loads ? o->Q[o->u_first] : 0.0;
+    double f_last = o->o.loads ? o->Q[o->u_last] : 0.0;
+    double c[3];
+    if (kf_body_axial_force(o->rb, &F->kin, f_first, f_last, o->fixed_first, o->fixed_last, c,
+                            err) ||
+        kf_body_geometric(o->rb, c, 1.0, K, err))
+        return -1;
+    return 0;
+}
+
+/* f -= sum_i a_i Mo_i (+ sum_i vdot_i Mo_i with sign +1 when vdot given) */
+static void add_Mo(const kf_body *rb, const double *a, double sign, double *f)
+{
+    for (int i = 0; i < rb->dim; i++)
+        if (a[i] != 0.0) {
+            const double *Mo = rb->Mo + (size_t)i * rb->ndof;
+            for (int r = 0; r < rb->ndof; r++)
+                f[r] += sign * a[i] * Mo[r];
+        }
+}
+
+/* Everything of instant t both forms start from: the frame, its operators
+ * W, E, WW (E may be NULL) and the applied loads on the free DOFs in q. */
+static int instant(kf_body_ode *o, double t, kf_frame *F, double *q, double *W, double *E,
+                   double *WW, kf_error *err)
+{
+    int rc = frame_at(o, t, F, err);
+    if (rc || (rc = loads_at(o, t, q, err)))
+        return rc;
+    kf_kin_operators(o->rb->dim, &F->kin, W, E, WW);
+    return 0;
+}
+
+static int second_form(double t, kf_mat *C, kf_mat *K, double *f, void *params, kf_error *err)
+{
+    kf_body_ode *o = params;
+    const kf_body *rb = o->rb;
+    kf_frame F;
+    double W[9], E[9], WW[9], c[9];
+    int dd = rb->dim * rb->dim, rc = instant(o, t, &F, f, W, E, WW, err);
+    if (rc)
+        return rc;
+    /* C = 2 sum W_ij S_ij + C_d */
+    for (int k = 0; k < dd; k++)
+        c[k] = 2.0 * W[k];
+    kf_body_combine(rb, c, 0.0, C);
+    if (o->has_damping)
+        kf_mat_axpy(C, 1.0, &o->Cd);
+    /* K + K_eps + K_om [+ K_G];  f = Q - Mo a - q_eps - q_om */
+    for (int k = 0; k < dd; k++)
+        c[k] = E[k] + WW[k];
+    kf_mat_copy(K, &rb->K);
+    kf_body_combine(rb, c, 1.0, K);
+    if (o->o.geometric && add_geometric(o, &F, K, err))
+        return -1;
+    for (int k = 0; k < dd; k++)
+        c[k] = -c[k];
+    kf_body_combine_vec(rb, c, 1.0, f);
+    add_Mo(rb, F.kin.a, -1.0, f);
+    return 0;
+}
+
+static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b, void *params,
+                          kf_error *err)
+{
+    kf_body_ode *o = params;
+    const kf_body *rb = o->rb;
+    kf_frame F;
+    double W[9], WW[9], c[9];
+    int dd = rb->dim * rb->dim, rc = instant(o, t, &F, b, W, NULL, WW, err);
+    if (rc)
+        return rc;
+    /* G = sum W_ij S_ij;  h = sum W_ij s_ij + Mo v_L */
+    kf_body_combine(rb, W, 0.0, G);
+    kf_body_combine_vec(rb, W, 0.0, h);
+    add_Mo(rb, F.kin.v, 1.0, h);
+    /* K_H = K + K_om [+ K_G];  b = Q - q_om - Mo a + Mo vdot */
+    kf_mat_copy(KH, &rb->K);
+    kf_body_combine(rb, WW, 1.0, KH);
+    if (o->o.geometric && add_geometric(o, &F, KH, err))
+        return -1;
+    for (int k = 0; k < dd; k++)
+        c[k] = -WW[k];
+    kf_body_combine_vec(rb, c, 1.0, b);
+    add_Mo(rb, F.kin.a, -1.0, b);
+    add_Mo(rb, F.vdot, 1.0, b);
+    return 0;
+}
+
+int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_opts *opt,
+                       kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    if (!b || !opt || !opt->motion)
+        return kf_fail(err, KF_EINVAL, "motion", "body, options and a motion are required");
+    for (int k = 0; k < 2; k++)
+        if (!isfinite(opt->rayleigh[k]) || opt->rayleigh[k] < 0.0)
+            return kf_fail(err, KF_EINVAL, k ? "beta" : "alpha",
+                           "Rayleigh damping %s = %g must be >= 0 and finite",
+                           k ? "beta" : "alpha", opt->rayleigh[k]);
+    if (opt->geometric && !b->has_geometric)
+        return kf_fail(err, KF_EINVAL, "geometric_stiffness",
+                       "geometric stiffness needs a straight line body on the frame's x axis "
+                       "with its nodes in ascending x");
+    kf_body_ode *o = kf_calloc(1, sizeof *o);
+    if (!o)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a body problem");
+    o->o = *opt;
+    o->ndof = b->ndof;
+    o->map = kf_calloc((size_t)b->ndof, sizeof(int));
+    o->Q = kf_calloc((size_t)b->ndof, sizeof(double));
+    int rc = KF_OK;
+    if (!o->map || !o->Q) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a body problem of %d DOFs", b->ndof);
+        goto fail;
+    }
+    for (int k = 0; k < b->ndof; k++)
+        if (!opt->fixed || !opt->fixed[k])
+            o->map[o->n++] = k;
+    if (o->n == 0) {
+        rc = kf_fail(err, KF_EINVAL, "supports", "the supports fix all %d DOFs: nothing can move",
+                     b->ndof);
+        goto fail;
+    }
+    o->u_first = 0;
+    o->u_last = (b->nnode - 1) * b->ndofn;
+    o->fixed_first = opt->fixed && opt->fixed[o->u_first];
+    o->fixed_last = opt->fixed && opt->fixed[o->u_last];
+    o->o.fixed = NULL; /* not kept: the caller's array may go */
+    o->o.damping = NULL;
+    if ((rc = kf_body_reduce(b, o->n, o->map, opt->damping != NULL, &o->rb, err)))
+        goto fail;
+    const kf_mat *M = &o->rb->M;
+    o->has_damping = opt->rayleigh[0] > 0.0 || opt->rayleigh[1] > 0.0 || opt->damping;
+    if (o->has_damping) {
+        if ((rc = kf_mat_alloc_like(&o->Cd, M, err)))
+            goto fail;
+        kf_mat_axpy(&o->Cd, opt->rayleigh[0], M);
+        kf_mat_axpy(&o->Cd, opt->rayleigh[1], &o->rb->K);
+        if (opt->damping)
+            for (int j = 0; j < o->n; j++)
+                for (int i = 0; i < o->n; i++) {
+                    double v = opt->damping[i + (size_t)j * o->n];
+                    if (!isfinite(v)) {
+                        rc = kf_fail(err, KF_EINVAL, "damping",
+                                     "damping matrix entry (%d, %d) is %g", i, j, v);
+                        goto fail;
+                    }
+                    kf_mat_add(&o->Cd, i, j, v);
+                }
+    }
+    o->sys.n = o->n;
+    o->sys.M = M;
+    o->sys.D = o->has_damping ? &o->Cd : NULL;
+    o->sys.second = second_form;
+    o->sys.canonical = canonical_form;
+    o->sys.params = o;
+    *out = o;
+    return KF_OK;
+fail:
+    kf_body_ode_free(o);
+    return rc;
+}

@@ -1,0 +1,471 @@
+"""Responses in time: the elastic body in its moving frame, integrated by the C core.
+
+    M d'' + C(t) d' + K(t) d = f(t)                                  (SPEC.md section 4)
+
+with C = 2 sum W_ij S_ij + damping, K = K + K_eps + K_om [+ K_G], f = Q - q_a - q_eps -
+q_om, every term a combination of the body's inertia invariants; supports eliminated.
+Four methods: Newmark's average acceleration and generalized-alpha (fixed step, one
+banded LU per step), and Dormand-Prince 5(4) on the Lagrange state (d, d') or on
+Hamilton's canonical state (d, p), p = M d' + G d + h.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _checks, _core
+from .motion import Motion
+
+METHODS = {"newmark": 0, "generalized-alpha": 1, "rk45-lagrange": 2, "rk45-hamilton": 3}
+_IMPLICIT = ("newmark", "generalized-alpha")
+
+
+# ---------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class Rayleigh:
+    """Rayleigh damping C_d = alpha M + beta K (K the elastic stiffness).
+
+    Parameters
+    ----------
+    alpha : float
+        Mass-proportional coefficient [1/s], >= 0.
+    beta : float
+        Stiffness-proportional coefficient [s], >= 0.
+
+    Examples
+    --------
+    >>> r = Rayleigh.from_ratios(0.02, 100.0, 1000.0)   # 2 % at 100 and 1000 rad/s
+    >>> round(r.alpha, 6), round(r.beta, 9)
+    (3.636364, 3.6364e-05)
+    """
+
+    alpha: float = 0.0
+    beta: float = 0.0
+
+    def __post_init__(self):
+        _checks.real("alpha", self.alpha, nonnegative=True)
+        _checks.real("beta", self.beta, nonnegative=True)
+
+    @classmethod
+    def from_ratios(cls, zeta, omega_1, omega_2) -> "Rayleigh":
+        """The Rayleigh damping with the damping ratio zeta at both omega_1 and omega_2.
+
+        zeta(omega) = alpha / (2 omega) + beta omega / 2; between the two frequencies
+        the ratio is a little lower, outside higher.
+
+        Parameters
+        ----------
+        zeta : float
+            Damping ratio (0.02 = 2 % of critical).
+        omega_1, omega_2 : float
+            Two distinct angular frequencies [rad/s].
+        """
+        zeta = _checks.real("zeta", zeta, nonnegative=True)
+        w1 = _checks.real("omega_1", omega_1, positive=True)
+        w2 = _checks.real("omega_2", omega_2, positive=True)
+        return cls(alpha=2 * zeta * w1 * w2 / (w1 + w2), beta=2 * zeta / (w1 + w2))
+
+
+@dataclass(frozen=True)
+class ModalDamping:
+    """Modal damping: ratio zeta_k on mode k of the body at rest (with its supports).
+
+    The damping matrix is C_d = M Phi diag(2 zeta_k omega_k) Phi^T M with the
+    mass-normalized modes Phi of (K, M) on the free DOFs.  It is full, so the
+    simulation then runs on dense matrices (cost O(n^3) per implicit step): use
+    :class:`Rayleigh` for large models.
+
+    Parameters
+    ----------
+    ratios : float or sequence of float
+        One ratio for every mode, or the ratios of the lowest modes (the others are
+        undamped).
+    """
+
+    ratios: object = 0.0
+
+    def matrix(self, body, fixed) -> np.ndarray:
+        """The damping matrix over the free DOFs (nfree x nfree) [N s/m]."""
+        free = ~fixed
+        M = body.mass_matrix()[np.ix_(free, free)]
+        K = body.stiffness_matrix()[np.ix_(free, free)]
+        n = M.shape[0]
+        z = np.atleast_1d(_checks.array("ratios", self.ratios))
+        if z.ndim != 1 or np.any(z < 0):
+            raise ValueError(f"ratios must be >= 0 (a number or a 1-D sequence), got {self.ratios!r}")
+        if z.shape[0] == 1 and np.ndim(self.ratios) == 0:
+            z = np.full(n, z[0])
+        if z.shape[0] > n:
+            raise ValueError(f"ratios gives {z.shape[0]} modes, the body has {n} free DOFs")
+        # M = L L^T; modes of L^-1 K L^-T, phi = L^-T y
+        L = np.linalg.cholesky(M)
+        Li = np.linalg.inv(L)
+        lam, Y = np.linalg.eigh(Li @ K @ Li.T)
+        Phi = Li.T @ Y[:, : z.shape[0]]
+        w = np.sqrt(np.clip(lam[: z.shape[0]], 0.0, None))
+        MP = M @ Phi
+        return (MP * (2.0 * z * w)) @ MP.T
+
+
+@dataclass(frozen=True)
+class HarmonicLoad:
+    """An applied load Q(t) = amplitude sin(omega t + phase), evaluated in C.
+
+    Parameters
+    ----------
+    amplitude : array_like, shape (ndof,)
+        Nodal force amplitudes over all DOFs of the body [N, N m].
+    omega : float
+        Angular frequency [rad/s].
+    phase : float
+        Phase [rad].
+
+    Examples
+    --------
+    >>> bar = __import__("kanefem").AxialBar(1.0, 10, E=210e9, A=2e-5, rho=5e4)
+    >>> q = HarmonicLoad.nodal(bar, node=-1, dof="u", amplitude=100.0, omega=200.0)
+    >>> float(q.amplitude[-1])
+    100.0
+    """
+
+    amplitude: np.ndarray
+    omega: float
+    phase: float = 0.0
+
+    @classmethod
+    def nodal(cls, body, node, dof, amplitude, omega, phase=0.0) -> "HarmonicLoad":
+        """A harmonic force on one DOF of one node (node may be negative: from the end)."""
+        vec = np.zeros(body.ndof)
+        k = body._node_index(node)
+        if dof not in body.dof_names:
+            raise ValueError(f"dof = {dof!r} is not one of {body.dof_names}")
+        vec[k * body.dofs_per_node + body.dof_names.index(dof)] = _checks.real("amplitude", amplitude)
+        return cls(vec, _checks.real("omega", omega), _checks.real("phase", phase))
+
+    @classmethod
+    def constant(cls, vector) -> "HarmonicLoad":
+        """A constant load (omega = 0, phase = pi/2)."""
+        return cls(vector, 0.0, math.pi / 2)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """The response of a body in time.
+
+    Attributes
+    ----------
+    t : ndarray, shape (nt,)
+        Output times [s].
+    d, v : ndarray, shape (nt, ndof)
+        Displacements [m, rad] and velocities [m/s, rad/s] over all DOFs of the
+        body, zero at the supports.
+    p : ndarray or None, shape (nt, ndof)
+        Hamilton's momentum p = M d' + G d + h [kg m/s] (``rk45-hamilton`` only).
+    method : str
+    stats : dict
+        ``steps``, ``rejected``, ``factorizations``, ``solves``, ``evaluations``
+        (of C, K, f), and ``wall_time`` [s].
+    dof_names : tuple
+        The names of the DOFs of a node (column ``node * len(dof_names) + k``).
+    """
+
+    t: np.ndarray
+    d: np.ndarray
+    v: np.ndarray
+    p: np.ndarray | None
+    method: str
+    stats: dict = field(default_factory=dict)
+    dof_names: tuple = ()
+
+    def node(self, node, dof=None, what="d") -> np.ndarray:
+        """The history of one nodal DOF: ``what`` in ("d", "v", "p") at node ``node``.
+
+        dof defaults to the first DOF name (``"u"``).
+        """
+        names = self.dof_names
+        dof = names[0] if dof is None else dof
+        if dof not in names:
+            raise ValueError(f"dof = {dof!r} is not one of {names}")
+        arr = {"d": self.d, "v": self.v, "p": self.p}.get(what)
+        if arr is None:
+            raise ValueError(f"what = {what!r} is not available (d, v, or p for rk45-hamilton)")
+        nn = arr.shape[1] // len(names)
+        k = _checks.integer("node", node)
+        if not -nn <= k < nn:
+            raise ValueError(f"node {k} is out of range for {nn} nodes")
+        return arr[:, (k % nn) * len(names) + names.index(dof)]
+
+
+# ---------------------------------------------------------------- progress
+
+
+def _interactive():
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Progress:
+    """Progress of a run: a tqdm bar (shown after 1 s) or a user callable."""
+
+    def __init__(self, progress, t_end):
+        self.bar = None
+        self.fn = None
+        if callable(progress):
+            self.fn = progress
+            return
+        if progress is None:
+            progress = _interactive()
+        if not progress:
+            return
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return
+        self.bar = tqdm(total=t_end, unit="s", unit_scale=True, delay=1.0, leave=False,
+                        desc="simulate", bar_format="{l_bar}{bar}| t = {n:.4g} / {total:.4g} s "
+                        "[{elapsed}<{remaining}]")
+        self.done = 0.0
+        self.fn = self._update
+
+    def _update(self, t):
+        self.bar.update(t - self.done)
+        self.done = t
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---------------------------------------------------------------- simulate
+
+
+def _loads_spec(loads, ndof):
+    if loads is None:
+        return None
+    if callable(loads):
+        return loads
+    items = [loads] if isinstance(loads, HarmonicLoad) else list(loads)
+    if not items or not all(isinstance(q, HarmonicLoad) for q in items):
+        raise TypeError("loads must be None, a callable f(t) -> vector over all DOFs, "
+                        f"or HarmonicLoad(s); got {loads!r}")
+    A = np.array([_checks.array("loads amplitude", q.amplitude, shape=(ndof,)) for q in items])
+    om = np.array([_checks.real("loads omega", q.omega) for q in items])
+    ph = np.array([_checks.real("loads phase", q.phase) for q in items])
+    return ("harmonic", None, A, om, ph)
+
+
+def _damping_spec(damping, body, fixed):
+    items = [] if damping is None else ([damping] if isinstance(damping, (Rayleigh, ModalDamping)) else list(damping))
+    alpha = beta = 0.0
+    dense = None
+    for item in items:
+        if isinstance(item, Rayleigh):
+            alpha += item.alpha
+            beta += item.beta
+        elif isinstance(item, ModalDamping):
+            m = item.matrix(body, fixed)
+            dense = m if dense is None else dense + m
+        else:
+            raise TypeError(f"damping must be Rayleigh, ModalDamping or a list of them; got {item!r}")
+    return (alpha, beta), dense
+
+
+def _steps(t_end, dt):
+    """The number of fixed steps the core takes (dt rounded down to reach t_end)."""
+    return max(1, math.ceil(t_end / dt * (1.0 - 4.0 * np.finfo(float).eps)))
+
+
+def simulate(
+    body,
+    motion,
+    t_end,
+    dt=None,
+    method="newmark",
+    supports=None,
+    loads=None,
+    damping=None,
+    d0=None,
+    v0=None,
+    t_eval=None,
+    rtol=1e-8,
+    atol=1e-12,
+    progress=None,
+    *,
+    rho_inf=0.8,
+    max_step=None,
+    max_steps=None,
+    divergence_limit=None,
+    gravity=None,
+    geometric_stiffness=False,
+) -> SimulationResult:
+    """The response of a flexible body in a moving frame, from t = 0 to t_end.
+
+    Parameters
+    ----------
+    body : FlexibleBody
+        E.g. :class:`kanefem.AxialBar`, :class:`kanefem.PlanarBeam`.
+    motion : Motion
+        The rigid motion of the body's frame (:class:`kanefem.Motion`).
+    t_end : float
+        End time [s] (> 0).
+    dt : float, optional
+        Implicit methods: the fixed step [s], rounded down so that whole steps reach
+        t_end; default the smaller of t_end / 1000 and 1/40 of the first natural
+        period at rest.  RK methods: the first step (default: automatic).
+    method : {"newmark", "generalized-alpha", "rk45-lagrange", "rk45-hamilton"}
+        Newmark average acceleration (second order, no numerical damping, energy
+        conserving); generalized-alpha (Chung-Hulbert, second order, high-frequency
+        dissipation set by ``rho_inf``); adaptive Dormand-Prince 5(4) on (d, d') or
+        on Hamilton's (d, p).
+    supports : str or dict, optional
+        As in :meth:`FlexibleBody.support_mask`; default the body's usual supports
+        (``"fixed-free"`` for a bar, ``"pinned-pinned"`` for a beam).
+    loads : callable, HarmonicLoad or list of HarmonicLoad, optional
+        Applied nodal forces Q(t) over all DOFs [N, N m]: ``f(t) -> ndarray (ndof,)``
+        (called from C at every evaluation; entries at supports are ignored), or
+        harmonic loads evaluated in C.
+    damping : Rayleigh, ModalDamping or list of them, optional
+    d0, v0 : array_like, shape (ndof,), optional
+        Initial displacements and velocities over all DOFs (zero at supports);
+        default zero.
+    t_eval : array_like, optional
+        Output times in [0, t_end], non-decreasing.  Default: every step of an
+        implicit method; 1001 equally spaced instants for RK.
+    rtol, atol : float
+        RK error tolerances (per component: atol + rtol |y|).
+    progress : None, bool or callable
+        None: a tqdm bar when tqdm is installed and the session is interactive
+        (shown once a run lasts more than 1 s); False: none; True: tqdm if
+        installed; a callable ``progress(t)`` is called about every 0.1 s of wall
+        time.  Ctrl-C stops a run in every case.
+    rho_inf : float
+        Generalized-alpha: spectral radius at infinite step, in [0, 1].
+    max_step : float, optional
+        RK: the largest step [s].
+    max_steps : int, optional
+        Steps allowed (default 10^8); beyond them a KanefemError.
+    divergence_limit : float, optional
+        Stop with DivergenceError when some |d_i| exceeds this (default 1e100); the
+        solution becoming non-finite always stops.
+    gravity : array_like, shape (2,), optional
+        Gravity in the global frame [m/s^2], e.g. (0, -9.81); needs a motion whose
+        angle is known (constant speed or samples).
+    geometric_stiffness : bool
+        Add K_G(t) from the quasi-static axial force of each instant (the frame's
+        inertial loads, gravity, the axial end loads in ``loads`` and the axial
+        supports); see :meth:`FlexibleBody.axial_force`.  Off by default, as in the
+        seeds' model.
+
+    Returns
+    -------
+    SimulationResult
+        ``t``, ``d``, ``v`` (nt x ndof, zero at supports), ``p`` (Hamilton), ``stats``.
+
+    Raises
+    ------
+    ValueError
+        Bad arguments (named), a motion or load that is not finite at some time.
+    DivergenceError
+        The solution became non-finite or exceeded ``divergence_limit`` (the message
+        names the time).
+    KanefemError
+        max_steps reached, or the step size of an RK method underflowed.
+
+    Examples
+    --------
+    >>> import kanefem
+    >>> bar = kanefem.AxialBar(1.0, 10, E=210e9, A=2e-5, rho=5e4)
+    >>> r = kanefem.simulate(bar, kanefem.Motion.constant_speed(15.0), 0.01, dt=1e-5,
+    ...                      progress=False)
+    >>> r.d.shape, r.stats["steps"]
+    ((1001, 11), 1000)
+    """
+    from .bodies import FlexibleBody
+
+    if not isinstance(body, FlexibleBody):
+        raise TypeError(f"body must be a kanefem FlexibleBody (e.g. AxialBar, PlanarBeam), got {body!r}")
+    if not isinstance(motion, Motion):
+        raise TypeError(f"motion must be a kanefem.Motion, got {motion!r}")
+    _checks.choice("method", method, tuple(METHODS))
+    t_end = _checks.real("t_end", t_end, positive=True)
+    lo, hi = motion.t_range
+    if lo > 0.0 or hi < t_end:
+        raise ValueError(f"t_end = {t_end!r}: the motion is defined on [{lo:g}, {hi:g}] s only, "
+                         "which must contain [0, t_end]")
+    supports = body._default_supports if supports is None else supports
+    fixed = body.support_mask(supports)
+    ndof = body.ndof
+
+    def initial(name, x):
+        if x is None:
+            return np.zeros(ndof)
+        a = _checks.array(name, x, shape=(ndof,))
+        if np.any(a[fixed] != 0.0):
+            k = int(np.flatnonzero(fixed & (a != 0.0))[0])
+            raise ValueError(f"{name}[{k}] = {a[k]!r} is at a support and must be 0")
+        return a
+
+    d0, v0 = initial("d0", d0), initial("v0", v0)
+    if method in _IMPLICIT:
+        if dt is None:
+            lam = body.eigenvalues(1, supports=supports, mode_shapes=False).eigenvalues[0]
+            dt = t_end / 1000
+            if lam > 0:
+                dt = min(dt, 2 * math.pi / math.sqrt(lam) / 40)
+        dt = _checks.real("dt", dt)
+        if not dt > 0:
+            raise ValueError(f"dt = {dt!r} must be > 0 (the fixed step of {method})")
+        first = 0.0
+    else:
+        first = 0.0 if dt is None else _checks.real("dt", dt)
+        if first < 0 or (dt is not None and first == 0):
+            raise ValueError(f"dt = {dt!r} must be > 0 (the first step of {method})")
+    trim = False  # an end point added for the core, not asked for
+    if t_eval is None:
+        n_out = _steps(t_end, dt) + 1 if method in _IMPLICIT else 1001
+        t_eval = np.linspace(0.0, t_end, n_out)
+    else:
+        t_eval = _checks.array("t_eval", t_eval, ndim=1)
+        if t_eval.size == 0 or t_eval[0] < 0 or t_eval[-1] > t_end or np.any(np.diff(t_eval) < 0):
+            raise ValueError("t_eval must be non-empty, non-decreasing and inside [0, t_end] "
+                             f"(got {t_eval.size} times from {t_eval.min(initial=0):g} to "
+                             f"{t_eval.max(initial=0):g})")
+        if t_eval[-1] < t_end:  # the core integrates to its last output time
+            t_eval = np.append(t_eval, t_end)
+            trim = True
+    rtol = _checks.real("rtol", rtol, positive=True)
+    atol = _checks.real("atol", atol, positive=True)
+    rho_inf = _checks.real("rho_inf", rho_inf)
+    if not 0.0 <= rho_inf <= 1.0:
+        raise ValueError(f"rho_inf = {rho_inf!r} must lie in [0, 1]")
+    max_step = 0.0 if max_step is None else _checks.real("max_step", max_step, positive=True)
+    max_steps = 0 if max_steps is None else _checks.integer("max_steps", max_steps, minimum=1)
+    limit = 0.0 if divergence_limit is None else _checks.real("divergence_limit", divergence_limit, positive=True)
+    rayleigh, dense = _damping_spec(damping, body, fixed)
+    prog = _Progress(progress, t_end)
+    t0 = time.perf_counter()
+    try:
+        d, v, p, stats = _core.simulate(
+            body._body, fixed.astype(np.uint8), motion._core_spec(gravity), _loads_spec(loads, ndof),
+            METHODS[method], t_eval, d0, v0, dt if method in _IMPLICIT else first, rho_inf, rtol,
+            atol, max_step, max_steps, limit, rayleigh, dense, bool(geometric_stiffness),
+            method == "rk45-hamilton", prog.fn,
+        )
+    finally:
+        prog.close()
+    stats["wall_time"] = time.perf_counter() - t0
+    if trim:
+        t_eval, d, v = t_eval[:-1], d[:-1], v[:-1]
+        p = None if p is None else p[:-1]
+    return SimulationResult(t=t_eval, d=d, v=v, p=p, method=method, stats=stats, dof_names=body.dof_names)
