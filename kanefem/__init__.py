@@ -22,7 +22,7 @@ _lapack.init()
 from ._core import DivergenceError, GeometryError, KanefemError, LinAlgError  # noqa: E402
 from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
 
-# --- time integration (issue 3): motions, simulate
+# --- time integration (issue 3): motions, simulate, studies
 from .motion import Motion, MotionState  # noqa: E402
 from .simulate import (  # noqa: E402
     HarmonicLoad,
@@ -31,6 +31,7 @@ from .simulate import (  # noqa: E402
     SimulationResult,
     simulate,
 )
+from . import studies  # noqa: E402
 
 
 def lapack_source():
@@ -59,4 +60,5 @@ __all__ += [  # time integration (issue 3)
     "Rayleigh",
     "SimulationResult",
     "simulate",
+    "studies",
 ]

@@ -255,7 +255,7 @@ def _loads_spec(loads, ndof):
         return None
     if callable(loads):
         return loads
-    items = [loads] if isinstance(loads, HarmonicLoad) else list(loads)
+    items = [loads] if isinstance(loads, HarmonicLoad) else (list(loads) if isinstance(loads, (list, tuple)) else [])
     if not items or not all(isinstance(q, HarmonicLoad) for q in items):
         raise TypeError("loads must be None, a callable f(t) -> vector over all DOFs, "
                         f"or HarmonicLoad(s); got {loads!r}")
@@ -266,7 +266,14 @@ def _loads_spec(loads, ndof):
 
 
 def _damping_spec(damping, body, fixed):
-    items = [] if damping is None else ([damping] if isinstance(damping, (Rayleigh, ModalDamping)) else list(damping))
+    if damping is None:
+        items = []
+    elif isinstance(damping, (Rayleigh, ModalDamping)):
+        items = [damping]
+    elif isinstance(damping, (list, tuple)):
+        items = list(damping)
+    else:
+        items = [damping]  # refused below, by name
     alpha = beta = 0.0
     dense = None
     for item in items:

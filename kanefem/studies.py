@@ -1,0 +1,281 @@
+"""Case studies: the seeds' examples and the literature's benchmarks as functions.
+
+* :class:`RotatingBar` / :func:`rotating_bar` / :func:`rotating_bar_sweep` -- the bar
+  of seed 002 (Vlase, Nicolescu, Marin 2020), sections 4a and 4c: a bar spinning at
+  15 rad/s about an axis through one end, driven by a sinusoidal axial force at the
+  other end.
+* :class:`SpinUp` / :func:`spin_up` -- the cantilever spun up from rest (Simo and
+  Vu-Quoc 1986/87; Kane, Ryan and Banerjee 1987), with and without geometric stiffness.
+
+Each returns :class:`kanefem.SimulationResult` objects; the notebooks in
+``notebooks/`` plot them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _checks
+from .bodies import AxialBar, PlanarBeam
+from .motion import Motion
+from .simulate import HarmonicLoad, Rayleigh, simulate
+
+# ---------------------------------------------------------------- the rotating bar
+
+
+@dataclass(frozen=True)
+class RotatingBar:
+    """The rotating bar of seed 002, section 4a (all values SI).
+
+    A bar of length L, mass m and section A spins at omega about an axis
+    perpendicular to it through its first node (fixed axially there); an axial force
+    F sin(2 pi t / T) acts at the free end.  Nodes are numbered 0..n from the axis
+    (the paper's node k is index k - 1).
+
+    The paper gives L = 1 m, m = 1 kg, A = 0.2 cm^2, E = 210 GPa, 15 rad/s and
+    T = pi/100 s, but neither the force amplitude nor the damping.  Chosen here:
+
+    * ``force = 100 N``: the static stretch it causes at the tip, F L / EA = 24 um,
+      is of the order of the centrifugal stretch rho omega^2 L^3 / 3 E = 18 um, so
+      both show in the plots;
+    * ``damping_ratio``: stiffness-proportional Rayleigh damping C_d = beta K with
+      the ratio zeta on the first axial mode at rest (beta = 2 zeta / omega_1); the
+      higher modes get zeta omega_k / omega_1, so the start-up transient dies within
+      a few periods of the first mode with zeta = 0.05 (the "with damping" cases).
+
+    In the sweeps over the section the mass is kept (the density follows, rho =
+    m / (A L)): only the stiffness EA changes; in the sweep over the mass the section
+    is kept.  The bar starts undeformed and at rest in its rotating frame, so the
+    centrifugal load acts suddenly, as in the paper's figures.
+
+    Examples
+    --------
+    >>> bar = RotatingBar()
+    >>> round(bar.rho), round(bar.force_omega, 6)
+    (50000, 200.0)
+    """
+
+    length: float = 1.0
+    mass: float = 1.0
+    area: float = 0.2e-4
+    E: float = 210e9
+    omega: float = 15.0
+    n_elements: int = 10
+    force: float = 100.0
+    force_period: float = math.pi / 100
+    damping_ratio: float = 0.0
+
+    def __post_init__(self):
+        for name in ("length", "mass", "area", "E", "force_period"):
+            _checks.real(name, getattr(self, name), positive=True)
+        _checks.real("omega", self.omega)
+        _checks.real("force", self.force)
+        _checks.real("damping_ratio", self.damping_ratio, nonnegative=True)
+        _checks.integer("n_elements", self.n_elements, minimum=1)
+
+    @property
+    def rho(self) -> float:
+        """Density m / (A L) [kg/m^3]."""
+        return self.mass / (self.area * self.length)
+
+    @property
+    def force_omega(self) -> float:
+        """Angular frequency of the end force 2 pi / T [rad/s]."""
+        return 2 * math.pi / self.force_period
+
+    def body(self) -> AxialBar:
+        return AxialBar(self.length, self.n_elements, E=self.E, A=self.area, rho=self.rho)
+
+    def motion(self) -> Motion:
+        return Motion.constant_speed(self.omega)
+
+    def loads(self, body) -> HarmonicLoad:
+        return HarmonicLoad.nodal(body, -1, "u", self.force, self.force_omega)
+
+    def first_frequency(self) -> float:
+        """First axial natural frequency at rest, fixed-free [rad/s] (finite elements)."""
+        return math.sqrt(self.body().eigenvalues(1, mode_shapes=False).eigenvalues[0])
+
+    def damping(self):
+        """Rayleigh beta K with zeta on the first mode, or None."""
+        if self.damping_ratio == 0.0:
+            return None
+        return Rayleigh(beta=2 * self.damping_ratio / self.first_frequency())
+
+    def simulate(self, t_end=0.1, method="newmark", dt=1e-5, t_eval=None, progress=False, **kw):
+        """Simulate the bar; see :func:`kanefem.simulate` for the arguments."""
+        body = self.body()
+        return simulate(body, self.motion(), t_end, dt=dt, method=method, supports="fixed-free",
+                        loads=self.loads(body), damping=self.damping(), t_eval=t_eval,
+                        progress=progress, **kw)
+
+
+def rotating_bar(t_end=0.1, method="newmark", dt=1e-5, t_eval=None, progress=False, **params):
+    """The rotating bar of seed 002 over [0, t_end].
+
+    Parameters
+    ----------
+    t_end : float
+        End time [s].
+    method, dt, t_eval, progress
+        As in :func:`kanefem.simulate` (dt = 1e-5 s: 195 steps per period of the first
+        axial mode of the 10-element bar; ignored as a fixed step by the RK methods).
+    **params
+        Fields of :class:`RotatingBar` (length, mass, area, E, omega, n_elements, force,
+        force_period, damping_ratio); other keywords go to :func:`kanefem.simulate`
+        (e.g. rtol, atol).
+
+    Returns
+    -------
+    SimulationResult
+        ``d`` (nt, n_elements + 1): axial displacements u [m] of the nodes.
+
+    Examples
+    --------
+    >>> r = rotating_bar(t_end=0.01, damping_ratio=0.05)
+    >>> r.d.shape
+    (1001, 11)
+    """
+    if method.startswith("rk"):
+        dt = None
+    fields = {k: params.pop(k) for k in list(params) if k in RotatingBar.__dataclass_fields__}
+    return RotatingBar(**fields).simulate(t_end, method=method, dt=dt, t_eval=t_eval,
+                                          progress=progress, **params)
+
+
+def rotating_bar_sweep(parameter, values, t_end=0.1, method="newmark", dt=1e-5, t_eval=None,
+                       **params):
+    """The rotating bar for several values of one parameter (seed 002, section 4c).
+
+    Parameters
+    ----------
+    parameter : str
+        A field of :class:`RotatingBar`, e.g. ``"area"``, ``"force_period"``, ``"mass"``.
+    values : sequence
+        Its values.
+    t_end, method, dt, t_eval, **params
+        As in :func:`rotating_bar` (params: the other fields, held fixed).
+
+    Returns
+    -------
+    dict
+        value -> SimulationResult, in the order given.
+    """
+    if parameter not in RotatingBar.__dataclass_fields__:
+        raise ValueError(f"parameter = {parameter!r} is not one of {tuple(RotatingBar.__dataclass_fields__)}")
+    base = RotatingBar(**params)
+    return {v: rotating_bar(t_end, method, dt, t_eval, **{**base.__dict__, parameter: v}) for v in values}
+
+
+# ---------------------------------------------------------------- spin-up
+
+
+@dataclass(frozen=True)
+class SpinUp:
+    """A cantilever on a hub spun up from rest (Simo and Vu-Quoc 1986; Kane, Ryan and
+    Banerjee 1987).
+
+    L = 10 m, EA = 2.8e7 N, EI = 1.4e4 N m^2, rho A = 1.2 kg/m (as E = 7e10 Pa,
+    A = 4e-4 m^2, I = 2e-7 m^4, rho = 3000 kg/m^3), clamped to the hub at x = 0 (hub
+    radius 0).  The hub turns by
+
+        Omega(t) = (Omega_s / T_s) (t - T_s / (2 pi) sin(2 pi t / T_s))   for t < T_s,
+        Omega(t) = Omega_s                                                 after,
+
+    so the angular acceleration (Omega_s / T_s)(1 - cos(2 pi t / T_s)) rises and falls
+    smoothly.  The first bending frequency at rest is 1.8751^2 sqrt(EI / rho A L^4) =
+    3.80 rad/s: without geometric stiffness the linear model's lateral stiffness
+    K - Omega^2 M loses definiteness once Omega exceeds it, and the deflection grows
+    without bound.
+
+    Examples
+    --------
+    >>> s = SpinUp(omega_s=4.0)
+    >>> float(s.omega(15.0)), float(s.omega(30.0))
+    (4.0, 4.0)
+    """
+
+    omega_s: float = 4.0
+    T_s: float = 15.0
+    length: float = 10.0
+    EA: float = 2.8e7
+    EI: float = 1.4e4
+    rhoA: float = 1.2
+    n_elements: int = 10
+
+    def __post_init__(self):
+        for name in ("T_s", "length", "EA", "EI", "rhoA"):
+            _checks.real(name, getattr(self, name), positive=True)
+        _checks.real("omega_s", self.omega_s)
+        _checks.integer("n_elements", self.n_elements, minimum=1)
+
+    def omega(self, t):
+        """Hub angular velocity [rad/s] at t (array-like)."""
+        t = np.asarray(t, dtype=float)
+        w = self.omega_s / self.T_s * (t - self.T_s / (2 * math.pi) * np.sin(2 * math.pi * t / self.T_s))
+        return np.where(t < self.T_s, w, self.omega_s)
+
+    def eps(self, t):
+        """Hub angular acceleration [rad/s^2] at t."""
+        t = np.asarray(t, dtype=float)
+        e = self.omega_s / self.T_s * (1 - np.cos(2 * math.pi * t / self.T_s))
+        return np.where(t < self.T_s, e, 0.0)
+
+    def body(self) -> PlanarBeam:
+        # any (E, A, I, rho) with these products gives the same beam (no rotary inertia)
+        A, I = 4e-4, 2e-7
+        return PlanarBeam(self.length, self.n_elements, E=self.EA / A, A=A, I=self.EI / (self.EA / A),
+                          rho=self.rhoA / A)
+
+    def motion(self) -> Motion:
+        def hub(t):
+            return float(self.omega(t)), float(self.eps(t)), (0.0, 0.0)
+
+        hub.__name__ = f"spin_up(omega_s={self.omega_s}, T_s={self.T_s})"
+        return Motion.from_function(hub)
+
+    def first_frequency(self) -> float:
+        """First bending frequency at rest, clamped-free [rad/s] (finite elements)."""
+        r = self.body().eigenvalues(1, supports="clamped-free", mode_shapes=False)
+        return math.sqrt(r.eigenvalues[0])
+
+    def simulate(self, t_end=30.0, geometric_stiffness=True, method="newmark", dt=0.005,
+                 t_eval=None, progress=False, **kw):
+        """Simulate the spin-up; see :func:`kanefem.simulate` for the arguments."""
+        return simulate(self.body(), self.motion(), t_end, dt=dt, method=method,
+                        supports="clamped-free", t_eval=t_eval, progress=progress,
+                        geometric_stiffness=geometric_stiffness, **kw)
+
+
+def spin_up(omega_s=4.0, geometric_stiffness=True, t_end=30.0, dt=0.005, method="newmark",
+            t_eval=None, **params):
+    """The spin-up of a cantilever on a hub; the tip deflection in the rotating frame is
+    ``result.node(-1, "v")``.
+
+    Parameters
+    ----------
+    omega_s : float
+        Final hub speed [rad/s].
+    geometric_stiffness : bool
+        With K_G from the centrifugal tension (bounded response) or without (the seeds'
+        linear model, divergent above the first bending frequency).
+    t_end, dt, method, t_eval
+        As in :func:`kanefem.simulate` (dt = 5 ms: 330 steps per period of the first
+        bending mode; Newmark's period error is then below 1e-4).
+    **params
+        Other fields of :class:`SpinUp` (T_s, length, EA, EI, rhoA, n_elements).
+
+    Returns
+    -------
+    SimulationResult
+
+    Examples
+    --------
+    >>> r = spin_up(4.0, t_end=1.0)
+    >>> float(r.t[-1])
+    1.0
+    """
+    return SpinUp(omega_s=omega_s, **params).simulate(t_end, geometric_stiffness, method, dt, t_eval)
