@@ -359,7 +359,9 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
  * through these callbacks (after SUNDIALS: the problem assembles, the
  * integrator owns the linear algebra), so they know nothing about bodies.
  * Every matrix handed to a callback conforms with M (kf_mat_conform) and is
- * to be overwritten; vectors have length n.  Callbacks return 0 on success,
+ * to be overwritten; vectors have length n.  The integrator does not modify
+ * the matrices between calls, so a callback may leave those that have not
+ * changed since its previous call on the same matrices as they are.  Callbacks return 0 on success,
  * > 0 for a recoverable failure (the adaptive method retries with a smaller
  * step), < 0 to stop; they may describe the failure in err (err->code set),
  * which the integrator then passes on.

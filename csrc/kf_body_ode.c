@@ -194,9 +194,21 @@ struct kf_body_ode {
     kf_body_ode_opts o;
     kf_mat Cd;            /* constant damping, if any */
     int has_damping;
+    /* blocks S_ij, vectors s_ij and Mo_i that are identically zero (a bar has
+     * no lateral interpolation): their coefficients are dropped, so that
+     * kf_body_combine does not add zeros */
+    unsigned char S_zero[KF_MAX_DIM * KF_MAX_DIM], s_zero[KF_MAX_DIM * KF_MAX_DIM];
+    unsigned char Mo_zero[KF_MAX_DIM];
     /* K_G: the axial DOFs of the end nodes and whether they are fixed */
     int u_first, u_last, fixed_first, fixed_last;
     double *Q;            /* applied loads over all DOFs (workspace) */
+    /* the matrices of the last call: which form, into which matrices, for
+     * which omega, eps and axial force; the integrator leaves them untouched
+     * between calls (kf_lin2), so an unchanged instant (constant speed) skips
+     * forming them again */
+    int last_form;
+    const kf_mat *last_A, *last_B;
+    double last_key[9];
     kf_lin2 sys;
 };
 
@@ -254,24 +266,46 @@ static int loads_at(kf_body_ode *o, double t, double *f, kf_error *err)
     return 0;
 }
 
-/* K += K_G of the quasi-static axial force at this instant. */
-static int add_geometric(kf_body_ode *o, const kf_frame *F, kf_mat *K, kf_error *err)
+/* The quasi-static axial force coefficients of this instant (zero without K_G). */
+static int axial_force(kf_body_ode *o, const kf_frame *F, double c[3], kf_error *err)
 {
+    c[0] = c[1] = c[2] = 0.0;
+    if (!o->o.geometric)
+        return 0;
     double f_first = o->o.loads ? o->Q[o->u_first] : 0.0;
     double f_last = o->o.loads ? o->Q[o->u_last] : 0.0;
-    double c[3];
-    if (kf_body_axial_force(o->rb, &F->kin, f_first, f_last, o->fixed_first, o->fixed_last, c,
-                            err) ||
-        kf_body_geometric(o->rb, c, 1.0, K, err))
-        return -1;
+    return kf_body_axial_force(o->rb, &F->kin, f_first, f_last, o->fixed_first, o->fixed_last,
+                               c, err) ? -1 : 0;
+}
+
+/* Nonzero if (form, A, B, key) is what the matrices already hold; else
+ * remember it as what they will hold. */
+static int unchanged(kf_body_ode *o, int form, const kf_mat *A, const kf_mat *B,
+                     const double key[9])
+{
+    if (o->last_form == form && o->last_A == A && o->last_B == B &&
+        !memcmp(o->last_key, key, sizeof o->last_key))
+        return 1;
+    o->last_form = form;
+    o->last_A = A;
+    o->last_B = B;
+    memcpy(o->last_key, key, sizeof o->last_key);
     return 0;
 }
 
-/* f -= sum_i a_i Mo_i (+ sum_i vdot_i Mo_i with sign +1 when vdot given) */
-static void add_Mo(const kf_body *rb, const double *a, double sign, double *f)
+/* c[k] * (block k not identically zero) */
+static void drop_zero(const unsigned char *zero, int m, const double *c, double *out)
 {
+    for (int k = 0; k < m; k++)
+        out[k] = zero[k] ? 0.0 : c[k];
+}
+
+/* f += sign sum_i a_i Mo_i */
+static void add_Mo(const kf_body_ode *o, const double *a, double sign, double *f)
+{
+    const kf_body *rb = o->rb;
     for (int i = 0; i < rb->dim; i++)
-        if (a[i] != 0.0) {
+        if (a[i] != 0.0 && !o->Mo_zero[i]) {
             const double *Mo = rb->Mo + (size_t)i * rb->ndof;
             for (int r = 0; r < rb->ndof; r++)
                 f[r] += sign * a[i] * Mo[r];
@@ -279,15 +313,18 @@ static void add_Mo(const kf_body *rb, const double *a, double sign, double *f)
 }
 
 /* Everything of instant t both forms start from: the frame, its operators
- * W, E, WW (E may be NULL) and the applied loads on the free DOFs in q. */
+ * W, E, WW (E may be NULL), the applied loads on the free DOFs in q, and the
+ * key of the matrices (omega, eps, axial force). */
 static int instant(kf_body_ode *o, double t, kf_frame *F, double *q, double *W, double *E,
-                   double *WW, kf_error *err)
+                   double *WW, double key[9], kf_error *err)
 {
     int rc = frame_at(o, t, F, err);
     if (rc || (rc = loads_at(o, t, q, err)))
         return rc;
     kf_kin_operators(o->rb->dim, &F->kin, W, E, WW);
-    return 0;
+    memcpy(key, F->kin.omega, 3 * sizeof(double));
+    memcpy(key + 3, F->kin.eps, 3 * sizeof(double));
+    return axial_force(o, F, key + 6, err);
 }
 
 static int second_form(double t, kf_mat *C, kf_mat *K, double *f, void *params, kf_error *err)
@@ -295,27 +332,34 @@ static int second_form(double t, kf_mat *C, kf_mat *K, double *f, void *params, 
     kf_body_ode *o = params;
     const kf_body *rb = o->rb;
     kf_frame F;
-    double W[9], E[9], WW[9], c[9];
-    int dd = rb->dim * rb->dim, rc = instant(o, t, &F, f, W, E, WW, err);
+    double W[9], E[9], WW[9], c[9], key[9];
+    int dd = rb->dim * rb->dim, rc = instant(o, t, &F, f, W, E, WW, key, err);
     if (rc)
         return rc;
-    /* C = 2 sum W_ij S_ij + C_d */
+    if (!unchanged(o, 1, C, K, key)) {
+        /* C = 2 sum W_ij S_ij + C_d;  K + K_eps + K_om [+ K_G] */
+        for (int k = 0; k < dd; k++)
+            c[k] = 2.0 * W[k];
+        drop_zero(o->S_zero, dd, c, c);
+        kf_body_combine(rb, c, 0.0, C);
+        if (o->has_damping)
+            kf_mat_axpy(C, 1.0, &o->Cd);
+        for (int k = 0; k < dd; k++)
+            c[k] = E[k] + WW[k];
+        drop_zero(o->S_zero, dd, c, c);
+        kf_mat_copy(K, &rb->K);
+        kf_body_combine(rb, c, 1.0, K);
+        if (o->o.geometric && kf_body_geometric(rb, key + 6, 1.0, K, err)) {
+            o->last_form = 0;
+            return -1;
+        }
+    }
+    /* f = Q - Mo a - q_eps - q_om */
     for (int k = 0; k < dd; k++)
-        c[k] = 2.0 * W[k];
-    kf_body_combine(rb, c, 0.0, C);
-    if (o->has_damping)
-        kf_mat_axpy(C, 1.0, &o->Cd);
-    /* K + K_eps + K_om [+ K_G];  f = Q - Mo a - q_eps - q_om */
-    for (int k = 0; k < dd; k++)
-        c[k] = E[k] + WW[k];
-    kf_mat_copy(K, &rb->K);
-    kf_body_combine(rb, c, 1.0, K);
-    if (o->o.geometric && add_geometric(o, &F, K, err))
-        return -1;
-    for (int k = 0; k < dd; k++)
-        c[k] = -c[k];
+        c[k] = -(E[k] + WW[k]);
+    drop_zero(o->s_zero, dd, c, c);
     kf_body_combine_vec(rb, c, 1.0, f);
-    add_Mo(rb, F.kin.a, -1.0, f);
+    add_Mo(o, F.kin.a, -1.0, f);
     return 0;
 }
 
@@ -325,25 +369,52 @@ static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b,
     kf_body_ode *o = params;
     const kf_body *rb = o->rb;
     kf_frame F;
-    double W[9], WW[9], c[9];
-    int dd = rb->dim * rb->dim, rc = instant(o, t, &F, b, W, NULL, WW, err);
+    double W[9], WW[9], c[9], key[9];
+    int dd = rb->dim * rb->dim, rc = instant(o, t, &F, b, W, NULL, WW, key, err);
     if (rc)
         return rc;
-    /* G = sum W_ij S_ij;  h = sum W_ij s_ij + Mo v_L */
-    kf_body_combine(rb, W, 0.0, G);
-    kf_body_combine_vec(rb, W, 0.0, h);
-    add_Mo(rb, F.kin.v, 1.0, h);
-    /* K_H = K + K_om [+ K_G];  b = Q - q_om - Mo a + Mo vdot */
-    kf_mat_copy(KH, &rb->K);
-    kf_body_combine(rb, WW, 1.0, KH);
-    if (o->o.geometric && add_geometric(o, &F, KH, err))
-        return -1;
+    memset(key + 3, 0, 3 * sizeof(double)); /* eps does not enter G, K_H */
+    if (!unchanged(o, 2, G, KH, key)) {
+        /* G = sum W_ij S_ij;  K_H = K + K_om [+ K_G] */
+        drop_zero(o->S_zero, dd, W, c);
+        kf_body_combine(rb, c, 0.0, G);
+        drop_zero(o->S_zero, dd, WW, c);
+        kf_mat_copy(KH, &rb->K);
+        kf_body_combine(rb, c, 1.0, KH);
+        if (o->o.geometric && kf_body_geometric(rb, key + 6, 1.0, KH, err)) {
+            o->last_form = 0;
+            return -1;
+        }
+    }
+    /* h = sum W_ij s_ij + Mo v_L;  b = Q - q_om - Mo a + Mo vdot */
+    drop_zero(o->s_zero, dd, W, c);
+    kf_body_combine_vec(rb, c, 0.0, h);
+    add_Mo(o, F.kin.v, 1.0, h);
     for (int k = 0; k < dd; k++)
         c[k] = -WW[k];
+    drop_zero(o->s_zero, dd, c, c);
     kf_body_combine_vec(rb, c, 1.0, b);
-    add_Mo(rb, F.kin.a, -1.0, b);
-    add_Mo(rb, F.vdot, 1.0, b);
+    add_Mo(o, F.kin.a, -1.0, b);
+    add_Mo(o, F.vdot, 1.0, b);
     return 0;
+}
+
+/* Nonzero if every stored entry of A is zero. */
+static int mat_is_zero(const kf_mat *A)
+{
+    size_t len = (size_t)A->ld * A->n;
+    for (size_t k = 0; k < len; k++)
+        if (A->a[k] != 0.0)
+            return 0;
+    return 1;
+}
+
+static int vec_is_zero(int n, const double *x)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] != 0.0)
+            return 0;
+    return 1;
 }
 
 int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_opts *opt,
@@ -392,6 +463,12 @@ int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_op
     if ((rc = kf_body_reduce(b, o->n, o->map, opt->damping != NULL, &o->rb, err)))
         goto fail;
     const kf_mat *M = &o->rb->M;
+    for (int k = 0; k < b->dim * b->dim; k++) {
+        o->S_zero[k] = mat_is_zero(&o->rb->S[k]);
+        o->s_zero[k] = vec_is_zero(o->n, o->rb->s + (size_t)k * o->n);
+    }
+    for (int k = 0; k < b->dim; k++)
+        o->Mo_zero[k] = vec_is_zero(o->n, o->rb->Mo + (size_t)k * o->n);
     o->has_damping = opt->rayleigh[0] > 0.0 || opt->rayleigh[1] > 0.0 || opt->damping;
     if (o->has_damping) {
         if ((rc = kf_mat_alloc_like(&o->Cd, M, err)))
