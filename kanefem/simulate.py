@@ -329,7 +329,7 @@ def simulate(
     dt : float, optional
         Implicit methods: the fixed step [s], rounded down so that whole steps reach
         t_end; default the smaller of t_end / 1000 and 1/40 of the first natural
-        period at rest.  RK methods: the first step (default: automatic).
+        period at rest (for up to 2000 free DOFs; t_end / 1000 beyond).  RK methods: the first step (default: automatic).
     method : {"newmark", "generalized-alpha", "rk45-lagrange", "rk45-hamilton"}
         Newmark average acceleration (second order, no numerical damping, energy
         conserving); generalized-alpha (Chung-Hulbert, second order, high-frequency
@@ -387,7 +387,9 @@ def simulate(
         The solution became non-finite or exceeded ``divergence_limit`` (the message
         names the time).
     KanefemError
-        max_steps reached, or the step size of an RK method underflowed.
+        A callback stopped the run; or (as its subclass LinAlgError, the core's "did
+        not converge") max_steps was reached or an RK step size underflowed, with the
+        time in the message.
 
     Examples
     --------
@@ -426,10 +428,11 @@ def simulate(
     d0, v0 = initial("d0", d0), initial("v0", v0)
     if method in _IMPLICIT:
         if dt is None:
-            lam = body.eigenvalues(1, supports=supports, mode_shapes=False).eigenvalues[0]
             dt = t_end / 1000
-            if lam > 0:
-                dt = min(dt, 2 * math.pi / math.sqrt(lam) / 40)
+            if (~fixed).sum() <= 2000:  # the first mode is cheap to find
+                lam = body.eigenvalues(1, supports=supports, mode_shapes=False).eigenvalues[0]
+                if lam > 0:
+                    dt = min(dt, 2 * math.pi / math.sqrt(lam) / 40)
         dt = _checks.real("dt", dt)
         if not dt > 0:
             raise ValueError(f"dt = {dt!r} must be > 0 (the fixed step of {method})")
