@@ -73,7 +73,9 @@ def manufactured(method, dt, nel=4, t_end=1.0):
     """A clamped-free beam under a time-varying planar motion (omega, eps, a_O all vary)
     with loads chosen so that d*(t) = phi sin(3 t) + psi cos(5 t) is the solution;
     returns the maximal error relative to max |d*|."""
-    beam = kanefem.PlanarBeam(1.2, nel, E=2e9, A=4e-4, I=3e-8, rho=1200.0)
+    # soft enough (E = 20 MPa, highest mode ~1e3 rad/s) that the fixed steps resolve
+    # every mode and the error is in its asymptotic regime
+    beam = kanefem.PlanarBeam(1.2, nel, E=2e7, A=4e-4, I=3e-8, rho=1200.0)
     free = ~beam.support_mask("clamped-free")
     rng = np.random.default_rng(3)
     phi, psi = np.zeros(beam.ndof), np.zeros(beam.ndof)
@@ -109,8 +111,9 @@ def test_time_varying_manufactured_solution(method):
     reproduces a known solution, converging at second order."""
     e1, e2 = manufactured(method, 2e-3), manufactured(method, 1e-3)
     observed = math.log2(e1 / e2)
-    # order 2 within 0.25 (generalized-alpha is still a little pre-asymptotic here)
-    assert abs(observed - 2) < 0.25, (e1, e2, observed)
+    # order 2 within 0.15 (measured 2.01 and 1.93: generalized-alpha's error constant
+    # still carries a little of its high-frequency dissipation at these steps)
+    assert abs(observed - 2) < 0.15, (e1, e2, observed)
     assert e2 < 1e-4
 
 
@@ -118,8 +121,7 @@ def test_time_varying_manufactured_solution(method):
 def test_time_varying_manufactured_solution_rk(method):
     # adaptive at rtol 1e-10: the global error stays within ~100 rtol (its order is
     # measured on the oscillator above, where the stability limit does not bind)
-    # (0.2 s: the steps are bound by stability, ~1e4 per second, each 6 Python calls)
-    assert manufactured(method, None, t_end=0.2) < 1e-8
+    assert manufactured(method, None) < 1e-8
 
 
 def test_newmark_conserves_the_jacobi_integral():
