@@ -679,3 +679,126 @@ done:
         *stats = st;
     return rc;
 }
+
+/* ================================================================ gyroscopic eigenvalues (issue 4)
+ *
+ * s^2 M + s C + K_eff = 0 in the standard coordinates of the context
+ * (y = L^T phi, so M -> I, K_eff -> A(t) as in kf_eig_solve, and
+ * C -> Ct = 2 sum_{i<j} W_ij Gt_ij, skew), as the first-order system
+ *
+ *     z' = [0 I; -A -Ct] z,   z = (y, y'),
+ *
+ * solved by dgeev at each instant (2n x 2n; no continuation: this is the
+ * slow, complete route for the few instants a user asks about).
+ */
+int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+                      const kf_eig_opts *opt, double *s_re, double *s_im, kf_error *err)
+{
+    if (!e || !opt || (nt > 0 && (!kin || !s_re || !s_im)))
+        return kf_fail(err, KF_EINVAL, "", "kf_eig_gyroscopic: NULL argument");
+    int n = e->n, m = opt->n_modes, dim = e->dim, n2 = 2 * e->n;
+    if (m < 1 || m > n)
+        return kf_fail(err, KF_EINVAL, "n_modes", "n_modes = %d is out of 1..%d (free DOFs)", m,
+                       n);
+    if (nt < 0)
+        return kf_fail(err, KF_EINVAL, "omega", "number of instants %d must be >= 0", nt);
+    for (int t = 0; t < nt; t++)
+        if (!kf_kin_finite(&kin[t]))
+            return kf_fail(err, KF_EINVAL, "omega",
+                           "instant %d: omega = %g, eps = %g must be finite", t, kin[t].omega[2],
+                           kin[t].eps[2]);
+    if (kg)
+        return kf_fail(err, KF_EINVAL, "geometric_stiffness",
+                       "this core has no geometric stiffness in the eigen context");
+    int rc = kf_lapack_require(err);
+    if (rc)
+        return rc;
+    int lwork = 0;
+    if ((rc = kf_la_geev_lwork(n2, &lwork, err)))
+        return rc;
+    size_t nn = (size_t)n * n, zz = (size_t)n2 * n2;
+    double *A = kf_calloc(nn, sizeof(double));
+    double *Z = kf_calloc(zz, sizeof(double));
+    double *wr = kf_calloc((size_t)n2, sizeof(double));
+    double *wi = kf_calloc((size_t)n2, sizeof(double));
+    double *mag = kf_calloc((size_t)n2, sizeof(double));
+    double *work = kf_calloc((size_t)lwork, sizeof(double));
+    int *order = kf_calloc((size_t)n2, sizeof(int));
+    if (!A || !Z || !wr || !wi || !mag || !work || !order) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the gyroscopic workspace (n = %d)", n);
+        goto done;
+    }
+    for (int t = 0; t < nt && !rc; t++) {
+        double W[9], E[9], WW[9];
+        kf_kin_operators(dim, &kin[t], W, E, WW);
+        /* A = A0 + centrifugal (+ K_eps), as kf_eig_solve builds it */
+        memcpy(A, e->A0, nn * sizeof(double));
+        if (dim == 3) {
+            for (int k = 0; k < 9; k++)
+                if (WW[k] != 0.0)
+                    for (size_t i = 0; i < nn; i++)
+                        A[i] += WW[k] * e->St[k][i];
+        } else {
+            for (int i = 0; i < n; i++) /* planar: WW = -omega^2 I */
+                A[i + (size_t)i * n] += WW[0];
+        }
+        if (opt->include_eps)
+            for (int q = 0; q < e->npair; q++) {
+                double c = E[pair_i[q] * dim + pair_j[q]];
+                if (c != 0.0)
+                    for (size_t i = 0; i < nn; i++)
+                        A[i] += c * e->Gt[q][i];
+            }
+        /* Z = [0 I; -A -Ct], column-major 2n x 2n */
+        memset(Z, 0, zz * sizeof(double));
+        for (int j = 0; j < n; j++) {
+            Z[j + (size_t)(n + j) * n2] = 1.0;
+            for (int i = 0; i < n; i++)
+                Z[(n + i) + (size_t)j * n2] = -A[i + (size_t)j * n];
+        }
+        for (int q = 0; q < e->npair; q++) {
+            double c = 2.0 * W[pair_i[q] * dim + pair_j[q]];
+            if (c != 0.0)
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < n; i++)
+                        Z[(n + i) + (size_t)(n + j) * n2] -= c * e->Gt[q][i + (size_t)j * n];
+        }
+        if ((rc = kf_la_geev(n2, Z, n2, wr, wi, NULL, 1, work, lwork, err)))
+            break;
+        /* the upper half-plane (a real eigenvalue counts as its own), by |s| */
+        int cnt = 0;
+        for (int i = 0; i < n2; i++)
+            if (wi[i] >= 0.0) {
+                order[cnt] = i;
+                mag[i] = hypot(wr[i], wi[i]);
+                cnt++;
+            }
+        for (int a = 1; a < cnt; a++) { /* insertion sort by |s|, then by Re s */
+            int v = order[a], b = a - 1;
+            while (b >= 0 && (mag[order[b]] > mag[v] ||
+                              (mag[order[b]] == mag[v] && wr[order[b]] > wr[v]))) {
+                order[b + 1] = order[b];
+                b--;
+            }
+            order[b + 1] = v;
+        }
+        if (cnt < m) { /* cannot happen: 2n eigenvalues, conjugate pairs */
+            rc = kf_fail(err, KF_ELAPACK, "", "dgeev returned %d eigenvalues with Im >= 0 "
+                         "(< n_modes = %d)", cnt, m);
+            break;
+        }
+        for (int k = 0; k < m; k++) {
+            s_re[(size_t)t * m + k] = wr[order[k]];
+            s_im[(size_t)t * m + k] = wi[order[k]];
+        }
+    }
+done:
+    free(A);
+    free(Z);
+    free(wr);
+    free(wi);
+    free(mag);
+    free(work);
+    free(order);
+    return rc;
+}

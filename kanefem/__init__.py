@@ -23,6 +23,17 @@ from ._core import DivergenceError, GeometryError, KanefemError, LinAlgError  # 
 from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
 
 
+# the wind-pump mechanism (issue 4)
+from .bodies import GyroscopicResult  # noqa: E402
+from .windpump import (  # noqa: E402
+    JointForces,
+    LeverEigenvalues,
+    WindPump,
+    WindPumpMotion,
+    WindPumpParams,
+)
+
+
 def lapack_source():
     """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
     return _core.lapack_source()
@@ -40,4 +51,11 @@ __all__ = [
     "MotionTerms",
     "PlanarBeam",
     "lapack_source",
+    # the wind-pump mechanism (issue 4)
+    "GyroscopicResult",
+    "JointForces",
+    "LeverEigenvalues",
+    "WindPump",
+    "WindPumpMotion",
+    "WindPumpParams",
 ]

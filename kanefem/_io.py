@@ -39,3 +39,34 @@ def write_csv(folder, name, header, rows):
             w.writerow([f"{v:.17g}" if isinstance(v, float) else v for v in row])
 
     return atomic_write(Path(folder) / name, write, newline="")
+
+
+def _toml_value(key, v):
+    """One TOML value: bool, int, finite float or str."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ValueError(f"{key} = {v!r} cannot be written to TOML (not finite)")
+        return repr(v)  # shortest round-trip form, valid TOML (e.g. 0.08, 1e-06, 210000000000.0)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    raise TypeError(f"{key} = {v!r}: only bool, int, float and str are written to TOML")
+
+
+def write_toml(path, tables, comment=""):
+    """Write ``{table: {key: value}}`` as TOML, atomically; return the path.
+
+    A small writer for configuration files (one level of tables, scalar values);
+    reading is ``tomllib``'s job.  ``comment`` lines go at the top, prefixed by ``#``.
+    """
+    lines = [f"# {c}".rstrip() for c in comment.splitlines()] if comment else []
+    for name, table in tables.items():
+        if lines:
+            lines.append("")
+        lines.append(f"[{name}]")
+        lines.extend(f"{key} = {_toml_value(key, v)}" for key, v in table.items())
+    text = "\n".join(lines) + "\n"
+    return atomic_write(path, lambda f: f.write(text))

@@ -360,6 +360,69 @@ class FlexibleBody:
         )
 
 
+    # ------------------------------------------------------------ gyroscopic eigenvalues (issue 4)
+
+    def gyroscopic_eigenvalues(self, omega, eps, n_modes, supports=None, include_eps=True):
+        """Complex eigenvalues s of (s^2 M + s C + K_eff) phi = 0 at each instant.
+
+        C = 2 int rho N^T W N is the Coriolis (gyroscopic) matrix of the frame's
+        rotation and K_eff = K + K_om [+ K_eps]; the core solves the first-order form
+        of size 2n by a dense eigen decomposition (dgeev) per instant.
+
+        Parameters
+        ----------
+        omega, eps : array_like, shape (nt,)
+            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame.
+        n_modes : int
+            Number of eigenvalues per instant, 1..(free DOFs).
+        supports, include_eps
+            As in :meth:`eigenvalues`.
+
+        Returns
+        -------
+        GyroscopicResult
+            ``s`` (nt, n_modes), complex [rad/s]: those with Im s >= 0, ascending by |s|.
+            Where omega = 0, s = i sqrt(lambda) of :meth:`eigenvalues`.
+
+        Examples
+        --------
+        >>> beam = PlanarBeam(1.0, 8, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+        >>> r = beam.gyroscopic_eigenvalues([0.0], [0.0], 1)
+        >>> lam = beam.eigenvalues(1).eigenvalues[0]
+        >>> bool(abs(r.s[0, 0] ** 2 + lam) < 1e-9 * lam)
+        True
+        """
+        om = _checks.array("omega", omega, ndim=1)
+        ep = _checks.array("eps", eps, ndim=1)
+        if om.shape != ep.shape:
+            raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        ctx = self._eig_context(self._default_supports if supports is None else supports)
+        motion = np.zeros((om.shape[0], 12))
+        motion[:, 2] = om
+        motion[:, 5] = ep
+        re, im = _core.eig_gyroscopic(ctx, motion, n_modes, bool(include_eps))
+        return GyroscopicResult(s=re + 1j * im)
+
+
+@dataclass(frozen=True)
+class GyroscopicResult:
+    """Complex eigenvalues s of s^2 M + s C + K_eff over a time grid (issue 4).
+
+    Attributes
+    ----------
+    s : ndarray of complex, shape (nt, n_modes)
+        Eigenvalues with Im s >= 0, ascending by |s| [rad/s].  Undamped: s = +-i omega_k;
+        Re s > 0 means a growing mode (flutter or divergence).
+    """
+
+    s: np.ndarray
+
+    @property
+    def frequencies_hz(self) -> np.ndarray:
+        """Im(s) / 2 pi [Hz]."""
+        return self.s.imag / (2.0 * math.pi)
+
 class _StraightBody(FlexibleBody):
     """A straight body of equal line elements on its frame's x axis."""
 
