@@ -44,6 +44,8 @@ struct kf_eig {
     double *A0;      /* L^-1 K_r L^-T */
     double *St[KF_MAX_DIM * KF_MAX_DIM]; /* dim 3 only: L^-1 S_ij L^-T */
     double *Gt[3];   /* skew pairs (0,1), (0,2), (1,2) */
+    double *KGt[3];  /* KF_EIG_GEOMETRIC: L^-1 KG_k L^-T (NULL for bodies without lateral DOFs) */
+    int geometric;   /* made with KF_EIG_GEOMETRIC */
     double gnorm[3]; /* their spectral norms */
     int kd;          /* columns of D */
     double *D[3];    /* first-order change of A0's eigenvectors per unit E_ij, n x kd */
@@ -67,6 +69,7 @@ void kf_eig_free(kf_eig *e)
     for (int k = 0; k < 3; k++) {
         free(e->Gt[k]);
         free(e->D[k]);
+        free(e->KGt[k]);
     }
     free(e->lam0);
     free(e->V0);
@@ -158,7 +161,8 @@ static int predictor(kf_eig *e, kf_error *err)
     return rc;
 }
 
-int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, kf_error *err)
+int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, int flags,
+                  kf_error *err)
 {
     if (!out || !b || !fixed)
         return kf_fail(err, KF_EINVAL, "supports", "body and supports must not be NULL");
@@ -173,6 +177,12 @@ int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, kf
     e->ndof = b->ndof;
     e->dim = b->dim;
     e->npair = b->dim == 2 ? 1 : 3;
+    e->geometric = (flags & KF_EIG_GEOMETRIC) != 0;
+    if (e->geometric && !b->has_geometric) {
+        rc = kf_fail(err, KF_EINVAL, "geometric_stiffness",
+                     "geometric stiffness needs a straight line body on the frame's x axis");
+        goto fail;
+    }
     int n = 0;
     for (int k = 0; k < b->ndof; k++)
         n += fixed[k] ? 0 : 1;
@@ -246,6 +256,16 @@ int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, kf
     for (int k = 0; k < nst && !rc; k++) {
         reduce(&b->S[k], n, e->map, e->St[k]);
         rc = to_standard(n, e->L, e->St[k], err);
+    }
+    int ngeo = e->geometric && b->el->ngeo > 0 ? 3 : 0;
+    for (int k = 0; k < ngeo && !rc; k++) {
+        e->KGt[k] = kf_calloc(nn, sizeof(double));
+        if (!e->KGt[k]) {
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+            break;
+        }
+        reduce(&b->KG[k], n, e->map, e->KGt[k]);
+        rc = to_standard(n, e->L, e->KGt[k], err);
     }
     if (!rc) {
         /* the full eigen-decomposition of A0, once */
@@ -492,13 +512,12 @@ static int full_symmetric(eig_ws *w, kf_error *err)
     return rc;
 }
 
-int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *opt,
-                 double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
-                 kf_error *err)
+/* The arguments kf_eig_solve and kf_eig_gyroscopic share: n_modes, the instants'
+ * rates and the axial-force coefficients; and a LAPACK. */
+static int check_instants(const kf_eig *e, int nt, const kf_kin *kin, const double *kg, int m,
+                          kf_error *err)
 {
-    if (!e || !opt || (nt > 0 && (!kin || !lam_re || !lam_im)))
-        return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
-    int n = e->n, m = opt->n_modes, dim = e->dim;
+    int n = e->n;
     if (m < 1 || m > n)
         return kf_fail(err, KF_EINVAL, "n_modes", "n_modes = %d is out of 1..%d (free DOFs)", m,
                        n);
@@ -509,7 +528,27 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
             return kf_fail(err, KF_EINVAL, "omega",
                            "instant %d: omega = %g, eps = %g must be finite", t, kin[t].omega[2],
                            kin[t].eps[2]);
-    int rc = kf_lapack_require(err);
+    if (kg && !e->geometric)
+        return kf_fail(err, KF_EINVAL, "geometric_stiffness",
+                       "axial forces given, but the eigen context was made without "
+                       "KF_EIG_GEOMETRIC");
+    for (int t = 0; kg && t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(kg[3 * t + k]))
+                return kf_fail(err, KF_EINVAL, "axial_force",
+                               "instant %d: axial force coefficient c%d = %g must be finite", t,
+                               k, kg[3 * t + k]);
+    return kf_lapack_require(err);
+}
+
+int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+                 const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes,
+                 kf_eig_stats *stats, kf_error *err)
+{
+    if (!e || !opt || (nt > 0 && (!kin || !lam_re || !lam_im)))
+        return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
+    int n = e->n, m = opt->n_modes, dim = e->dim;
+    int rc = check_instants(e, nt, kin, kg, m, err);
     if (rc)
         return rc;
     int tracked = opt->order == KF_ORDER_TRACKED;
@@ -544,7 +583,11 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
         if (skew)
             st.solver = KF_SOLVER_GENERAL;
 
-        if (shift_only && !skew) {
+        /* geometric stiffness: a varying symmetric term */
+        const double *cg = kg && e->KGt[0] ? kg + 3 * (size_t)t : NULL;
+        int geo = cg && (cg[0] != 0.0 || cg[1] != 0.0 || cg[2] != 0.0);
+
+        if (shift_only && !skew && !geo) {
             /* the eigen-decomposition of A0, shifted */
             for (int k = 0; k < ms; k++) {
                 w.theta_re[k] = e->lam0[k];
@@ -553,6 +596,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
             }
             have_basis = 0;
         } else {
+            /* A = A0 [+ sum WW_ij St_ij] [+ sum c_k KGt_k] [+ sum E_ij Gt_ij]; a
+             * centrifugal shift sigma stays outside and is added at the end */
             memcpy(w.A, e->A0, nn * sizeof(double));
             if (!shift_only) {
                 for (int k = 0; k < dim * dim; k++)
@@ -561,6 +606,10 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
                             w.A[i] += WW[k] * e->St[k][i];
                 sigma = 0.0;
             }
+            for (int k = 0; geo && k < 3; k++)
+                if (cg[k] != 0.0)
+                    for (size_t i = 0; i < nn; i++)
+                        w.A[i] += cg[k] * e->KGt[k][i];
             for (int q = 0; q < e->npair; q++)
                 if (cpair[q] != 0.0)
                     for (size_t i = 0; i < nn; i++)
@@ -570,8 +619,10 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
                 st.full_solves++;
                 have_basis = 0;
             } else {
+                /* continuation is certified against A0's spectrum: only when the
+                 * symmetric part is A0 itself */
                 int got = 0;
-                if (shift_only) {
+                if (shift_only && !geo) {
                     if (!have_basis) {
                         /* A0's eigenvectors, corrected to first order in E */
                         memcpy(w.X, e->V0, (size_t)n * p * sizeof(double));
@@ -697,20 +748,7 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *
     if (!e || !opt || (nt > 0 && (!kin || !s_re || !s_im)))
         return kf_fail(err, KF_EINVAL, "", "kf_eig_gyroscopic: NULL argument");
     int n = e->n, m = opt->n_modes, dim = e->dim, n2 = 2 * e->n;
-    if (m < 1 || m > n)
-        return kf_fail(err, KF_EINVAL, "n_modes", "n_modes = %d is out of 1..%d (free DOFs)", m,
-                       n);
-    if (nt < 0)
-        return kf_fail(err, KF_EINVAL, "omega", "number of instants %d must be >= 0", nt);
-    for (int t = 0; t < nt; t++)
-        if (!kf_kin_finite(&kin[t]))
-            return kf_fail(err, KF_EINVAL, "omega",
-                           "instant %d: omega = %g, eps = %g must be finite", t, kin[t].omega[2],
-                           kin[t].eps[2]);
-    if (kg)
-        return kf_fail(err, KF_EINVAL, "geometric_stiffness",
-                       "this core has no geometric stiffness in the eigen context");
-    int rc = kf_lapack_require(err);
+    int rc = check_instants(e, nt, kin, kg, m, err);
     if (rc)
         return rc;
     int lwork = 0;
@@ -749,6 +787,9 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *
                     for (size_t i = 0; i < nn; i++)
                         A[i] += c * e->Gt[q][i];
             }
+        for (int k = 0; kg && e->KGt[0] && k < 3; k++) /* + K_G */
+            for (size_t i = 0; i < nn; i++)
+                A[i] += kg[3 * (size_t)t + k] * e->KGt[k][i];
         /* Z = [0 I; -A -Ct], column-major 2n x 2n */
         memset(Z, 0, zz * sizeof(double));
         for (int j = 0; j < n; j++) {

@@ -315,11 +315,11 @@ static PyObject *py_motion_terms(PyObject *self, PyObject *args)
     kf_error err = {0};
     int rc = q ? KF_OK : KF_ENOMEM;
     if (!rc)
-        rc = kf_mat_alloc(&C, M->kind, n, M->kl, M->ku, &err);
+        rc = kf_mat_alloc_like(&C, M, &err);
     if (!rc)
-        rc = kf_mat_alloc(&Ke, M->kind, n, M->kl, M->ku, &err);
+        rc = kf_mat_alloc_like(&Ke, M, &err);
     if (!rc)
-        rc = kf_mat_alloc(&Ko, M->kind, n, M->kl, M->ku, &err);
+        rc = kf_mat_alloc_like(&Ko, M, &err);
     if (!rc && PyArray_DIM(kin, 0) != 1) {
         rc = KF_EINVAL;
         snprintf(err.msg, sizeof err.msg, "motion_terms takes one instant, got %zd",
@@ -357,7 +357,8 @@ static PyObject *py_eig_create(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *cap, *fixed_obj;
-    if (!PyArg_ParseTuple(args, "OO", &cap, &fixed_obj))
+    int geometric = 0;
+    if (!PyArg_ParseTuple(args, "OO|p", &cap, &fixed_obj, &geometric))
         return NULL;
     kf_body *b = get_body(cap);
     if (!b)
@@ -376,7 +377,7 @@ static PyObject *py_eig_create(PyObject *self, PyObject *args)
     kf_error err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_create(&e, b, PyArray_DATA(fixed), &err);
+    rc = kf_eig_create(&e, b, PyArray_DATA(fixed), geometric ? KF_EIG_GEOMETRIC : 0, &err);
     Py_END_ALLOW_THREADS
     if (rc) {
         raise_status(rc, &err);
@@ -394,16 +395,36 @@ done:
     return result;
 }
 
+/* Axial-force coefficients (nt, 3), or NULL for None; 0, or -1 with an exception. */
+static int as_axial_force(PyObject *obj, npy_intp nt, PyArrayObject **out)
+{
+    *out = NULL;
+    if (obj == Py_None)
+        return 0;
+    PyArrayObject *kg = as_double(obj, "axial_force", 2, 2);
+    if (!kg)
+        return -1;
+    if (PyArray_DIM(kg, 0) != nt || PyArray_DIM(kg, 1) != 3) {
+        PyErr_Format(PyExc_ValueError, "axial_force must have shape (%zd, 3), got (%zd, %zd)",
+                     (Py_ssize_t)nt, (Py_ssize_t)PyArray_DIM(kg, 0),
+                     (Py_ssize_t)PyArray_DIM(kg, 1));
+        Py_DECREF(kg);
+        return -1;
+    }
+    *out = kg;
+    return 0;
+}
+
 static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"eig", "motion", "n_modes", "include_eps", "vectors", "tracked",
-                             NULL};
-    PyObject *cap, *kin_obj;
+                             "axial_force", NULL};
+    PyObject *cap, *kin_obj, *kg_obj = Py_None;
     kf_eig_opts opt = {0};
     int tracked = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOippp", kwlist, &cap, &kin_obj, &opt.n_modes,
-                                     &opt.include_eps, &opt.vectors, &tracked))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOippp|O", kwlist, &cap, &kin_obj, &opt.n_modes,
+                                     &opt.include_eps, &opt.vectors, &tracked, &kg_obj))
         return NULL;
     opt.order = tracked ? KF_ORDER_TRACKED : KF_ORDER_ASCENDING;
     kf_eig *e = get_eig(cap);
@@ -421,7 +442,9 @@ static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     npy_intp nt = PyArray_DIM(kin, 0), m = opt.n_modes, ndof = kf_body_ndof(b);
     PyObject *result = NULL;
-    PyArrayObject *re = NULL, *im = NULL, *modes = NULL;
+    PyArrayObject *re = NULL, *im = NULL, *modes = NULL, *kg = NULL;
+    if (as_axial_force(kg_obj, nt, &kg))
+        goto done;
     npy_intp d2[2] = {nt, m}, d3[3] = {nt, ndof, m};
     if (nt > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "too many instants");
@@ -437,7 +460,8 @@ static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
     kf_error err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_solve(e, (int)nt, (const kf_kin *)PyArray_DATA(kin), &opt, PyArray_DATA(re),
+    rc = kf_eig_solve(e, (int)nt, (const kf_kin *)PyArray_DATA(kin),
+                      kg ? PyArray_DATA(kg) : NULL, &opt, PyArray_DATA(re),
                       PyArray_DATA(im), modes ? PyArray_DATA(modes) : NULL, &st, &err);
     Py_END_ALLOW_THREADS
     if (rc) {
@@ -457,8 +481,72 @@ done:
     Py_XDECREF(re);
     Py_XDECREF(im);
     Py_XDECREF(modes);
+    Py_XDECREF(kg);
     Py_DECREF(kin);
     return result;
+}
+
+/* ---------------------------------------------------------------- geometric stiffness */
+
+static PyObject *py_geometric_matrix(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap;
+    double c[3];
+    if (!PyArg_ParseTuple(args, "O(ddd)", &cap, &c[0], &c[1], &c[2]))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    const kf_mat *M = kf_body_mass(b);
+    kf_mat G = {0};
+    kf_error err = {0};
+    PyObject *result = NULL;
+    int rc = kf_mat_alloc_like(&G, M, &err);
+    if (!rc)
+        rc = kf_body_geometric(b, c, 0.0, &G, &err);
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = new_matrix_rowmajor(&G);
+    kf_mat_free(&G);
+    return result;
+}
+
+static PyObject *py_axial_force(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *kin_obj;
+    double f_first, f_last;
+    int fixed_first, fixed_last;
+    if (!PyArg_ParseTuple(args, "OOddpp", &cap, &kin_obj, &f_first, &f_last, &fixed_first,
+                          &fixed_last))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    PyArrayObject *kin = as_kin(kin_obj);
+    if (!kin)
+        return NULL;
+    npy_intp dims[2] = {PyArray_DIM(kin, 0), 3};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!out) {
+        Py_DECREF(kin);
+        return NULL;
+    }
+    const kf_kin *k = PyArray_DATA(kin);
+    double *c = PyArray_DATA(out);
+    kf_error err = {0};
+    int rc = KF_OK;
+    for (npy_intp t = 0; t < dims[0] && !rc; t++)
+        rc = kf_body_axial_force(b, &k[t], f_first, f_last, fixed_first, fixed_last, c + 3 * t,
+                                 &err);
+    Py_DECREF(kin);
+    if (rc) {
+        Py_DECREF(out);
+        return raise_status(rc, &err);
+    }
+    return (PyObject *)out;
 }
 
 /* ================================================================ mechanisms (issue 4)
@@ -723,11 +811,11 @@ static PyObject *py_windpump_joint_forces(PyObject *self, PyObject *args)
 static PyObject *py_eig_gyroscopic(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"eig", "motion", "n_modes", "include_eps", NULL};
-    PyObject *cap, *kin_obj;
+    static char *kwlist[] = {"eig", "motion", "n_modes", "include_eps", "axial_force", NULL};
+    PyObject *cap, *kin_obj, *kg_obj = Py_None;
     kf_eig_opts opt = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOip", kwlist, &cap, &kin_obj, &opt.n_modes,
-                                     &opt.include_eps))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOip|O", kwlist, &cap, &kin_obj, &opt.n_modes,
+                                     &opt.include_eps, &kg_obj))
         return NULL;
     kf_eig *e = get_eig(cap);
     if (!e)
@@ -740,8 +828,10 @@ static PyObject *py_eig_gyroscopic(PyObject *self, PyObject *args, PyObject *kw)
     if (!kin)
         return NULL;
     npy_intp nt = PyArray_DIM(kin, 0), d2[2] = {nt, opt.n_modes};
-    PyArrayObject *re = NULL, *im = NULL;
+    PyArrayObject *re = NULL, *im = NULL, *kg = NULL;
     PyObject *result = NULL;
+    if (as_axial_force(kg_obj, nt, &kg))
+        goto done;
     if (nt > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "too many instants");
         goto done;
@@ -753,8 +843,9 @@ static PyObject *py_eig_gyroscopic(PyObject *self, PyObject *args, PyObject *kw)
     kf_error err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_gyroscopic(e, (int)nt, (const kf_kin *)PyArray_DATA(kin), NULL, &opt,
-                           PyArray_DATA(re), PyArray_DATA(im), &err);
+    rc = kf_eig_gyroscopic(e, (int)nt, (const kf_kin *)PyArray_DATA(kin),
+                           kg ? PyArray_DATA(kg) : NULL, &opt, PyArray_DATA(re),
+                           PyArray_DATA(im), &err);
     Py_END_ALLOW_THREADS
     if (rc) {
         raise_status(rc, &err);
@@ -765,6 +856,7 @@ static PyObject *py_eig_gyroscopic(PyObject *self, PyObject *args, PyObject *kw)
 done:
     Py_XDECREF(re);
     Py_XDECREF(im);
+    Py_XDECREF(kg);
     Py_DECREF(kin);
     return result;
 }
@@ -790,9 +882,14 @@ static PyMethodDef methods[] = {
     {"motion_terms", py_motion_terms, METH_VARARGS,
      "motion_terms(body, motion (1, 12)) -> (C, K_eps, K_om, q_eps, q_om, q_a)."},
     {"eig_create", py_eig_create, METH_VARARGS,
-     "eig_create(body, fixed_mask) -> eigen context capsule."},
+     "eig_create(body, fixed_mask, geometric=False) -> eigen context capsule."},
+    {"geometric_matrix", py_geometric_matrix, METH_VARARGS,
+     "geometric_matrix(body, (c0, c1, c2)) -> K_G for N(x) = c0 + c1 x + c2 x^2, dense."},
+    {"axial_force", py_axial_force, METH_VARARGS,
+     "axial_force(body, motion (nt, 12), f_first, f_last, fixed_first, fixed_last) -> (nt, 3) "
+     "coefficients of the quasi-static axial force."},
     {"eig_solve", (PyCFunction)(void (*)(void))py_eig_solve, METH_VARARGS | METH_KEYWORDS,
-     "eig_solve(eig, motion (nt, 12), n_modes, include_eps, vectors, tracked) -> "
+     "eig_solve(eig, motion (nt, 12), n_modes, include_eps, vectors, tracked, axial_force=None) -> "
      "(lam_re, lam_im, modes or None, stats)."},
     /* mechanisms (issue 4) */
     {"windpump_names", py_windpump_names, METH_NOARGS,
@@ -810,7 +907,8 @@ static PyMethodDef methods[] = {
      "windpump_joint_forces(params, states (nt, >= 6)) -> (nt, 11) joint forces."},
     {"eig_gyroscopic", (PyCFunction)(void (*)(void))py_eig_gyroscopic,
      METH_VARARGS | METH_KEYWORDS,
-     "eig_gyroscopic(eig, motion (nt, 12), n_modes, include_eps) -> (s_re, s_im)."},
+     "eig_gyroscopic(eig, motion (nt, 12), n_modes, include_eps, axial_force=None) -> "
+     "(s_re, s_im)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",

@@ -245,18 +245,113 @@ class FlexibleBody:
                 fixed[k * self.dofs_per_node + off] = True
         return fixed
 
-    def _eig_context(self, supports):
-        fixed = self.support_mask(supports)
-        key = fixed.tobytes()
-        ctx = self._eig_cache.get(key)
+    def _eig_context(self, supports, geometric=False):
+        """The core's eigen context for these supports, made once and cached."""
+        key = (supports if isinstance(supports, str) else None, geometric)
+        ctx = self._eig_cache.get(key) if key[0] is not None else None
         if ctx is None:
-            ctx = self._eig_cache[key] = _core.eig_create(self._body, fixed.astype(np.uint8))
+            fixed = self.support_mask(supports)
+            mkey = (fixed.tobytes(), geometric)
+            ctx = self._eig_cache.get(mkey)
+            if ctx is None:
+                ctx = _core.eig_create(self._body, fixed.astype(np.uint8), geometric)
+                self._eig_cache[mkey] = ctx
+            if key[0] is not None:
+                self._eig_cache[key] = ctx
         return ctx
+
+    # ------------------------------------------------------------ geometric stiffness
+
+    def _motion_rows(self, omega, eps, a_O):
+        """Instants as the core's (nt, 12) rows (omega, eps, v, a), planar (z) rates."""
+        om = _checks.array("omega", omega, ndim=1)
+        ep = _checks.array("eps", eps, ndim=1)
+        if om.shape != ep.shape:
+            raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
+        rows = np.zeros((om.shape[0], 12))
+        rows[:, 2] = om
+        rows[:, 5] = ep
+        if a_O is not None:
+            a = _checks.array("a_O", a_O, ndim=2)
+            if a.shape != (om.shape[0], self.dim):
+                raise ValueError(f"a_O must have shape ({om.shape[0]}, {self.dim}), got {a.shape}")
+            rows[:, 9 : 9 + self.dim] = a
+        return rows
+
+    def _axial_rows(self, rows, supports, end_forces):
+        """Quasi-static axial-force coefficients (nt, 3) for motion rows."""
+        fixed = self.support_mask(supports)
+        f_first, f_last = (0.0, 0.0) if end_forces is None else end_forces
+        f_first = _checks.real("end_forces[0]", f_first)
+        f_last = _checks.real("end_forces[1]", f_last)
+        last_u = (self.n_nodes - 1) * self.dofs_per_node
+        return _core.axial_force(self._body, rows, f_first, f_last, bool(fixed[0]), bool(fixed[last_u]))
+
+    def _geometric_rows(self, motion, supports, end_forces, axial_force):
+        """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
+        if axial_force is not None:
+            return _checks.array("axial_force", axial_force, shape=(motion.shape[0], 3))
+        return self._axial_rows(motion, supports, end_forces)
+
+    def axial_force(self, omega=0.0, eps=0.0, a_O=None, supports=None, end_forces=(0.0, 0.0)):
+        """Axial force of the quasi-static axial equilibrium, N(x) = c0 + c1 x + c2 x^2.
+
+        The body (a straight line on its frame's x axis) carries the inertial load of
+        its frame's motion, -rho A (a_x - omega^2 x) per unit length, and the applied
+        axial end forces; the supports say which ends are axially fixed (one fixed end:
+        the free end sets N; both: no net elongation; none: the first end sets N).
+
+        Parameters
+        ----------
+        omega, eps : float
+            Frame angular velocity [rad/s] and acceleration [rad/s^2].
+        a_O : array_like, shape (2,), optional
+            Acceleration of the frame origin minus gravity, in the body frame [m/s^2].
+        supports : str or dict, optional
+            As in :meth:`eigenvalues`.
+        end_forces : (float, float)
+            Applied axial forces at the first and last node, +x positive [N].
+
+        Returns
+        -------
+        ndarray, shape (3,)
+            (c0, c1, c2) [N, N/m, N/m^2], tension positive, x the body-frame coordinate.
+        """
+        rows = self._motion_row(omega, eps, a_O)
+        supports = self._default_supports if supports is None else supports
+        return self._axial_rows(rows, supports, end_forces)[0]
+
+    def geometric_stiffness(self, axial_force) -> np.ndarray:
+        """Geometric stiffness K_G = int N(x) G^T G ds [N/m] for N(x) = c0 + c1 x + c2 x^2.
+
+        Parameters
+        ----------
+        axial_force : array_like, shape (3,)
+            Coefficients (c0, c1, c2) of the axial force, tension positive [N, N/m, N/m^2],
+            e.g. from :meth:`axial_force`.
+
+        Returns
+        -------
+        ndarray, shape (ndof, ndof)
+            Symmetric; positive semidefinite under tension.  Zero for a bar.
+        """
+        c = _checks.array("axial_force", axial_force, shape=(3,))
+        return _core.geometric_matrix(self._body, tuple(c))
 
     # ------------------------------------------------------------ eigenvalues
 
     def eigenvalues(
-        self, n_modes, omega=0.0, eps=0.0, supports=None, include_eps=True, mode_shapes=True
+        self,
+        n_modes,
+        omega=0.0,
+        eps=0.0,
+        supports=None,
+        include_eps=True,
+        mode_shapes=True,
+        geometric_stiffness=False,
+        a_O=None,
+        end_forces=None,
+        axial_force=None,
     ) -> EigenResult:
         """Frozen-time eigenvalues at one instant of the frame's motion.
 
@@ -278,6 +373,15 @@ class FlexibleBody:
             whenever eps != 0).
         mode_shapes : bool
             Also return the mode shapes.
+        geometric_stiffness : bool
+            Add K_G (stress stiffening) from the axial force: ``axial_force`` if
+            given, else the quasi-static one under the frame's motion, ``a_O`` and
+            ``end_forces`` (see :meth:`axial_force`).  Off by default, as in the
+            seeds' model.
+        a_O, end_forces, axial_force
+            Only used with ``geometric_stiffness``: origin acceleration minus gravity
+            in the body frame [m/s^2] (2,), axial end forces [N] (2,), or the axial
+            force coefficients (c0, c1, c2) directly.
 
         Returns
         -------
@@ -290,11 +394,19 @@ class FlexibleBody:
         ValueError
             Bad sizes, non-finite rates, unknown supports.
         """
-        ctx = self._eig_context(self._default_supports if supports is None else supports)
+        supports = self._default_supports if supports is None else supports
+        geometric = bool(geometric_stiffness)
+        ctx = self._eig_context(supports, geometric)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
-        row = self._motion_row(omega, eps, None)
+        row = self._motion_row(omega, eps, a_O if geometric else None)
+        kg = None
+        if geometric:
+            if axial_force is not None:
+                kg = _checks.array("axial_force", axial_force, shape=(3,))[None, :]
+            else:
+                kg = self._axial_rows(row, supports, end_forces)
         re, im, shapes, stats = _core.eig_solve(
-            ctx, row, n_modes, bool(include_eps), bool(mode_shapes), False
+            ctx, row, n_modes, bool(include_eps), bool(mode_shapes), False, kg
         )
         return EigenResult(
             eigenvalues=re[0],
@@ -313,6 +425,10 @@ class FlexibleBody:
         include_eps=True,
         order="ascending",
         mode_shapes=True,
+        geometric_stiffness=False,
+        a_O=None,
+        end_forces=None,
+        axial_force=None,
     ) -> EigenResult:
         """Frozen-time eigenvalues over a time grid, in one call to the core.
 
@@ -323,8 +439,14 @@ class FlexibleBody:
             each instant.
         n_modes : int
             Number of modes, 1..(free DOFs).
-        supports, include_eps, mode_shapes
+        supports, include_eps, mode_shapes, geometric_stiffness, end_forces
             As in :meth:`eigenvalues`.
+        a_O : array_like, shape (nt, 2), optional
+            With ``geometric_stiffness``: origin acceleration minus gravity at each
+            instant, in the body frame [m/s^2].
+        axial_force : array_like, shape (nt, 3), optional
+            With ``geometric_stiffness``: the axial force coefficients at each instant
+            (overrides the quasi-static axial force).
         order : {"ascending", "tracked"}
             ``"ascending"``: sorted by value at every instant.  ``"tracked"``: mode
             k keeps its identity from instant to instant (matched by shape), so a
@@ -337,18 +459,15 @@ class FlexibleBody:
             None, ``solver``, ``stats`` (instants solved by continuation and by a
             full decomposition).
         """
-        om = _checks.array("omega", omega, ndim=1)
-        ep = _checks.array("eps", eps, ndim=1)
-        if om.shape != ep.shape:
-            raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
+        geometric = bool(geometric_stiffness)
+        motion = self._motion_rows(omega, eps, a_O if geometric else None)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         _checks.choice("order", order, ("ascending", "tracked"))
-        ctx = self._eig_context(self._default_supports if supports is None else supports)
-        motion = np.zeros((om.shape[0], 12))
-        motion[:, 2] = om
-        motion[:, 5] = ep
+        supports = self._default_supports if supports is None else supports
+        ctx = self._eig_context(supports, geometric)
+        kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
         re, im, shapes, stats = _core.eig_solve(
-            ctx, motion, n_modes, bool(include_eps), bool(mode_shapes), order == "tracked"
+            ctx, motion, n_modes, bool(include_eps), bool(mode_shapes), order == "tracked", kg
         )
         return EigenResult(
             eigenvalues=re,
@@ -362,12 +481,23 @@ class FlexibleBody:
 
     # ------------------------------------------------------------ gyroscopic eigenvalues (issue 4)
 
-    def gyroscopic_eigenvalues(self, omega, eps, n_modes, supports=None, include_eps=True):
+    def gyroscopic_eigenvalues(
+        self,
+        omega,
+        eps,
+        n_modes,
+        supports=None,
+        include_eps=True,
+        geometric_stiffness=False,
+        a_O=None,
+        end_forces=None,
+        axial_force=None,
+    ):
         """Complex eigenvalues s of (s^2 M + s C + K_eff) phi = 0 at each instant.
 
         C = 2 int rho N^T W N is the Coriolis (gyroscopic) matrix of the frame's
-        rotation and K_eff = K + K_om [+ K_eps]; the core solves the first-order form
-        of size 2n by a dense eigen decomposition (dgeev) per instant.
+        rotation and K_eff = K + K_om [+ K_eps] [+ K_G]; the core solves the
+        first-order form of size 2n by a dense eigen decomposition (dgeev) per instant.
 
         Parameters
         ----------
@@ -375,8 +505,8 @@ class FlexibleBody:
             Angular velocity [rad/s] and acceleration [rad/s^2] of the frame.
         n_modes : int
             Number of eigenvalues per instant, 1..(free DOFs).
-        supports, include_eps
-            As in :meth:`eigenvalues`.
+        supports, include_eps, geometric_stiffness, a_O, end_forces, axial_force
+            As in :meth:`eigenvalues_vs_time`.
 
         Returns
         -------
@@ -392,16 +522,13 @@ class FlexibleBody:
         >>> bool(abs(r.s[0, 0] ** 2 + lam) < 1e-9 * lam)
         True
         """
-        om = _checks.array("omega", omega, ndim=1)
-        ep = _checks.array("eps", eps, ndim=1)
-        if om.shape != ep.shape:
-            raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
+        geometric = bool(geometric_stiffness)
+        motion = self._motion_rows(omega, eps, a_O if geometric else None)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
-        ctx = self._eig_context(self._default_supports if supports is None else supports)
-        motion = np.zeros((om.shape[0], 12))
-        motion[:, 2] = om
-        motion[:, 5] = ep
-        re, im = _core.eig_gyroscopic(ctx, motion, n_modes, bool(include_eps))
+        supports = self._default_supports if supports is None else supports
+        ctx = self._eig_context(supports, geometric)
+        kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
+        re, im = _core.eig_gyroscopic(ctx, motion, n_modes, bool(include_eps), kg)
         return GyroscopicResult(s=re + 1j * im)
 
 
@@ -422,6 +549,7 @@ class GyroscopicResult:
     def frequencies_hz(self) -> np.ndarray:
         """Im(s) / 2 pi [Hz]."""
         return self.s.imag / (2.0 * math.pi)
+
 
 class _StraightBody(FlexibleBody):
     """A straight body of equal line elements on its frame's x axis."""
@@ -486,7 +614,7 @@ class PlanarBeam(_StraightBody):
     63
     >>> r = beam.eigenvalues(1, supports="clamped-free")
     >>> round(float(r.frequencies_hz[0]), 3)  # 1.8751^2 sqrt(EI/(rho A L^4)) / 2 pi
-    9.265
+    29.036
     """
 
     _kind = _BEAM2

@@ -825,15 +825,16 @@ class WindPump:
         beam = self.lever(n_elements)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         _checks.choice("order", order, ("ascending", "tracked"))
-        axial = None
-        if geometric_stiffness:
-            raise NotImplementedError("geometric_stiffness needs the core's K_G (not merged yet)")
+        axial = self.joint_forces(motion).lever_axial if geometric_stiffness else None
         options = dict(n_elements=beam.n_elements, include_eps=bool(include_eps),
                        geometric_stiffness=bool(geometric_stiffness), gyroscopic=bool(gyroscopic))
         if gyroscopic:
             if order != "ascending":
                 raise ValueError("order='tracked' is not available with gyroscopic=True")
-            r = beam.gyroscopic_eigenvalues(motion.omega2, motion.eps2, n_modes, include_eps=include_eps)
+            r = beam.gyroscopic_eigenvalues(
+                motion.omega2, motion.eps2, n_modes, supports="pinned-pinned", include_eps=include_eps,
+                geometric_stiffness=geometric_stiffness, axial_force=axial,
+            )
             lam = -(r.s**2)
             return LeverEigenvalues(
                 t=motion.t, eigenvalues=lam.real, eigenvalues_imag=lam.imag,
@@ -843,6 +844,7 @@ class WindPump:
         r = beam.eigenvalues_vs_time(
             motion.omega2, motion.eps2, n_modes, supports="pinned-pinned",
             include_eps=include_eps, order=order, mode_shapes=False,
+            geometric_stiffness=geometric_stiffness, axial_force=axial,
         )
         return LeverEigenvalues(
             t=motion.t, eigenvalues=r.eigenvalues, eigenvalues_imag=r.eigenvalues_imag,

@@ -365,6 +365,46 @@ def test_lever_axial_force_balances_at_both_ends(pump, steady):
     assert np.abs(N_C - (-np.sum(f.F_C * e2, axis=1))).max() < 1e-12 * np.abs(N_B).max()
 
 
+def test_lever_axial_force_is_the_quasi_static_one_of_the_core(pump, steady):
+    """Two routes to N(x): the mechanism's (joint forces and axial inertia) and the lever
+    body's quasi-static axial equilibrium under the same end forces (free-free)."""
+    f = pump.joint_forces(steady)
+    beam = pump.lever(10)
+    e2 = e(steady.theta2)
+    ends = np.column_stack([np.sum(f.F_B * e2, axis=1), -np.sum(f.F_C * e2, axis=1)])
+    for i in range(0, 360, 30):
+        c = beam.axial_force(omega=steady.omega2[i], eps=steady.eps2[i], a_O=steady.lever_frame[i, 9:11],
+                             supports="free-free", end_forces=tuple(ends[i]))
+        assert np.abs(c - f.lever_axial[i]).max() < 1e-12 * np.abs(f.lever_axial[i]).max()
+
+
+def test_lever_geometric_stiffness(pump, steady):
+    sl = pytest.importorskip("scipy.linalg")
+    r = pump.lever_eigenvalues(steady, n_modes=2, include_eps=False, geometric_stiffness=True)
+    plain = pump.lever_eigenvalues(steady, n_modes=2, include_eps=False)
+    assert r.options["geometric_stiffness"] and r.axial_force.shape == (360, 3)
+    beam = pump.lever(10)
+    free = ~beam.support_mask("pinned-pinned")
+    ix = np.ix_(free, free)
+    M, K = beam.mass_matrix()[ix], beam.stiffness_matrix()[ix]
+    for i in range(0, 360, 40):
+        KG = beam.geometric_stiffness(r.axial_force[i])[ix]
+        lam = sl.eigh(K + KG - steady.omega2[i] ** 2 * M, M, eigvals_only=True)[:2]
+        assert np.abs(r.eigenvalues[i] - lam).max() < 1e-9 * lam[-1]  # two dense solvers
+    # tension stiffens, compression softens: the change follows the mean axial force
+    # (N / N_Euler ~ 1 %, so first order in N: Delta lambda_1 / lambda_1 ~ N_mean / N_Euler)
+    p = pump.params
+    N_euler = math.pi**2 * p.E2 * p.I2 / p.l2**2
+    c = r.axial_force
+    N_mean = c[:, 0] + c[:, 1] * p.l2 / 2 + c[:, 2] * p.l2**2 / 3
+    rel = r.eigenvalues[:, 0] / plain.eigenvalues[:, 0] - 1
+    assert np.ptp(rel) > 5e-3  # visible over the cycle
+    assert np.abs(rel - N_mean / N_euler).max() < 0.05 * np.abs(N_mean / N_euler).max()
+    g = pump.lever_eigenvalues(steady, n_modes=2, include_eps=False, geometric_stiffness=True,
+                               gyroscopic=True)
+    assert np.abs(g.eigenvalues / r.eigenvalues - 1).max() < 1e-6  # Coriolis: tiny, as above
+
+
 # ---------------------------------------------------------------- recorded motions
 
 
@@ -528,6 +568,10 @@ def test_command_line_plots_and_config(tmp_path, capsys):
         assert (out / name).stat().st_size > 1000
     assert WindPump.from_toml(out / "windpump.toml").params.M3 == 4.0
     assert "solver symmetric" in capsys.readouterr().out
+    assert main(["windpump", "--out", str(out), "--revolutions", "0.1", "--geometric-stiffness",
+                 "--gyroscopic", "--no-plots"]) == 0
+    header = (out / "lever_eigenvalues.csv").read_text().splitlines()[0]
+    assert "s_1_im_rad_s" in header and "solver gyroscopic" in capsys.readouterr().out
 
 
 def test_command_line_help_and_errors(capsys, tmp_path):
