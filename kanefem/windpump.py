@@ -61,8 +61,9 @@ class WindPumpParams:
     bench (a motor-driven disc, a lever of a few hundred millimetres, a pendulum with a
     weight of a few kilograms): steel parts, a 20 x 10 mm flat-bar lever bending about
     its weak axis, a 240 mm disc.  It assembles over whole crank turns for
-    0.42 m < x_D < 0.76 m, and over the 140 rpm steady cycle the transmission angle
-    stays between 50 and 90 degrees.
+    0.42 m < x_D < 0.76 m; on the 140 rpm steady cycle x_D stays within 0.48..0.61 m
+    and the transmission angle between 63 and 72 degrees (motor torque -0.5..7.3 N m,
+    mean power 52 W, joint forces up to 210 N, first lever mode 65 Hz).
 
     Attributes
     ----------
@@ -246,6 +247,21 @@ class WindPumpMotion:
     drive: str
     stats: dict
     params: WindPumpParams
+
+    def sketch(self, ax=None, n_positions=12):
+        """Draw the mechanism at n_positions instants (needs matplotlib); returns the axes.
+
+        The papers' motion sketches (seed 004, Figs. 3-4): crank, lever, rocker with its
+        pendulum and weight, the paths of B and C' and the guide.
+        """
+        from . import _plots
+
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            ax = plt.subplots(figsize=(6, 4.5))[1]
+        _plots.sketch(ax, self, n_positions=_checks.integer("n_positions", n_positions, minimum=1))
+        return ax
 
     def _states(self):
         return np.column_stack([self.alpha, self.x_D, self.omega1, self.xdot_D, self.eps1, self.xddot_D])
