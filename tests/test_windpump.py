@@ -590,3 +590,57 @@ def test_command_line_help_and_errors(capsys, tmp_path):
     with pytest.raises(SystemExit):
         main(["windpump", "--rpm", "-5", "--out", str(tmp_path)])
     assert "rpm must be positive" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the binding
+
+
+def test_binding_does_not_leak():
+    import gc
+    import sys
+    import tracemalloc
+
+    from kanefem import _core
+
+    pump = WindPump()
+    vec = pump.params._vector()
+    t = np.linspace(0, 0.05, 40)
+    beam = pump.lever(4)
+
+    def work():
+        st, _ = _core.windpump_simulate(vec, 0, t, np.array([0.0, 0.55, 0.0, 0.0]), omega=14.0)
+        _core.windpump_simulate(vec, 1, t, np.array([0.0, 0.55, 10.0, 0.0]), torque=lambda *a: 3.0)
+        _core.windpump_joint_forces(vec, st)
+        _core.windpump_kinematics(vec, st[:, :2], st[:, 2:4], st[:, 4:6])
+        beam.gyroscopic_eigenvalues(st[:, 2] * 0.1, st[:, 4], 2)
+        for bad in (lambda: _core.windpump_kinematics(vec, [[0.0, 2.0]], [[0, 0]], [[0, 0]]),
+                    lambda: _core.windpump_simulate(vec, 1, t, np.zeros(4), torque=lambda *a: 1 / 0)):
+            try:
+                bad()
+            except (ValueError, ZeroDivisionError):
+                pass
+
+    for _ in range(10):
+        work()
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    for _ in range(200):
+        work()
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    # one leaked (40, 7) state array per call would be 200 * 2240 bytes = 448 kB
+    assert grown < 100_000, grown
+    st, stats = _core.windpump_simulate(vec, 0, t, np.array([0.0, 0.55, 0.0, 0.0]), omega=14.0)
+    assert sys.getrefcount(st) == 2 and sys.getrefcount(stats) == 2  # owned once
+
+
+def test_torque_law_errors_propagate():
+    pump = WindPump()
+    with pytest.raises(ZeroDivisionError):
+        pump.solve(drive="torque", torque=lambda t, a, w: 1 / 0)
+    with pytest.raises(TypeError):
+        pump.solve(drive="torque", torque=lambda t, a, w: "strong")
+    with pytest.raises(ValueError, match="torque law returned nan"):
+        pump.solve(drive="torque", torque=lambda t, a, w: math.nan)
