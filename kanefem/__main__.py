@@ -126,7 +126,6 @@ def build_parser():
     w = sub.add_parser(
         "windpump",
         help="the wind-pump mechanism: rigid motion, joint forces, lever eigenvalues",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description="The wind-pump mechanism of the papers (SPEC.md section 5) at a constant "
         "crank speed: its rigid motion by Kane's method (on the periodic steady state unless "
         "--transient), the joint forces at A, B, C', D and the guide, and the frozen-time "
@@ -135,11 +134,11 @@ def build_parser():
         "lever_eigenvalues.csv and, if matplotlib is installed, PNG plots into the output "
         "folder (each file written atomically). Units: SI, angles in radians.",
     )
-    w.add_argument("--rpm", type=float, default=140.0, help="crank speed [rev/min]")
-    w.add_argument("--revolutions", type=float, default=1.0, help="crank turns to compute")
-    w.add_argument("--points", type=int, default=360, help="instants per crank turn")
-    w.add_argument("--elements", type=int, default=10, help="beam elements of the lever BC'")
-    w.add_argument("--modes", type=int, default=2, help="lever eigenvalues per instant")
+    w.add_argument("--rpm", type=float, default=140.0, help="crank speed [rev/min] (default 140)")
+    w.add_argument("--revolutions", type=float, default=1.0, help="crank turns to compute (default 1)")
+    w.add_argument("--points", type=int, default=360, help="instants per crank turn (default 360)")
+    w.add_argument("--elements", type=int, default=10, help="beam elements of the lever BC' (default 10)")
+    w.add_argument("--modes", type=int, default=2, help="lever eigenvalues per instant (default 2)")
     w.add_argument("--no-eps", action="store_true",
                    help="leave out K_eps (then lambda_k(t) = lambda_k(rest) - omega2(t)^2)")
     w.add_argument("--geometric-stiffness", action="store_true",
@@ -151,7 +150,7 @@ def build_parser():
     w.add_argument("--config", default=None, metavar="FILE.toml",
                    help="wind-pump parameters (TOML, as windpump.toml in the output); "
                    "default: the reference configuration")
-    w.add_argument("--out", default="windpump-output", metavar="DIR", help="output folder")
+    w.add_argument("--out", default="windpump-output", metavar="DIR", help="output folder (default windpump-output)")
     w.add_argument("--no-plots", action="store_true", help="write the CSV files only")
     w.set_defaults(func=_cmd_windpump)
     return p
