@@ -486,8 +486,11 @@ typedef struct kf_ode_stats {
  * The rigid motion from y0 = (alpha, x_D, omega1, xdot_D) at t[0] to the
  * increasing times t[0..nt-1], by an adaptive Dormand-Prince 5(4) that lands
  * on every t[i].  states: nt x KF_WINDPUMP_NSTATE, row-major, per instant
- * (alpha, x_D, omega1, xdot_D, eps1, xddot_D, M_m).  At constant speed the
- * crank rows are exact and M_m is the torque that keeps the speed.
+ * (alpha, x_D, omega1, xdot_D, eps1, xddot_D, M_m).  At constant speed
+ * (y0[2] is then ignored) the crank rows are exact, alpha = y0[0] + omega
+ * (t - t[0]), and M_m is the torque that keeps the speed.  A trial stage that
+ * leaves the assembly region shrinks the step; if the motion itself leaves
+ * it, KF_EGEOM says when and where.
  */
 #define KF_WINDPUMP_NSTATE 7
 int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,

@@ -187,7 +187,7 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(WindPumpParams))
 assert set(_CORE_NAMES) <= set(_FIELDS) and set(sum(GROUPS.values(), ())) == set(_FIELDS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
 class WindPumpMotion:
     """The rigid motion of the wind pump at nt instants (arrays of length nt unless noted).
 
@@ -279,7 +279,7 @@ class WindPumpMotion:
         return list(cols), np.column_stack(list(cols.values())).tolist()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
 class JointForces:
     """Joint (liaison) forces over a motion, from the Newton-Euler equations of the
     four bodies (global x, y components; arrays of length nt, or (nt, 2)).
@@ -339,7 +339,7 @@ class JointForces:
         return list(cols), np.column_stack(list(cols.values())).tolist()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
 class LeverEigenvalues:
     """Frozen-time eigenvalues of the lever BC' over a motion.
 
