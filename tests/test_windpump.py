@@ -390,7 +390,7 @@ def test_lever_geometric_stiffness(pump, steady):
     for i in range(0, 360, 40):
         KG = beam.geometric_stiffness(r.axial_force[i])[ix]
         lam = sl.eigh(K + KG - steady.omega2[i] ** 2 * M, M, eigvals_only=True)[:2]
-        assert np.abs(r.eigenvalues[i] - lam).max() < 1e-9 * lam[-1]  # two dense solvers
+        assert np.abs(r.eigenvalues[i] - lam).max() < 1e-10 * lam[-1]  # two dense solvers: 4e-12
     # tension stiffens, compression softens: the change follows the mean axial force
     # (N / N_Euler ~ 1 %, so first order in N: Delta lambda_1 / lambda_1 ~ N_mean / N_Euler)
     p = pump.params
@@ -399,7 +399,9 @@ def test_lever_geometric_stiffness(pump, steady):
     N_mean = c[:, 0] + c[:, 1] * p.l2 / 2 + c[:, 2] * p.l2**2 / 3
     rel = r.eigenvalues[:, 0] / plain.eigenvalues[:, 0] - 1
     assert np.ptp(rel) > 5e-3  # visible over the cycle
-    assert np.abs(rel - N_mean / N_euler).max() < 0.05 * np.abs(N_mean / N_euler).max()
+    # second order in N / N_Euler and the difference between phi_1 and sin(pi x / l):
+    # measured 7e-4 of the largest change
+    assert np.abs(rel - N_mean / N_euler).max() < 5e-3 * np.abs(N_mean / N_euler).max()
     g = pump.lever_eigenvalues(steady, n_modes=2, include_eps=False, geometric_stiffness=True,
                                gyroscopic=True)
     assert np.abs(g.eigenvalues / r.eigenvalues - 1).max() < 1e-6  # Coriolis: tiny, as above
@@ -523,7 +525,7 @@ def test_gyroscopic_against_scipy_first_order_form():
     s = sl.eigvals(Z)
     s = s[s.imag >= 0]
     s = s[np.argsort(np.abs(s))][:4]
-    assert np.abs(r.s[1] - s).max() < 1e-8 * np.abs(s).max()
+    assert np.abs(r.s[1] - s).max() < 1e-11 * np.abs(s).max()  # two dgeev routes: measured 1e-14
 
 
 def test_lever_eigenvalue_errors(pump, steady):
