@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kanefem
 from kanefem import GeometryError, WindPump, WindPumpParams
@@ -129,6 +131,29 @@ def test_reference_configuration_assembles_as_documented(pump, steady):
             pump.points(alpha, x)
     mu = np.degrees(steady.transmission_angle)
     assert 60 < mu.min() and mu.max() < 75  # docstring: 63..72 deg over the 140 rpm cycle
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    l1=st.floats(0.01, 1.0), l2=st.floats(0.05, 2.0), h=st.floats(0.05, 2.0), e_=st.floats(-1.0, 1.0),
+    psi=st.floats(-7.0, 7.0), branch=st.sampled_from([1, -1]),
+    alpha=st.floats(-20.0, 20.0), x_D=st.floats(-3.0, 3.0),
+)
+def test_any_geometry_closes_or_raises_cleanly(l1, l2, h, e_, psi, branch, alpha, x_D):
+    """For any lengths and position: either the loop closes to round-off (with finite,
+    consistent rates), or a GeometryError names alpha and x_D; nothing else."""
+    pump = WindPump(l1=l1, l2=l2, h=h, e=e_, psi=psi, branch=branch)
+    try:
+        k = pump.kinematics(alpha, x_D, 1.0, 0.1)
+    except GeometryError as exc:
+        assert "alpha =" in str(exc) and "x_D =" in str(exc)
+        return
+    B, C, D = k["points"][1], k["points"][2], k["points"][3]
+    scale = l1 + l2 + h + abs(x_D) + abs(e_)
+    assert abs(np.hypot(*(C - B)) - l2) < 1e-14 * scale
+    assert abs(np.hypot(*(C - D)) - h) < 1e-14 * scale
+    assert abs(math.sin(k["mu"])) >= 1e-6  # KF_WINDPUMP_DEAD: closer to a dead point raises
+    assert np.all(np.isfinite(k["A"])) and np.all(np.isfinite(k["B"]))
 
 
 # ---------------------------------------------------------------- geometry errors
