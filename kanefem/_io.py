@@ -9,12 +9,20 @@ import tempfile
 from pathlib import Path
 
 
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path, write, mode="w", **open_kw):
     """Call ``write(fileobj)`` on a temporary file, then move it to ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
     try:
+        # mkstemp makes the file private (0600); give it the mode open() would
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, mode, **open_kw) as f:
             write(f)
             f.flush()
