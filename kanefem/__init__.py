@@ -34,6 +34,17 @@ from .simulate import (  # noqa: E402
 from . import studies  # noqa: E402
 
 
+# the wind-pump mechanism (issue 4)
+from .bodies import GyroscopicResult  # noqa: E402
+from .windpump import (  # noqa: E402
+    JointForces,
+    LeverEigenvalues,
+    WindPump,
+    WindPumpMotion,
+    WindPumpParams,
+)
+
+
 def lapack_source():
     """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
     return _core.lapack_source()
@@ -51,6 +62,13 @@ __all__ = [
     "MotionTerms",
     "PlanarBeam",
     "lapack_source",
+    # the wind-pump mechanism (issue 4)
+    "GyroscopicResult",
+    "JointForces",
+    "LeverEigenvalues",
+    "WindPump",
+    "WindPumpMotion",
+    "WindPumpParams",
 ]
 __all__ += [  # time integration (issue 3)
     "HarmonicLoad",
