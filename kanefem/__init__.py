@@ -21,6 +21,7 @@ _lapack.init()
 
 from ._core import DivergenceError, GeometryError, KanefemError, LinAlgError  # noqa: E402
 from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
+from .constraints import maggi_basis  # noqa: E402
 
 
 def lapack_source():
@@ -40,4 +41,5 @@ __all__ = [
     "MotionTerms",
     "PlanarBeam",
     "lapack_source",
+    "maggi_basis",
 ]
