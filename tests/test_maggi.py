@@ -152,3 +152,12 @@ def test_constraint_errors_name_the_argument():
         b.eigenvalues(12, constraints=b.constraint_matrix("pinned-pinned"))
     with pytest.raises(ValueError, match="basis must have shape"):
         kanefem._core.eig_create_projected(b._body, np.eye(5))
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import kanefem.constraints
+
+    result = doctest.testmod(kanefem.constraints)
+    assert result.attempted > 0 and result.failed == 0
