@@ -149,6 +149,8 @@ typedef struct kf_mat {
 } kf_mat;
 
 int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *err);
+/* Allocate dst with the storage and shape of src (zeroed). */
+int kf_mat_alloc_like(kf_mat *dst, const kf_mat *src, kf_error *err);
 void kf_mat_free(kf_mat *m);
 void kf_mat_zero(kf_mat *m);
 /* Nonzero if x and y have the same storage and shape. */
@@ -259,6 +261,34 @@ void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double 
 int kf_body_motion_terms(const kf_body *b, const kf_kin *kin, kf_mat *C, kf_mat *Keps,
                          kf_mat *Kom, double *q_eps, double *q_om, double *q_a, kf_error *err);
 
+/* ---------------------------------------------------------------- geometric stiffness */
+
+/*
+ * Geometric (stress) stiffness of a straight line body on its frame's x axis
+ * (SPEC.md section 2): K_G = int N(x) G^T G ds, G the slope of the lateral
+ * displacement, with the axial force N(x) = c[0] + c[1] x + c[2] x^2 (tension
+ * positive, x the body-frame coordinate).  The three basis matrices int x^k G^T G
+ * are integrated when the body is created, so this is a combination:
+ * out = beta out + K_G (out conforms with kf_body_mass(b)).  Bodies without
+ * lateral DOFs (bars) have K_G = 0.  KF_EINVAL if the body is not a straight
+ * line on the x axis with its nodes in ascending x.
+ */
+int kf_body_geometric(const kf_body *b, const double c[3], double beta, kf_mat *out,
+                      kf_error *err);
+
+/*
+ * The axial force N(x) = c0 + c1 x + c2 x^2 of the quasi-static axial
+ * equilibrium of such a body under the inertial (d'Alembert) load of the
+ * frame's motion, -rho A (a_x + (WW)_xx x) per unit length (pass a - g to
+ * include gravity), applied axial end forces f_first, f_last (+x positive,
+ * at the first and last node) and the axial supports: fixed_first /
+ * fixed_last = 1 if u is fixed there.  One end fixed: N is set by the other,
+ * free end; both fixed: by compatibility (no net elongation, uniform EA),
+ * the end forces going into the reactions; both free: by the first end.
+ */
+int kf_body_axial_force(const kf_body *b, const kf_kin *kin, double f_first, double f_last,
+                        int fixed_first, int fixed_last, double c[3], kf_error *err);
+
 /* ---------------------------------------------------------------- eigenvalues */
 
 /*
@@ -271,7 +301,11 @@ int kf_body_motion_terms(const kf_body *b, const kf_kin *kin, kf_mat *C, kf_mat 
  */
 typedef struct kf_eig kf_eig;
 
-int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, kf_error *err);
+/* flags: KF_EIG_GEOMETRIC also prepares the geometric stiffness basis (costs
+ * three more n x n matrices), needed to pass kg to kf_eig_solve. */
+enum { KF_EIG_GEOMETRIC = 1 };
+int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, int flags,
+                  kf_error *err);
 void kf_eig_free(kf_eig *e);
 /* Number of free DOFs. */
 int kf_eig_nfree(const kf_eig *e);
@@ -294,7 +328,9 @@ typedef struct kf_eig_stats {
 } kf_eig_stats;
 
 /*
- * Solve at nt instants (kin[0..nt-1]); results:
+ * Solve at nt instants (kin[0..nt-1]), with K_G from the axial-force
+ * coefficients kg[3 t .. 3 t + 2] (see kf_body_geometric) added when kg is not
+ * NULL (the context must have been made with KF_EIG_GEOMETRIC); results:
  *   lam_re, lam_im: nt x n_modes (row-major), ascending by real part (or
  *                   tracked); lam_im is zero unless K_eps makes a pair complex;
  *   modes:          nt x ndof x n_modes (row-major), all DOFs, zero at the
@@ -302,8 +338,8 @@ typedef struct kf_eig_stats {
  * Instants are solved in order, each continuing from the previous one where
  * that is certified (see kf_eig.c), with a full solve otherwise.
  */
-int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *opt,
-                 double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
+int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+                 const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
                  kf_error *err);
 
 /* ---------------------------------------------------------------- formalisms
@@ -345,11 +381,12 @@ int kf_null_basis(int m, int n, const double *G, double rtol, int *nfree, double
 /*
  * A frozen-time eigen context for a body whose DOFs are d = B z (Maggi's
  * projection: the matrices become B^T X B), B of ndof x nfree, column-major,
- * full column rank (e.g. from kf_null_basis).  kf_eig_solve then works as for
- * supports; mode shapes are returned over all DOFs, phi = B z.
+ * full column rank (e.g. from kf_null_basis); flags as for kf_eig_create.
+ * kf_eig_solve then works as for supports; mode shapes are returned over all
+ * DOFs, phi = B z.
  */
 int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const double *B,
-                            kf_error *err);
+                            int flags, kf_error *err);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,8 @@ void kf_body_free(kf_body *b)
         kf_mat_free(&b->S[k]);
     kf_mat_free(&b->M);
     kf_mat_free(&b->K);
+    for (int k = 0; k < 3; k++)
+        kf_mat_free(&b->KG[k]);
     free(b->coords);
     free(b->conn);
     free(b->s);
@@ -139,7 +141,7 @@ static void assemble(kf_body *b)
     while (kf_body_next_point(b, &p)) {
         int ne = p.ne;
         const int *dofs = p.dofs;
-        const double *N = p.N, *B = p.B, *x = p.x;
+        const double *N = p.N, *B = p.B, *G = p.G, *x = p.x;
         double w = p.w, mw = mu * w;
         for (int i = 0; i < dim; i++) {
             const double *Ni = N + i * ne;
@@ -158,6 +160,18 @@ static void assemble(kf_body *b)
                 }
             }
         }
+        /* geometric basis: KG[k] += w x^k G^T G */
+        if (b->has_geometric && el->ngeo > 0)
+            for (int a = 0; a < ne; a++)
+                for (int c = 0; c < ne; c++) {
+                    double v = 0.0;
+                    for (int r = 0; r < el->ngeo; r++)
+                        v += G[r * ne + a] * G[r * ne + c];
+                    double xpow[3] = {1.0, x[0], x[0] * x[0]};
+                    if (v != 0.0)
+                        for (int k = 0; k < 3; k++)
+                            kf_mat_add(&b->KG[k], dofs[a], dofs[c], w * v * xpow[k]);
+                }
         /* K += w B^T D B */
         double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
         for (int r = 0; r < ns; r++)
@@ -229,6 +243,19 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
     if (rc)
         goto fail;
     kf_storage kind_st = (3 * bw + 1 < b->ndof) ? KF_BAND : KF_DENSE;
+    /* a straight line body on the x axis, nodes from xa (first) to xb (last),
+     * has a geometric stiffness in terms of its axial force N(x) */
+    b->xa = b->coords[0];
+    b->xb = b->coords[(size_t)(nnode - 1) * b->dim];
+    b->has_geometric = el->nnode == 2 && b->xb > b->xa;
+    for (int v = 0; v < nnode && b->has_geometric; v++) {
+        const double *p = b->coords + (size_t)v * b->dim;
+        b->has_geometric = p[0] >= b->xa && p[0] <= b->xb;
+        for (int k = 1; k < b->dim; k++)
+            b->has_geometric &= p[k] == 0.0;
+    }
+    for (int k = 0; k < 3 && !rc && b->has_geometric && el->ngeo > 0; k++)
+        rc = kf_mat_alloc(&b->KG[k], kind_st, b->ndof, bw, bw, err);
     for (int k = 0; k < b->dim * b->dim && !rc; k++)
         rc = kf_mat_alloc(&b->S[k], kind_st, b->ndof, bw, bw, err);
     if (!rc)
@@ -348,5 +375,61 @@ int kf_body_motion_terms(const kf_body *b, const kf_kin *kin, kf_mat *C, kf_mat 
             for (int r = 0; r < b->ndof; r++)
                 q_a[r] += kin->a[i] * b->Mo[(size_t)i * b->ndof + r];
     }
+    return KF_OK;
+}
+
+/* ---------------------------------------------------------------- geometric stiffness */
+
+int kf_body_geometric(const kf_body *b, const double c[3], double beta, kf_mat *out,
+                      kf_error *err)
+{
+    if (!b->has_geometric)
+        return kf_fail(err, KF_EINVAL, "body",
+                       "geometric stiffness needs a straight line body on the frame's x axis "
+                       "with its nodes in ascending x");
+    if (!kf_mat_conform(out, &b->M))
+        return kf_fail(err, KF_EINVAL, "out", "output matrix does not conform with M");
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(c[k]))
+            return kf_fail(err, KF_EINVAL, "axial_force",
+                           "axial force coefficients must be finite (c%d = %g)", k, c[k]);
+    if (beta == 0.0)
+        kf_mat_zero(out);
+    else if (beta != 1.0)
+        kf_mat_scale(out, beta);
+    if (b->el->ngeo == 0) /* no lateral DOFs: K_G = 0 */
+        return KF_OK;
+    for (int k = 0; k < 3; k++)
+        if (c[k] != 0.0)
+            kf_mat_axpy(out, c[k], &b->KG[k]);
+    return KF_OK;
+}
+
+int kf_body_axial_force(const kf_body *b, const kf_kin *kin, double f_first, double f_last,
+                        int fixed_first, int fixed_last, double c[3], kf_error *err)
+{
+    if (!b->has_geometric)
+        return kf_fail(err, KF_EINVAL, "body",
+                       "the axial force is defined for a straight line body on the frame's x "
+                       "axis with its nodes in ascending x");
+    if (!kf_kin_finite(kin) || !isfinite(f_first) || !isfinite(f_last))
+        return kf_fail(err, KF_EINVAL, "end_forces",
+                       "motion and end forces must be finite (f_first = %g, f_last = %g)",
+                       f_first, f_last);
+    double WW[9];
+    kf_kin_operators(b->dim, kin, NULL, NULL, WW);
+    /* N' = -p with p = -mu (a_x + WW_xx x):  N(x) = N_a + mu a_x (x - xa)
+     * + mu WW_xx (x^2 - xa^2) / 2 */
+    double mu = b->el->mu(&b->sec), ax = kin->a[0], wxx = WW[0];
+    double xa = b->xa, xb = b->xb, L = xb - xa, Na;
+    if (fixed_first && fixed_last) /* int_xa^xb N dx = 0 */
+        Na = -(mu * ax * L * L / 2 + mu * wxx * ((xb * xb * xb - xa * xa * xa) / 6 - xa * xa * L / 2)) / L;
+    else if (fixed_first) /* N(xb) = f_last */
+        Na = f_last - mu * ax * L - mu * wxx * (xb * xb - xa * xa) / 2;
+    else /* N(xa) = -f_first */
+        Na = -f_first;
+    c[2] = mu * wxx / 2;
+    c[1] = mu * ax;
+    c[0] = Na - mu * ax * xa - mu * wxx * xa * xa / 2;
     return KF_OK;
 }

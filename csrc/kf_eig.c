@@ -46,6 +46,8 @@ struct kf_eig {
     double *A0;      /* L^-1 K_r L^-T */
     double *St[KF_MAX_DIM * KF_MAX_DIM]; /* dim 3 only: L^-1 S_ij L^-T */
     double *Gt[3];   /* skew pairs (0,1), (0,2), (1,2) */
+    double *KGt[3];  /* KF_EIG_GEOMETRIC: L^-1 KG_k L^-T (NULL for bodies without lateral DOFs) */
+    int geometric;   /* made with KF_EIG_GEOMETRIC */
     double gnorm[3]; /* their spectral norms */
     int kd;          /* columns of D */
     double *D[3];    /* first-order change of A0's eigenvectors per unit E_ij, n x kd */
@@ -71,6 +73,7 @@ void kf_eig_free(kf_eig *e)
     for (int k = 0; k < 3; k++) {
         free(e->Gt[k]);
         free(e->D[k]);
+        free(e->KGt[k]);
     }
     free(e->lam0);
     free(e->V0);
@@ -174,7 +177,7 @@ static int predictor(kf_eig *e, kf_error *err)
 /* The context of n free coordinates: the free DOFs of fixed (supports) or
  * d = B z (B ndof x n, column-major); exactly one of fixed and B is given. */
 static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char *fixed,
-                      const double *B, kf_error *err)
+                      const double *B, int flags, kf_error *err)
 {
     *out = NULL;
     int rc = kf_lapack_require(err);
@@ -187,6 +190,12 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
     e->ndof = b->ndof;
     e->dim = b->dim;
     e->npair = b->dim == 2 ? 1 : 3;
+    e->geometric = (flags & KF_EIG_GEOMETRIC) != 0;
+    if (e->geometric && !b->has_geometric) {
+        rc = kf_fail(err, KF_EINVAL, "geometric_stiffness",
+                     "geometric stiffness needs a straight line body on the frame's x axis");
+        goto fail;
+    }
     e->n = n;
     if (n == 0) {
         rc = kf_fail(err, KF_EINVAL, "supports", "the supports fix all %d DOFs: nothing can move",
@@ -270,6 +279,17 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
         if (!rc)
             rc = to_standard(n, e->L, e->St[k], err);
     }
+    int ngeo = e->geometric && b->el->ngeo > 0 ? 3 : 0;
+    for (int k = 0; k < ngeo && !rc; k++) {
+        e->KGt[k] = kf_calloc(nn, sizeof(double));
+        if (!e->KGt[k]) {
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+            break;
+        }
+        rc = reduce(e, &b->KG[k], e->KGt[k], err);
+        if (!rc)
+            rc = to_standard(n, e->L, e->KGt[k], err);
+    }
     if (!rc) {
         /* the full eigen-decomposition of A0, once */
         memcpy(tmp, e->A0, nn * sizeof(double));
@@ -297,18 +317,19 @@ fail:
     return rc;
 }
 
-int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, kf_error *err)
+int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, int flags,
+                  kf_error *err)
 {
     if (!out || !b || !fixed)
         return kf_fail(err, KF_EINVAL, "supports", "body and supports must not be NULL");
     int n = 0;
     for (int k = 0; k < b->ndof; k++)
         n += fixed[k] ? 0 : 1;
-    return eig_create(out, b, n, fixed, NULL, err);
+    return eig_create(out, b, n, fixed, NULL, flags, err);
 }
 
 int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const double *B,
-                            kf_error *err)
+                            int flags, kf_error *err)
 {
     if (!out || !b || !B)
         return kf_fail(err, KF_EINVAL, "constraints", "body and basis must not be NULL");
@@ -321,7 +342,7 @@ int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const dou
         if (!isfinite(B[k]))
             return kf_fail(err, KF_EINVAL, "constraints", "basis entry %zu = %g is not finite",
                            k, B[k]);
-    return eig_create(out, b, nfree, NULL, B, err);
+    return eig_create(out, b, nfree, NULL, B, flags, err);
 }
 
 /* ---------------------------------------------------------------- solve */
@@ -542,9 +563,9 @@ static int full_symmetric(eig_ws *w, kf_error *err)
     return rc;
 }
 
-int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *opt,
-                 double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
-                 kf_error *err)
+int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+                 const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes,
+                 kf_eig_stats *stats, kf_error *err)
 {
     if (!e || !opt || (nt > 0 && (!kin || !lam_re || !lam_im)))
         return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
@@ -559,6 +580,16 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
             return kf_fail(err, KF_EINVAL, "omega",
                            "instant %d: omega = %g, eps = %g must be finite", t, kin[t].omega[2],
                            kin[t].eps[2]);
+    if (kg && !e->geometric)
+        return kf_fail(err, KF_EINVAL, "geometric_stiffness",
+                       "axial forces given, but the eigen context was made without "
+                       "KF_EIG_GEOMETRIC");
+    for (int t = 0; kg && t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(kg[3 * t + k]))
+                return kf_fail(err, KF_EINVAL, "axial_force",
+                               "instant %d: axial force coefficient c%d = %g must be finite", t,
+                               k, kg[3 * t + k]);
     int rc = kf_lapack_require(err);
     if (rc)
         return rc;
@@ -594,7 +625,11 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
         if (skew)
             st.solver = KF_SOLVER_GENERAL;
 
-        if (shift_only && !skew) {
+        /* geometric stiffness: a varying symmetric term */
+        const double *cg = kg && e->KGt[0] ? kg + 3 * (size_t)t : NULL;
+        int geo = cg && (cg[0] != 0.0 || cg[1] != 0.0 || cg[2] != 0.0);
+
+        if (shift_only && !skew && !geo) {
             /* the eigen-decomposition of A0, shifted */
             for (int k = 0; k < ms; k++) {
                 w.theta_re[k] = e->lam0[k];
@@ -603,6 +638,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
             }
             have_basis = 0;
         } else {
+            /* A = A0 [+ sum WW_ij St_ij] [+ sum c_k KGt_k] [+ sum E_ij Gt_ij]; a
+             * centrifugal shift sigma stays outside and is added at the end */
             memcpy(w.A, e->A0, nn * sizeof(double));
             if (!shift_only) {
                 for (int k = 0; k < dim * dim; k++)
@@ -611,6 +648,10 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
                             w.A[i] += WW[k] * e->St[k][i];
                 sigma = 0.0;
             }
+            for (int k = 0; geo && k < 3; k++)
+                if (cg[k] != 0.0)
+                    for (size_t i = 0; i < nn; i++)
+                        w.A[i] += cg[k] * e->KGt[k][i];
             for (int q = 0; q < e->npair; q++)
                 if (cpair[q] != 0.0)
                     for (size_t i = 0; i < nn; i++)
@@ -620,8 +661,10 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const kf_eig_opts *
                 st.full_solves++;
                 have_basis = 0;
             } else {
+                /* continuation is certified against A0's spectrum: only when the
+                 * symmetric part is A0 itself */
                 int got = 0;
-                if (shift_only) {
+                if (shift_only && !geo) {
                     if (!have_basis) {
                         /* A0's eigenvectors, corrected to first order in E */
                         memcpy(w.X, e->V0, (size_t)n * p * sizeof(double));

@@ -105,6 +105,11 @@ struct kf_body {
     double *s;                         /* s_ij at s + (i dim + j) ndof */
     double *Mo;                        /* Mo_i at Mo + i ndof */
     kf_mat M, K;
+    /* geometric stiffness basis KG[k] = int x^k G^T G ds, k = 0..2, for a straight
+     * line body on the frame's x axis (has_geometric); see kf_body_geometric */
+    int has_geometric;
+    double xa, xb; /* x of the first and last node */
+    kf_mat KG[3];
 };
 
 /* Nonzero if every rate and acceleration in kin is finite. */

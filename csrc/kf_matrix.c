@@ -41,6 +41,11 @@ int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *er
     return KF_OK;
 }
 
+int kf_mat_alloc_like(kf_mat *dst, const kf_mat *src, kf_error *err)
+{
+    return kf_mat_alloc(dst, src->kind, src->n, src->kl, src->ku, err);
+}
+
 void kf_mat_free(kf_mat *m)
 {
     if (!m)

@@ -315,11 +315,11 @@ static PyObject *py_motion_terms(PyObject *self, PyObject *args)
     kf_error err = {0};
     int rc = q ? KF_OK : KF_ENOMEM;
     if (!rc)
-        rc = kf_mat_alloc(&C, M->kind, n, M->kl, M->ku, &err);
+        rc = kf_mat_alloc_like(&C, M, &err);
     if (!rc)
-        rc = kf_mat_alloc(&Ke, M->kind, n, M->kl, M->ku, &err);
+        rc = kf_mat_alloc_like(&Ke, M, &err);
     if (!rc)
-        rc = kf_mat_alloc(&Ko, M->kind, n, M->kl, M->ku, &err);
+        rc = kf_mat_alloc_like(&Ko, M, &err);
     if (!rc && PyArray_DIM(kin, 0) != 1) {
         rc = KF_EINVAL;
         snprintf(err.msg, sizeof err.msg, "motion_terms takes one instant, got %zd",
@@ -370,7 +370,8 @@ static PyObject *py_eig_create(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *cap, *fixed_obj;
-    if (!PyArg_ParseTuple(args, "OO", &cap, &fixed_obj))
+    int geometric = 0;
+    if (!PyArg_ParseTuple(args, "OO|p", &cap, &fixed_obj, &geometric))
         return NULL;
     kf_body *b = get_body(cap);
     if (!b)
@@ -389,7 +390,7 @@ static PyObject *py_eig_create(PyObject *self, PyObject *args)
     kf_error err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_create(&e, b, PyArray_DATA(fixed), &err);
+    rc = kf_eig_create(&e, b, PyArray_DATA(fixed), geometric ? KF_EIG_GEOMETRIC : 0, &err);
     Py_END_ALLOW_THREADS
     if (rc)
         raise_status(rc, &err);
@@ -404,12 +405,12 @@ static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"eig", "motion", "n_modes", "include_eps", "vectors", "tracked",
-                             NULL};
-    PyObject *cap, *kin_obj;
+                             "axial_force", NULL};
+    PyObject *cap, *kin_obj, *kg_obj = Py_None;
     kf_eig_opts opt = {0};
     int tracked = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOippp", kwlist, &cap, &kin_obj, &opt.n_modes,
-                                     &opt.include_eps, &opt.vectors, &tracked))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOippp|O", kwlist, &cap, &kin_obj, &opt.n_modes,
+                                     &opt.include_eps, &opt.vectors, &tracked, &kg_obj))
         return NULL;
     opt.order = tracked ? KF_ORDER_TRACKED : KF_ORDER_ASCENDING;
     kf_eig *e = get_eig(cap);
@@ -427,7 +428,18 @@ static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     npy_intp nt = PyArray_DIM(kin, 0), m = opt.n_modes, ndof = kf_body_ndof(b);
     PyObject *result = NULL;
-    PyArrayObject *re = NULL, *im = NULL, *modes = NULL;
+    PyArrayObject *re = NULL, *im = NULL, *modes = NULL, *kg = NULL;
+    if (kg_obj != Py_None) {
+        kg = as_double(kg_obj, "axial_force", 2, 2);
+        if (!kg)
+            goto done;
+        if (PyArray_DIM(kg, 0) != nt || PyArray_DIM(kg, 1) != 3) {
+            PyErr_Format(PyExc_ValueError, "axial_force must have shape (%zd, 3), got (%zd, %zd)",
+                         (Py_ssize_t)nt, (Py_ssize_t)PyArray_DIM(kg, 0),
+                         (Py_ssize_t)PyArray_DIM(kg, 1));
+            goto done;
+        }
+    }
     npy_intp d2[2] = {nt, m}, d3[3] = {nt, ndof, m};
     if (nt > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "too many instants");
@@ -443,7 +455,8 @@ static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
     kf_error err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_solve(e, (int)nt, (const kf_kin *)PyArray_DATA(kin), &opt, PyArray_DATA(re),
+    rc = kf_eig_solve(e, (int)nt, (const kf_kin *)PyArray_DATA(kin),
+                      kg ? PyArray_DATA(kg) : NULL, &opt, PyArray_DATA(re),
                       PyArray_DATA(im), modes ? PyArray_DATA(modes) : NULL, &st, &err);
     Py_END_ALLOW_THREADS
     if (rc) {
@@ -463,8 +476,72 @@ done:
     Py_XDECREF(re);
     Py_XDECREF(im);
     Py_XDECREF(modes);
+    Py_XDECREF(kg);
     Py_DECREF(kin);
     return result;
+}
+
+/* ---------------------------------------------------------------- geometric stiffness */
+
+static PyObject *py_geometric_matrix(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap;
+    double c[3];
+    if (!PyArg_ParseTuple(args, "O(ddd)", &cap, &c[0], &c[1], &c[2]))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    const kf_mat *M = kf_body_mass(b);
+    kf_mat G = {0};
+    kf_error err = {0};
+    PyObject *result = NULL;
+    int rc = kf_mat_alloc_like(&G, M, &err);
+    if (!rc)
+        rc = kf_body_geometric(b, c, 0.0, &G, &err);
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = new_matrix_rowmajor(&G);
+    kf_mat_free(&G);
+    return result;
+}
+
+static PyObject *py_axial_force(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *kin_obj;
+    double f_first, f_last;
+    int fixed_first, fixed_last;
+    if (!PyArg_ParseTuple(args, "OOddpp", &cap, &kin_obj, &f_first, &f_last, &fixed_first,
+                          &fixed_last))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    PyArrayObject *kin = as_kin(kin_obj);
+    if (!kin)
+        return NULL;
+    npy_intp dims[2] = {PyArray_DIM(kin, 0), 3};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!out) {
+        Py_DECREF(kin);
+        return NULL;
+    }
+    const kf_kin *k = PyArray_DATA(kin);
+    double *c = PyArray_DATA(out);
+    kf_error err = {0};
+    int rc = KF_OK;
+    for (npy_intp t = 0; t < dims[0] && !rc; t++)
+        rc = kf_body_axial_force(b, &k[t], f_first, f_last, fixed_first, fixed_last, c + 3 * t,
+                                 &err);
+    Py_DECREF(kin);
+    if (rc) {
+        Py_DECREF(out);
+        return raise_status(rc, &err);
+    }
+    return (PyObject *)out;
 }
 
 /* ---------------------------------------------------------------- formalisms
@@ -580,7 +657,8 @@ static PyObject *py_eig_create_projected(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *cap, *b_obj;
-    if (!PyArg_ParseTuple(args, "OO", &cap, &b_obj))
+    int geometric = 0;
+    if (!PyArg_ParseTuple(args, "OO|p", &cap, &b_obj, &geometric))
         return NULL;
     kf_body *b = get_body(cap);
     if (!b)
@@ -610,7 +688,7 @@ static PyObject *py_eig_create_projected(PyObject *self, PyObject *args)
     kf_error err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_create_projected(&e, b, (int)nf, B, &err);
+    rc = kf_eig_create_projected(&e, b, (int)nf, B, geometric ? KF_EIG_GEOMETRIC : 0, &err);
     Py_END_ALLOW_THREADS
     if (rc)
         raise_status(rc, &err);
@@ -643,9 +721,14 @@ static PyMethodDef methods[] = {
     {"motion_terms", py_motion_terms, METH_VARARGS,
      "motion_terms(body, motion (1, 12)) -> (C, K_eps, K_om, q_eps, q_om, q_a)."},
     {"eig_create", py_eig_create, METH_VARARGS,
-     "eig_create(body, fixed_mask) -> eigen context capsule."},
+     "eig_create(body, fixed_mask, geometric=False) -> eigen context capsule."},
+    {"geometric_matrix", py_geometric_matrix, METH_VARARGS,
+     "geometric_matrix(body, (c0, c1, c2)) -> K_G for N(x) = c0 + c1 x + c2 x^2, dense."},
+    {"axial_force", py_axial_force, METH_VARARGS,
+     "axial_force(body, motion (nt, 12), f_first, f_last, fixed_first, fixed_last) -> (nt, 3) "
+     "coefficients of the quasi-static axial force."},
     {"eig_solve", (PyCFunction)(void (*)(void))py_eig_solve, METH_VARARGS | METH_KEYWORDS,
-     "eig_solve(eig, motion (nt, 12), n_modes, include_eps, vectors, tracked) -> "
+     "eig_solve(eig, motion (nt, 12), n_modes, include_eps, vectors, tracked, axial_force=None) -> "
      "(lam_re, lam_im, modes or None, stats)."},
     /* formalisms (kf_direct.c) */
     {"inertia_forces_direct", py_inertia_forces_direct, METH_VARARGS,
@@ -655,7 +738,8 @@ static PyMethodDef methods[] = {
      "null_basis(G (m, n), rtol) -> orthonormal basis (n, nfree) of the null space of G "
      "(QR with column pivoting); rtol <= 0: the default."},
     {"eig_create_projected", py_eig_create_projected, METH_VARARGS,
-     "eig_create_projected(body, basis (ndof, nfree)) -> eigen context for d = basis z."},
+     "eig_create_projected(body, basis (ndof, nfree), geometric=False) -> eigen context for "
+     "d = basis z."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",

@@ -312,36 +312,127 @@ class FlexibleBody:
         """
         return np.eye(self.ndof)[self.support_mask(supports)]
 
-    def _eig_context(self, supports, constraints=None):
-        """The eigen context of a support set (free DOFs kept: deletion), or, with
-        constraints, of d = B z for an orthonormal null-space basis B of the stacked
-        support and constraint rows (Maggi's projection).  supports=None means the
-        class's default supports without constraints, no supports with them."""
-        if constraints is None:
-            fixed = self.support_mask(self._default_supports if supports is None else supports)
-            key = fixed.tobytes()
-            ctx = self._eig_cache.get(key)
-            if ctx is None:
-                ctx = self._eig_cache[key] = _core.eig_create(self._body, fixed.astype(np.uint8))
-            return ctx
+    def _projected_context(self, supports, geometric, constraints):
+        """The eigen context of d = B z, B an orthonormal null-space basis of the
+        stacked support and constraint rows (Maggi's projection), cached."""
         G = _checks.array("constraints", constraints, ndim=2)
         if G.shape[1] != self.ndof:
             raise ValueError(f"constraints must have {self.ndof} columns (one per DOF), got shape {G.shape}")
         if supports is not None:
             G = np.vstack([self.constraint_matrix(supports), G])
-        key = ("constraints", G.shape, G.tobytes())
+        key = ("constraints", G.shape, G.tobytes(), geometric)
         ctx = self._eig_cache.get(key)
         if ctx is None:
             B = maggi_basis(G)
             if B.shape[1] == 0:
                 raise ValueError(f"constraints (with supports={supports!r}) fix all {self.ndof} DOFs: nothing can move")
-            ctx = self._eig_cache[key] = _core.eig_create_projected(self._body, B)
+            ctx = self._eig_cache[key] = _core.eig_create_projected(self._body, B, geometric)
         return ctx
+
+    def _eig_context(self, supports, geometric=False, constraints=None):
+        """The core's eigen context for these supports, made once and cached; with
+        constraints, for Maggi's projection (:meth:`_projected_context`)."""
+        if constraints is not None:
+            return self._projected_context(supports, geometric, constraints)
+        key = (supports if isinstance(supports, str) else None, geometric)
+        ctx = self._eig_cache.get(key) if key[0] is not None else None
+        if ctx is None:
+            fixed = self.support_mask(supports)
+            mkey = (fixed.tobytes(), geometric)
+            ctx = self._eig_cache.get(mkey)
+            if ctx is None:
+                ctx = _core.eig_create(self._body, fixed.astype(np.uint8), geometric)
+                self._eig_cache[mkey] = ctx
+            if key[0] is not None:
+                self._eig_cache[key] = ctx
+        return ctx
+
+    # ------------------------------------------------------------ geometric stiffness
+
+    def _motion_rows(self, omega, eps, a_O):
+        """Instants as the core's (nt, 12) rows (omega, eps, v, a), planar (z) rates."""
+        om = _checks.array("omega", omega, ndim=1)
+        ep = _checks.array("eps", eps, ndim=1)
+        if om.shape != ep.shape:
+            raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
+        rows = np.zeros((om.shape[0], 12))
+        rows[:, 2] = om
+        rows[:, 5] = ep
+        if a_O is not None:
+            a = _checks.array("a_O", a_O, ndim=2)
+            if a.shape != (om.shape[0], self.dim):
+                raise ValueError(f"a_O must have shape ({om.shape[0]}, {self.dim}), got {a.shape}")
+            rows[:, 9 : 9 + self.dim] = a
+        return rows
+
+    def _axial_rows(self, rows, supports, end_forces):
+        """Quasi-static axial-force coefficients (nt, 3) for motion rows."""
+        fixed = self.support_mask(supports)
+        f_first, f_last = (0.0, 0.0) if end_forces is None else end_forces
+        f_first = _checks.real("end_forces[0]", f_first)
+        f_last = _checks.real("end_forces[1]", f_last)
+        last_u = (self.n_nodes - 1) * self.dofs_per_node
+        return _core.axial_force(self._body, rows, f_first, f_last, bool(fixed[0]), bool(fixed[last_u]))
+
+    def axial_force(self, omega=0.0, eps=0.0, a_O=None, supports=None, end_forces=(0.0, 0.0)):
+        """Axial force of the quasi-static axial equilibrium, N(x) = c0 + c1 x + c2 x^2.
+
+        The body (a straight line on its frame's x axis) carries the inertial load of
+        its frame's motion, -rho A (a_x - omega^2 x) per unit length, and the applied
+        axial end forces; the supports say which ends are axially fixed (one fixed end:
+        the free end sets N; both: no net elongation; none: the first end sets N).
+
+        Parameters
+        ----------
+        omega, eps : float
+            Frame angular velocity [rad/s] and acceleration [rad/s^2].
+        a_O : array_like, shape (2,), optional
+            Acceleration of the frame origin minus gravity, in the body frame [m/s^2].
+        supports : str or dict, optional
+            As in :meth:`eigenvalues`.
+        end_forces : (float, float)
+            Applied axial forces at the first and last node, +x positive [N].
+
+        Returns
+        -------
+        ndarray, shape (3,)
+            (c0, c1, c2) [N, N/m, N/m^2], tension positive, x the body-frame coordinate.
+        """
+        rows = self._motion_row(omega, eps, a_O)
+        supports = self._default_supports if supports is None else supports
+        return self._axial_rows(rows, supports, end_forces)[0]
+
+    def geometric_stiffness(self, axial_force) -> np.ndarray:
+        """Geometric stiffness K_G = int N(x) G^T G ds [N/m] for N(x) = c0 + c1 x + c2 x^2.
+
+        Parameters
+        ----------
+        axial_force : array_like, shape (3,)
+            Coefficients (c0, c1, c2) of the axial force, tension positive [N, N/m, N/m^2],
+            e.g. from :meth:`axial_force`.
+
+        Returns
+        -------
+        ndarray, shape (ndof, ndof)
+            Symmetric; positive semidefinite under tension.  Zero for a bar.
+        """
+        c = _checks.array("axial_force", axial_force, shape=(3,))
+        return _core.geometric_matrix(self._body, tuple(c))
 
     # ------------------------------------------------------------ eigenvalues
 
     def eigenvalues(
-        self, n_modes, omega=0.0, eps=0.0, supports=None, include_eps=True, mode_shapes=True,
+        self,
+        n_modes,
+        omega=0.0,
+        eps=0.0,
+        supports=None,
+        include_eps=True,
+        mode_shapes=True,
+        geometric_stiffness=False,
+        a_O=None,
+        end_forces=None,
+        axial_force=None,
         constraints=None,
     ) -> EigenResult:
         """Frozen-time eigenvalues at one instant of the frame's motion.
@@ -364,12 +455,22 @@ class FlexibleBody:
             whenever eps != 0).
         mode_shapes : bool
             Also return the mode shapes.
+        geometric_stiffness : bool
+            Add K_G (stress stiffening) from the axial force: ``axial_force`` if
+            given, else the quasi-static one under the frame's motion, ``a_O`` and
+            ``end_forces`` (see :meth:`axial_force`).  Off by default, as in the
+            seeds' model.
+        a_O, end_forces, axial_force
+            Only used with ``geometric_stiffness``: origin acceleration minus gravity
+            in the body frame [m/s^2] (2,), axial end forces [N] (2,), or the axial
+            force coefficients (c0, c1, c2) directly.
         constraints : array_like, shape (k, ndof), optional
             Linear constraints G d = 0 on the DOFs, eliminated by Maggi's projection
             onto an orthonormal basis of their null space (see
             :func:`kanefem.maggi_basis`); mode shapes are then returned over all DOFs
             and satisfy G phi = 0.  With constraints, ``supports=None`` means no
-            supports (give both to combine them).
+            supports (give both to combine them), and the quasi-static axial force of
+            ``geometric_stiffness`` takes its end conditions from ``supports`` only.
 
         Returns
         -------
@@ -382,11 +483,20 @@ class FlexibleBody:
         ValueError
             Bad sizes, non-finite rates, unknown supports.
         """
-        ctx = self._eig_context(supports, constraints)
+        if constraints is None:
+            supports = self._default_supports if supports is None else supports
+        geometric = bool(geometric_stiffness)
+        ctx = self._eig_context(supports, geometric, constraints)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
-        row = self._motion_row(omega, eps, None)
+        row = self._motion_row(omega, eps, a_O if geometric else None)
+        kg = None
+        if geometric:
+            if axial_force is not None:
+                kg = _checks.array("axial_force", axial_force, shape=(3,))[None, :]
+            else:
+                kg = self._axial_rows(row, supports, end_forces)
         re, im, shapes, stats = _core.eig_solve(
-            ctx, row, n_modes, bool(include_eps), bool(mode_shapes), False
+            ctx, row, n_modes, bool(include_eps), bool(mode_shapes), False, kg
         )
         return EigenResult(
             eigenvalues=re[0],
@@ -405,6 +515,10 @@ class FlexibleBody:
         include_eps=True,
         order="ascending",
         mode_shapes=True,
+        geometric_stiffness=False,
+        a_O=None,
+        end_forces=None,
+        axial_force=None,
         constraints=None,
     ) -> EigenResult:
         """Frozen-time eigenvalues over a time grid, in one call to the core.
@@ -416,8 +530,14 @@ class FlexibleBody:
             each instant.
         n_modes : int
             Number of modes, 1..(free DOFs).
-        supports, include_eps, mode_shapes, constraints
+        supports, include_eps, mode_shapes, geometric_stiffness, end_forces, constraints
             As in :meth:`eigenvalues`.
+        a_O : array_like, shape (nt, 2), optional
+            With ``geometric_stiffness``: origin acceleration minus gravity at each
+            instant, in the body frame [m/s^2].
+        axial_force : array_like, shape (nt, 3), optional
+            With ``geometric_stiffness``: the axial force coefficients at each instant
+            (overrides the quasi-static axial force).
         order : {"ascending", "tracked"}
             ``"ascending"``: sorted by value at every instant.  ``"tracked"``: mode
             k keeps its identity from instant to instant (matched by shape), so a
@@ -430,18 +550,21 @@ class FlexibleBody:
             None, ``solver``, ``stats`` (instants solved by continuation and by a
             full decomposition).
         """
-        om = _checks.array("omega", omega, ndim=1)
-        ep = _checks.array("eps", eps, ndim=1)
-        if om.shape != ep.shape:
-            raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
+        geometric = bool(geometric_stiffness)
+        motion = self._motion_rows(omega, eps, a_O if geometric else None)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         _checks.choice("order", order, ("ascending", "tracked"))
-        ctx = self._eig_context(supports, constraints)
-        motion = np.zeros((om.shape[0], 12))
-        motion[:, 2] = om
-        motion[:, 5] = ep
+        if constraints is None:
+            supports = self._default_supports if supports is None else supports
+        ctx = self._eig_context(supports, geometric, constraints)
+        kg = None
+        if geometric:
+            if axial_force is not None:
+                kg = _checks.array("axial_force", axial_force, shape=(motion.shape[0], 3))
+            else:
+                kg = self._axial_rows(motion, supports, end_forces)
         re, im, shapes, stats = _core.eig_solve(
-            ctx, motion, n_modes, bool(include_eps), bool(mode_shapes), order == "tracked"
+            ctx, motion, n_modes, bool(include_eps), bool(mode_shapes), order == "tracked", kg
         )
         return EigenResult(
             eigenvalues=re,
@@ -516,7 +639,7 @@ class PlanarBeam(_StraightBody):
     63
     >>> r = beam.eigenvalues(1, supports="clamped-free")
     >>> round(float(r.frequencies_hz[0]), 3)  # 1.8751^2 sqrt(EI/(rho A L^4)) / 2 pi
-    9.265
+    29.036
     """
 
     _kind = _BEAM2

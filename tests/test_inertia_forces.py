@@ -100,15 +100,3 @@ def test_motion_and_route_errors():
         kanefem._core.inertia_forces_direct(beam._body, z, z[:-1], z, np.zeros((1, 12)))
     with pytest.raises(ValueError, match="one instant"):
         kanefem._core.inertia_forces_direct(beam._body, z, z, z, np.zeros((2, 12)))
-
-
-def test_docstring_example_runs():
-    import doctest
-
-    from kanefem import bodies
-
-    finder = doctest.DocTestFinder()
-    runner = doctest.DocTestRunner()
-    for test in finder.find(bodies.FlexibleBody.inertia_forces, "inertia_forces", globs=vars(bodies)):
-        runner.run(test)
-    assert runner.tries > 0 and runner.failures == 0

@@ -248,10 +248,3 @@ def test_bad_arguments(kwargs, exc, match):
 def test_difference_needs_the_same_coordinates():
     with pytest.raises(ValueError, match="coordinates"):
         symbolic.difference(derived("kane", 2), derived("kane", 1))
-
-
-def test_docstring_examples_run():
-    import doctest
-
-    result = doctest.testmod(symbolic)
-    assert result.attempted > 0 and result.failed == 0

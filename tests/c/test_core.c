@@ -70,7 +70,7 @@ static void test_no_lapack_yet(void)
     unsigned char fixed[12] = {1, 1, 0};
     kf_eig *e = NULL;
     kf_error err = {0};
-    CHECK(kf_eig_create(&e, b, fixed, &err) == KF_ENOLAPACK && e == NULL, "%s", err.msg);
+    CHECK(kf_eig_create(&e, b, fixed, 0, &err) == KF_ENOLAPACK && e == NULL, "%s", err.msg);
     kf_body_free(b);
 }
 
@@ -197,7 +197,7 @@ static void test_eigen(void)
     fixed[0] = fixed[1] = fixed[n - 3] = fixed[n - 2] = 1; /* pinned-pinned */
     kf_eig *e = NULL;
     kf_error err = {0};
-    CHECK(kf_eig_create(&e, b, fixed, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eig_create(&e, b, fixed, 0, &err) == KF_OK, "%s", err.msg);
     if (!e)
         return;
     CHECK(kf_eig_nfree(e) == n - 4, "nfree");
@@ -209,7 +209,7 @@ static void test_eigen(void)
     double re[6], im[6], *modes = calloc((size_t)nt * n * m, sizeof(double));
     kf_eig_opts opt = {m, 1, 1, KF_ORDER_ASCENDING};
     kf_eig_stats st;
-    CHECK(kf_eig_solve(e, nt, kin, &opt, re, im, modes, &st, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eig_solve(e, nt, kin, NULL, &opt, re, im, modes, &st, &err) == KF_OK, "%s", err.msg);
     double w1 = PI * PI / (len * len) * sqrt(E * I / (rho * A));
     CHECK(fabs(sqrt(re[0]) / w1 - 1) < 5e-6, "pinned-pinned mode 1: %g vs %g", sqrt(re[0]), w1);
     CHECK(fabs(re[2] - (re[0] - 100.0)) < 1e-12 * re[0], "shift identity");
@@ -219,18 +219,60 @@ static void test_eigen(void)
 
     /* errors */
     opt.n_modes = n;
-    CHECK(kf_eig_solve(e, nt, kin, &opt, re, im, NULL, NULL, &err) == KF_EINVAL &&
+    CHECK(kf_eig_solve(e, nt, kin, NULL, &opt, re, im, NULL, NULL, &err) == KF_EINVAL &&
               !strcmp(err.arg, "n_modes"),
           "%s", err.msg);
     opt.n_modes = 1;
     kin[1].omega[2] = INFINITY;
-    CHECK(kf_eig_solve(e, nt, kin, &opt, re, im, NULL, NULL, &err) == KF_EINVAL, "%s", err.msg);
-    CHECK(kf_eig_solve(e, -1, kin, &opt, re, im, NULL, NULL, &err) == KF_EINVAL, "%s", err.msg);
+    CHECK(kf_eig_solve(e, nt, kin, NULL, &opt, re, im, NULL, NULL, &err) == KF_EINVAL, "%s", err.msg);
+    CHECK(kf_eig_solve(e, -1, kin, NULL, &opt, re, im, NULL, NULL, &err) == KF_EINVAL, "%s", err.msg);
     kf_eig_free(e);
     memset(fixed, 1, (size_t)n);
-    CHECK(kf_eig_create(&e, b, fixed, &err) == KF_EINVAL && e == NULL, "%s", err.msg);
+    CHECK(kf_eig_create(&e, b, fixed, 0, &err) == KF_EINVAL && e == NULL, "%s", err.msg);
     free(modes);
     free(fixed);
+    kf_body_free(b);
+}
+
+static void test_geometric(void)
+{
+    double E = 2.1e11, rho = 7800, A = 1e-4, I = 1e-8, len = 2.0;
+    kf_section sec = {E, rho, A, I};
+    kf_body *b = straight_body(KF_BEAM2, 5, len, &sec);
+    const kf_mat *M = kf_body_mass(b);
+    kf_mat G;
+    kf_mat_alloc(&G, M->kind, M->n, M->kl, M->ku, NULL);
+    kf_error err = {0};
+    /* constant tension N0 on element 0 (length 0.4): K_G(v1, v1) = 36 N0 / (30 l) */
+    double c[3] = {1000.0, 0.0, 0.0};
+    CHECK(kf_body_geometric(b, c, 0.0, &G, &err) == KF_OK, "%s", err.msg);
+    CHECK(fabs(kf_mat_get(&G, 1, 1) - 36 * 1000.0 / (30 * 0.4)) < 1e-9, "K_G(v1, v1) = %g",
+          kf_mat_get(&G, 1, 1));
+    c[1] = NAN;
+    CHECK(kf_body_geometric(b, c, 0.0, &G, &err) == KF_EINVAL && !strcmp(err.arg, "axial_force"),
+          "%s", err.msg);
+    /* spinning, clamped at x = 0: N(x) = rho A W^2 (L^2 - x^2) / 2 */
+    kf_kin kin;
+    memset(&kin, 0, sizeof kin);
+    kin.omega[2] = 10.0;
+    CHECK(kf_body_axial_force(b, &kin, 0.0, 0.0, 1, 0, c, &err) == KF_OK, "%s", err.msg);
+    double m = rho * A;
+    CHECK(fabs(c[0] - m * 100 * 4 / 2) < 1e-12 && fabs(c[1]) < 1e-15 && fabs(c[2] + m * 50) < 1e-12,
+          "c = %g %g %g", c[0], c[1], c[2]);
+    CHECK(kf_body_axial_force(b, &kin, NAN, 0.0, 1, 0, c, &err) == KF_EINVAL, "%s", err.msg);
+    kf_mat_free(&G);
+    kf_body_free(b);
+    /* a crooked body has no N(x) */
+    double xy[6] = {0, 0, 1, 0.5, 2, 0};
+    int conn[4] = {0, 1, 1, 2};
+    CHECK(kf_body_create(&b, KF_BEAM2, 3, xy, 2, conn, &sec, &err) == KF_OK, "%s", err.msg);
+    M = kf_body_mass(b);
+    kf_mat_alloc(&G, M->kind, M->n, M->kl, M->ku, NULL);
+    CHECK(kf_body_geometric(b, c, 0.0, &G, &err) == KF_EINVAL, "crooked body: %s", err.msg);
+    unsigned char fixed[9] = {0};
+    kf_eig *e = NULL;
+    CHECK(kf_eig_create(&e, b, fixed, KF_EIG_GEOMETRIC, &err) == KF_EINVAL && !e, "%s", err.msg);
+    kf_mat_free(&G);
     kf_body_free(b);
 }
 
@@ -386,8 +428,8 @@ static void test_eig_projected(void)
     int nf = 0;
     CHECK(kf_null_basis(m, n, G, 0.0, &nf, B, &err) == KF_OK && nf == n - 4, "%s", err.msg);
     kf_eig *e1 = NULL, *e2 = NULL;
-    CHECK(kf_eig_create(&e1, b, fixed, &err) == KF_OK, "%s", err.msg);
-    CHECK(kf_eig_create_projected(&e2, b, nf, B, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eig_create(&e1, b, fixed, 0, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eig_create_projected(&e2, b, nf, B, 0, &err) == KF_OK, "%s", err.msg);
     if (e1 && e2) {
         kf_kin kin[2];
         memset(kin, 0, sizeof kin);
@@ -395,8 +437,8 @@ static void test_eig_projected(void)
         kin[1].eps[2] = 300.0;
         double r1[6], i1[6], r2[6], i2[6], *modes = calloc((size_t)2 * n * 3, sizeof(double));
         kf_eig_opts opt = {3, 1, 1, KF_ORDER_ASCENDING};
-        CHECK(kf_eig_solve(e1, 2, kin, &opt, r1, i1, NULL, NULL, &err) == KF_OK, "%s", err.msg);
-        CHECK(kf_eig_solve(e2, 2, kin, &opt, r2, i2, modes, NULL, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_eig_solve(e1, 2, kin, NULL, &opt, r1, i1, NULL, NULL, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_eig_solve(e2, 2, kin, NULL, &opt, r2, i2, modes, NULL, &err) == KF_OK, "%s", err.msg);
         /* the same problem in another basis: round-off amplified by the spread of the
          * spectrum (lambda_max / lambda_1 ~ 1e7 with the axial modes), as for the
          * general solver against scipy.linalg.eig */
@@ -411,17 +453,17 @@ static void test_eig_projected(void)
     }
     kf_eig_free(e1);
     kf_eig_free(e2);
-    CHECK(kf_eig_create_projected(&e2, b, 0, B, &err) == KF_EINVAL && e2 == NULL &&
+    CHECK(kf_eig_create_projected(&e2, b, 0, B, 0, &err) == KF_EINVAL && e2 == NULL &&
               !strcmp(err.arg, "constraints"),
           "%s", err.msg);
     B[3] = NAN;
-    CHECK(kf_eig_create_projected(&e2, b, nf, B, &err) == KF_EINVAL && e2 == NULL, "%s", err.msg);
+    CHECK(kf_eig_create_projected(&e2, b, nf, B, 0, &err) == KF_EINVAL && e2 == NULL, "%s", err.msg);
     /* a basis with a zero column: the projected mass matrix is singular */
     for (int i = 0; i < n; i++) {
         B[i] = 1.0;
         B[i + n] = 0.0;
     }
-    CHECK(kf_eig_create_projected(&e2, b, 2, B, &err) == KF_ENOTPD && e2 == NULL &&
+    CHECK(kf_eig_create_projected(&e2, b, 2, B, 0, &err) == KF_ENOTPD && e2 == NULL &&
               !strcmp(err.arg, "constraints"),
           "%s", err.msg);
     free(G);
@@ -443,6 +485,7 @@ int main(void)
     test_matrices();
     test_body();
     test_eigen();
+    test_geometric();
     test_direct_inertia_forces();
     test_null_basis();
     test_eig_projected();
