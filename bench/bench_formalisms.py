@@ -151,7 +151,12 @@ def main():
     args = ap.parse_args()
     print(f"kanefem {kanefem.__version__}, Python {platform.python_version()}, "
           f"{platform.machine()} {platform.processor() or ''}".rstrip())
-    part1(args)
+    try:
+        import sympy  # noqa: F401  (kanefem's optional extra "symbolic")
+    except ImportError:
+        print('Part 1 skipped: SymPy is not installed (pip install "kanefem[symbolic]")')
+    else:
+        part1(args)
     part2(args)
 
 
