@@ -387,6 +387,175 @@ int kf_null_basis(int m, int n, const double *G, double rtol, int *nfree, double
  */
 int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const double *B,
                             int flags, kf_error *err);
+/* ================================================================ mechanisms (issue 4)
+ *
+ * Rigid mechanisms by Kane's method (SPEC.md section 5), and the wind pump.
+ * Implementation: csrc/kf_mechanism.c.
+ *
+ * A mechanism with nu generalized speeds u (q' = u) is described, at one
+ * instant, by the nr "mass coordinates" r of its rigid bodies (x, y of each
+ * mass centre or point mass, and each body's angle) through
+ *
+ *     r' = A(q) u,     r'' = A(q) u' + B(q) w(u),
+ *
+ * w the nw = nu (nu + 1) / 2 products u_i u_j (i <= j, in the order
+ * (0,0), (0,1), ..., (0,nu-1), (1,1), ...: for nu = 2, w = (u0^2, u0 u1, u1^2)).
+ * With the diagonal rigid mass Mrig = diag(mass) (a mass on a translation row,
+ * a moment of inertia about the mass centre on a rotation row) and the applied
+ * forces Q along the same rows, Kane's equations are the projection
+ *
+ *     A^T Mrig A u' = A^T (Q - Mrig B w)          (seed 000, A44-A46).
+ *
+ * Any mechanism that supplies A, B, mass and Q uses the same projection.
+ */
+
+/* Doubles of workspace kf_kane_solve needs. */
+size_t kf_kane_work_size(int nr, int nu);
+
+/*
+ * Solve Kane's equations for u'.  A (nr x nu) and B (nr x nw) are row-major.
+ * prescribed (length nu, or NULL = none): where prescribed[i] != 0, u'[i] is
+ * given on entry (a driven coordinate) and drive[i] returns the generalized
+ * force along u_i that must be added to A^T Q to realize it (e.g. a motor
+ * torque); elsewhere drive[i] = 0.  drive may be NULL.  KF_ESING if the
+ * generalized mass A^T Mrig A of the free coordinates is not positive definite.
+ */
+int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const double *B,
+                  const double *w, const double *Q, const unsigned char *prescribed,
+                  double *udot, double *drive, double *work, kf_error *err);
+
+/*
+ * The wind-pump mechanism (SPEC.md section 5): crank AB (angle alpha), elastic
+ * lever BC', rocker/pendulum pinned at D on the slider, slider D on the guide
+ * y = e.  q = (alpha, x_D), u = (omega1, xdot_D).  SI units, angles in rad.
+ * Every field is a double (branch = +1 or -1) so the struct can be filled
+ * from an array in the order of kf_windpump_names.
+ */
+typedef struct kf_windpump {
+    double l1, a1, m1, J1;            /* crank: length, mass centre at a1 l1, mass, J about it */
+    double l2, A2, rho2;              /* lever: rigid m2 = rho2 A2 l2, a2 = 1/2, J2 = m2 l2^2/12 */
+    double h, psi, hg, xi, m3, J3;    /* rocker: C' = D + h e(theta3 + psi), mass centre
+                                         D + hg e(theta3 + xi), mass, J about its mass centre */
+    double L, M3;                     /* adjustable weight G: point mass M3 at D + L e(theta3) */
+    double e, m_D, k, x_D0, F_r, v_F; /* slider: guide height, mass, spring k (x_D - x_D0),
+                                         friction F_r tanh(xdot_D / v_F) */
+    double c_D;                       /* viscous load on the slider (the pumps) c_D xdot_D */
+    double g;                         /* gravity along -y */
+    double branch;                    /* assembly branch: +1 = C' left of B->D, -1 right */
+} kf_windpump;
+
+#define KF_WINDPUMP_NPARAM 24
+/* The field names of kf_windpump in order, NULL-terminated. */
+extern const char *const kf_windpump_names[];
+
+/* Validate the parameters: KF_EINVAL naming the first bad one. */
+int kf_windpump_check(const kf_windpump *p, kf_error *err);
+
+/* Mass coordinates of the wind pump (rows of A, B, Mrig), in this order. */
+enum {
+    KF_WP_X1, KF_WP_Y1, KF_WP_T1,   /* crank mass centre, crank angle alpha */
+    KF_WP_X2, KF_WP_Y2, KF_WP_T2,   /* lever mass centre, theta2 */
+    KF_WP_X3, KF_WP_Y3, KF_WP_T3,   /* rocker mass centre, theta3 */
+    KF_WP_XG, KF_WP_YG,             /* the weight G */
+    KF_WP_XD,                       /* slider */
+    KF_WP_NR
+};
+
+/* The wind pump's kinematics at one instant. */
+typedef struct kf_windpump_kin {
+    double q[2], u[2], udot[2], w[3];
+    double theta[3], omega[3], eps[3]; /* crank (= alpha), lever, rocker (pendulum arm) */
+    double mu;                         /* transmission angle theta3 + psi - theta2, in (-pi, pi] */
+    double pts[8];                     /* A, B, C', D: (x, y) each */
+    double r[KF_WP_NR], v[KF_WP_NR], a[KF_WP_NR]; /* mass coordinates and their rates */
+    double A[KF_WP_NR * 2], B[KF_WP_NR * 3];      /* row-major */
+    double vB[2], aB[2];               /* velocity and acceleration of B (global) */
+    kf_kin lever;                      /* the lever frame (origin B, x along B->C'), gravity
+                                          included: lever.a = R2^T (a_B - g) */
+} kf_windpump_kin;
+
+/*
+ * Kinematics at q, u, u' (udot may be NULL: zero).  Loop closure in closed
+ * form (C' is an intersection of two circles; branch picks one); KF_EGEOM,
+ * naming alpha and x_D, where the loop cannot close (|BD| outside
+ * [|l2 - h|, l2 + h]) or at a dead point (lever and rocker arm aligned:
+ * |sin mu| < KF_WINDPUMP_DEAD).
+ */
+#define KF_WINDPUMP_DEAD 1e-6
+int kf_windpump_kinematics(const kf_windpump *p, const double q[2], const double u[2],
+                           const double udot[2], kf_windpump_kin *out, kf_error *err);
+
+/* The rigid masses along the mass coordinates (diagonal of Mrig). */
+void kf_windpump_mass(const kf_windpump *p, double mass[KF_WP_NR]);
+/* Applied forces along the mass coordinates at the instant kin describes
+ * (gravity, motor torque M_m, spring, friction and pump load on the slider). */
+void kf_windpump_applied(const kf_windpump *p, const kf_windpump_kin *kin, double M_m,
+                         double Q[KF_WP_NR]);
+
+/*
+ * Joint (liaison) forces from the ten Newton-Euler equations of the four
+ * bodies plus the slider's vertical balance, at an instant whose
+ * accelerations kin holds.  f (KF_WINDPUMP_NFORCE):
+ *   0-1  F_A  ground on crank at A          2-3  F_B  crank on lever at B
+ *   4-5  F_C  lever on rocker at C'         6-7  F_D  rocker on slider at D
+ *   8    N    guide on slider (+y)          9    M_m  motor torque on the crank
+ *   10   R    horizontal force the slider lacks for this motion: zero (to
+ *             round-off) for a motion of this model; for a recorded motion,
+ *             the load the model does not describe.
+ * Solved as one 11 x 11 linear system (LU, LAPACK).
+ */
+#define KF_WINDPUMP_NFORCE 11
+int kf_windpump_joint_forces(const kf_windpump *p, const kf_windpump_kin *kin, double *f,
+                             kf_error *err);
+
+/* Drives.  A torque law returns 0, or nonzero to stop the integration. */
+typedef int kf_torque_fn(void *params, double t, double alpha, double omega1, double *torque);
+enum kf_drive_mode { KF_DRIVE_SPEED = 0, KF_DRIVE_TORQUE = 1 };
+typedef struct kf_windpump_drive {
+    int mode;             /* KF_DRIVE_SPEED: omega1 = omega, alpha = alpha(t0) + omega (t - t0) */
+    double omega;         /* [rad/s] */
+    kf_torque_fn *torque; /* KF_DRIVE_TORQUE: M_m = torque(params, t, alpha, omega1) */
+    void *params;
+} kf_windpump_drive;
+
+typedef struct kf_ode_opts {
+    double rtol, atol; /* error per step <= atol + rtol |y| (RMS over the state) */
+    long max_steps;    /* accepted + rejected steps (0: 10^7) */
+} kf_ode_opts;
+
+typedef struct kf_ode_stats {
+    long steps, rejected, nfev;
+} kf_ode_stats;
+
+/*
+ * The rigid motion from y0 = (alpha, x_D, omega1, xdot_D) at t[0] to the
+ * increasing times t[0..nt-1], by an adaptive Dormand-Prince 5(4) that lands
+ * on every t[i].  states: nt x KF_WINDPUMP_NSTATE, row-major, per instant
+ * (alpha, x_D, omega1, xdot_D, eps1, xddot_D, M_m).  At constant speed
+ * (y0[2] is then ignored) the crank rows are exact, alpha = y0[0] + omega
+ * (t - t[0]), and M_m is the torque that keeps the speed.  A trial stage that
+ * leaves the assembly region shrinks the step; if the motion itself leaves
+ * it, KF_EGEOM says when and where.
+ */
+#define KF_WINDPUMP_NSTATE 7
+int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
+                         const double y0[4], int nt, const double *t, const kf_ode_opts *opts,
+                         double *states, kf_ode_stats *stats, kf_error *err);
+
+/* ---------------------------------------------------------------- gyroscopic eigenvalues
+ * (issue 4; implemented at the end of csrc/kf_eig.c)
+ *
+ * The complex eigenvalues s of (s^2 M + s C(t) + K_eff(t)) phi = 0 at nt
+ * instants, C = 2 sum W_ij S_ij the Coriolis matrix, K_eff = K + K_om [+ K_eps]
+ * [+ K_G], by dgeev on the first-order form of size 2n in the standard
+ * coordinates of the context (M = I there).  kg: as for kf_eig_solve (NULL
+ * for none).  Per instant the n_modes eigenvalues with Im s >= 0 of smallest
+ * |s| (a real pair, from a divergent mode, counts twice), ascending by |s|:
+ * s_re, s_im are nt x n_modes, row-major.  Without C (omega = 0), s = +-i
+ * sqrt(lambda) of kf_eig_solve.
+ */
+int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+                      const kf_eig_opts *opt, double *s_re, double *s_im, kf_error *err);
 
 #ifdef __cplusplus
 }

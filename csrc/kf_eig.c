@@ -351,7 +351,7 @@ int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const dou
 typedef struct {
     int n, p, ms;
     double *A, *LU, *X, *AX, *H, *Z, *wr, *wi, *VR, *work, *tau, *U, *theta_re, *theta_im;
-    double *Yprev, *phi;
+    double *Yprev, *phi, *Xp;
     int *ipiv, *iwork, *order, *sel;
     unsigned char *used;
     int lwork, liwork;
@@ -361,7 +361,7 @@ static void ws_free(eig_ws *w)
 {
     free(w->A); free(w->LU); free(w->X); free(w->AX); free(w->H); free(w->Z);
     free(w->wr); free(w->wi); free(w->VR); free(w->work); free(w->tau); free(w->U);
-    free(w->theta_re); free(w->theta_im); free(w->Yprev); free(w->phi);
+    free(w->theta_re); free(w->theta_im); free(w->Yprev); free(w->phi); free(w->Xp);
     free(w->ipiv); free(w->iwork); free(w->order); free(w->sel); free(w->used);
 }
 
@@ -386,6 +386,7 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->LU = kf_calloc(nn, sizeof(double));
     w->VR = kf_calloc(nn, sizeof(double));
     w->X = kf_calloc((size_t)n * p, sizeof(double));
+    w->Xp = kf_calloc((size_t)n * p, sizeof(double));
     w->AX = kf_calloc((size_t)n * p, sizeof(double));
     w->U = kf_calloc((size_t)n * ms, sizeof(double));
     w->H = kf_calloc((size_t)p * p, sizeof(double));
@@ -403,7 +404,7 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->order = kf_calloc((size_t)n, sizeof(int));
     w->sel = kf_calloc((size_t)m, sizeof(int));
     w->used = kf_calloc((size_t)ms, 1);
-    if (!w->A || !w->LU || !w->VR || !w->X || !w->AX || !w->U || !w->H || !w->Z || !w->wr ||
+    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->AX || !w->U || !w->H || !w->Z || !w->wr ||
         !w->wi || !w->theta_re || !w->theta_im || !w->tau || !w->work || !w->Yprev || !w->phi ||
         !w->ipiv || !w->iwork || !w->order || !w->sel || !w->used) {
         ws_free(w);
@@ -475,21 +476,90 @@ static int full_general(eig_ws *w, kf_error *err)
  * part, r bounds the skew part.  Returns 1 if ms eigenpairs were found and
  * certified, 0 if not (then the caller solves in full), < 0 on error.
  */
+/*
+ * Rayleigh-Ritz on the orthonormal basis B (n x p) with the certificate of the
+ * file comment: returns 1 if the ms lowest Ritz pairs converged and lie in the
+ * union of the first ms discs (then in theta_re/U), 0 if not, < 0 on error.
+ */
+static int ritz_certify(eig_ws *w, const double *B, const double *lam0, double r, double anorm,
+                        kf_error *err)
+{
+    int n = w->n, p = w->p, ms = w->ms, rc;
+    if ((rc = kf_la_gemm('N', 'N', n, p, n, 1.0, w->A, n, B, n, 0.0, w->AX, n, err)) ||
+        (rc = kf_la_gemm('T', 'N', p, p, n, 1.0, B, n, w->AX, n, 0.0, w->H, p, err)) ||
+        (rc = kf_la_geev(p, w->H, p, w->wr, w->wi, w->Z, p, w->work, w->lwork, err)))
+        return -rc;
+    sort_by_real(p, w->wr, w->wi, w->order);
+    double top = fabs(w->wr[w->order[ms - 1]]);
+    for (int k = 0; k < ms; k++) {
+        int j = w->order[k];
+        if (w->wi[j] != 0.0) /* a complex Ritz pair: let the full solver handle it */
+            return 0;
+        double th = w->wr[j], *u = w->U + (size_t)k * n, res2 = 0.0;
+        const double *z = w->Z + (size_t)j * p;
+        for (int i = 0; i < n; i++) {
+            double ui = 0.0, aui = 0.0;
+            for (int c = 0; c < p; c++) {
+                ui += B[i + (size_t)c * n] * z[c];
+                aui += w->AX[i + (size_t)c * n] * z[c];
+            }
+            u[i] = ui;
+            res2 += (aui - th * ui) * (aui - th * ui);
+        }
+        double unorm = kf_nrm2(n, u), res = sqrt(res2) / unorm;
+        /* For a nearly normal A the Ritz value's error is of the order of
+         * res^2 / gap, so 1e-8 gives eigenvalues to round-off and shapes to
+         * about 1e-8; the second term is the round-off floor of A u. */
+        double tol = 1e-8 * (fabs(th) > 1e-3 * top ? fabs(th) : 1e-3 * top) +
+                     64.0 * DBL_EPSILON * anorm;
+        if (!(res <= tol))
+            return 0;
+        /* certificate: inside the union of the first ms discs */
+        int inside = 0;
+        for (int q = 0; q < ms && !inside; q++)
+            inside = fabs(th - lam0[q]) <= r + res;
+        if (!inside)
+            return 0;
+        for (int i = 0; i < n; i++)
+            u[i] /= unorm;
+        w->theta_re[k] = th;
+        w->theta_im[k] = 0.0;
+    }
+    return 1;
+}
+
+/*
+ * Certified continuation on A (ws->A).  First Rayleigh-Ritz alone on the
+ * first-order predicted basis Xp (no factorization: for the small eps of a
+ * mechanism this is usually enough); then shifted subspace iteration from the
+ * basis in ws->X.  lam0 are the eigenvalues of the symmetric part, r bounds
+ * the skew part.  Returns 1 if ms eigenpairs were found and certified (ws->X
+ * then holds the basis to continue from), 0 if not (the caller solves in
+ * full), < 0 on error.
+ */
 static int continuation(eig_ws *w, const double *lam0, double r, int *iters, kf_error *err)
 {
-    int n = w->n, p = w->p, ms = w->ms;
+    int n = w->n, p = w->p, ms = w->ms, rc, got;
     if (ms >= n || p >= n || lam0[ms] - lam0[ms - 1] <= 2.0 * r)
         return 0;
-    double lo = lam0[0] - r, span = lam0[ms - 1] - lam0[0];
-    double scale = fabs(lam0[0]) > fabs(lam0[p]) ? fabs(lam0[0]) : fabs(lam0[p]);
-    double tau = lo - 0.05 * span - 1e-4 * scale - DBL_MIN;
     double anorm = fabs(lam0[0]) > fabs(lam0[n - 1]) ? fabs(lam0[0]) : fabs(lam0[n - 1]);
     anorm += r;
 
+    if ((rc = kf_la_orth(n, p, w->Xp, n, w->tau, w->work, w->lwork, err)))
+        return -rc;
+    if ((got = ritz_certify(w, w->Xp, lam0, r, anorm, err)) != 0) {
+        if (got > 0)
+            memcpy(w->X, w->Xp, (size_t)n * p * sizeof(double));
+        return got;
+    }
+
+    double lo = lam0[0] - r, span = lam0[ms - 1] - lam0[0];
+    double scale = fabs(lam0[0]) > fabs(lam0[p]) ? fabs(lam0[0]) : fabs(lam0[p]);
+    double tau = lo - 0.05 * span - 1e-4 * scale - DBL_MIN;
     memcpy(w->LU, w->A, (size_t)n * n * sizeof(double));
     for (int i = 0; i < n; i++)
         w->LU[i + (size_t)i * n] -= tau;
-    int rc = kf_la_getrf(n, w->LU, n, w->ipiv, err);
+    rc = kf_la_getrf(n, w->LU, n, w->ipiv, err);
     if (rc == KF_ESING)
         return 0;
     if (rc)
@@ -497,56 +567,10 @@ static int continuation(eig_ws *w, const double *lam0, double r, int *iters, kf_
     for (int it = 1; it <= KF_EIG_MAXIT; it++) {
         *iters += 1;
         if ((rc = kf_la_getrs(n, p, w->LU, n, w->ipiv, w->X, n, err)) ||
-            (rc = kf_la_orth(n, p, w->X, n, w->tau, w->work, w->lwork, err)) ||
-            (rc = kf_la_gemm('N', 'N', n, p, n, 1.0, w->A, n, w->X, n, 0.0, w->AX, n, err)) ||
-            (rc = kf_la_gemm('T', 'N', p, p, n, 1.0, w->X, n, w->AX, n, 0.0, w->H, p, err)) ||
-            (rc = kf_la_geev(p, w->H, p, w->wr, w->wi, w->Z, p, w->work, w->lwork, err)))
+            (rc = kf_la_orth(n, p, w->X, n, w->tau, w->work, w->lwork, err)))
             return -rc;
-        sort_by_real(p, w->wr, w->wi, w->order);
-        int ok = 1;
-        double top = fabs(w->wr[w->order[ms - 1]]);
-        for (int k = 0; k < ms && ok; k++) {
-            int j = w->order[k];
-            if (w->wi[j] != 0.0) { /* a complex Ritz pair: let the full solver handle it */
-                ok = 0;
-                break;
-            }
-            double th = w->wr[j], *u = w->U + (size_t)k * n, res2 = 0.0;
-            const double *z = w->Z + (size_t)j * p;
-            for (int i = 0; i < n; i++) {
-                double ui = 0.0, aui = 0.0;
-                for (int c = 0; c < p; c++) {
-                    ui += w->X[i + (size_t)c * n] * z[c];
-                    aui += w->AX[i + (size_t)c * n] * z[c];
-                }
-                u[i] = ui;
-                res2 += (aui - th * ui) * (aui - th * ui);
-            }
-            double unorm = kf_nrm2(n, u), res = sqrt(res2) / unorm;
-            /* For a nearly normal A the Ritz value's error is of the order of
-             * res^2 / gap, so 1e-8 gives eigenvalues to round-off and shapes to
-             * about 1e-8; the second term is the round-off floor of A u. */
-            double tol = 1e-8 * (fabs(th) > 1e-3 * top ? fabs(th) : 1e-3 * top) +
-                         64.0 * DBL_EPSILON * anorm;
-            if (!(res <= tol)) {
-                ok = 0;
-                break;
-            }
-            /* certificate: inside the union of the first ms discs */
-            int inside = 0;
-            for (int q = 0; q < ms && !inside; q++)
-                inside = fabs(th - lam0[q]) <= r + res;
-            if (!inside) {
-                ok = 0;
-                break;
-            }
-            for (int i = 0; i < n; i++)
-                u[i] /= unorm;
-            w->theta_re[k] = th;
-            w->theta_im[k] = 0.0;
-        }
-        if (ok)
-            return 1;
+        if ((got = ritz_certify(w, w->X, lam0, r, anorm, err)) != 0)
+            return got;
     }
     return 0;
 }
@@ -563,13 +587,12 @@ static int full_symmetric(eig_ws *w, kf_error *err)
     return rc;
 }
 
-int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
-                 const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes,
-                 kf_eig_stats *stats, kf_error *err)
+/* The arguments kf_eig_solve and kf_eig_gyroscopic share: n_modes, the instants'
+ * rates and the axial-force coefficients; and a LAPACK. */
+static int check_instants(const kf_eig *e, int nt, const kf_kin *kin, const double *kg, int m,
+                          kf_error *err)
 {
-    if (!e || !opt || (nt > 0 && (!kin || !lam_re || !lam_im)))
-        return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
-    int n = e->n, m = opt->n_modes, dim = e->dim;
+    int n = e->n;
     if (m < 1 || m > n)
         return kf_fail(err, KF_EINVAL, "n_modes", "n_modes = %d is out of 1..%d (free DOFs)", m,
                        n);
@@ -590,7 +613,17 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
                 return kf_fail(err, KF_EINVAL, "axial_force",
                                "instant %d: axial force coefficient c%d = %g must be finite", t,
                                k, kg[3 * t + k]);
-    int rc = kf_lapack_require(err);
+    return kf_lapack_require(err);
+}
+
+int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+                 const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes,
+                 kf_eig_stats *stats, kf_error *err)
+{
+    if (!e || !opt || (nt > 0 && (!kin || !lam_re || !lam_im)))
+        return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
+    int n = e->n, m = opt->n_modes, dim = e->dim;
+    int rc = check_instants(e, nt, kin, kg, m, err);
     if (rc)
         return rc;
     int tracked = opt->order == KF_ORDER_TRACKED;
@@ -665,15 +698,15 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
                  * symmetric part is A0 itself */
                 int got = 0;
                 if (shift_only && !geo) {
-                    if (!have_basis) {
-                        /* A0's eigenvectors, corrected to first order in E */
-                        memcpy(w.X, e->V0, (size_t)n * p * sizeof(double));
-                        int kc = p < e->kd ? p : e->kd;
-                        for (int q = 0; q < e->npair; q++)
-                            if (cpair[q] != 0.0)
-                                for (size_t i = 0; i < (size_t)n * kc; i++)
-                                    w.X[i] += cpair[q] * e->D[q][i];
-                    }
+                    /* A0's eigenvectors, corrected to first order in E */
+                    memcpy(w.Xp, e->V0, (size_t)n * p * sizeof(double));
+                    int kc = p < e->kd ? p : e->kd;
+                    for (int q = 0; q < e->npair; q++)
+                        if (cpair[q] != 0.0)
+                            for (size_t i = 0; i < (size_t)n * kc; i++)
+                                w.Xp[i] += cpair[q] * e->D[q][i];
+                    if (!have_basis)
+                        memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
                     got = continuation(&w, e->lam0, r, &st.iterations, err);
                     if (got < 0) {
                         rc = -got;
@@ -782,5 +815,118 @@ done:
     ws_free(&w);
     if (stats)
         *stats = st;
+    return rc;
+}
+
+/* ================================================================ gyroscopic eigenvalues (issue 4)
+ *
+ * s^2 M + s C + K_eff = 0 in the standard coordinates of the context
+ * (y = L^T phi, so M -> I, K_eff -> A(t) as in kf_eig_solve, and
+ * C -> Ct = 2 sum_{i<j} W_ij Gt_ij, skew), as the first-order system
+ *
+ *     z' = [0 I; -A -Ct] z,   z = (y, y'),
+ *
+ * solved by dgeev at each instant (2n x 2n; no continuation: this is the
+ * slow, complete route for the few instants a user asks about).
+ */
+int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+                      const kf_eig_opts *opt, double *s_re, double *s_im, kf_error *err)
+{
+    if (!e || !opt || (nt > 0 && (!kin || !s_re || !s_im)))
+        return kf_fail(err, KF_EINVAL, "", "kf_eig_gyroscopic: NULL argument");
+    int n = e->n, m = opt->n_modes, dim = e->dim, n2 = 2 * e->n;
+    int rc = check_instants(e, nt, kin, kg, m, err);
+    if (rc)
+        return rc;
+    int lwork = 0;
+    if ((rc = kf_la_geev_lwork(n2, &lwork, err)))
+        return rc;
+    size_t nn = (size_t)n * n, zz = (size_t)n2 * n2;
+    double *A = kf_calloc(nn, sizeof(double));
+    double *Z = kf_calloc(zz, sizeof(double));
+    double *wr = kf_calloc((size_t)n2, sizeof(double));
+    double *wi = kf_calloc((size_t)n2, sizeof(double));
+    double *mag = kf_calloc((size_t)n2, sizeof(double));
+    double *work = kf_calloc((size_t)lwork, sizeof(double));
+    int *order = kf_calloc((size_t)n2, sizeof(int));
+    if (!A || !Z || !wr || !wi || !mag || !work || !order) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the gyroscopic workspace (n = %d)", n);
+        goto done;
+    }
+    for (int t = 0; t < nt && !rc; t++) {
+        double W[9], E[9], WW[9];
+        kf_kin_operators(dim, &kin[t], W, E, WW);
+        /* A = A0 + centrifugal (+ K_eps), as kf_eig_solve builds it */
+        memcpy(A, e->A0, nn * sizeof(double));
+        if (dim == 3) {
+            for (int k = 0; k < 9; k++)
+                if (WW[k] != 0.0)
+                    for (size_t i = 0; i < nn; i++)
+                        A[i] += WW[k] * e->St[k][i];
+        } else {
+            for (int i = 0; i < n; i++) /* planar: WW = -omega^2 I */
+                A[i + (size_t)i * n] += WW[0];
+        }
+        if (opt->include_eps)
+            for (int q = 0; q < e->npair; q++) {
+                double c = E[pair_i[q] * dim + pair_j[q]];
+                if (c != 0.0)
+                    for (size_t i = 0; i < nn; i++)
+                        A[i] += c * e->Gt[q][i];
+            }
+        for (int k = 0; kg && e->KGt[0] && k < 3; k++) /* + K_G */
+            for (size_t i = 0; i < nn; i++)
+                A[i] += kg[3 * (size_t)t + k] * e->KGt[k][i];
+        /* Z = [0 I; -A -Ct], column-major 2n x 2n */
+        memset(Z, 0, zz * sizeof(double));
+        for (int j = 0; j < n; j++) {
+            Z[j + (size_t)(n + j) * n2] = 1.0;
+            for (int i = 0; i < n; i++)
+                Z[(n + i) + (size_t)j * n2] = -A[i + (size_t)j * n];
+        }
+        for (int q = 0; q < e->npair; q++) {
+            double c = 2.0 * W[pair_i[q] * dim + pair_j[q]];
+            if (c != 0.0)
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < n; i++)
+                        Z[(n + i) + (size_t)(n + j) * n2] -= c * e->Gt[q][i + (size_t)j * n];
+        }
+        if ((rc = kf_la_geev(n2, Z, n2, wr, wi, NULL, 1, work, lwork, err)))
+            break;
+        /* the upper half-plane (a real eigenvalue counts as its own), by |s| */
+        int cnt = 0;
+        for (int i = 0; i < n2; i++)
+            if (wi[i] >= 0.0) {
+                order[cnt] = i;
+                mag[i] = hypot(wr[i], wi[i]);
+                cnt++;
+            }
+        for (int a = 1; a < cnt; a++) { /* insertion sort by |s|, then by Re s */
+            int v = order[a], b = a - 1;
+            while (b >= 0 && (mag[order[b]] > mag[v] ||
+                              (mag[order[b]] == mag[v] && wr[order[b]] > wr[v]))) {
+                order[b + 1] = order[b];
+                b--;
+            }
+            order[b + 1] = v;
+        }
+        if (cnt < m) { /* cannot happen: 2n eigenvalues, conjugate pairs */
+            rc = kf_fail(err, KF_ELAPACK, "", "dgeev returned %d eigenvalues with Im >= 0 "
+                         "(< n_modes = %d)", cnt, m);
+            break;
+        }
+        for (int k = 0; k < m; k++) {
+            s_re[(size_t)t * m + k] = wr[order[k]];
+            s_im[(size_t)t * m + k] = wi[order[k]];
+        }
+    }
+done:
+    free(A);
+    free(Z);
+    free(wr);
+    free(wi);
+    free(mag);
+    free(work);
+    free(order);
     return rc;
 }

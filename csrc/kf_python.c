@@ -401,6 +401,26 @@ done:
     return result;
 }
 
+/* Axial-force coefficients (nt, 3), or NULL for None; 0, or -1 with an exception. */
+static int as_axial_force(PyObject *obj, npy_intp nt, PyArrayObject **out)
+{
+    *out = NULL;
+    if (obj == Py_None)
+        return 0;
+    PyArrayObject *kg = as_double(obj, "axial_force", 2, 2);
+    if (!kg)
+        return -1;
+    if (PyArray_DIM(kg, 0) != nt || PyArray_DIM(kg, 1) != 3) {
+        PyErr_Format(PyExc_ValueError, "axial_force must have shape (%zd, 3), got (%zd, %zd)",
+                     (Py_ssize_t)nt, (Py_ssize_t)PyArray_DIM(kg, 0),
+                     (Py_ssize_t)PyArray_DIM(kg, 1));
+        Py_DECREF(kg);
+        return -1;
+    }
+    *out = kg;
+    return 0;
+}
+
 static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -429,17 +449,8 @@ static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
     npy_intp nt = PyArray_DIM(kin, 0), m = opt.n_modes, ndof = kf_body_ndof(b);
     PyObject *result = NULL;
     PyArrayObject *re = NULL, *im = NULL, *modes = NULL, *kg = NULL;
-    if (kg_obj != Py_None) {
-        kg = as_double(kg_obj, "axial_force", 2, 2);
-        if (!kg)
-            goto done;
-        if (PyArray_DIM(kg, 0) != nt || PyArray_DIM(kg, 1) != 3) {
-            PyErr_Format(PyExc_ValueError, "axial_force must have shape (%zd, 3), got (%zd, %zd)",
-                         (Py_ssize_t)nt, (Py_ssize_t)PyArray_DIM(kg, 0),
-                         (Py_ssize_t)PyArray_DIM(kg, 1));
-            goto done;
-        }
-    }
+    if (as_axial_force(kg_obj, nt, &kg))
+        goto done;
     npy_intp d2[2] = {nt, m}, d3[3] = {nt, ndof, m};
     if (nt > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "too many instants");
@@ -542,6 +553,318 @@ static PyObject *py_axial_force(PyObject *self, PyObject *args)
         return raise_status(rc, &err);
     }
     return (PyObject *)out;
+}
+
+/* ================================================================ mechanisms (issue 4)
+ *
+ * The wind pump (kf_mechanism.c) and the gyroscopic eigenvalues (kf_eig.c).
+ * Parameters cross as a float vector in the order of kf_windpump_names.
+ */
+
+_Static_assert(sizeof(kf_windpump) == KF_WINDPUMP_NPARAM * sizeof(double),
+               "kf_windpump must be packed doubles");
+
+static PyObject *py_windpump_names(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    PyObject *t = PyTuple_New(KF_WINDPUMP_NPARAM);
+    for (int k = 0; t && k < KF_WINDPUMP_NPARAM; k++) {
+        PyObject *s = PyUnicode_FromString(kf_windpump_names[k]);
+        if (!s) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, k, s);
+    }
+    return t;
+}
+
+static int as_windpump(PyObject *obj, kf_windpump *p);
+
+static PyObject *py_windpump_check(PyObject *self, PyObject *params)
+{
+    (void)self;
+    kf_windpump p;
+    if (as_windpump(params, &p))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* params -> struct, validated by the core; 0 or -1 with an exception set. */
+static int as_windpump(PyObject *obj, kf_windpump *p)
+{
+    PyArrayObject *a = as_double(obj, "params", 1, 1);
+    if (!a)
+        return -1;
+    if (PyArray_DIM(a, 0) != KF_WINDPUMP_NPARAM) {
+        PyErr_Format(PyExc_ValueError, "params must have %d entries (kanefem._core."
+                     "windpump_names()), got %zd", KF_WINDPUMP_NPARAM,
+                     (Py_ssize_t)PyArray_DIM(a, 0));
+        Py_DECREF(a);
+        return -1;
+    }
+    memcpy(p, PyArray_DATA(a), sizeof *p);
+    Py_DECREF(a);
+    kf_error err = {0};
+    int rc = kf_windpump_check(p, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A float array (nt, cols) with cols >= mincols; NULL with an exception. */
+static PyArrayObject *as_rows(PyObject *obj, const char *name, npy_intp mincols)
+{
+    PyArrayObject *a = as_double(obj, name, 2, 2);
+    if (a && PyArray_DIM(a, 1) < mincols) {
+        PyErr_Format(PyExc_ValueError, "%s must have shape (nt, %zd), got (%zd, %zd)", name,
+                     (Py_ssize_t)mincols, (Py_ssize_t)PyArray_DIM(a, 0),
+                     (Py_ssize_t)PyArray_DIM(a, 1));
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+static PyObject *py_windpump_kinematics(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *p_obj, *q_obj, *u_obj, *ud_obj;
+    if (!PyArg_ParseTuple(args, "OOOO", &p_obj, &q_obj, &u_obj, &ud_obj))
+        return NULL;
+    kf_windpump p;
+    if (as_windpump(p_obj, &p))
+        return NULL;
+    enum { NOUT = 13 };
+    static const char *names[NOUT] = {"theta", "omega", "eps", "mu", "points", "r", "v",
+                                      "a", "A", "B", "vB", "aB", "lever"};
+    PyArrayObject *q = NULL, *u = NULL, *ud = NULL, *o[NOUT] = {NULL};
+    PyObject *result = NULL;
+    q = as_rows(q_obj, "q", 2);
+    u = q ? as_rows(u_obj, "u", 2) : NULL;
+    ud = u ? as_rows(ud_obj, "udot", 2) : NULL;
+    if (!ud)
+        goto done;
+    npy_intp nt = PyArray_DIM(q, 0);
+    if (PyArray_DIM(u, 0) != nt || PyArray_DIM(ud, 0) != nt) {
+        PyErr_SetString(PyExc_ValueError, "q, u and udot must have the same number of rows");
+        goto done;
+    }
+    npy_intp shapes[NOUT][3] = {{nt, 3}, {nt, 3}, {nt, 3}, {nt}, {nt, 4, 2}, {nt, KF_WP_NR},
+                                {nt, KF_WP_NR}, {nt, KF_WP_NR}, {nt, KF_WP_NR, 2},
+                                {nt, KF_WP_NR, 3}, {nt, 2}, {nt, 2}, {nt, 12}};
+    static const int ndims[NOUT] = {2, 2, 2, 1, 3, 2, 2, 2, 3, 3, 2, 2, 2};
+    for (int k = 0; k < NOUT; k++)
+        if (!(o[k] = (PyArrayObject *)PyArray_SimpleNew(ndims[k], shapes[k], NPY_DOUBLE)))
+            goto done;
+    kf_error err = {0};
+    int rc = KF_OK;
+    const double *qd = PyArray_DATA(q), *uu = PyArray_DATA(u), *udd = PyArray_DATA(ud);
+    npy_intp sq = PyArray_DIM(q, 1), su = PyArray_DIM(u, 1), sd = PyArray_DIM(ud, 1);
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp t = 0; t < nt && !rc; t++) {
+        kf_windpump_kin k;
+        rc = kf_windpump_kinematics(&p, qd + t * sq, uu + t * su, udd + t * sd, &k, &err);
+        if (rc)
+            break;
+        const double *src[NOUT] = {k.theta, k.omega, k.eps, &k.mu, k.pts, k.r, k.v,
+                                   k.a, k.A, k.B, k.vB, k.aB, (const double *)&k.lever};
+        for (int j = 0; j < NOUT; j++) {
+            npy_intp per = PyArray_SIZE(o[j]) / (nt > 0 ? nt : 1);
+            memcpy((double *)PyArray_DATA(o[j]) + t * per, src[j], (size_t)per * sizeof(double));
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = PyDict_New();
+    for (int k = 0; result && k < NOUT; k++)
+        if (PyDict_SetItemString(result, names[k], (PyObject *)o[k]) < 0)
+            Py_CLEAR(result);
+done:
+    for (int k = 0; k < NOUT; k++)
+        Py_XDECREF(o[k]);
+    Py_XDECREF(q);
+    Py_XDECREF(u);
+    Py_XDECREF(ud);
+    return result;
+}
+
+/* A Python torque law called from the core (the GIL is held: see below). */
+static int py_torque_law(void *params, double t, double alpha, double omega1, double *out)
+{
+    PyObject *r = PyObject_CallFunction((PyObject *)params, "ddd", t, alpha, omega1);
+    if (!r)
+        return 1;
+    double v = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    if (v == -1.0 && PyErr_Occurred())
+        return 1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *py_windpump_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"params", "mode", "t", "y0", "omega", "torque", "rtol", "atol",
+                             "max_steps", NULL};
+    PyObject *p_obj, *t_obj, *y0_obj, *torque = Py_None;
+    int mode;
+    double omega = 0.0;
+    kf_ode_opts opts = {1e-9, 1e-12, 0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiOO|dOddl", kwlist, &p_obj, &mode, &t_obj,
+                                     &y0_obj, &omega, &torque, &opts.rtol, &opts.atol,
+                                     &opts.max_steps))
+        return NULL;
+    kf_windpump p;
+    if (as_windpump(p_obj, &p))
+        return NULL;
+    if (mode == KF_DRIVE_TORQUE && !PyCallable_Check(torque))
+        return PyErr_Format(PyExc_TypeError, "torque must be callable f(t, alpha, omega1)");
+    PyArrayObject *t = as_double(t_obj, "t", 1, 1), *y0 = NULL, *states = NULL;
+    PyObject *result = NULL;
+    if (!t || !(y0 = as_double(y0_obj, "y0", 1, 1)))
+        goto done;
+    if (PyArray_DIM(y0, 0) != 4) {
+        PyErr_SetString(PyExc_ValueError, "y0 must be (alpha, x_D, omega1, xdot_D)");
+        goto done;
+    }
+    npy_intp nt = PyArray_DIM(t, 0), dims[2] = {nt, KF_WINDPUMP_NSTATE};
+    if (nt > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many output times");
+        goto done;
+    }
+    if (!(states = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE)))
+        goto done;
+    kf_windpump_drive d = {mode, omega, NULL, NULL};
+    if (mode == KF_DRIVE_TORQUE) {
+        d.torque = py_torque_law;
+        d.params = torque;
+    }
+    kf_ode_stats st = {0};
+    kf_error err = {0};
+    int rc;
+    if (mode == KF_DRIVE_TORQUE) {
+        /* the torque law is Python: keep the GIL */
+        rc = kf_windpump_simulate(&p, &d, PyArray_DATA(y0), (int)nt, PyArray_DATA(t), &opts,
+                                  PyArray_DATA(states), &st, &err);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        rc = kf_windpump_simulate(&p, &d, PyArray_DATA(y0), (int)nt, PyArray_DATA(t), &opts,
+                                  PyArray_DATA(states), &st, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = Py_BuildValue("N{s:l,s:l,s:l}", states, "steps", st.steps, "rejected",
+                           st.rejected, "nfev", st.nfev);
+    states = NULL; /* passed on ("N") */
+done:
+    Py_XDECREF(t);
+    Py_XDECREF(y0);
+    Py_XDECREF(states);
+    return result;
+}
+
+static PyObject *py_windpump_joint_forces(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *p_obj, *s_obj;
+    if (!PyArg_ParseTuple(args, "OO", &p_obj, &s_obj))
+        return NULL;
+    kf_windpump p;
+    if (as_windpump(p_obj, &p))
+        return NULL;
+    PyArrayObject *s = as_rows(s_obj, "states", 6), *f = NULL;
+    if (!s)
+        return NULL;
+    npy_intp nt = PyArray_DIM(s, 0), cols = PyArray_DIM(s, 1), dims[2] = {nt, KF_WINDPUMP_NFORCE};
+    if (!(f = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE))) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    kf_error err = {0};
+    int rc = KF_OK;
+    const double *sd = PyArray_DATA(s);
+    double *fd = PyArray_DATA(f);
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp t = 0; t < nt && !rc; t++) {
+        /* a row: alpha, x_D, omega1, xdot_D, eps1, xddot_D */
+        const double *row = sd + t * cols;
+        double q[2] = {row[0], row[1]}, u[2] = {row[2], row[3]}, ud[2] = {row[4], row[5]};
+        kf_windpump_kin k;
+        rc = kf_windpump_kinematics(&p, q, u, ud, &k, &err);
+        if (!rc)
+            rc = kf_windpump_joint_forces(&p, &k, fd + t * KF_WINDPUMP_NFORCE, &err);
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(s);
+    if (rc) {
+        Py_DECREF(f);
+        return raise_status(rc, &err);
+    }
+    return (PyObject *)f;
+}
+
+static PyObject *py_eig_gyroscopic(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"eig", "motion", "n_modes", "include_eps", "axial_force", NULL};
+    PyObject *cap, *kin_obj, *kg_obj = Py_None;
+    kf_eig_opts opt = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOip|O", kwlist, &cap, &kin_obj, &opt.n_modes,
+                                     &opt.include_eps, &kg_obj))
+        return NULL;
+    kf_eig *e = get_eig(cap);
+    if (!e)
+        return NULL;
+    int n = kf_eig_nfree(e);
+    if (opt.n_modes < 1 || opt.n_modes > n)
+        return PyErr_Format(PyExc_ValueError, "n_modes = %d is out of 1..%d (free DOFs)",
+                            opt.n_modes, n);
+    PyArrayObject *kin = as_kin(kin_obj);
+    if (!kin)
+        return NULL;
+    npy_intp nt = PyArray_DIM(kin, 0), d2[2] = {nt, opt.n_modes};
+    PyArrayObject *re = NULL, *im = NULL, *kg = NULL;
+    PyObject *result = NULL;
+    if (as_axial_force(kg_obj, nt, &kg))
+        goto done;
+    if (nt > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many instants");
+        goto done;
+    }
+    re = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    im = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    if (!re || !im)
+        goto done;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_gyroscopic(e, (int)nt, (const kf_kin *)PyArray_DATA(kin),
+                           kg ? PyArray_DATA(kg) : NULL, &opt, PyArray_DATA(re),
+                           PyArray_DATA(im), &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = Py_BuildValue("NN", re, im);
+    re = im = NULL;
+done:
+    Py_XDECREF(re);
+    Py_XDECREF(im);
+    Py_XDECREF(kg);
+    Py_DECREF(kin);
+    return result;
 }
 
 /* ---------------------------------------------------------------- formalisms
@@ -730,6 +1053,24 @@ static PyMethodDef methods[] = {
     {"eig_solve", (PyCFunction)(void (*)(void))py_eig_solve, METH_VARARGS | METH_KEYWORDS,
      "eig_solve(eig, motion (nt, 12), n_modes, include_eps, vectors, tracked, axial_force=None) -> "
      "(lam_re, lam_im, modes or None, stats)."},
+    /* mechanisms (issue 4) */
+    {"windpump_names", py_windpump_names, METH_NOARGS,
+     "windpump_names() -> the wind-pump parameter names, in the order params vectors use."},
+    {"windpump_check", py_windpump_check, METH_O,
+     "windpump_check(params): ValueError naming the first invalid parameter."},
+    {"windpump_kinematics", py_windpump_kinematics, METH_VARARGS,
+     "windpump_kinematics(params, q (nt, 2), u (nt, 2), udot (nt, 2)) -> dict of arrays "
+     "(theta, omega, eps, mu, points, r, v, a, A, B, vB, aB, lever)."},
+    {"windpump_simulate", (PyCFunction)(void (*)(void))py_windpump_simulate,
+     METH_VARARGS | METH_KEYWORDS,
+     "windpump_simulate(params, mode, t, y0, omega=0, torque=None, rtol=1e-9, atol=1e-12, "
+     "max_steps=0) -> (states (nt, 7), stats)."},
+    {"windpump_joint_forces", py_windpump_joint_forces, METH_VARARGS,
+     "windpump_joint_forces(params, states (nt, >= 6)) -> (nt, 11) joint forces."},
+    {"eig_gyroscopic", (PyCFunction)(void (*)(void))py_eig_gyroscopic,
+     METH_VARARGS | METH_KEYWORDS,
+     "eig_gyroscopic(eig, motion (nt, 12), n_modes, include_eps, axial_force=None) -> "
+     "(s_re, s_im)."},
     /* formalisms (kf_direct.c) */
     {"inertia_forces_direct", py_inertia_forces_direct, METH_VARARGS,
      "inertia_forces_direct(body, d, d_t, d_tt, motion (1, 12)) -> Kane's generalized inertia "

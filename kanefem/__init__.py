@@ -24,6 +24,17 @@ from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam
 from .constraints import maggi_basis  # noqa: E402
 
 
+# the wind-pump mechanism (issue 4)
+from .bodies import GyroscopicResult  # noqa: E402
+from .windpump import (  # noqa: E402
+    JointForces,
+    LeverEigenvalues,
+    WindPump,
+    WindPumpMotion,
+    WindPumpParams,
+)
+
+
 def lapack_source():
     """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
     return _core.lapack_source()
@@ -42,4 +53,11 @@ __all__ = [
     "PlanarBeam",
     "lapack_source",
     "maggi_basis",
+    # the wind-pump mechanism (issue 4)
+    "GyroscopicResult",
+    "JointForces",
+    "LeverEigenvalues",
+    "WindPump",
+    "WindPumpMotion",
+    "WindPumpParams",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -34,6 +35,58 @@ def _cmd_eigen(args):
         print(f"{k:>4} {lam:>20.10g} {w:>16.10g} {f:>14.8g}")
     if args.out:
         path = write_csv(args.out, "eigenvalues.csv", ["mode", "lambda_rad2_s2", "omega_rad_s", "f_hz"], rows)
+        print(f"wrote {path}")
+    return 0
+
+
+def _cmd_windpump(args):
+    from ._core import KanefemError
+    from .windpump import WindPump
+
+    if args.config and not Path(args.config).is_file():
+        raise ValueError(f"--config {args.config}: no such file")
+    pump = WindPump.from_toml(args.config) if args.config else WindPump()
+    p = pump.params
+    out = Path(args.out)
+    print(f"kanefem {__version__}: the wind pump at {args.rpm:g} rpm, {args.revolutions:g} turn(s), "
+          f"{'periodic steady state' if not args.transient else 'from rest at x_D0'}")
+    print(f"parameters: {'reference configuration' if not args.config else args.config} {pump!r}")
+    try:
+        motion = pump.solve(rpm=args.rpm, revolutions=args.revolutions,
+                            steady_state=not args.transient, points_per_revolution=args.points)
+    except KanefemError as exc:  # no periodic motion found
+        raise ValueError(f"{exc}; try --transient") from None
+    forces = pump.joint_forces(motion)
+    eig = pump.lever_eigenvalues(motion, n_modes=args.modes, n_elements=args.elements,
+                                 include_eps=not args.no_eps,
+                                 geometric_stiffness=args.geometric_stiffness,
+                                 gyroscopic=args.gyroscopic)
+    written = [pump.to_toml(out / "windpump.toml")]
+    for name, result in (("motion.csv", motion), ("joint_forces.csv", forces),
+                         ("lever_eigenvalues.csv", eig)):
+        header, rows = result.table()
+        written.append(write_csv(out, name, header, rows))
+
+    mu = np.degrees(motion.transmission_angle)
+    print(f"slider x_D: {motion.x_D.min():.4f} .. {motion.x_D.max():.4f} m; transmission angle "
+          f"{mu.min():.1f} .. {mu.max():.1f} deg; motor torque {forces.motor_torque.min():.3g} .. "
+          f"{forces.motor_torque.max():.3g} N m (mean power {np.mean(forces.motor_torque * motion.omega1):.3g} W)")
+    for name, F in (("A", forces.F_A), ("B", forces.F_B), ("C'", forces.F_C), ("D", forces.F_D)):
+        print(f"|F_{name}| max {np.hypot(*F.T).max():8.2f} N", end="; " if name != "D" else "\n")
+    print(f"lever BC' ({args.elements} elements, pinned-pinned), solver {eig.solver}:")
+    for k in range(args.modes):
+        f = eig.frequencies_hz[:, k]
+        print(f"  mode {k + 1}: f = {f.min():.6g} .. {f.max():.6g} Hz, lambda = "
+              f"{eig.eigenvalues[:, k].min():.8g} .. {eig.eigenvalues[:, k].max():.8g} rad^2/s^2")
+    if args.no_plots:
+        print("plots: not asked for (--no-plots)")
+    else:
+        try:
+            from . import _plots
+            written += _plots.windpump_figures(out, pump, motion, forces, eig)
+        except ImportError as exc:
+            print(f"plots skipped: {exc} (pip install 'kanefem[plot]' for PNG figures)")
+    for path in written:
         print(f"wrote {path}")
     return 0
 
@@ -69,6 +122,37 @@ def build_parser():
     e.add_argument("--no-eps", action="store_true", help="leave out the non-symmetric K_eps")
     e.add_argument("--out", default=None, help="folder to write eigenvalues.csv into (optional)")
     e.set_defaults(func=_cmd_eigen)
+
+    w = sub.add_parser(
+        "windpump",
+        help="the wind-pump mechanism: rigid motion, joint forces, lever eigenvalues",
+        description="The wind-pump mechanism of the papers (SPEC.md section 5) at a constant "
+        "crank speed: its rigid motion by Kane's method (on the periodic steady state unless "
+        "--transient), the joint forces at A, B, C', D and the guide, and the frozen-time "
+        "eigenvalues of the elastic lever BC' over the cycle (seed 000, Fig. 6). Writes "
+        "windpump.toml (the parameters used), motion.csv, joint_forces.csv, "
+        "lever_eigenvalues.csv and, if matplotlib is installed, PNG plots into the output "
+        "folder (each file written atomically). Units: SI, angles in radians.",
+    )
+    w.add_argument("--rpm", type=float, default=140.0, help="crank speed [rev/min] (default 140)")
+    w.add_argument("--revolutions", type=float, default=1.0, help="crank turns to compute (default 1)")
+    w.add_argument("--points", type=int, default=360, help="instants per crank turn (default 360)")
+    w.add_argument("--elements", type=int, default=10, help="beam elements of the lever BC' (default 10)")
+    w.add_argument("--modes", type=int, default=2, help="lever eigenvalues per instant (default 2)")
+    w.add_argument("--no-eps", action="store_true",
+                   help="leave out K_eps (then lambda_k(t) = lambda_k(rest) - omega2(t)^2)")
+    w.add_argument("--geometric-stiffness", action="store_true",
+                   help="add K_G from the lever's axial force (joint forces + axial inertia)")
+    w.add_argument("--gyroscopic", action="store_true",
+                   help="complex eigenvalues of s^2 M + s C + K_eff (with the Coriolis matrix)")
+    w.add_argument("--transient", action="store_true",
+                   help="start from rest at x_D0 instead of on the periodic steady state")
+    w.add_argument("--config", default=None, metavar="FILE.toml",
+                   help="wind-pump parameters (TOML, as windpump.toml in the output); "
+                   "default: the reference configuration")
+    w.add_argument("--out", default="windpump-output", metavar="DIR", help="output folder (default windpump-output)")
+    w.add_argument("--no-plots", action="store_true", help="write the CSV files only")
+    w.set_defaults(func=_cmd_windpump)
     return p
 
 

@@ -374,6 +374,12 @@ class FlexibleBody:
         last_u = (self.n_nodes - 1) * self.dofs_per_node
         return _core.axial_force(self._body, rows, f_first, f_last, bool(fixed[0]), bool(fixed[last_u]))
 
+    def _geometric_rows(self, motion, supports, end_forces, axial_force):
+        """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
+        if axial_force is not None:
+            return _checks.array("axial_force", axial_force, shape=(motion.shape[0], 3))
+        return self._axial_rows(motion, supports, end_forces)
+
     def axial_force(self, omega=0.0, eps=0.0, a_O=None, supports=None, end_forces=(0.0, 0.0)):
         """Axial force of the quasi-static axial equilibrium, N(x) = c0 + c1 x + c2 x^2.
 
@@ -557,12 +563,7 @@ class FlexibleBody:
         if constraints is None:
             supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric, constraints)
-        kg = None
-        if geometric:
-            if axial_force is not None:
-                kg = _checks.array("axial_force", axial_force, shape=(motion.shape[0], 3))
-            else:
-                kg = self._axial_rows(motion, supports, end_forces)
+        kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
         re, im, shapes, stats = _core.eig_solve(
             ctx, motion, n_modes, bool(include_eps), bool(mode_shapes), order == "tracked", kg
         )
@@ -574,6 +575,78 @@ class FlexibleBody:
             order=order,
             stats=stats,
         )
+
+
+    # ------------------------------------------------------------ gyroscopic eigenvalues (issue 4)
+
+    def gyroscopic_eigenvalues(
+        self,
+        omega,
+        eps,
+        n_modes,
+        supports=None,
+        include_eps=True,
+        geometric_stiffness=False,
+        a_O=None,
+        end_forces=None,
+        axial_force=None,
+    ):
+        """Complex eigenvalues s of (s^2 M + s C + K_eff) phi = 0 at each instant.
+
+        C = 2 int rho N^T W N is the Coriolis (gyroscopic) matrix of the frame's
+        rotation and K_eff = K + K_om [+ K_eps] [+ K_G]; the core solves the
+        first-order form of size 2n by a dense eigen decomposition (dgeev) per instant.
+
+        Parameters
+        ----------
+        omega, eps : array_like, shape (nt,)
+            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame.
+        n_modes : int
+            Number of eigenvalues per instant, 1..(free DOFs).
+        supports, include_eps, geometric_stiffness, a_O, end_forces, axial_force
+            As in :meth:`eigenvalues_vs_time`.
+
+        Returns
+        -------
+        GyroscopicResult
+            ``s`` (nt, n_modes), complex [rad/s]: those with Im s >= 0, ascending by |s|.
+            Where omega = 0, s = i sqrt(lambda) of :meth:`eigenvalues`.
+
+        Examples
+        --------
+        >>> beam = PlanarBeam(1.0, 8, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+        >>> r = beam.gyroscopic_eigenvalues([0.0], [0.0], 1)
+        >>> lam = beam.eigenvalues(1).eigenvalues[0]
+        >>> bool(abs(r.s[0, 0] ** 2 + lam) < 1e-9 * lam)
+        True
+        """
+        geometric = bool(geometric_stiffness)
+        motion = self._motion_rows(omega, eps, a_O if geometric else None)
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        supports = self._default_supports if supports is None else supports
+        ctx = self._eig_context(supports, geometric)
+        kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
+        re, im = _core.eig_gyroscopic(ctx, motion, n_modes, bool(include_eps), kg)
+        return GyroscopicResult(s=re + 1j * im)
+
+
+@dataclass(frozen=True)
+class GyroscopicResult:
+    """Complex eigenvalues s of s^2 M + s C + K_eff over a time grid (issue 4).
+
+    Attributes
+    ----------
+    s : ndarray of complex, shape (nt, n_modes)
+        Eigenvalues with Im s >= 0, ascending by |s| [rad/s].  Undamped: s = +-i omega_k;
+        Re s > 0 means a growing mode (flutter or divergence).
+    """
+
+    s: np.ndarray
+
+    @property
+    def frequencies_hz(self) -> np.ndarray:
+        """Im(s) / 2 pi [Hz]."""
+        return self.s.imag / (2.0 * math.pi)
 
 
 class _StraightBody(FlexibleBody):

@@ -276,6 +276,205 @@ static void test_geometric(void)
     kf_body_free(b);
 }
 
+/* ---------------------------------------------------------------- mechanisms (issue 4) */
+
+/* the reference configuration of kanefem.WindPumpParams, in kf_windpump order */
+static kf_windpump ref_pump(void)
+{
+    kf_windpump p = {0.08, 0.05, 5.6, 0.04, 0.6, 2e-4, 7850.0, 0.25, PI, 0.10, 0.0, 1.65,
+                     0.0674, 0.40, 5.0, 0.10, 2.0, 2000.0, 0.55, 5.0, 1e-3, 100.0, 9.81, 1.0};
+    return p;
+}
+
+static int torque_law(void *params, double t, double alpha, double omega1, double *out)
+{
+    (void)t;
+    (void)alpha;
+    *out = *(const double *)params - 0.2 * omega1;
+    return 0;
+}
+
+static int stopping_law(void *params, double t, double alpha, double omega1, double *out)
+{
+    (void)params;
+    (void)alpha;
+    (void)omega1;
+    *out = 1.0;
+    return t > 0.05; /* asks to stop */
+}
+
+static void test_windpump(void)
+{
+    kf_windpump p = ref_pump();
+    kf_error err = {0};
+    CHECK(kf_windpump_check(&p, &err) == KF_OK, "%s", err.msg);
+    CHECK(!strcmp(kf_windpump_names[KF_WINDPUMP_NPARAM - 1], "branch") &&
+              kf_windpump_names[KF_WINDPUMP_NPARAM] == NULL,
+          "names table");
+
+    /* closure at round-off over a turn, both branches */
+    for (int br = -1; br <= 1; br += 2) {
+        p.branch = br;
+        double worst = 0.0;
+        for (int i = 0; i < 720; i++) {
+            double q[2] = {2 * PI * i / 720.0, 0.55}, u[2] = {14.7, 0.3};
+            kf_windpump_kin k;
+            int rc = kf_windpump_kinematics(&p, q, u, NULL, &k, &err);
+            CHECK(rc == KF_OK, "%s", err.msg);
+            double cx = k.pts[2] + p.l2 * cos(k.theta[1]) - q[1] - p.h * cos(k.theta[2] + p.psi);
+            double cy = k.pts[3] + p.l2 * sin(k.theta[1]) - p.e - p.h * sin(k.theta[2] + p.psi);
+            worst = fmax(worst, hypot(cx, cy));
+        }
+        CHECK(worst < 4e-15, "closure residual %g (branch %d)", worst, br);
+    }
+    p.branch = 1;
+
+    /* Kane: a prescribed crank speed needs a torque; that torque, applied, gives the
+     * same accelerations with nothing prescribed */
+    double q[2] = {0.7, 0.58}, u[2] = {14.0, -0.4}, mass[KF_WP_NR], Q[KF_WP_NR];
+    kf_windpump_kin k;
+    CHECK(kf_windpump_kinematics(&p, q, u, NULL, &k, &err) == KF_OK, "%s", err.msg);
+    kf_windpump_mass(&p, mass);
+    kf_windpump_applied(&p, &k, 0.0, Q);
+    double work[KF_WP_NR], ud1[2] = {3.0, 0.0}, drive[2], ud2[2];
+    unsigned char presc[2] = {1, 0};
+    CHECK(kf_kane_work_size(KF_WP_NR, 2) <= KF_WP_NR, "work size");
+    CHECK(kf_kane_solve(KF_WP_NR, 2, mass, k.A, k.B, k.w, Q, presc, ud1, drive, work, &err) ==
+              KF_OK,
+          "%s", err.msg);
+    kf_windpump_applied(&p, &k, drive[0], Q);
+    CHECK(kf_kane_solve(KF_WP_NR, 2, mass, k.A, k.B, k.w, Q, NULL, ud2, NULL, work, &err) ==
+              KF_OK,
+          "%s", err.msg);
+    CHECK(fabs(ud2[0] - 3.0) < 1e-12 && fabs(ud2[1] - ud1[1]) < 1e-12 * (1 + fabs(ud1[1])),
+          "prescribed vs free: %g %g / %g %g", ud2[0], ud2[1], ud1[0], ud1[1]);
+    /* Newton-Euler at those accelerations: the same torque, nothing missing at the slider */
+    double f[KF_WINDPUMP_NFORCE];
+    CHECK(kf_windpump_kinematics(&p, q, u, ud1, &k, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_windpump_joint_forces(&p, &k, f, &err) == KF_OK, "%s", err.msg);
+    CHECK(fabs(f[9] - drive[0]) < 1e-11 && fabs(f[10]) < 1e-11, "M_m %g vs %g, R %g", f[9],
+          drive[0], f[10]);
+    CHECK(kf_kane_solve(KF_WP_NR, 0, mass, k.A, k.B, k.w, Q, NULL, ud2, NULL, work, &err) ==
+              KF_EINVAL && !strcmp(err.arg, "nu"),
+          "%s", err.msg);
+
+    /* geometry errors name alpha and x_D */
+    double far[2] = {0.3, 1.5};
+    CHECK(kf_windpump_kinematics(&p, far, u, NULL, &k, &err) == KF_EGEOM &&
+              strstr(err.msg, "alpha = 0.3") && strstr(err.msg, "x_D = 1.5"),
+          "%s", err.msg);
+    double dead[2] = {0.0, p.l1 + sqrt((p.l2 + p.h) * (p.l2 + p.h) * (1 - 1e-13) - p.e * p.e)};
+    CHECK(kf_windpump_kinematics(&p, dead, u, NULL, &k, &err) == KF_EGEOM &&
+              strstr(err.msg, "dead point"),
+          "%s", err.msg);
+
+    /* invalid parameters */
+    kf_windpump bad = p;
+    bad.l2 = -0.6;
+    CHECK(kf_windpump_check(&bad, &err) == KF_EINVAL && !strcmp(err.arg, "l2"), "%s", err.msg);
+    bad = p;
+    bad.branch = 0.0;
+    CHECK(kf_windpump_check(&bad, &err) == KF_EINVAL && !strcmp(err.arg, "branch"), "%s",
+          err.msg);
+    bad = p;
+    bad.M3 = NAN;
+    CHECK(kf_windpump_check(&bad, &err) == KF_EINVAL && !strcmp(err.arg, "M3"), "%s", err.msg);
+
+    /* time integration: constant speed, torque law, errors */
+    enum { NT = 61 };
+    double t[NT], states[NT * KF_WINDPUMP_NSTATE], y0[4] = {0.0, 0.55, 0.0, 0.0};
+    for (int i = 0; i < NT; i++)
+        t[i] = 0.005 * i;
+    kf_ode_opts opts = {1e-9, 1e-12, 0};
+    kf_ode_stats st;
+    kf_windpump_drive speed = {KF_DRIVE_SPEED, 14.660765716752367, NULL, NULL};
+    CHECK(kf_windpump_simulate(&p, &speed, y0, NT, t, &opts, states, &st, &err) == KF_OK, "%s",
+          err.msg);
+    CHECK(st.steps > 0 && st.nfev >= 6 * st.steps, "stats %ld %ld", st.steps, st.nfev);
+    double last_alpha = states[(NT - 1) * KF_WINDPUMP_NSTATE];
+    CHECK(fabs(last_alpha - 14.660765716752367 * 0.3) < 1e-14, "exact crank angle %g",
+          last_alpha);
+    double M0 = 8.0;
+    kf_windpump_drive law = {KF_DRIVE_TORQUE, 0.0, torque_law, &M0};
+    y0[2] = 12.0;
+    CHECK(kf_windpump_simulate(&p, &law, y0, NT, t, &opts, states, &st, &err) == KF_OK, "%s",
+          err.msg);
+    const double *row = states + 30 * KF_WINDPUMP_NSTATE;
+    CHECK(fabs(row[6] - (8.0 - 0.2 * row[2])) < 1e-14, "torque output %g", row[6]);
+    kf_windpump_drive stop = {KF_DRIVE_TORQUE, 0.0, stopping_law, NULL};
+    CHECK(kf_windpump_simulate(&p, &stop, y0, NT, t, &opts, states, &st, &err) ==
+              KF_ECALLBACK && strstr(err.msg, "torque law"),
+          "%s", err.msg);
+    t[5] = t[4];
+    CHECK(kf_windpump_simulate(&p, &speed, y0, NT, t, &opts, states, &st, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "t"),
+          "%s", err.msg);
+    t[5] = 0.025;
+    opts.rtol = 0.0;
+    CHECK(kf_windpump_simulate(&p, &speed, y0, NT, t, &opts, states, &st, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "rtol"),
+          "%s", err.msg);
+    opts.rtol = 1e-9;
+    y0[1] = 1.5;
+    CHECK(kf_windpump_simulate(&p, &speed, y0, NT, t, &opts, states, &st, &err) == KF_EGEOM &&
+              strstr(err.msg, "initial state"),
+          "%s", err.msg);
+    /* a free slider thrown out of the assembly region: the error says when */
+    kf_windpump soft = p;
+    soft.k = soft.c_D = soft.F_r = 0.0;
+    double y1[4] = {0.0, 0.55, 0.0, 3.0};
+    CHECK(kf_windpump_simulate(&soft, &speed, y1, NT, t, &opts, states, &st, &err) ==
+              KF_EGEOM && strstr(err.msg, "at t = "),
+          "%s", err.msg);
+}
+
+static void test_gyroscopic(void)
+{
+    kf_section sec = {2.1e11, 7850, 2e-4, 1.67e-9};
+    kf_body *b = straight_body(KF_BEAM2, 8, 0.6, &sec);
+    int n = kf_body_ndof(b);
+    unsigned char *fixed = calloc((size_t)n, 1);
+    fixed[0] = fixed[1] = fixed[n - 3] = fixed[n - 2] = 1;
+    kf_eig *e = NULL;
+    kf_error err = {0};
+    CHECK(kf_eig_create(&e, b, fixed, KF_EIG_GEOMETRIC, &err) == KF_OK, "%s", err.msg);
+    if (e) {
+        kf_kin kin[2];
+        memset(kin, 0, sizeof kin);
+        kin[1].omega[2] = 40.0;
+        kf_eig_opts opt = {2, 0, 0, KF_ORDER_ASCENDING};
+        double re[4], im[4], lam[4], lim[4];
+        CHECK(kf_eig_gyroscopic(e, 2, kin, NULL, &opt, re, im, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_eig_solve(e, 2, kin, NULL, &opt, lam, lim, NULL, NULL, &err) == KF_OK, "%s",
+              err.msg);
+        /* at rest s = i sqrt(lambda) */
+        for (int k = 0; k < 2; k++)
+            CHECK(fabs(re[k]) < 1e-9 * im[k] && fabs(im[k] * im[k] - lam[k]) < 1e-9 * lam[k],
+                  "mode %d: s = %g + %gi, lambda = %g", k, re[k], im[k], lam[k]);
+        /* with K_G from a tension: the same identity with the stiffened lambda */
+        double kg[6] = {2000.0, -300.0, 100.0, 2000.0, -300.0, 100.0};
+        CHECK(kf_eig_gyroscopic(e, 1, kin, kg, &opt, re, im, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_eig_solve(e, 1, kin, kg, &opt, lam, lim, NULL, NULL, &err) == KF_OK, "%s",
+              err.msg);
+        CHECK(fabs(im[0] * im[0] - lam[0]) < 1e-9 * lam[0], "K_G: s = %gi, lambda = %g", im[0],
+              lam[0]);
+        kg[4] = NAN;
+        CHECK(kf_eig_gyroscopic(e, 2, kin, kg, &opt, re, im, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "axial_force"),
+              "%s", err.msg);
+        CHECK(kf_eig_gyroscopic(e, 2, kin, NULL, &opt, re, im, &err) == KF_OK, "%s", err.msg);
+        /* rotating: still on the imaginary axis (C skew, K_eff symmetric) */
+        CHECK(fabs(re[2]) < 1e-9 * im[2] && im[2] > 0.0, "s = %g + %gi", re[2], im[2]);
+        opt.n_modes = n;
+        CHECK(kf_eig_gyroscopic(e, 2, kin, NULL, &opt, re, im, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "n_modes"),
+              "%s", err.msg);
+        kf_eig_free(e);
+    }
+    free(fixed);
+    kf_body_free(b);
+}
+
 /* ---------------------------------------------------------------- formalisms (kf_direct.c) */
 
 /* Deterministic uniform numbers in [-1, 1) (a 64-bit LCG; the test needs no
@@ -486,6 +685,8 @@ int main(void)
     test_body();
     test_eigen();
     test_geometric();
+    test_windpump();
+    test_gyroscopic();
     test_direct_inertia_forces();
     test_null_basis();
     test_eig_projected();

@@ -1,0 +1,100 @@
+"""Figures of the wind pump (matplotlib, imported only here and only when asked for).
+
+Used by ``python -m kanefem windpump`` and by notebooks/windpump.ipynb.  Figures are
+built on matplotlib's object API (no pyplot state, no display needed) and saved
+atomically.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ._io import atomic_write
+
+
+def _matplotlib():
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("matplotlib is not installed") from None
+    return Figure
+
+
+def sketch(ax, motion, n_positions=12, color="C0"):
+    """Draw the mechanism at n_positions instants of a motion (A, B, C', D, the
+    pendulum and its weight), as the papers' motion sketches (seed 004, Figs. 3-4)."""
+    p = motion.params
+    idx = np.linspace(0, motion.t.size - 1, min(n_positions, motion.t.size)).round().astype(int)
+    P = motion.points
+    for k in idx:
+        A, B, C, D = (P[name][k] for name in "ABCD")
+        G = D + p.L * np.array([math.cos(motion.theta3[k]), math.sin(motion.theta3[k])])
+        ax.plot([A[0], B[0]], [A[1], B[1]], color="0.4", lw=1.5)
+        ax.plot([B[0], C[0]], [B[1], C[1]], color=color, lw=1.2)
+        ax.plot([C[0], D[0], G[0]], [C[1], D[1], G[1]], color="C1", lw=1.0, alpha=0.8)
+        ax.plot(*G, "o", color="C3", ms=4)
+    ax.plot(P["B"][:, 0], P["B"][:, 1], ":", color="0.4", lw=0.8)
+    ax.plot(P["C"][:, 0], P["C"][:, 1], "-", color=color, lw=0.6, alpha=0.6)
+    x0, x1 = P["D"][:, 0].min(), P["D"][:, 0].max()
+    ax.plot([x0 - 0.1, x1 + 0.1], [p.e, p.e], color="k", lw=0.8)
+    ax.plot(0.0, 0.0, "k^", ms=6)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+
+
+def _save(fig, path):
+    return atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=120), mode="wb")
+
+
+def windpump_figures(out, pump, motion, forces, eig):
+    """The main job's PNG figures; returns their paths.  ImportError without matplotlib."""
+    Figure = _matplotlib()
+    out = Path(out)
+    deg = np.degrees(motion.alpha - motion.alpha[0])
+    written = []
+
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    ax = fig.add_subplot(1, 2, 1)
+    sketch(ax, motion)
+    ax.set_title(f"wind pump at {60 * motion.omega1.mean() / (2 * math.pi):.0f} rpm")
+    ax2 = fig.add_subplot(1, 2, 2)
+    ax2.plot(deg, 1e3 * (motion.x_D - pump.params.x_D0), label="x_D - x_D0 [mm]")
+    ax2.plot(deg, np.degrees(motion.theta3 + math.pi / 2), label="theta3 + 90 [deg]")
+    ax2.plot(deg, np.degrees(motion.transmission_angle), label="transmission angle [deg]")
+    ax2.set_xlabel("crank angle from start [deg]")
+    ax2.legend(fontsize=8)
+    ax2.grid(alpha=0.3)
+    written.append(_save(fig, out / "motion.png"))
+
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    ax = fig.add_subplot(1, 2, 1)
+    for name, F in (("A", forces.F_A), ("B", forces.F_B), ("C'", forces.F_C), ("D", forces.F_D)):
+        ax.plot(deg, np.hypot(F[:, 0], F[:, 1]), label=f"|F_{name}|")
+    ax.plot(deg, forces.N_guide, "--", label="N guide")
+    ax.set_xlabel("crank angle from start [deg]")
+    ax.set_ylabel("force [N]")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    ax = fig.add_subplot(1, 2, 2)
+    ax.plot(deg, forces.motor_torque, color="C4")
+    ax.set_xlabel("crank angle from start [deg]")
+    ax.set_ylabel("motor torque [N m]")
+    ax.grid(alpha=0.3)
+    written.append(_save(fig, out / "joint_forces.png"))
+
+    m = eig.eigenvalues.shape[1]
+    fig = Figure(figsize=(5.5 * min(m, 3), 4.0), layout="constrained")
+    for k in range(min(m, 3)):
+        ax = fig.add_subplot(1, min(m, 3), k + 1)
+        ax.plot(eig.t, eig.eigenvalues[:, k], color=f"C{k}")
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel(f"lambda_{k + 1} [rad^2/s^2]")
+        ax.set_title(f"lever BC', eigenvalue {k + 1} ({eig.solver})")
+        ax.ticklabel_format(axis="y", useOffset=False)
+        ax.grid(alpha=0.3)
+    written.append(_save(fig, out / "lever_eigenvalues.png"))
+    return written

@@ -1,0 +1,876 @@
+"""The wind-pump mechanism of the papers (SPEC.md section 5): rigid two-DOF dynamics by
+Kane's method, joint forces, and the elastic lever BC' over the crank cycle.
+
+An electric motor turns a disc (the crank AB, angle alpha); the elastic lever BC' drives
+a rocker/pendulum pinned at D to a slider on a horizontal guide; the pendulum carries an
+adjustable weight G; a spring centres the slider and the pumps load it.  Two degrees of
+freedom, q = (alpha, x_D): "a kinematic chain closed by inertia".
+
+    e(phi) = (cos phi, sin phi);  A = (0, 0);  B = l1 e(alpha);  D = (x_D, e)
+    C' = B + l2 e(theta2) = D + h e(theta3 + psi)       (loop closure)
+    crank mass centre a1 l1 e(alpha); lever mass centre B + l2/2 e(theta2);
+    rocker mass centre D + hg e(theta3 + xi); weight G (point mass M3) at D + L e(theta3)
+    slider: spring k (x_D - x_D0), friction F_r tanh(xdot_D / v_F), pump load c_D xdot_D
+
+The C core does the kinematics (closed-form closure, A(q), B(q)), Kane's equations
+A^T Mrig A u' = A^T (Q - Mrig B w), their time integration, and the joint forces from
+the Newton-Euler equations; this module is the user-facing layer.
+
+>>> import kanefem
+>>> pump = kanefem.WindPump()
+>>> motion = pump.solve(rpm=140, revolutions=1)
+>>> motion.alpha.shape
+(360,)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from . import _checks, _core
+from ._io import write_toml
+from ._smoothing import SmoothingSpline
+from .bodies import PlanarBeam, _signed_hz
+
+__all__ = ["WindPumpParams", "WindPump", "WindPumpMotion", "JointForces", "LeverEigenvalues"]
+
+_DRIVES = {"constant-speed": 0, "torque": 1, "recorded": 2}
+
+#: the parameter groups of a TOML file (and of the reference-configuration table)
+GROUPS = {
+    "crank": ("l1", "a1", "m1", "J1"),
+    "lever": ("l2", "E2", "A2", "I2", "rho2"),
+    "rocker": ("h", "psi", "hg", "xi", "m3", "J3", "L", "M3"),
+    "slider": ("e", "m_D", "k", "x_D0", "F_r", "v_F", "c_D"),
+    "environment": ("g", "branch"),
+}
+
+
+@dataclass(frozen=True)
+class WindPumpParams:
+    """Dimensions, masses and loads of the wind pump (SI units, angles in radians).
+
+    The defaults are kanefem's reference configuration.  The papers' dimension
+    drawings are lost, so it is a documented choice at the scale of their laboratory
+    bench (a motor-driven disc, a lever of a few hundred millimetres, a pendulum with a
+    weight of a few kilograms): steel parts, a 20 x 10 mm flat-bar lever bending about
+    its weak axis, a 240 mm disc.  It assembles over whole crank turns for
+    0.42 m < x_D < 0.76 m; on the 140 rpm steady cycle x_D stays within 0.48..0.61 m
+    and the transmission angle between 63 and 72 degrees (motor torque -0.5..7.3 N m,
+    mean power 52 W, joint forces up to 210 N, first lever mode 65 Hz).
+
+    Attributes
+    ----------
+    l1 : float
+        Crank radius AB [m] (0.08).
+    a1 : float
+        Crank mass centre at a1 l1 along AB [-] (0.05: a 240 mm steel disc, 15 mm
+        thick, with the crank pin and its boss at B).
+    m1 : float
+        Crank (disc) mass [kg] (5.6).
+    J1 : float
+        Crank moment of inertia about its mass centre [kg m^2] (0.04 = m r^2 / 2).
+    l2 : float
+        Lever length BC' [m] (0.6).
+    E2, A2, I2, rho2 : float
+        Lever section and material: Young's modulus [Pa] (210e9), area [m^2] (2e-4),
+        second moment of area in the mechanism's plane [m^4] (1.6667e-9), density
+        [kg/m^3] (7850): a 20 x 10 mm steel flat bar.  The rigid lever has
+        m2 = rho2 A2 l2, mass centre at l2/2 and J2 = m2 l2^2 / 12, as its elements.
+    h : float
+        Rocker arm DC' [m] (0.25).
+    psi : float
+        Angle from the pendulum arm to the rocker arm DC' [rad] (pi: C' opposite the
+        pendulum, above D when the pendulum hangs).
+    hg, xi : float
+        Rocker mass centre at D + hg e(theta3 + xi) [m], [rad] (0.10, 0: a 30 x 10 mm
+        steel bar 0.70 m long from C' through D to just beyond the weight).
+    m3 : float
+        Rocker mass without the weight [kg] (1.65).
+    J3 : float
+        Rocker moment of inertia about its own mass centre [kg m^2] (0.0674 = m3 0.7^2 / 12).
+    L : float
+        Distance DG of the adjustable weight along the pendulum arm [m] (0.40).
+    M3 : float
+        The adjustable weight, a point mass [kg] (5.0).
+    e : float
+        Height of the slider's guide above the crank axis [m] (0.10).
+    m_D : float
+        Slider mass [kg] (2.0).
+    k : float
+        Slider spring stiffness [N/m] (2000: with the pendulum, a slider mode near
+        8 rad/s, below the 14.7 rad/s of 140 rpm).
+    x_D0 : float
+        Slider position where the spring is relaxed [m] (0.55).
+    F_r : float
+        Coulomb friction force of the slider [N] (5.0: friction coefficient about 0.06
+        on the 85 N the slider carries).
+    v_F : float
+        Friction regularization speed [m/s] (1e-3): the friction force is
+        F_r tanh(xdot_D / v_F), within 1 % of F_r sgn(xdot_D) for |xdot_D| > 2.7 v_F;
+        it keeps the ODE smooth (no stick-slip events).
+    c_D : float
+        Viscous load of the pumps on the slider [N s/m] (100).  Not in the papers'
+        model (set 0 for it); without it the free slider oscillation of the reference
+        bench decays only by friction, over tens of turns.
+    g : float
+        Gravity along -y [m/s^2] (9.81).
+    branch : int
+        Assembly branch, +1 (C' to the left of the line B -> D, the reference) or -1.
+
+    Raises
+    ------
+    ValueError
+        A value out of its domain (lengths and lever section > 0; masses, inertias,
+        spring, friction, load, gravity >= 0; branch +1 or -1), naming it.
+    TypeError
+        A value that is not a real number.
+    """
+
+    l1: float = 0.08
+    a1: float = 0.05
+    m1: float = 5.6
+    J1: float = 0.04
+    l2: float = 0.6
+    E2: float = 210e9
+    A2: float = 2.0e-4
+    I2: float = 1.6667e-9
+    rho2: float = 7850.0
+    h: float = 0.25
+    psi: float = math.pi
+    hg: float = 0.10
+    xi: float = 0.0
+    m3: float = 1.65
+    J3: float = 0.0674
+    L: float = 0.40
+    M3: float = 5.0
+    e: float = 0.10
+    m_D: float = 2.0
+    k: float = 2000.0
+    x_D0: float = 0.55
+    F_r: float = 5.0
+    v_F: float = 1e-3
+    c_D: float = 100.0
+    g: float = 9.81
+    branch: int = 1
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            if f.name == "branch":
+                b = _checks.integer("branch", self.branch)
+                if b not in (1, -1):
+                    raise ValueError(f"branch = {b} must be +1 or -1")
+                object.__setattr__(self, "branch", b)
+            else:
+                object.__setattr__(self, f.name, _checks.real(f.name, getattr(self, f.name)))
+        for name in ("E2", "I2"):  # the lever's elasticity (the rigid model does not use it)
+            _checks.real(name, getattr(self, name), positive=True)
+        _core.windpump_check(self._vector())
+
+    def _vector(self):
+        """The core's parameter vector (order of kanefem._core.windpump_names())."""
+        return np.array([float(getattr(self, n)) for n in _CORE_NAMES])
+
+    def as_dict(self):
+        """All parameters as a plain dict."""
+        return dataclasses.asdict(self)
+
+
+_CORE_NAMES = _core.windpump_names()
+_FIELDS = tuple(f.name for f in dataclasses.fields(WindPumpParams))
+assert set(_CORE_NAMES) <= set(_FIELDS) and set(sum(GROUPS.values(), ())) == set(_FIELDS)
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
+class WindPumpMotion:
+    """The rigid motion of the wind pump at nt instants (arrays of length nt unless noted).
+
+    Attributes
+    ----------
+    t : ndarray
+        Time [s].
+    alpha, omega1, eps1 : ndarray
+        Crank angle [rad], speed [rad/s], acceleration [rad/s^2].
+    x_D, xdot_D, xddot_D : ndarray
+        Slider position [m], velocity [m/s], acceleration [m/s^2].
+    theta2, omega2, eps2 : ndarray
+        Lever angle, angular velocity and acceleration (rad, rad/s, rad/s^2).
+    theta3, omega3, eps3 : ndarray
+        Pendulum-arm angle (the rocker's angle), and its rates.
+    a_B, v_B : ndarray, shape (nt, 2)
+        Acceleration [m/s^2] and velocity [m/s] of the pin B (global x, y).
+    motor_torque : ndarray
+        Motor torque on the crank [N m]: the torque that keeps a constant speed, the
+        torque law's value, or (recorded drive) the torque the measured motion implies.
+    transmission_angle : ndarray
+        mu = theta3 + psi - theta2 [rad], between the lever and the rocker arm DC'
+        (0 or pi at a dead point).
+    points : dict of ndarray, shape (nt, 2)
+        Global coordinates of "A", "B", "C" (C') and "D" [m].
+    lever_frame : ndarray, shape (nt, 12)
+        The lever frame's motion (origin B, x along B->C') as the core's rows
+        (omega, eps, v, a - g in the lever frame), for the elastic lever.
+    drive : str
+        "constant-speed", "torque" or "recorded".
+    stats : dict
+        Integration statistics (steps, rejected, nfev), steady-state data
+        (floquet_multipliers), or smoothing data (noise, lam) for recorded motions.
+    params : WindPumpParams
+        The parameters the motion was solved with.
+    """
+
+    t: np.ndarray
+    alpha: np.ndarray
+    x_D: np.ndarray
+    omega1: np.ndarray
+    xdot_D: np.ndarray
+    eps1: np.ndarray
+    xddot_D: np.ndarray
+    theta2: np.ndarray
+    omega2: np.ndarray
+    eps2: np.ndarray
+    theta3: np.ndarray
+    omega3: np.ndarray
+    eps3: np.ndarray
+    a_B: np.ndarray
+    v_B: np.ndarray
+    motor_torque: np.ndarray
+    transmission_angle: np.ndarray
+    points: dict
+    lever_frame: np.ndarray
+    drive: str
+    stats: dict
+    params: WindPumpParams
+
+    def sketch(self, ax=None, n_positions=12):
+        """Draw the mechanism at n_positions instants (needs matplotlib); returns the axes.
+
+        The papers' motion sketches (seed 004, Figs. 3-4): crank, lever, rocker with its
+        pendulum and weight, the paths of B and C' and the guide.
+        """
+        from . import _plots
+
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            ax = plt.subplots(figsize=(6, 4.5))[1]
+        _plots.sketch(ax, self, n_positions=_checks.integer("n_positions", n_positions, minimum=1))
+        return ax
+
+    def _states(self):
+        return np.column_stack([self.alpha, self.x_D, self.omega1, self.xdot_D, self.eps1, self.xddot_D])
+
+    def table(self):
+        """(header, rows) for a CSV file, units in the column names."""
+        cols = {
+            "t_s": self.t, "alpha_rad": self.alpha, "x_D_m": self.x_D, "omega1_rad_s": self.omega1,
+            "xdot_D_m_s": self.xdot_D, "eps1_rad_s2": self.eps1, "xddot_D_m_s2": self.xddot_D,
+            "theta2_rad": self.theta2, "omega2_rad_s": self.omega2, "eps2_rad_s2": self.eps2,
+            "theta3_rad": self.theta3, "omega3_rad_s": self.omega3, "eps3_rad_s2": self.eps3,
+            "a_Bx_m_s2": self.a_B[:, 0], "a_By_m_s2": self.a_B[:, 1],
+            "motor_torque_N_m": self.motor_torque, "transmission_angle_rad": self.transmission_angle,
+        }
+        return list(cols), np.column_stack(list(cols.values())).tolist()
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
+class JointForces:
+    """Joint (liaison) forces over a motion, from the Newton-Euler equations of the
+    four bodies (global x, y components; arrays of length nt, or (nt, 2)).
+
+    Each force is the one the body nearer the motor exerts on the next in the chain
+    ground - crank - lever - rocker - slider (the other body feels its opposite).
+
+    Attributes
+    ----------
+    t : ndarray
+        Time [s].
+    F_A : ndarray, shape (nt, 2)
+        Ground on crank at A [N].
+    F_B : ndarray, shape (nt, 2)
+        Crank on lever at B [N].
+    F_C : ndarray, shape (nt, 2)
+        Lever on rocker at C' [N].
+    F_D : ndarray, shape (nt, 2)
+        Rocker on slider at D [N].
+    N_guide : ndarray
+        Guide on slider, vertical [N].
+    motor_torque : ndarray
+        Motor torque on the crank [N m].
+    slider_residual : ndarray
+        Horizontal force the slider lacks for this motion [N]: zero to round-off for a
+        motion of the model; for a recorded motion, the load the model does not
+        describe (or the measurement's error).
+    lever_axial : ndarray, shape (nt, 3)
+        The lever's axial force N(x) = c0 + c1 x + c2 x^2 (tension > 0, x from B
+        along BC' [m]) from the joint forces at B and C' and the lever's axial inertia
+        and weight: coefficients [N, N/m, N/m^2].
+    """
+
+    t: np.ndarray
+    F_A: np.ndarray
+    F_B: np.ndarray
+    F_C: np.ndarray
+    F_D: np.ndarray
+    N_guide: np.ndarray
+    motor_torque: np.ndarray
+    slider_residual: np.ndarray
+    lever_axial: np.ndarray
+
+    def table(self):
+        """(header, rows) for a CSV file, units in the column names."""
+        cols = {
+            "t_s": self.t,
+            "F_Ax_N": self.F_A[:, 0], "F_Ay_N": self.F_A[:, 1],
+            "F_Bx_N": self.F_B[:, 0], "F_By_N": self.F_B[:, 1],
+            "F_Cx_N": self.F_C[:, 0], "F_Cy_N": self.F_C[:, 1],
+            "F_Dx_N": self.F_D[:, 0], "F_Dy_N": self.F_D[:, 1],
+            "N_guide_N": self.N_guide, "motor_torque_N_m": self.motor_torque,
+            "slider_residual_N": self.slider_residual,
+            "lever_N0_N": self.lever_axial[:, 0], "lever_N1_N_m": self.lever_axial[:, 1],
+            "lever_N2_N_m2": self.lever_axial[:, 2],
+        }
+        return list(cols), np.column_stack(list(cols.values())).tolist()
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
+class LeverEigenvalues:
+    """Frozen-time eigenvalues of the lever BC' over a motion.
+
+    Attributes
+    ----------
+    t : ndarray, shape (nt,)
+        Time [s].
+    eigenvalues : ndarray, shape (nt, n_modes)
+        lambda_k [rad^2/s^2] of (K + K_om [+ K_eps] [+ K_G]) phi = lambda M phi,
+        ascending by real part (or tracked); with ``gyroscopic``, -s_k^2 (real part),
+        which is lambda_k where the Coriolis term vanishes.
+    eigenvalues_imag : ndarray, shape (nt, n_modes)
+        Imaginary parts (zero unless K_eps or damping-like terms make them complex).
+    frequencies_hz : ndarray, shape (nt, n_modes)
+        sqrt(lambda_k) / 2 pi (negative where lambda_k < 0); with ``gyroscopic``,
+        Im(s_k) / 2 pi [Hz].
+    s : ndarray of complex or None, shape (nt, n_modes)
+        With ``gyroscopic``: the eigenvalues of s^2 M + s C + K_eff with Im s >= 0,
+        by |s| [rad/s].
+    solver : str
+        "symmetric", "general" or "gyroscopic".
+    options : dict
+        n_elements, include_eps, geometric_stiffness, gyroscopic.
+    axial_force : ndarray or None, shape (nt, 3)
+        The axial-force coefficients used for K_G.
+    stats : dict
+        How the instants were solved.
+    """
+
+    t: np.ndarray
+    eigenvalues: np.ndarray
+    eigenvalues_imag: np.ndarray
+    frequencies_hz: np.ndarray
+    s: np.ndarray | None
+    solver: str
+    options: dict
+    axial_force: np.ndarray | None = None
+    stats: dict = field(default_factory=dict)
+
+    def table(self):
+        """(header, rows) for a CSV file."""
+        m = self.eigenvalues.shape[1]
+        header = ["t_s"] + [f"lambda_{k + 1}_rad2_s2" for k in range(m)] + [f"f_{k + 1}_Hz" for k in range(m)]
+        cols = [self.t[:, None], self.eigenvalues, self.frequencies_hz]
+        if np.any(self.eigenvalues_imag != 0.0):
+            header += [f"lambda_{k + 1}_imag_rad2_s2" for k in range(m)]
+            cols.append(self.eigenvalues_imag)
+        if self.s is not None:
+            header += [f"s_{k + 1}_re_rad_s" for k in range(m)] + [f"s_{k + 1}_im_rad_s" for k in range(m)]
+            cols += [self.s.real, self.s.imag]
+        return header, np.hstack(cols).tolist()
+
+
+def _tomllib():
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise ImportError("reading TOML needs Python >= 3.11 (tomllib) or the tomli package") from None
+    return tomllib
+
+
+class WindPump:
+    """The wind-pump mechanism: rigid motion, joint forces and the elastic lever.
+
+    Parameters
+    ----------
+    **overrides
+        Any field of :class:`WindPumpParams` (SI units); the rest keep the reference
+        configuration.
+
+    Attributes
+    ----------
+    params : WindPumpParams
+
+    Raises
+    ------
+    ValueError, TypeError
+        An unknown parameter name, or a value out of its domain (named).
+
+    Examples
+    --------
+    >>> pump = WindPump(M3=6.0)
+    >>> p = pump.points(0.0, 0.55)
+    >>> [round(float(v), 3) for v in p["B"]]
+    [0.08, 0.0]
+    >>> m = pump.solve(rpm=140, revolutions=1)
+    >>> f = pump.joint_forces(m)
+    >>> bool(abs(f.slider_residual).max() < 1e-9)
+    True
+    """
+
+    def __init__(self, **overrides):
+        unknown = sorted(set(overrides) - set(_FIELDS))
+        if unknown:
+            raise ValueError(
+                f"unknown wind-pump parameter(s) {', '.join(map(repr, unknown))}; "
+                f"known: {', '.join(_FIELDS)}"
+            )
+        self.params = WindPumpParams(**overrides)
+        self._vec = self.params._vector()
+        self._levers = {}
+
+    def __repr__(self):
+        p, ref = self.params, WindPumpParams()
+        changed = [f"{n}={getattr(p, n)!r}" for n in _FIELDS if getattr(p, n) != getattr(ref, n)]
+        return f"WindPump({', '.join(changed)})"
+
+    def replace(self, **changes) -> "WindPump":
+        """A new wind pump with some parameters changed."""
+        return WindPump(**{**self.params.as_dict(), **changes})
+
+    # ------------------------------------------------------------ files
+
+    @classmethod
+    def from_toml(cls, path) -> "WindPump":
+        """Read parameters from a TOML file (tables as in :meth:`to_toml`, or top-level
+        keys); missing ones keep the reference configuration.
+
+        Raises
+        ------
+        ValueError
+            An unknown table or key, or an invalid value (named, with the file).
+        """
+        path = Path(path)
+        tomllib = _tomllib()
+        with open(path, "rb") as f:
+            try:
+                data = tomllib.load(f)
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"{path}: not valid TOML: {exc}") from None
+        flat = {}
+        for key, value in data.items():
+            if isinstance(value, dict):
+                if key not in GROUPS:
+                    raise ValueError(f"{path}: unknown table [{key}] (known: {', '.join(GROUPS)})")
+                for k, v in value.items():
+                    if k not in GROUPS[key]:
+                        raise ValueError(f"{path}: [{key}] has no parameter {k!r} (it has {', '.join(GROUPS[key])})")
+                    flat[k] = v
+            else:
+                flat[key] = value
+        try:
+            return cls(**flat)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"{path}: {exc}") from None
+
+    def to_toml(self, path):
+        """Write all parameters to a TOML file (atomically); return its path."""
+        p = self.params
+        tables = {g: {k: getattr(p, k) for k in keys} for g, keys in GROUPS.items()}
+        return write_toml(
+            path, tables,
+            comment="kanefem wind-pump configuration (SI units, angles in radians)\n"
+            "see kanefem.WindPumpParams for the meaning of every value",
+        )
+
+    # ------------------------------------------------------------ kinematics
+
+    def _kinematics(self, alpha, x_D, omega1=0.0, xdot_D=0.0, eps1=0.0, xddot_D=0.0):
+        cols = np.broadcast_arrays(*(np.asarray(v, float) for v in (alpha, x_D, omega1, xdot_D, eps1, xddot_D)))
+        shape = cols[0].shape
+        s = np.column_stack([c.ravel() for c in cols]) if cols[0].size else np.zeros((0, 6))
+        return shape, _core.windpump_kinematics(self._vec, s[:, 0:2], s[:, 2:4], s[:, 4:6])
+
+    def points(self, alpha, x_D) -> dict:
+        """Global coordinates of A, B, C' and D at crank angles and slider positions.
+
+        Parameters
+        ----------
+        alpha : float or array_like
+            Crank angle [rad].
+        x_D : float or array_like
+            Slider position [m] (broadcast against alpha).
+
+        Returns
+        -------
+        dict
+            "A", "B", "C" (C'), "D": arrays of shape alpha.shape + (2,) [m].
+
+        Raises
+        ------
+        GeometryError
+            Where the loop cannot close or at a dead point, naming alpha and x_D.
+        """
+        shape, k = self._kinematics(alpha, x_D)
+        pts = k["points"]
+        return {name: pts[:, i, :].reshape(shape + (2,)) for i, name in enumerate("ABCD")}
+
+    def kinematics(self, alpha, x_D, omega1=0.0, xdot_D=0.0, eps1=0.0, xddot_D=0.0) -> dict:
+        """The mechanism's kinematics at given states (arrays broadcast together).
+
+        Returns
+        -------
+        dict
+            ``theta``, ``omega``, ``eps`` (..., 3) for crank, lever and rocker;
+            ``mu`` (transmission angle); ``points`` (..., 4, 2); the mass coordinates
+            ``r``, ``v``, ``a`` (..., 12) in the order x1, y1, theta1, x2, y2, theta2,
+            x3, y3, theta3, xG, yG, x_D; ``A`` (..., 12, 2) and ``B`` (..., 12, 3)
+            with r' = A u and r'' = A u' + B (omega1^2, omega1 xdot_D, xdot_D^2);
+            ``vB``, ``aB`` (..., 2); ``lever`` (..., 12).
+        """
+        shape, k = self._kinematics(alpha, x_D, omega1, xdot_D, eps1, xddot_D)
+        return {n: a.reshape(shape + a.shape[1:]) for n, a in k.items()}
+
+    # ------------------------------------------------------------ motion
+
+    def solve(
+        self,
+        rpm=140.0,
+        revolutions=1.0,
+        drive="constant-speed",
+        *,
+        torque=None,
+        samples=None,
+        t=None,
+        alpha0=0.0,
+        x_D=None,
+        xdot_D=0.0,
+        omega1=None,
+        points_per_revolution=360,
+        steady_state=False,
+        noise=None,
+        rtol=1e-9,
+        atol=1e-12,
+    ) -> WindPumpMotion:
+        """The rigid motion, by Kane's equations A^T M A u' = A^T (Q - M B w).
+
+        Parameters
+        ----------
+        rpm : float
+            Crank speed [rev/min], > 0: the constant speed (``"constant-speed"``), or
+            the initial speed and the time scale (``"torque"``).
+        revolutions : float
+            Duration in crank turns at ``rpm`` (ignored when ``t`` is given).
+        drive : {"constant-speed", "torque", "recorded"}
+            ``"constant-speed"``: omega1 = rpm 2 pi / 60 and the motor torque is an
+            output.  ``"torque"``: the motor torque is ``torque(t, alpha, omega1)``
+            [N m] (or a constant).  ``"recorded"``: alpha(t) and x_D(t) are given as
+            ``samples``, smoothed and differentiated by a cubic smoothing spline; the
+            torque and the joint forces follow from them.
+        torque : callable or float, optional
+            Motor torque law for ``drive="torque"``.
+        samples : (t, alpha, x_D) arrays or array_like of shape (n, 3), optional
+            Recorded motion for ``drive="recorded"``: times [s] (increasing), crank
+            angles [rad] (unwrapped here), slider positions [m].
+        t : array_like, optional
+            Output times [s], increasing, the first one the initial instant; default:
+            ``points_per_revolution`` equally spaced instants per turn from 0, end
+            excluded (recorded: the sample times).
+        alpha0 : float
+            Initial crank angle [rad].
+        x_D, xdot_D : float, optional
+            Initial slider position [m] (default x_D0) and velocity [m/s].
+        omega1 : float, optional
+            Initial crank speed for ``drive="torque"`` [rad/s] (default from rpm).
+        points_per_revolution : int
+            Output instants per crank turn (default 360).
+        steady_state : bool
+            Constant speed only: start on the periodic motion (found by shooting on
+            one crank period: Newton on (x_D, xdot_D)), not from the initial state;
+            ``x_D``, ``xdot_D`` are then only the first guess.  ``stats`` then holds
+            the Floquet multipliers (|mu| < 1: the cycle attracts).
+        noise : float or (float, float), optional
+            Recorded only: the noise standard deviation of alpha [rad] and x_D [m];
+            None estimates it from the samples; 0 interpolates.
+        rtol, atol : float
+            Error tolerances of the Dormand-Prince 5(4) integrator.
+
+        Returns
+        -------
+        WindPumpMotion
+
+        Raises
+        ------
+        GeometryError
+            The motion reaches a position where the loop cannot close or a dead
+            point (the message names t, alpha and x_D).
+        ValueError, TypeError
+            Bad arguments, named.
+        """
+        _checks.choice("drive", drive, tuple(_DRIVES))
+        if drive == "recorded":
+            return self._recorded(samples, t, noise)
+        for name, v in (("torque", torque), ("samples", samples), ("noise", noise)):
+            needed = {"torque": "torque", "samples": "recorded", "noise": "recorded"}[name]
+            if v is not None and drive != needed:
+                raise ValueError(f"{name} is only used with drive={needed!r}, not drive={drive!r}")
+        rpm = _checks.real("rpm", rpm, positive=True)
+        omega = rpm * 2.0 * math.pi / 60.0
+        period = 2.0 * math.pi / omega
+        tt = self._time_grid(t, revolutions, period, points_per_revolution)
+        x0 = self.params.x_D0 if x_D is None else _checks.real("x_D", x_D)
+        y0 = np.array([_checks.real("alpha0", alpha0), x0, omega, _checks.real("xdot_D", xdot_D)])
+        stats = {}
+        if drive == "constant-speed":
+            if omega1 is not None:
+                raise ValueError("omega1 is only used with drive='torque' (the speed is rpm here)")
+            if steady_state:
+                y0[1], y0[3], stats = self._periodic(omega, y0, rtol, atol)
+            states, st = _core.windpump_simulate(self._vec, 0, tt, y0, omega=omega, rtol=rtol, atol=atol)
+        else:
+            if steady_state:
+                raise ValueError("steady_state needs drive='constant-speed'")
+            if torque is None:
+                raise ValueError("drive='torque' needs torque=f(t, alpha, omega1) [N m] or a constant")
+            law = torque if callable(torque) else _constant(_checks.real("torque", torque))
+            if omega1 is not None:
+                y0[2] = _checks.real("omega1", omega1)
+            states, st = _core.windpump_simulate(self._vec, 1, tt, y0, torque=law, rtol=rtol, atol=atol)
+        stats.update(st)
+        return self._motion(tt, states, drive, stats)
+
+    @staticmethod
+    def _time_grid(t, revolutions, period, points_per_revolution):
+        if t is not None:
+            tt = _checks.array("t", t, ndim=1)
+            if tt.size < 1 or np.any(np.diff(tt) <= 0):
+                raise ValueError("t must be a non-empty, strictly increasing array of times [s]")
+            return tt
+        revolutions = _checks.real("revolutions", revolutions, positive=True)
+        ppr = _checks.integer("points_per_revolution", points_per_revolution, minimum=1)
+        n = max(1, int(round(revolutions * ppr)))
+        return np.arange(n) * (period / ppr)
+
+    def _periodic(self, omega, y0, rtol, atol):
+        """(x_D, xdot_D) at t = 0 on the periodic motion at constant speed, by shooting."""
+        period = 2.0 * math.pi / omega
+        tol = min(rtol, 1e-11)
+        tgrid = np.array([0.0, period])
+
+        def flow(z):
+            y = np.array([y0[0], z[0], omega, z[1]])
+            st, _ = _core.windpump_simulate(self._vec, 0, tgrid, y, omega=omega, rtol=tol, atol=atol)
+            return st[-1, [1, 3]]
+
+        z = np.array([y0[1], y0[3]])
+        scale = np.array([self.params.l1, self.params.l1 * omega])  # a natural size of x_D, xdot_D
+        for _ in range(3):  # let the transient decay a little first
+            try:
+                z = flow(z)
+            except _core.GeometryError:
+                break
+        jac = np.eye(2)
+        for it in range(30):
+            fz = flow(z)
+            res = fz - z
+            for j in range(2):
+                dz = np.zeros(2)
+                dz[j] = 1e-6 * scale[j]
+                jac[:, j] = (flow(z + dz) - fz) / dz[j]
+            if np.all(np.abs(res) <= 1e-9 * scale):
+                break
+            step = np.linalg.solve(jac - np.eye(2), -res)
+            z = z + step
+        else:
+            raise _core.KanefemError(
+                f"no periodic motion found at {omega * 60 / (2 * math.pi):.6g} rpm "
+                f"(shooting residual {np.abs(res).max():.3g} after 30 Newton steps)"
+            )
+        mult = np.linalg.eigvals(jac)
+        return z[0], z[1], {"floquet_multipliers": mult, "shooting_iterations": it + 1}
+
+    def _recorded(self, samples, t, noise):
+        if samples is None:
+            raise ValueError("drive='recorded' needs samples=(t, alpha, x_D)")
+        if isinstance(samples, tuple) and len(samples) == 3:
+            ts, al, xd = (_checks.array(n, v, ndim=1) for n, v in zip(("samples t", "samples alpha", "samples x_D"), samples))
+            if not ts.shape == al.shape == xd.shape:
+                raise ValueError(f"samples t, alpha, x_D must have the same length, got {ts.size}, {al.size}, {xd.size}")
+        else:
+            s = _checks.array("samples", samples, ndim=2)
+            if s.shape[1] != 3:
+                raise ValueError(f"samples must be (t, alpha, x_D) or an array of shape (n, 3), got {s.shape}")
+            ts, al, xd = s.T
+        if noise is None:
+            na = nx = None
+        elif np.ndim(noise) == 0:
+            na = nx = _checks.real("noise", noise, nonnegative=True)
+        else:
+            na, nx = (_checks.real("noise", v, nonnegative=True) for v in noise)
+        sa = SmoothingSpline(ts, np.unwrap(al), noise=na)
+        sx = SmoothingSpline(ts, xd, noise=nx)
+        tt = ts if t is None else _checks.array("t", t, ndim=1)
+        states = np.column_stack([sa(tt), sx(tt), sa(tt, 1), sx(tt, 1), sa(tt, 2), sx(tt, 2), np.zeros(tt.size)])
+        forces = _core.windpump_joint_forces(self._vec, states)
+        states[:, 6] = forces[:, 9]
+        stats = {"noise": (sa.noise, sx.noise), "lam": (sa.lam, sx.lam)}
+        return self._motion(tt, states, "recorded", stats)
+
+    def _motion(self, t, states, drive, stats):
+        k = _core.windpump_kinematics(self._vec, states[:, 0:2], states[:, 2:4], states[:, 4:6])
+        return WindPumpMotion(
+            t=np.asarray(t, float), alpha=states[:, 0], x_D=states[:, 1], omega1=states[:, 2],
+            xdot_D=states[:, 3], eps1=states[:, 4], xddot_D=states[:, 5],
+            theta2=k["theta"][:, 1], omega2=k["omega"][:, 1], eps2=k["eps"][:, 1],
+            theta3=k["theta"][:, 2], omega3=k["omega"][:, 2], eps3=k["eps"][:, 2],
+            a_B=k["aB"], v_B=k["vB"], motor_torque=states[:, 6], transmission_angle=k["mu"],
+            points={name: k["points"][:, i, :] for i, name in enumerate("ABCD")},
+            lever_frame=k["lever"], drive=drive, stats=stats, params=self.params,
+        )
+
+    def _check_motion(self, motion):
+        if not isinstance(motion, WindPumpMotion):
+            raise TypeError(f"motion must be a WindPumpMotion (from WindPump.solve), got {type(motion).__name__}")
+        if motion.params != self.params:
+            raise ValueError("motion was solved for other wind-pump parameters than this pump's")
+
+    # ------------------------------------------------------------ forces
+
+    def joint_forces(self, motion) -> JointForces:
+        """Joint forces at A, B, C', D, the guide's normal force and the motor torque.
+
+        From the Newton-Euler equations of the crank, the lever, the rocker with its
+        weight and the slider (seed 001, A32-A41), linear in the unknown forces once
+        the accelerations are known: one 11 x 11 LU solve per instant in the core.
+
+        Parameters
+        ----------
+        motion : WindPumpMotion
+            From :meth:`solve` on this pump.
+
+        Returns
+        -------
+        JointForces
+        """
+        self._check_motion(motion)
+        f = _core.windpump_joint_forces(self._vec, motion._states())
+        F_B, F_C = f[:, 2:4], f[:, 4:6]
+        return JointForces(
+            t=motion.t, F_A=f[:, 0:2], F_B=F_B, F_C=F_C, F_D=f[:, 6:8], N_guide=f[:, 8],
+            motor_torque=f[:, 9], slider_residual=f[:, 10],
+            lever_axial=self._lever_axial(motion, F_B),
+        )
+
+    def _lever_axial(self, motion, F_B):
+        """N(x) = c0 + c1 x + c2 x^2 along the lever: axial equilibrium of [0, x] under
+        the crank's force at B and the d'Alembert load -rho A (a_x - omega^2 x) per unit
+        length, a_x the axial acceleration of B less gravity (lever frame)."""
+        p = self.params
+        e2 = np.column_stack([np.cos(motion.theta2), np.sin(motion.theta2)])
+        f_first = np.sum(F_B * e2, axis=1)  # force on the lever at B, along B->C'
+        mu = p.rho2 * p.A2
+        return np.column_stack([-f_first, mu * motion.lever_frame[:, 9], -0.5 * mu * motion.omega2**2])
+
+    # ------------------------------------------------------------ the elastic lever
+
+    def lever(self, n_elements=10) -> PlanarBeam:
+        """The lever BC' as a PlanarBeam of n_elements equal elements (cached)."""
+        n = _checks.integer("n_elements", n_elements, minimum=1)
+        if n not in self._levers:
+            p = self.params
+            self._levers[n] = PlanarBeam(p.l2, n, E=p.E2, A=p.A2, I=p.I2, rho=p.rho2)
+        return self._levers[n]
+
+    def lever_eigenvalues(
+        self,
+        motion,
+        n_modes=2,
+        n_elements=10,
+        include_eps=True,
+        geometric_stiffness=False,
+        gyroscopic=False,
+        order="ascending",
+    ) -> LeverEigenvalues:
+        """Frozen-time eigenvalues of the lever BC' (pinned at B and C' in the frame that
+        follows them) at every instant of a motion (seed 000, Fig. 6).
+
+        Parameters
+        ----------
+        motion : WindPumpMotion
+            From :meth:`solve` on this pump.
+        n_modes : int
+            Number of lowest modes (default 2).
+        n_elements : int
+            Beam elements of the lever (default 10).
+        include_eps : bool
+            Include the non-symmetric K_eps (general solver where eps2 != 0).
+        geometric_stiffness : bool
+            Add K_G from the lever's axial force (joint forces at B and C' plus axial
+            inertia, see :attr:`JointForces.lever_axial`).
+        gyroscopic : bool
+            Complex eigenvalues s of s^2 M + s C + K_eff (C the Coriolis matrix of the
+            lever's rotation), by a dense solve of the first-order form per instant.
+        order : {"ascending", "tracked"}
+            Not with ``gyroscopic``: sort at every instant, or follow each mode.
+
+        Returns
+        -------
+        LeverEigenvalues
+
+        Notes
+        -----
+        With K_eps and K_G off, lambda_k(t) = lambda_k(at rest) - omega2(t)^2 exactly.
+        """
+        self._check_motion(motion)
+        beam = self.lever(n_elements)
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        _checks.choice("order", order, ("ascending", "tracked"))
+        axial = self.joint_forces(motion).lever_axial if geometric_stiffness else None
+        options = dict(n_elements=beam.n_elements, include_eps=bool(include_eps),
+                       geometric_stiffness=bool(geometric_stiffness), gyroscopic=bool(gyroscopic))
+        if gyroscopic:
+            if order != "ascending":
+                raise ValueError("order='tracked' is not available with gyroscopic=True")
+            r = beam.gyroscopic_eigenvalues(
+                motion.omega2, motion.eps2, n_modes, supports="pinned-pinned", include_eps=include_eps,
+                geometric_stiffness=geometric_stiffness, axial_force=axial,
+            )
+            lam = -(r.s**2)
+            return LeverEigenvalues(
+                t=motion.t, eigenvalues=lam.real, eigenvalues_imag=lam.imag,
+                frequencies_hz=r.s.imag / (2.0 * math.pi), s=r.s, solver="gyroscopic",
+                options=options, axial_force=axial,
+            )
+        r = beam.eigenvalues_vs_time(
+            motion.omega2, motion.eps2, n_modes, supports="pinned-pinned",
+            include_eps=include_eps, order=order, mode_shapes=False,
+            geometric_stiffness=geometric_stiffness, axial_force=axial,
+        )
+        return LeverEigenvalues(
+            t=motion.t, eigenvalues=r.eigenvalues, eigenvalues_imag=r.eigenvalues_imag,
+            frequencies_hz=_signed_hz(r.eigenvalues), s=None, solver=r.solver,
+            options=options, axial_force=axial, stats=r.stats,
+        )
+
+
+def _constant(value):
+    def law(t, alpha, omega1):
+        return value
+
+    return law
