@@ -342,6 +342,51 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
                  const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
                  kf_error *err);
 
+/* ---------------------------------------------------------------- formalisms
+ *
+ * Independent numeric routes to the same equations (SPEC.md section 6): Kane's
+ * generalized inertia forces by quadrature of the acceleration at a state,
+ * and Maggi's projection onto the null space of linear constraints G d = 0.
+ */
+
+/*
+ * Kane's generalized inertia forces at one state, by direct quadrature over
+ * each element with its own rule (kf_element_get(kind)->eval):
+ *
+ *   F*_r = - int rho (R N_r)^T a dV,
+ *   R^T a = a_O + (E + W W)(x + N d) + 2 W N d' + N d''   (body frame),
+ *
+ * for the state d, dd = d', ddd = d'' (length ndof each) and the rigid motion
+ * kin (a_O = kin->a; subtract gravity to include it).  No invariant is used:
+ * this is the check of the invariant route, F* = -(M d'' + C d' + (K_eps +
+ * K_om) d + q_a + q_eps + q_om).  Gibbs-Appell's dS/dd'' (S = 1/2 int rho
+ * a.a dV) has the same integrand: dS/dd'' = -F*.  fstar has length ndof.
+ */
+int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const double *dd,
+                                  const double *ddd, const kf_kin *kin, double *fstar,
+                                  kf_error *err);
+
+/*
+ * An orthonormal basis of the null space of G (m x n, row-major): the
+ * independent motions left by the linear constraints G d = 0.  QR with column
+ * pivoting of G^T (dgeqp3), G^T P = Q R; the rank r counts |R_kk| > rtol
+ * |R_11| (rtol <= 0: max(m, n) DBL_EPSILON), and the last n - r columns of Q
+ * (dorgqr) span the null space.  B (n x n, column-major) receives Q's columns
+ * r..n-1 in its first *nfree = n - r columns.  m = 0 (no constraint) gives
+ * B = I.
+ */
+int kf_null_basis(int m, int n, const double *G, double rtol, int *nfree, double *B,
+                  kf_error *err);
+
+/*
+ * A frozen-time eigen context for a body whose DOFs are d = B z (Maggi's
+ * projection: the matrices become B^T X B), B of ndof x nfree, column-major,
+ * full column rank (e.g. from kf_null_basis); flags as for kf_eig_create.
+ * kf_eig_solve then works as for supports; mode shapes are returned over all
+ * DOFs, phi = B z.
+ */
+int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const double *B,
+                            int flags, kf_error *err);
 /* ================================================================ mechanisms (issue 4)
  *
  * Rigid mechanisms by Kane's method (SPEC.md section 5), and the wind pump.

@@ -109,71 +109,86 @@ static int check_mesh(const kf_body *b, int *bw, kf_error *err)
     return rc;
 }
 
+int kf_body_next_point(const kf_body *b, kf_qpoint *p)
+{
+    if (!p->started) {
+        p->started = 1;
+        p->e = p->q = 0;
+    } else if (++p->q >= b->el->nquad) {
+        p->q = 0;
+        p->e++;
+    }
+    if (p->e >= b->nel)
+        return 0;
+    if (p->q == 0) { /* a new element */
+        p->ne = b->el->nnode * b->el->ndofn;
+        element_dofs(b, p->e, p->dofs);
+        element_coords(b, p->e, p->xe);
+    }
+    b->el->eval(p->xe, p->q, p->N, p->B, p->G, p->x, &p->w);
+    return 1;
+}
+
 /* Integrate and assemble the invariants and K. */
 static void assemble(kf_body *b)
 {
     const kf_element_type *el = b->el;
-    int dim = b->dim, ne = el->nnode * el->ndofn, ns = el->nstrain;
+    int dim = b->dim, ns = el->nstrain;
     double mu = el->mu(&b->sec);
     double D[KF_MAX_STRAIN * KF_MAX_STRAIN];
     el->dmat(&b->sec, D);
-    for (int e = 0; e < b->nel; e++) {
-        int dofs[KF_MAX_EDOF];
-        double xe[KF_MAX_ENODE * KF_MAX_DIM];
-        element_dofs(b, e, dofs);
-        element_coords(b, e, xe);
-        for (int q = 0; q < el->nquad; q++) {
-            double N[KF_MAX_DIM * KF_MAX_EDOF], B[KF_MAX_STRAIN * KF_MAX_EDOF];
-            double G[KF_MAX_DIM * KF_MAX_EDOF], x[KF_MAX_DIM], w;
-            el->eval(xe, q, N, B, G, x, &w);
-            double mw = mu * w;
-            for (int i = 0; i < dim; i++) {
-                const double *Ni = N + i * ne;
-                for (int a = 0; a < ne; a++) {
-                    if (Ni[a] == 0.0)
-                        continue;
-                    b->Mo[(size_t)i * b->ndof + dofs[a]] += mw * Ni[a];
-                    for (int j = 0; j < dim; j++) {
-                        b->s[(size_t)(i * dim + j) * b->ndof + dofs[a]] += mw * Ni[a] * x[j];
-                        const double *Nj = N + j * ne;
-                        for (int c = 0; c < ne; c++)
-                            if (Nj[c] != 0.0)
-                                /* mw (Ni Nj): bitwise S_ij = S_ji^T, so M is exactly symmetric */
-                                kf_mat_add(&b->S[i * dim + j], dofs[a], dofs[c],
-                                           mw * (Ni[a] * Nj[c]));
-                    }
+    kf_qpoint p = {0};
+    while (kf_body_next_point(b, &p)) {
+        int ne = p.ne;
+        const int *dofs = p.dofs;
+        const double *N = p.N, *B = p.B, *G = p.G, *x = p.x;
+        double w = p.w, mw = mu * w;
+        for (int i = 0; i < dim; i++) {
+            const double *Ni = N + i * ne;
+            for (int a = 0; a < ne; a++) {
+                if (Ni[a] == 0.0)
+                    continue;
+                b->Mo[(size_t)i * b->ndof + dofs[a]] += mw * Ni[a];
+                for (int j = 0; j < dim; j++) {
+                    b->s[(size_t)(i * dim + j) * b->ndof + dofs[a]] += mw * Ni[a] * x[j];
+                    const double *Nj = N + j * ne;
+                    for (int c = 0; c < ne; c++)
+                        if (Nj[c] != 0.0)
+                            /* mw (Ni Nj): bitwise S_ij = S_ji^T, so M is exactly symmetric */
+                            kf_mat_add(&b->S[i * dim + j], dofs[a], dofs[c],
+                                       mw * (Ni[a] * Nj[c]));
                 }
             }
-            /* geometric basis: KG[k] += w x^k G^T G */
-            if (b->has_geometric && el->ngeo > 0)
-                for (int a = 0; a < ne; a++)
-                    for (int c = 0; c < ne; c++) {
-                        double v = 0.0;
-                        for (int r = 0; r < el->ngeo; r++)
-                            v += G[r * ne + a] * G[r * ne + c];
-                        double xpow[3] = {1.0, x[0], x[0] * x[0]};
-                        if (v != 0.0)
-                            for (int k = 0; k < 3; k++)
-                                kf_mat_add(&b->KG[k], dofs[a], dofs[c], w * v * xpow[k]);
-                    }
-            /* K += w B^T D B */
-            double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
-            for (int r = 0; r < ns; r++)
-                for (int c = 0; c < ne; c++) {
-                    double v = 0.0;
-                    for (int k = 0; k < ns; k++)
-                        v += D[r * ns + k] * B[k * ne + c];
-                    DB[r * ne + c] = v;
-                }
+        }
+        /* geometric basis: KG[k] += w x^k G^T G */
+        if (b->has_geometric && el->ngeo > 0)
             for (int a = 0; a < ne; a++)
                 for (int c = 0; c < ne; c++) {
                     double v = 0.0;
-                    for (int r = 0; r < ns; r++)
-                        v += B[r * ne + a] * DB[r * ne + c];
+                    for (int r = 0; r < el->ngeo; r++)
+                        v += G[r * ne + a] * G[r * ne + c];
+                    double xpow[3] = {1.0, x[0], x[0] * x[0]};
                     if (v != 0.0)
-                        kf_mat_add(&b->K, dofs[a], dofs[c], w * v);
+                        for (int k = 0; k < 3; k++)
+                            kf_mat_add(&b->KG[k], dofs[a], dofs[c], w * v * xpow[k]);
                 }
-        }
+        /* K += w B^T D B */
+        double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
+        for (int r = 0; r < ns; r++)
+            for (int c = 0; c < ne; c++) {
+                double v = 0.0;
+                for (int k = 0; k < ns; k++)
+                    v += D[r * ns + k] * B[k * ne + c];
+                DB[r * ne + c] = v;
+            }
+        for (int a = 0; a < ne; a++)
+            for (int c = 0; c < ne; c++) {
+                double v = 0.0;
+                for (int r = 0; r < ns; r++)
+                    v += B[r * ne + a] * DB[r * ne + c];
+                if (v != 0.0)
+                    kf_mat_add(&b->K, dofs[a], dofs[c], w * v);
+            }
     }
     kf_mat_zero(&b->M);
     for (int i = 0; i < dim; i++)

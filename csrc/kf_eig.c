@@ -39,7 +39,9 @@
 struct kf_eig {
     const kf_body *b;
     int ndof, n, dim, npair;
-    int *map;        /* free DOF k -> body DOF */
+    int *map;        /* free DOF k -> body DOF (supports), or NULL */
+    double *B;       /* or d = B z: basis ndof x n, column-major (kf_eig_create_projected) */
+    double *BW;      /* ndof x n workspace for B^T X B */
     double *L;       /* Cholesky factor of M_r, lower, n x n */
     double *A0;      /* L^-1 K_r L^-T */
     double *St[KF_MAX_DIM * KF_MAX_DIM]; /* dim 3 only: L^-1 S_ij L^-T */
@@ -62,6 +64,8 @@ void kf_eig_free(kf_eig *e)
     if (!e)
         return;
     free(e->map);
+    free(e->B);
+    free(e->BW);
     free(e->L);
     free(e->A0);
     for (int k = 0; k < KF_MAX_DIM * KF_MAX_DIM; k++)
@@ -76,12 +80,21 @@ void kf_eig_free(kf_eig *e)
     free(e);
 }
 
-/* Dense reduced copy of a body matrix (column-major n x n). */
-static void reduce(const kf_mat *src, int n, const int *map, double *out)
+/* Dense reduced copy of a body matrix (column-major n x n): the rows and
+ * columns of the free DOFs, or B^T X B for a projected context. */
+static int reduce(const kf_eig *e, const kf_mat *src, double *out, kf_error *err)
 {
+    int n = e->n;
+    if (!e->B) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                out[i + (size_t)j * n] = kf_mat_get(src, e->map[i], e->map[j]);
+        return KF_OK;
+    }
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++)
-            out[i + (size_t)j * n] = kf_mat_get(src, map[i], map[j]);
+        kf_mat_gemv(src, 1.0, e->B + (size_t)j * e->ndof, 0.0, e->BW + (size_t)j * e->ndof);
+    return kf_la_gemm('T', 'N', n, n, e->ndof, 1.0, e->B, e->ndof, e->BW, e->ndof, 0.0, out, n,
+                      err);
 }
 
 /* X <- L^-1 X L^-T in place. */
@@ -161,11 +174,11 @@ static int predictor(kf_eig *e, kf_error *err)
     return rc;
 }
 
-int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, int flags,
-                  kf_error *err)
+/* The context of n free coordinates: the free DOFs of fixed (supports) or
+ * d = B z (B ndof x n, column-major); exactly one of fixed and B is given. */
+static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char *fixed,
+                      const double *B, int flags, kf_error *err)
 {
-    if (!out || !b || !fixed)
-        return kf_fail(err, KF_EINVAL, "supports", "body and supports must not be NULL");
     *out = NULL;
     int rc = kf_lapack_require(err);
     if (rc)
@@ -183,9 +196,6 @@ int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, in
                      "geometric stiffness needs a straight line body on the frame's x axis");
         goto fail;
     }
-    int n = 0;
-    for (int k = 0; k < b->ndof; k++)
-        n += fixed[k] ? 0 : 1;
     e->n = n;
     if (n == 0) {
         rc = kf_fail(err, KF_EINVAL, "supports", "the supports fix all %d DOFs: nothing can move",
@@ -200,6 +210,15 @@ int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, in
         goto fail;
     }
     size_t nn = (size_t)n * n;
+    if (B) {
+        e->B = kf_calloc((size_t)b->ndof * n, sizeof(double));
+        e->BW = kf_calloc((size_t)b->ndof * n, sizeof(double));
+        if (!e->B || !e->BW) {
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+            goto fail;
+        }
+        memcpy(e->B, B, (size_t)b->ndof * n * sizeof(double));
+    }
     e->map = kf_calloc((size_t)n, sizeof(int));
     e->L = kf_calloc(nn, sizeof(double));
     e->A0 = kf_calloc(nn, sizeof(double));
@@ -215,23 +234,23 @@ int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, in
         rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
         goto fail;
     }
-    for (int k = 0, r = 0; k < b->ndof; k++)
+    for (int k = 0, r = 0; fixed && k < b->ndof; k++)
         if (!fixed[k])
             e->map[r++] = k;
 
-    reduce(&b->M, n, e->map, e->L);
+    if ((rc = reduce(e, &b->M, e->L, err)))
+        goto fail;
     rc = kf_la_potrf(n, e->L, n, err);
     if (rc) {
-        kf_fail(err, rc, "supports", "the reduced mass matrix is not positive definite (%s)",
-                err ? err->msg : "");
+        kf_fail(err, rc, B ? "constraints" : "supports",
+                "the reduced mass matrix is not positive definite (%s)", err ? err->msg : "");
         goto fail;
     }
     for (int j = 0; j < n; j++) /* keep only the lower triangle */
         for (int i = 0; i < j; i++)
             e->L[i + (size_t)j * n] = 0.0;
 
-    reduce(&b->K, n, e->map, e->A0);
-    if ((rc = to_standard(n, e->L, e->A0, err)))
+    if ((rc = reduce(e, &b->K, e->A0, err)) || (rc = to_standard(n, e->L, e->A0, err)))
         goto fail;
     for (int j = 0; j < n; j++) /* remove round-off asymmetry */
         for (int i = j + 1; i < n; i++) {
@@ -245,17 +264,20 @@ int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, in
         goto fail;
     }
     for (int p = 0; p < e->npair && !rc; p++) {
-        reduce(&b->S[pair_i[p] * b->dim + pair_j[p]], n, e->map, e->Gt[p]);
-        reduce(&b->S[pair_j[p] * b->dim + pair_i[p]], n, e->map, tmp);
-        for (size_t k = 0; k < nn; k++)
+        rc = reduce(e, &b->S[pair_i[p] * b->dim + pair_j[p]], e->Gt[p], err);
+        if (!rc)
+            rc = reduce(e, &b->S[pair_j[p] * b->dim + pair_i[p]], tmp, err);
+        for (size_t k = 0; k < nn && !rc; k++)
             e->Gt[p][k] -= tmp[k];
-        rc = to_standard(n, e->L, e->Gt[p], err);
+        if (!rc)
+            rc = to_standard(n, e->L, e->Gt[p], err);
         if (!rc)
             rc = skew_norm(n, e->Gt[p], &e->gnorm[p], err);
     }
     for (int k = 0; k < nst && !rc; k++) {
-        reduce(&b->S[k], n, e->map, e->St[k]);
-        rc = to_standard(n, e->L, e->St[k], err);
+        rc = reduce(e, &b->S[k], e->St[k], err);
+        if (!rc)
+            rc = to_standard(n, e->L, e->St[k], err);
     }
     int ngeo = e->geometric && b->el->ngeo > 0 ? 3 : 0;
     for (int k = 0; k < ngeo && !rc; k++) {
@@ -264,8 +286,9 @@ int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, in
             rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
             break;
         }
-        reduce(&b->KG[k], n, e->map, e->KGt[k]);
-        rc = to_standard(n, e->L, e->KGt[k], err);
+        rc = reduce(e, &b->KG[k], e->KGt[k], err);
+        if (!rc)
+            rc = to_standard(n, e->L, e->KGt[k], err);
     }
     if (!rc) {
         /* the full eigen-decomposition of A0, once */
@@ -292,6 +315,34 @@ int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, in
 fail:
     kf_eig_free(e);
     return rc;
+}
+
+int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, int flags,
+                  kf_error *err)
+{
+    if (!out || !b || !fixed)
+        return kf_fail(err, KF_EINVAL, "supports", "body and supports must not be NULL");
+    int n = 0;
+    for (int k = 0; k < b->ndof; k++)
+        n += fixed[k] ? 0 : 1;
+    return eig_create(out, b, n, fixed, NULL, flags, err);
+}
+
+int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const double *B,
+                            int flags, kf_error *err)
+{
+    if (!out || !b || !B)
+        return kf_fail(err, KF_EINVAL, "constraints", "body and basis must not be NULL");
+    *out = NULL;
+    if (nfree < 1 || nfree > b->ndof)
+        return kf_fail(err, KF_EINVAL, "constraints",
+                       "constraints leave nfree = %d independent motions; need 1..%d", nfree,
+                       b->ndof);
+    for (size_t k = 0; k < (size_t)b->ndof * nfree; k++)
+        if (!isfinite(B[k]))
+            return kf_fail(err, KF_EINVAL, "constraints", "basis entry %zu = %g is not finite",
+                           k, B[k]);
+    return eig_create(out, b, nfree, NULL, B, flags, err);
 }
 
 /* ---------------------------------------------------------------- solve */
@@ -723,28 +774,40 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
             if ((rc = kf_la_trsm('L', 'T', n, m, e->L, n, w.phi, n, err)))
                 goto done;
             double *out = modes + (size_t)t * e->ndof * m;
-            memset(out, 0, (size_t)e->ndof * m * sizeof(double));
+            int nd = e->ndof;
+            memset(out, 0, (size_t)nd * m * sizeof(double));
             for (int k = 0; k < m; k++) {
-                double *ph = w.phi + (size_t)k * n, sgn = 1.0;
-                if (!(tracked && t > 0)) {
-                    /* the first component within 1e-9 of the largest magnitude is
-                     * made positive (a rule that ties cannot make ambiguous) */
-                    double big = 0.0;
-                    for (int i = 0; i < n; i++)
-                        big = fabs(ph[i]) > big ? fabs(ph[i]) : big;
-                    for (int i = 0; i < n; i++)
-                        if (fabs(ph[i]) >= (1.0 - 1e-9) * big) {
-                            sgn = ph[i] < 0.0 ? -1.0 : 1.0;
-                            break;
-                        }
-                    if (sgn < 0.0) {
-                        double *y = w.Yprev + (size_t)k * n;
+                /* over all DOFs: scattered to the free ones, or B z */
+                const double *ph = w.phi + (size_t)k * n;
+                if (e->B)
+                    for (int r = 0; r < nd; r++) {
+                        double v = 0.0;
                         for (int i = 0; i < n; i++)
-                            y[i] = -y[i];
+                            v += e->B[r + (size_t)i * nd] * ph[i];
+                        out[(size_t)r * m + k] = v;
                     }
+                else
+                    for (int i = 0; i < n; i++)
+                        out[(size_t)e->map[i] * m + k] = ph[i];
+                if (tracked && t > 0)
+                    continue;
+                /* the first component within 1e-9 of the largest magnitude is made
+                 * positive (a rule that ties cannot make ambiguous) */
+                double big = 0.0, sgn = 1.0;
+                for (int r = 0; r < nd; r++)
+                    big = fabs(out[(size_t)r * m + k]) > big ? fabs(out[(size_t)r * m + k]) : big;
+                for (int r = 0; r < nd; r++)
+                    if (fabs(out[(size_t)r * m + k]) >= (1.0 - 1e-9) * big) {
+                        sgn = out[(size_t)r * m + k] < 0.0 ? -1.0 : 1.0;
+                        break;
+                    }
+                if (sgn < 0.0) {
+                    double *y = w.Yprev + (size_t)k * n;
+                    for (int i = 0; i < n; i++)
+                        y[i] = -y[i];
+                    for (int r = 0; r < nd; r++)
+                        out[(size_t)r * m + k] = -out[(size_t)r * m + k];
                 }
-                for (int i = 0; i < n; i++)
-                    out[(size_t)e->map[i] * m + k] = sgn * ph[i];
             }
         }
     }

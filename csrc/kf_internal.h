@@ -129,4 +129,37 @@ int kf_kin_finite(const kf_kin *kin);
 double kf_dot(int n, const double *x, const double *y);
 double kf_nrm2(int n, const double *x);
 
+/* ---------------------------------------------------------------- formalisms
+ * (kf_direct.c: direct inertia forces, null-space bases for Maggi's projection) */
+
+/* QR with column pivoting, A P = Q R (dgeqp3), and Q from its reflectors
+ * (dorgqr), column-major; jpvt must be zero on entry (all columns free). */
+int kf_la_geqp3_lwork(int m, int n, int *lwork, kf_error *err);
+int kf_la_geqp3(int m, int n, double *a, int lda, int *jpvt, double *tau, double *work,
+                int lwork, kf_error *err);
+int kf_la_orgqr_lwork(int m, int n, int k, int *lwork, kf_error *err);
+int kf_la_orgqr(int m, int n, int k, double *a, int lda, const double *tau, double *work,
+                int lwork, kf_error *err);
+
+/*
+ * The quadrature points of a body, element by element, as the invariants are
+ * assembled (kf_body.c) and as kf_direct.c integrates at a state:
+ *
+ *     kf_qpoint p = {0};
+ *     while (kf_body_next_point(b, &p)) { ... p.dofs, p.N, p.B, p.x, p.w ... }
+ *
+ * At each point: the element's DOF indices in the body (node-major, ne of
+ * them) and the element kind's N, B, G, x and w (see kf_element_type).
+ */
+typedef struct kf_qpoint {
+    int e, q, started, ne;
+    int dofs[KF_MAX_EDOF];
+    double xe[KF_MAX_ENODE * KF_MAX_DIM];
+    double N[KF_MAX_DIM * KF_MAX_EDOF], B[KF_MAX_STRAIN * KF_MAX_EDOF];
+    double G[KF_MAX_DIM * KF_MAX_EDOF], x[KF_MAX_DIM], w;
+} kf_qpoint;
+
+/* Move p to the next quadrature point; 0 when there is none left. */
+int kf_body_next_point(const kf_body *b, kf_qpoint *p);
+
 #endif /* KF_INTERNAL_H */

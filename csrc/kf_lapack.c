@@ -386,6 +386,74 @@ int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int 
     T->dgeqrf(&m, &n, a, &lda, tau, work, &lwork, &info);
     if (info)
         return kf_lapack_info(err, "dgeqrf", info);
-    T->dorgqr(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
+    return kf_la_orgqr(m, n, k, a, lda, tau, work, lwork, err);
+}
+
+/* ---------------------------------------------------------------- QR with column pivoting
+ *
+ * For the null-space basis of constraint matrices (kf_direct.c): dgeqp3 factors
+ * A P = Q R with |R_11| >= |R_22| >= ..., so the numerical rank can be read
+ * off R's diagonal; dorgqr forms Q from the reflectors.
+ */
+
+int kf_la_geqp3_lwork(int m, int n, int *lwork, kf_error *err)
+{
+    LA_TABLE(err);
+    if (m <= 0 || n <= 0) {
+        *lwork = 1;
+        return KF_OK;
+    }
+    int lda = m, lw = -1, info = 0, ipiv = 0;
+    double q = 0.0, dummy = 0.0;
+    T->dgeqp3(&m, &n, &dummy, &lda, &ipiv, &dummy, &q, &lw, &info);
+    int need = (int)q;
+    *lwork = need > 3 * n + 1 ? need : 3 * n + 1;
+    return kf_lapack_info(err, "dgeqp3 (workspace query)", info);
+}
+
+int kf_la_geqp3(int m, int n, double *a, int lda, int *jpvt, double *tau, double *work,
+                int lwork, kf_error *err)
+{
+    LA_TABLE(err);
+    CHECK_DIM("dgeqp3", "m", m, 0);
+    CHECK_DIM("dgeqp3", "n", n, 0);
+    CHECK_DIM("dgeqp3", "lda", lda, MAX1(m));
+    CHECK_DIM("dgeqp3", "lwork", lwork, 3 * n + 1);
+    if (m == 0 || n == 0)
+        return KF_OK;
+    int info = 0;
+    T->dgeqp3(&m, &n, a, &lda, jpvt, tau, work, &lwork, &info);
+    return kf_lapack_info(err, "dgeqp3", info);
+}
+
+int kf_la_orgqr_lwork(int m, int n, int k, int *lwork, kf_error *err)
+{
+    LA_TABLE(err);
+    if (m <= 0 || n <= 0) {
+        *lwork = 1;
+        return KF_OK;
+    }
+    int lda = m, lw = -1, info = 0;
+    double q = 0.0, dummy = 0.0;
+    T->dorgqr(&m, &n, &k, &dummy, &lda, &dummy, &q, &lw, &info);
+    int need = (int)q;
+    *lwork = need > n ? need : n;
+    return kf_lapack_info(err, "dorgqr (workspace query)", info);
+}
+
+int kf_la_orgqr(int m, int n, int k, double *a, int lda, const double *tau, double *work,
+                int lwork, kf_error *err)
+{
+    LA_TABLE(err);
+    CHECK_DIM("dorgqr", "n", n, 0);
+    CHECK_DIM("dorgqr", "m - n", m - n, 0);
+    CHECK_DIM("dorgqr", "k", k, 0);
+    CHECK_DIM("dorgqr", "n - k", n - k, 0);
+    CHECK_DIM("dorgqr", "lda", lda, MAX1(m));
+    CHECK_DIM("dorgqr", "lwork", lwork, MAX1(n));
+    if (n == 0)
+        return KF_OK;
+    int info = 0;
+    T->dorgqr(&m, &n, &k, a, &lda, (double *)tau, work, &lwork, &info);
     return kf_lapack_info(err, "dorgqr", info);
 }

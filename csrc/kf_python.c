@@ -354,6 +354,19 @@ static void eig_destructor(PyObject *cap)
     Py_XDECREF((PyObject *)PyCapsule_GetContext(cap)); /* the body it borrows */
 }
 
+/* Wrap a new eigen context in a capsule that keeps its body alive; frees e on failure. */
+static PyObject *eig_capsule(kf_eig *e, PyObject *body_cap)
+{
+    PyObject *result = PyCapsule_New(e, EIG_CAPSULE, eig_destructor);
+    if (!result) {
+        kf_eig_free(e);
+        return NULL;
+    }
+    Py_INCREF(body_cap);
+    PyCapsule_SetContext(result, body_cap);
+    return result;
+}
+
 static PyObject *py_eig_create(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -380,17 +393,10 @@ static PyObject *py_eig_create(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     rc = kf_eig_create(&e, b, PyArray_DATA(fixed), geometric ? KF_EIG_GEOMETRIC : 0, &err);
     Py_END_ALLOW_THREADS
-    if (rc) {
+    if (rc)
         raise_status(rc, &err);
-        goto done;
-    }
-    result = PyCapsule_New(e, EIG_CAPSULE, eig_destructor);
-    if (!result) {
-        kf_eig_free(e);
-        goto done;
-    }
-    Py_INCREF(cap);
-    PyCapsule_SetContext(result, cap);
+    else
+        result = eig_capsule(e, cap);
 done:
     Py_DECREF(fixed);
     return result;
@@ -1383,6 +1389,162 @@ done:
     return result;
 }
 
+/* ---------------------------------------------------------------- formalisms
+ * (kf_direct.c): Kane's inertia forces by quadrature, Maggi's null-space basis and
+ * projected eigen contexts. */
+
+/* A float64 vector of exactly n entries. */
+static PyArrayObject *as_vector(PyObject *obj, const char *name, npy_intp n)
+{
+    PyArrayObject *a = as_double(obj, name, 1, 1);
+    if (a && PyArray_DIM(a, 0) != n) {
+        PyErr_Format(PyExc_ValueError, "%s must have %zd entries (the body's DOFs), got %zd",
+                     name, (Py_ssize_t)n, (Py_ssize_t)PyArray_DIM(a, 0));
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+static PyObject *py_inertia_forces_direct(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *d_obj, *dd_obj, *ddd_obj, *kin_obj;
+    if (!PyArg_ParseTuple(args, "OOOOO", &cap, &d_obj, &dd_obj, &ddd_obj, &kin_obj))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    npy_intp n = kf_body_ndof(b);
+    PyArrayObject *d = NULL, *dd = NULL, *ddd = NULL, *kin = NULL, *out = NULL;
+    PyObject *result = NULL;
+    if (!(d = as_vector(d_obj, "d", n)) || !(dd = as_vector(dd_obj, "d_t", n)) ||
+        !(ddd = as_vector(ddd_obj, "d_tt", n)) || !(kin = as_kin(kin_obj)))
+        goto done;
+    if (PyArray_DIM(kin, 0) != 1) {
+        PyErr_Format(PyExc_ValueError, "inertia_forces_direct takes one instant, got %zd",
+                     (Py_ssize_t)PyArray_DIM(kin, 0));
+        goto done;
+    }
+    out = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_DOUBLE);
+    if (!out)
+        goto done;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_inertia_forces_direct(b, PyArray_DATA(d), PyArray_DATA(dd), PyArray_DATA(ddd),
+                                       (const kf_kin *)PyArray_DATA(kin), PyArray_DATA(out),
+                                       &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = (PyObject *)out;
+    out = NULL;
+done:
+    Py_XDECREF(d);
+    Py_XDECREF(dd);
+    Py_XDECREF(ddd);
+    Py_XDECREF(kin);
+    Py_XDECREF(out);
+    return result;
+}
+
+static PyObject *py_null_basis(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *g_obj;
+    double rtol = 0.0;
+    if (!PyArg_ParseTuple(args, "Od", &g_obj, &rtol))
+        return NULL;
+    PyArrayObject *G = as_double(g_obj, "constraints", 2, 2);
+    if (!G)
+        return NULL;
+    PyObject *result = NULL;
+    double *B = NULL;
+    npy_intp m = PyArray_DIM(G, 0), n = PyArray_DIM(G, 1);
+    if (n < 1 || m > INT32_MAX / 8 || n > 46340) { /* n * n must fit an int-indexed LAPACK array */
+        PyErr_Format(PyExc_ValueError, "constraints must have 1..46340 columns, got shape (%zd, %zd)",
+                     (Py_ssize_t)m, (Py_ssize_t)n);
+        goto done;
+    }
+    B = calloc((size_t)n * n, sizeof(double));
+    if (!B) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    kf_error err = {0};
+    int rc, nfree = 0;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_null_basis((int)m, (int)n, PyArray_DATA(G), rtol, &nfree, B, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    npy_intp dims[2] = {n, nfree};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!out)
+        goto done;
+    double *o = PyArray_DATA(out); /* column-major B -> row-major (n, nfree) */
+    for (npy_intp i = 0; i < n; i++)
+        for (npy_intp j = 0; j < nfree; j++)
+            o[i * nfree + j] = B[i + j * n];
+    result = (PyObject *)out;
+done:
+    free(B);
+    Py_DECREF(G);
+    return result;
+}
+
+static PyObject *py_eig_create_projected(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *b_obj;
+    int geometric = 0;
+    if (!PyArg_ParseTuple(args, "OO|p", &cap, &b_obj, &geometric))
+        return NULL;
+    kf_body *b = get_body(cap);
+    if (!b)
+        return NULL;
+    PyArrayObject *Bm = as_double(b_obj, "basis", 2, 2);
+    if (!Bm)
+        return NULL;
+    PyObject *result = NULL;
+    double *B = NULL;
+    npy_intp nd = PyArray_DIM(Bm, 0), nf = PyArray_DIM(Bm, 1);
+    if (nd != kf_body_ndof(b) || nf < 1 || nf > nd) {
+        PyErr_Format(PyExc_ValueError,
+                     "basis must have shape (%d, nfree) with 1 <= nfree <= %d, got (%zd, %zd)",
+                     kf_body_ndof(b), kf_body_ndof(b), (Py_ssize_t)nd, (Py_ssize_t)nf);
+        goto done;
+    }
+    B = malloc((size_t)nd * nf * sizeof(double));
+    if (!B) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *src = PyArray_DATA(Bm); /* row-major (ndof, nfree) -> column-major */
+    for (npy_intp i = 0; i < nd; i++)
+        for (npy_intp j = 0; j < nf; j++)
+            B[i + j * nd] = src[i * nf + j];
+    kf_eig *e = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_create_projected(&e, b, (int)nf, B, geometric ? KF_EIG_GEOMETRIC : 0, &err);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = eig_capsule(e, cap);
+done:
+    free(B);
+    Py_DECREF(Bm);
+    return result;
+}
+
 /* ---------------------------------------------------------------- module */
 
 static PyMethodDef methods[] = {
@@ -1440,6 +1602,16 @@ static PyMethodDef methods[] = {
      "motion_eval(motion, t (nt,), dim) -> (nt, 15): omega, eps, v, a - g (body frame), vdot."},
     {"spline_fit", py_spline_fit, METH_VARARGS,
      "spline_fit(t (n,), y (n, nch)) -> not-a-knot cubic spline coefficients ((n-1)*nch*4,)."},
+    /* formalisms (kf_direct.c) */
+    {"inertia_forces_direct", py_inertia_forces_direct, METH_VARARGS,
+     "inertia_forces_direct(body, d, d_t, d_tt, motion (1, 12)) -> Kane's generalized inertia "
+     "forces F* by quadrature of (R N)^T a."},
+    {"null_basis", py_null_basis, METH_VARARGS,
+     "null_basis(G (m, n), rtol) -> orthonormal basis (n, nfree) of the null space of G "
+     "(QR with column pivoting); rtol <= 0: the default."},
+    {"eig_create_projected", py_eig_create_projected, METH_VARARGS,
+     "eig_create_projected(body, basis (ndof, nfree), geometric=False) -> eigen context for "
+     "d = basis z."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",

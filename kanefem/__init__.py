@@ -21,6 +21,7 @@ _lapack.init()
 
 from ._core import DivergenceError, GeometryError, KanefemError, LinAlgError  # noqa: E402
 from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
+from .constraints import maggi_basis  # noqa: E402
 
 # --- time integration (issue 3): motions, simulate, studies
 from .motion import Motion, MotionState  # noqa: E402
@@ -62,6 +63,7 @@ __all__ = [
     "MotionTerms",
     "PlanarBeam",
     "lapack_source",
+    "maggi_basis",
     # the wind-pump mechanism (issue 4)
     "GyroscopicResult",
     "JointForces",

@@ -21,6 +21,7 @@ from typing import Mapping
 import numpy as np
 
 from . import _checks, _core
+from .constraints import maggi_basis
 
 _BAR2, _BEAM2 = 0, 1
 
@@ -189,6 +190,61 @@ class FlexibleBody:
         C, Ke, Ko, qe, qo, qa = _core.motion_terms(self._body, self._motion_row(omega, eps, a_O))
         return MotionTerms(C=C, K_eps=Ke, K_om=Ko, q_eps=qe, q_om=qo, q_a=qa)
 
+    def inertia_forces(self, d, d_t, d_tt, omega=0.0, eps=0.0, a_O=None, route="invariants"):
+        """Kane's generalized inertia forces at one state of the body.
+
+        F*_r = -int rho (R N_r)^T a dV, with the partial velocities R N_r of the
+        nodal rates and the acceleration a of every point, which in the body frame is
+        a_O + (E + W W)(x + N d) + 2 W N d' + N d''.  Gibbs-Appell's dS/dd'' (S =
+        1/2 int rho a.a dV) has the same integrand: it is -F*.
+
+        Parameters
+        ----------
+        d, d_t, d_tt : array_like, shape (ndof,)
+            Nodal displacements [m, rad], their rates and accelerations.
+        omega, eps : float
+            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame.
+        a_O : array_like, shape (dim,), optional
+            Acceleration of the frame origin in the body frame [m/s^2] (a_O - g to
+            include gravity).
+        route : {"invariants", "quadrature"}
+            ``"invariants"``: from the motion terms, F* = -(M d'' + C d' + (K_eps +
+            K_om) d + q_a + q_eps + q_om), as the equations of motion use them;
+            ``"quadrature"``: the integral itself, by each element's Gauss rule in the
+            C core at this state (an independent check of the invariants).
+
+        Returns
+        -------
+        ndarray, shape (ndof,)
+            F* [N, N m]: generalized inertia forces (the negative of the equations'
+            inertial left-hand side).
+
+        Raises
+        ------
+        ValueError
+            Wrong lengths, non-finite values, unknown route.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> beam = PlanarBeam(1.0, 4, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+        >>> d = np.full(beam.ndof, 1e-3)
+        >>> f1 = beam.inertia_forces(d, d, d, omega=3.0, eps=20.0, a_O=(1.0, -9.81))
+        >>> f2 = beam.inertia_forces(d, d, d, 3.0, 20.0, (1.0, -9.81), route="quadrature")
+        >>> bool(np.allclose(f1, f2, rtol=1e-13, atol=0))
+        True
+        """
+        _checks.choice("route", route, ("invariants", "quadrature"))
+        states = [_checks.array(name, v, shape=(self.ndof,))
+                  for name, v in (("d", d), ("d_t", d_t), ("d_tt", d_tt))]
+        row = self._motion_row(omega, eps, a_O)
+        if route == "quadrature":
+            return _core.inertia_forces_direct(self._body, *states, row)
+        d, d_t, d_tt = states
+        t = self.motion_terms(omega, eps, a_O)
+        return -(self.mass_matrix() @ d_tt + t.C @ d_t + (t.K_eps + t.K_om) @ d
+                 + t.q_a + t.q_eps + t.q_om)
+
     # ------------------------------------------------------------ supports
 
     def _node_index(self, node):
@@ -245,8 +301,39 @@ class FlexibleBody:
                 fixed[k * self.dofs_per_node + off] = True
         return fixed
 
-    def _eig_context(self, supports, geometric=False):
-        """The core's eigen context for these supports, made once and cached."""
+    def constraint_matrix(self, supports) -> np.ndarray:
+        """The supports as linear constraints G d = 0: one row of the identity per
+        fixed DOF (shape (n_fixed, ndof)), to combine with other constraint rows.
+
+        Parameters
+        ----------
+        supports : str, dict or None
+            As in :meth:`support_mask`.
+        """
+        return np.eye(self.ndof)[self.support_mask(supports)]
+
+    def _projected_context(self, supports, geometric, constraints):
+        """The eigen context of d = B z, B an orthonormal null-space basis of the
+        stacked support and constraint rows (Maggi's projection), cached."""
+        G = _checks.array("constraints", constraints, ndim=2)
+        if G.shape[1] != self.ndof:
+            raise ValueError(f"constraints must have {self.ndof} columns (one per DOF), got shape {G.shape}")
+        if supports is not None:
+            G = np.vstack([self.constraint_matrix(supports), G])
+        key = ("constraints", G.shape, G.tobytes(), geometric)
+        ctx = self._eig_cache.get(key)
+        if ctx is None:
+            B = maggi_basis(G)
+            if B.shape[1] == 0:
+                raise ValueError(f"constraints (with supports={supports!r}) fix all {self.ndof} DOFs: nothing can move")
+            ctx = self._eig_cache[key] = _core.eig_create_projected(self._body, B, geometric)
+        return ctx
+
+    def _eig_context(self, supports, geometric=False, constraints=None):
+        """The core's eigen context for these supports, made once and cached; with
+        constraints, for Maggi's projection (:meth:`_projected_context`)."""
+        if constraints is not None:
+            return self._projected_context(supports, geometric, constraints)
         key = (supports if isinstance(supports, str) else None, geometric)
         ctx = self._eig_cache.get(key) if key[0] is not None else None
         if ctx is None:
@@ -352,6 +439,7 @@ class FlexibleBody:
         a_O=None,
         end_forces=None,
         axial_force=None,
+        constraints=None,
     ) -> EigenResult:
         """Frozen-time eigenvalues at one instant of the frame's motion.
 
@@ -382,6 +470,13 @@ class FlexibleBody:
             Only used with ``geometric_stiffness``: origin acceleration minus gravity
             in the body frame [m/s^2] (2,), axial end forces [N] (2,), or the axial
             force coefficients (c0, c1, c2) directly.
+        constraints : array_like, shape (k, ndof), optional
+            Linear constraints G d = 0 on the DOFs, eliminated by Maggi's projection
+            onto an orthonormal basis of their null space (see
+            :func:`kanefem.maggi_basis`); mode shapes are then returned over all DOFs
+            and satisfy G phi = 0.  With constraints, ``supports=None`` means no
+            supports (give both to combine them), and the quasi-static axial force of
+            ``geometric_stiffness`` takes its end conditions from ``supports`` only.
 
         Returns
         -------
@@ -394,9 +489,10 @@ class FlexibleBody:
         ValueError
             Bad sizes, non-finite rates, unknown supports.
         """
-        supports = self._default_supports if supports is None else supports
+        if constraints is None:
+            supports = self._default_supports if supports is None else supports
         geometric = bool(geometric_stiffness)
-        ctx = self._eig_context(supports, geometric)
+        ctx = self._eig_context(supports, geometric, constraints)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         row = self._motion_row(omega, eps, a_O if geometric else None)
         kg = None
@@ -429,6 +525,7 @@ class FlexibleBody:
         a_O=None,
         end_forces=None,
         axial_force=None,
+        constraints=None,
     ) -> EigenResult:
         """Frozen-time eigenvalues over a time grid, in one call to the core.
 
@@ -439,7 +536,7 @@ class FlexibleBody:
             each instant.
         n_modes : int
             Number of modes, 1..(free DOFs).
-        supports, include_eps, mode_shapes, geometric_stiffness, end_forces
+        supports, include_eps, mode_shapes, geometric_stiffness, end_forces, constraints
             As in :meth:`eigenvalues`.
         a_O : array_like, shape (nt, 2), optional
             With ``geometric_stiffness``: origin acceleration minus gravity at each
@@ -463,8 +560,9 @@ class FlexibleBody:
         motion = self._motion_rows(omega, eps, a_O if geometric else None)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         _checks.choice("order", order, ("ascending", "tracked"))
-        supports = self._default_supports if supports is None else supports
-        ctx = self._eig_context(supports, geometric)
+        if constraints is None:
+            supports = self._default_supports if supports is None else supports
+        ctx = self._eig_context(supports, geometric, constraints)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
         re, im, shapes, stats = _core.eig_solve(
             ctx, motion, n_modes, bool(include_eps), bool(mode_shapes), order == "tracked", kg

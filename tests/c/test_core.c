@@ -844,6 +844,203 @@ static void test_body_ode(void)
     kf_body_free(b);
 }
 
+/* ---------------------------------------------------------------- formalisms (kf_direct.c) */
+
+/* Deterministic uniform numbers in [-1, 1) (a 64-bit LCG; the test needs no
+ * statistics, only states without structure). */
+static double uniform(unsigned long long *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*state >> 11) / 4503599627370496.0 - 1.0;
+}
+
+/* Kane's inertia forces by quadrature equal the invariant route
+ * -(M d'' + C d' + (K_eps + K_om) d + q_a + q_eps + q_om) at random states,
+ * for every element kind. */
+static void test_direct_inertia_forces(void)
+{
+    kf_section sec = {2.1e11, 7850, 3e-4, 2.5e-9};
+    int kinds[2] = {KF_BAR2, KF_BEAM2};
+    unsigned long long rs = 12345;
+    for (int kk = 0; kk < 2; kk++)
+        for (int trial = 0; trial < 5; trial++) {
+            int nel = 1 + trial * 3;
+            kf_body *b = straight_body(kinds[kk], nel, 0.9, &sec);
+            int n = kf_body_ndof(b);
+            const kf_mat *M = kf_body_mass(b);
+            kf_mat C, Ke, Ko;
+            kf_mat_alloc(&C, M->kind, n, M->kl, M->ku, NULL);
+            kf_mat_alloc(&Ke, M->kind, n, M->kl, M->ku, NULL);
+            kf_mat_alloc(&Ko, M->kind, n, M->kl, M->ku, NULL);
+            double *v = calloc((size_t)8 * n, sizeof(double));
+            double *d = v, *dd = v + n, *ddd = v + 2 * n, *q = v + 3 * n, *f = v + 6 * n,
+                   *ref = v + 7 * n;
+            for (int i = 0; i < 3 * n; i++)
+                v[i] = 1e-2 * uniform(&rs);
+            kf_kin kin = {{0, 0, 30 * uniform(&rs)}, {0, 0, 400 * uniform(&rs)}, {0, 0, 0},
+                          {50 * uniform(&rs), 50 * uniform(&rs), 0}};
+            kf_error err = {0};
+            CHECK(kf_body_motion_terms(b, &kin, &C, &Ke, &Ko, q, q + n, q + 2 * n, &err) == KF_OK,
+                  "%s", err.msg);
+            /* ref = -(M d'' + C d' + (K_eps + K_om) d + q_eps + q_om + q_a) */
+            kf_mat_gemv(M, -1.0, ddd, 0.0, ref);
+            kf_mat_gemv(&C, -1.0, dd, 1.0, ref);
+            kf_mat_gemv(&Ke, -1.0, d, 1.0, ref);
+            kf_mat_gemv(&Ko, -1.0, d, 1.0, ref);
+            double scale = 0.0;
+            for (int i = 0; i < n; i++) {
+                ref[i] -= q[i] + q[n + i] + q[2 * n + i];
+                scale = fmax(scale, fabs(ref[i]));
+            }
+            CHECK(kf_body_inertia_forces_direct(b, d, dd, ddd, &kin, f, &err) == KF_OK, "%s",
+                  err.msg);
+            double diff = 0.0;
+            for (int i = 0; i < n; i++)
+                diff = fmax(diff, fabs(f[i] - ref[i]));
+            /* both are sums of a few hundred products of O(scale) terms: round-off */
+            CHECK(diff <= 1e-13 * scale, "kind %d, %d elements: |direct - invariants| = %g of %g",
+                  kinds[kk], nel, diff, scale);
+            if (trial == 0) { /* errors name the argument */
+                d[1] = NAN;
+                CHECK(kf_body_inertia_forces_direct(b, d, dd, ddd, &kin, f, &err) == KF_EINVAL &&
+                          !strcmp(err.arg, "d") && strstr(err.msg, "d[1]"),
+                      "%s", err.msg);
+                d[1] = 0.0;
+                kf_kin bad = kin;
+                bad.a[0] = INFINITY;
+                CHECK(kf_body_inertia_forces_direct(b, d, dd, ddd, &bad, f, &err) == KF_EINVAL &&
+                          !strcmp(err.arg, "motion"),
+                      "%s", err.msg);
+                CHECK(kf_body_inertia_forces_direct(b, d, NULL, ddd, &kin, f, &err) == KF_EINVAL,
+                      "NULL");
+            }
+            free(v);
+            kf_mat_free(&C);
+            kf_mat_free(&Ke);
+            kf_mat_free(&Ko);
+            kf_body_free(b);
+        }
+}
+
+/* Max over |G B|, |B^T B - I|. */
+static void basis_errors(int m, int n, const double *G, int nf, const double *B, double *gb,
+                         double *orth)
+{
+    *gb = *orth = 0.0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < nf; j++) {
+            double s = 0.0;
+            for (int k = 0; k < n; k++)
+                s += G[i * n + k] * B[k + j * n];
+            *gb = fmax(*gb, fabs(s));
+        }
+    for (int i = 0; i < nf; i++)
+        for (int j = 0; j < nf; j++) {
+            double s = 0.0;
+            for (int k = 0; k < n; k++)
+                s += B[k + i * n] * B[k + j * n];
+            *orth = fmax(*orth, fabs(s - (i == j)));
+        }
+}
+
+static void test_null_basis(void)
+{
+    enum { N = 7 };
+    /* rank 2 with a redundant third row (row 2 = row 0 + 2 row 1) */
+    double G[3 * N] = {1, -1, 0, 0, 0, 0, 0, /**/ 0, 0, 0.6, 0.8, 0, 0, 0, /**/
+                       1, -1, 1.2, 1.6, 0, 0, 0};
+    double B[N * N], gb, orth;
+    int nf = -1;
+    kf_error err = {0};
+    CHECK(kf_null_basis(3, N, G, 0.0, &nf, B, &err) == KF_OK, "%s", err.msg);
+    CHECK(nf == N - 2, "nfree = %d, want %d (a redundant row does not count)", nf, N - 2);
+    basis_errors(3, N, G, nf, B, &gb, &orth);
+    CHECK(gb < 1e-15 && orth < 1e-15, "G B = %g, B^T B - I = %g", gb, orth);
+    /* no constraint, or a zero row: every DOF free */
+    CHECK(kf_null_basis(0, N, NULL, 0.0, &nf, B, &err) == KF_OK && nf == N && B[0] == 1.0 &&
+              B[1] == 0.0,
+          "m = 0");
+    double Z[N] = {0};
+    CHECK(kf_null_basis(1, N, Z, 0.0, &nf, B, &err) == KF_OK && nf == N, "zero row: %d", nf);
+    /* all fixed */
+    double I[N * N] = {0};
+    for (int i = 0; i < N; i++)
+        I[i * N + i] = 1.0;
+    CHECK(kf_null_basis(N, N, I, 0.0, &nf, B, &err) == KF_OK && nf == 0, "identity: %d", nf);
+    /* errors */
+    G[4] = NAN;
+    CHECK(kf_null_basis(3, N, G, 0.0, &nf, B, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "constraints") && strstr(err.msg, "G[0, 4]"),
+          "%s", err.msg);
+    CHECK(kf_null_basis(1, 0, G, 0.0, &nf, B, &err) == KF_EINVAL, "n = 0");
+    CHECK(kf_null_basis(1, N, Z, NAN, &nf, B, &err) == KF_EINVAL && !strcmp(err.arg, "rtol"),
+          "%s", err.msg);
+}
+
+/* Supports eliminated by deletion (kf_eig_create) and by projection onto an
+ * orthonormal null-space basis of rotated constraint rows (kf_eig_create_projected):
+ * the same eigenvalues, and mode shapes that satisfy the constraints. */
+static void test_eig_projected(void)
+{
+    kf_section sec = {2.1e11, 7850, 4e-4, 3.3e-9};
+    kf_body *b = straight_body(KF_BEAM2, 8, 1.1, &sec);
+    int n = kf_body_ndof(b), m = 4;
+    unsigned char *fixed = calloc((size_t)n, 1);
+    fixed[0] = fixed[1] = fixed[n - 3] = fixed[n - 2] = 1;
+    /* pinned-pinned as constraints in a rotated basis of (u, v) at each end */
+    double c = cos(0.3), s = sin(0.3);
+    double *G = calloc((size_t)m * n, sizeof(double)), *B = calloc((size_t)n * n, sizeof(double));
+    G[0] = c, G[1] = s, G[n + 0] = -s, G[n + 1] = c;
+    G[2 * n + n - 3] = c, G[2 * n + n - 2] = -s, G[3 * n + n - 3] = s, G[3 * n + n - 2] = c;
+    kf_error err = {0};
+    int nf = 0;
+    CHECK(kf_null_basis(m, n, G, 0.0, &nf, B, &err) == KF_OK && nf == n - 4, "%s", err.msg);
+    kf_eig *e1 = NULL, *e2 = NULL;
+    CHECK(kf_eig_create(&e1, b, fixed, 0, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eig_create_projected(&e2, b, nf, B, 0, &err) == KF_OK, "%s", err.msg);
+    if (e1 && e2) {
+        kf_kin kin[2];
+        memset(kin, 0, sizeof kin);
+        kin[1].omega[2] = 7.0;
+        kin[1].eps[2] = 300.0;
+        double r1[6], i1[6], r2[6], i2[6], *modes = calloc((size_t)2 * n * 3, sizeof(double));
+        kf_eig_opts opt = {3, 1, 1, KF_ORDER_ASCENDING};
+        CHECK(kf_eig_solve(e1, 2, kin, NULL, &opt, r1, i1, NULL, NULL, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_eig_solve(e2, 2, kin, NULL, &opt, r2, i2, modes, NULL, &err) == KF_OK, "%s", err.msg);
+        /* the same problem in another basis: round-off amplified by the spread of the
+         * spectrum (lambda_max / lambda_1 ~ 1e7 with the axial modes), as for the
+         * general solver against scipy.linalg.eig */
+        for (int k = 0; k < 6; k++)
+            CHECK(fabs(r1[k] - r2[k]) < 1e-9 * fabs(r1[k]) && fabs(i1[k] - i2[k]) < 1e-9 * fabs(r1[k]),
+                  "lambda %d: %.17g vs %.17g", k, r1[k], r2[k]);
+        double at_support = 0.0;
+        for (int k = 0; k < 3; k++)
+            at_support = fmax(at_support, fabs(modes[0 * 3 + k]) + fabs(modes[(n - 2) * 3 + k]));
+        CHECK(at_support < 1e-12, "modes at the supports: %g", at_support);
+        free(modes);
+    }
+    kf_eig_free(e1);
+    kf_eig_free(e2);
+    CHECK(kf_eig_create_projected(&e2, b, 0, B, 0, &err) == KF_EINVAL && e2 == NULL &&
+              !strcmp(err.arg, "constraints"),
+          "%s", err.msg);
+    B[3] = NAN;
+    CHECK(kf_eig_create_projected(&e2, b, nf, B, 0, &err) == KF_EINVAL && e2 == NULL, "%s", err.msg);
+    /* a basis with a zero column: the projected mass matrix is singular */
+    for (int i = 0; i < n; i++) {
+        B[i] = 1.0;
+        B[i + n] = 0.0;
+    }
+    CHECK(kf_eig_create_projected(&e2, b, 2, B, 0, &err) == KF_ENOTPD && e2 == NULL &&
+              !strcmp(err.arg, "constraints"),
+          "%s", err.msg);
+    free(G);
+    free(B);
+    free(fixed);
+    kf_body_free(b);
+}
+
+
 int main(void)
 {
     test_gauss();
@@ -864,6 +1061,9 @@ int main(void)
     test_integrators();
     test_divergence();
     test_body_ode();
+    test_direct_inertia_forces();
+    test_null_basis();
+    test_eig_projected();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -1,0 +1,173 @@
+/*
+ * kf_direct.c -- independent numeric routes to the equations of motion
+ * (SPEC.md section 6).
+ *
+ * The rest of the core never integrates at run time: every motion term is a
+ * combination of the inertia invariants (kf_body.c).  Here, on purpose, the
+ * generalized inertia forces are computed the way Kane's method states them,
+ * by quadrature of (R N)^T a over each element at the given state, so that
+ * the two routes can check each other; the points and weights are each element
+ * kind's own (kf_body_next_point, i.e. kf_element_get(kind)->eval), so this
+ * works for every kind.  And Maggi's projection: a basis of
+ * the null space of arbitrary linear constraints G d = 0, by QR with column
+ * pivoting, for kf_eig_create_projected.
+ */
+#include "kf_internal.h"
+
+#include <float.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- inertia forces */
+
+static int finite_vector(int n, const double *v, const char *name, kf_error *err)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return kf_fail(err, KF_EINVAL, name, "%s[%d] = %g is not finite", name, i, v[i]);
+    return KF_OK;
+}
+
+int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const double *dd,
+                                  const double *ddd, const kf_kin *kin, double *fstar,
+                                  kf_error *err)
+{
+    if (!b || !d || !dd || !ddd || !kin || !fstar)
+        return kf_fail(err, KF_EINVAL, "d", "body, state, motion and output must not be NULL");
+    if (!kf_kin_finite(kin))
+        return kf_fail(err, KF_EINVAL, "motion",
+                       "omega, eps and a_O must be finite (omega = %g, eps = %g, a = (%g, %g))",
+                       kin->omega[2], kin->eps[2], kin->a[0], kin->a[1]);
+    int rc = finite_vector(b->ndof, d, "d", err);
+    if (!rc)
+        rc = finite_vector(b->ndof, dd, "d_t", err);
+    if (!rc)
+        rc = finite_vector(b->ndof, ddd, "d_tt", err);
+    if (rc)
+        return rc;
+
+    const kf_element_type *el = b->el;
+    int dim = b->dim;
+    double mu = el->mu(&b->sec);
+    double W[9], E[9], WW[9], EW[9];
+    kf_kin_operators(dim, kin, W, E, WW);
+    for (int k = 0; k < dim * dim; k++)
+        EW[k] = E[k] + WW[k]; /* R^T Rddot = E + W W */
+    memset(fstar, 0, (size_t)b->ndof * sizeof(double));
+
+    kf_qpoint p = {0};
+    while (kf_body_next_point(b, &p)) {
+        int ne = p.ne;
+        const double *N = p.N;
+        /* displacement, its rate and acceleration at the point: N d, N d', N d'' */
+        double r[KF_MAX_DIM], u1[KF_MAX_DIM], u2[KF_MAX_DIM], acc[KF_MAX_DIM];
+        for (int i = 0; i < dim; i++) {
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+            for (int a = 0; a < ne; a++) {
+                double n = N[i * ne + a];
+                s0 += n * d[p.dofs[a]];
+                s1 += n * dd[p.dofs[a]];
+                s2 += n * ddd[p.dofs[a]];
+            }
+            r[i] = p.x[i] + s0;
+            u1[i] = s1;
+            u2[i] = s2;
+        }
+        /* R^T a = a_O + (E + W W) r + 2 W N d' + N d'' */
+        for (int i = 0; i < dim; i++) {
+            double v = kin->a[i] + u2[i];
+            for (int j = 0; j < dim; j++)
+                v += EW[i * dim + j] * r[j] + 2.0 * W[i * dim + j] * u1[j];
+            acc[i] = v;
+        }
+        /* F* -= rho w N^T (R^T a): the partial velocities R N_r dotted with a */
+        double mw = mu * p.w;
+        for (int a = 0; a < ne; a++) {
+            double v = 0.0;
+            for (int i = 0; i < dim; i++)
+                v += N[i * ne + a] * acc[i];
+            fstar[p.dofs[a]] -= mw * v;
+        }
+    }
+    return KF_OK;
+}
+
+/* ---------------------------------------------------------------- null-space basis */
+
+int kf_null_basis(int m, int n, const double *G, double rtol, int *nfree, double *B,
+                  kf_error *err)
+{
+    if (!nfree || !B || (m > 0 && !G))
+        return kf_fail(err, KF_EINVAL, "constraints", "G, nfree and B must not be NULL");
+    if (m < 0 || n < 1)
+        return kf_fail(err, KF_EINVAL, "constraints",
+                       "constraints: G must be m x n with m >= 0, n >= 1 (got %d x %d)", m, n);
+    if (!isfinite(rtol))
+        return kf_fail(err, KF_EINVAL, "rtol", "rtol = %g must be finite", rtol);
+    for (size_t k = 0; k < (size_t)m * n; k++)
+        if (!isfinite(G[k]))
+            return kf_fail(err, KF_EINVAL, "constraints",
+                           "constraints: G[%zu, %zu] = %g is not finite", k / (size_t)n,
+                           k % (size_t)n, G[k]);
+    int rc = kf_lapack_require(err);
+    if (rc)
+        return rc;
+    memset(B, 0, (size_t)n * n * sizeof(double));
+    if (m == 0) { /* nothing constrained: every DOF is free */
+        for (int i = 0; i < n; i++)
+            B[i + (size_t)i * n] = 1.0;
+        *nfree = n;
+        return KF_OK;
+    }
+    if (rtol <= 0.0)
+        rtol = (m > n ? m : n) * DBL_EPSILON;
+
+    /* A = G^T (n x m, column-major), so that range(A) = the constrained directions */
+    int k = m < n ? m : n, lw1 = 0, lw2 = 0;
+    double *A = kf_calloc((size_t)n * m, sizeof(double));
+    double *tau = kf_calloc((size_t)k, sizeof(double));
+    int *jpvt = kf_calloc((size_t)m, sizeof(int));
+    double *work = NULL;
+    if (!A || !tau || !jpvt) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a %d x %d QR workspace", n, m);
+        goto done;
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            A[j + (size_t)i * n] = G[(size_t)i * n + j];
+    rc = kf_la_geqp3_lwork(n, m, &lw1, err);
+    if (!rc)
+        rc = kf_la_orgqr_lwork(n, n, k, &lw2, err);
+    if (rc)
+        goto done;
+    int lwork = lw1 > lw2 ? lw1 : lw2;
+    work = kf_calloc((size_t)lwork, sizeof(double));
+    if (!work) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a QR workspace of %d", lwork);
+        goto done;
+    }
+    rc = kf_la_geqp3(n, m, A, n, jpvt, tau, work, lwork, err);
+    if (rc)
+        goto done;
+    /* numerical rank: the pivoted diagonal of R decreases in magnitude */
+    double r11 = fabs(A[0]);
+    int rank = 0;
+    while (rank < k && fabs(A[rank + (size_t)rank * n]) > rtol * r11)
+        rank++;
+    /* the full Q (n x n) from the k reflectors, in B */
+    memcpy(B, A, (size_t)n * k * sizeof(double));
+    rc = kf_la_orgqr(n, n, k, B, n, tau, work, lwork, err);
+    if (rc)
+        goto done;
+    /* keep Q's columns rank..n-1, moved to the front */
+    int nf = n - rank;
+    if (rank > 0)
+        memmove(B, B + (size_t)rank * n, (size_t)n * nf * sizeof(double));
+    memset(B + (size_t)n * nf, 0, (size_t)n * rank * sizeof(double));
+    *nfree = nf;
+done:
+    free(A);
+    free(tau);
+    free(jpvt);
+    free(work);
+    return rc;
+}
