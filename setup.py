@@ -63,7 +63,7 @@ if lapack_flags:
         else:
             extra_link.append(f)
 
-extra_compile = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+extra_compile = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 extra_compile += shlex.split(os.environ.get("KANEFEM_CFLAGS", ""))
 extra_link += shlex.split(os.environ.get("KANEFEM_LDFLAGS", ""))
 

@@ -14,12 +14,12 @@ the ratio is SciPy time / kanefem time.
 
 import argparse
 import math
-import time
 
 import numpy as np
 import scipy.linalg as sl
 
 import kanefem
+from _timing import best
 
 L, N_EL, E, A, I, RHO = 0.6, 10, 210e9, 2.0e-4, 1.67e-9, 7850.0
 NT = 360
@@ -96,13 +96,6 @@ def kanefem_per_instant(beam, omega, eps, include_eps, vectors):
     return out
 
 
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        res = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), res
 
 
 def main():

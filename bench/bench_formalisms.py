@@ -26,12 +26,12 @@ basis.  Ratios are times of the second route over the first; differences are rel
 import argparse
 import math
 import platform
-import time
 from pathlib import Path
 
 import numpy as np
 
 import kanefem
+from _timing import best
 
 FULL_SIZES = (5, 10, 15, 20, 25, 30, 40)
 QUICK_SIZES = (1, 2, 5)
@@ -89,13 +89,6 @@ def part1(args):
     return all_rows
 
 
-def best(fn, repeat):
-    times, res = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        res = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), res
 
 
 def part2(args):

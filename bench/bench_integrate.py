@@ -30,7 +30,6 @@ the lever); --quick about 30 s.
 
 import argparse
 import math
-import time
 
 import numpy as np
 import scipy.linalg as sl
@@ -38,6 +37,7 @@ from scipy.integrate import solve_ivp
 from scipy.interpolate import CubicSpline
 
 import kanefem
+from _timing import best
 from kanefem import studies
 
 SIZES = (5, 10, 15, 20, 25)
@@ -163,13 +163,6 @@ def scipy_run(rhs, n, y0_lag, t_eval, model=None, hamilton=False):
 # ---------------------------------------------------------------- timing
 
 
-def best(fn, repeat):
-    t_best, out = math.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        t_best = min(t_best, time.perf_counter() - t0)
-    return t_best, out
 
 
 def kanefem_run(case, method, t_end, t_eval, dt=None):

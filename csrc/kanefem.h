@@ -138,7 +138,9 @@ int kf_lapack_linked_available(void);
  *   KF_BAND:  LAPACK general band layout with room for the LU fill-in:
  *             ld = 2 kl + ku + 1, A(i,j) at a[(kl + ku + i - j) + j ld]
  *             for max(0, j - ku) <= i <= min(n - 1, j + kl).
- * Entries outside the matrix or the band are kept at zero.
+ * Entries outside the matrix or the band are kept at zero; the kl fill-in
+ * rows of a band are LU workspace, not part of the matrix (copy, axpy and
+ * scale leave them alone).
  */
 typedef enum kf_storage { KF_DENSE = 0, KF_BAND = 1 } kf_storage;
 

@@ -33,8 +33,10 @@ void kf_body_free(kf_body *b)
         kf_mat_free(&b->S[k]);
     kf_mat_free(&b->M);
     kf_mat_free(&b->K);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
         kf_mat_free(&b->KG[k]);
+        kf_mat_free(&b->P[k]);
+    }
     free(b->coords);
     free(b->conn);
     free(b->s);
@@ -193,6 +195,15 @@ static void assemble(kf_body *b)
     kf_mat_zero(&b->M);
     for (int i = 0; i < dim; i++)
         kf_mat_axpy(&b->M, 1.0, &b->S[i * dim + i]);
+    if (dim == 2) { /* the planar basis of kf_body_combine */
+        const kf_mat *Sxx = &b->S[0], *Sxy = &b->S[1], *Syx = &b->S[2], *Syy = &b->S[3];
+        kf_mat_axpy(&b->P[0], 1.0, Sxx);
+        kf_mat_axpy(&b->P[0], -1.0, Syy);
+        kf_mat_axpy(&b->P[1], 1.0, Syx);
+        kf_mat_axpy(&b->P[1], -1.0, Sxy);
+        kf_mat_axpy(&b->P[2], 1.0, Sxy);
+        kf_mat_axpy(&b->P[2], 1.0, Syx);
+    }
 }
 
 int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int nel,
@@ -262,6 +273,8 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
         rc = kf_mat_alloc(&b->M, kind_st, b->ndof, bw, bw, err);
     if (!rc)
         rc = kf_mat_alloc(&b->K, kind_st, b->ndof, bw, bw, err);
+    for (int k = 0; k < 3 && !rc && b->dim == 2; k++)
+        rc = kf_mat_alloc(&b->P[k], kind_st, b->ndof, bw, bw, err);
     if (rc)
         goto fail;
     assemble(b);
@@ -313,6 +326,15 @@ void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out
         kf_mat_zero(out);
     else if (beta != 1.0)
         kf_mat_scale(out, beta);
+    if (b->dim == 2) {
+        double w[4] = {0.5 * (c[0] + c[3]), 0.5 * (c[0] - c[3]), 0.5 * (c[2] - c[1]),
+                       0.5 * (c[1] + c[2])};
+        const kf_mat *basis[4] = {&b->M, &b->P[0], &b->P[1], &b->P[2]};
+        for (int k = 0; k < 4; k++)
+            if (w[k] != 0.0)
+                kf_mat_axpy(out, w[k], basis[k]);
+        return;
+    }
     for (int k = 0; k < b->dim * b->dim; k++)
         if (c[k] != 0.0)
             kf_mat_axpy(out, c[k], &b->S[k]);
@@ -480,9 +502,12 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
         rc = reduce_mat(&r->M, &b->M, n, map, kind, err);
     if (!rc)
         rc = reduce_mat(&r->K, &b->K, n, map, kind, err);
-    for (int k = 0; k < 3 && !rc; k++)
+    for (int k = 0; k < 3 && !rc; k++) {
         if (b->KG[k].a)
             rc = reduce_mat(&r->KG[k], &b->KG[k], n, map, kind, err);
+        if (!rc && b->P[k].a)
+            rc = reduce_mat(&r->P[k], &b->P[k], n, map, kind, err);
+    }
     if (rc)
         goto fail;
     r->s = kf_calloc((size_t)dd * n, sizeof(double));

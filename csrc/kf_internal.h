@@ -108,6 +108,11 @@ struct kf_body {
     /* geometric stiffness basis KG[k] = int x^k G^T G ds, k = 0..2, for a straight
      * line body on the frame's x axis (has_geometric); see kf_body_geometric */
     int has_geometric;
+    /* planar bodies: the invariants in the basis the motion terms use, so that
+     * sum c_ij S_ij = (a+d)/2 M + (a-d)/2 D + (c-b)/2 G + (b+c)/2 P for
+     * c = [[a, b], [c, d]] takes one or two terms (C: G only; K_eps + K_om: M
+     * and G); P[0] = S_xx - S_yy, P[1] = S_yx - S_xy (skew), P[2] = S_xy + S_yx */
+    kf_mat P[3];
     double xa, xb; /* x of the first and last node */
     kf_mat KG[3];
 };

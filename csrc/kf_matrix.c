@@ -55,7 +55,26 @@ void kf_mat_free(kf_mat *m)
     m->n = 0;
 }
 
-void kf_mat_zero(kf_mat *m) { memset(m->a, 0, mat_size(m) * sizeof(double)); }
+/* The stored rows of a matrix: all of a dense one; of a band, rows kl..ld-1 of
+ * each column (the first kl are LU fill-in, workspace that dgbtrf does not
+ * read), so the element-wise operations below skip them. */
+static void stored_rows(const kf_mat *m, int *r0, int *nr)
+{
+    *r0 = m->kind == KF_BAND ? m->kl : 0;
+    *nr = m->ld - *r0;
+}
+
+void kf_mat_zero(kf_mat *m)
+{
+    int r0, nr;
+    stored_rows(m, &r0, &nr);
+    if (r0 == 0) {
+        memset(m->a, 0, mat_size(m) * sizeof(double));
+        return;
+    }
+    for (int j = 0; j < m->n; j++)
+        memset(m->a + (size_t)j * m->ld + r0, 0, (size_t)nr * sizeof(double));
+}
 
 int kf_mat_conform(const kf_mat *x, const kf_mat *y)
 {
@@ -92,29 +111,40 @@ int kf_mat_add(kf_mat *m, int i, int j, double v)
 
 void kf_mat_copy(kf_mat *dst, const kf_mat *src)
 {
-    memcpy(dst->a, src->a, mat_size(src) * sizeof(double));
+    int r0, nr;
+    stored_rows(src, &r0, &nr);
+    for (int j = 0; j < src->n; j++)
+        memcpy(dst->a + (size_t)j * dst->ld + r0, src->a + (size_t)j * src->ld + r0,
+               (size_t)nr * sizeof(double));
 }
 
 void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x)
 {
-    /* outside-band entries are zero in both, so the whole array can be summed */
-    size_t len = mat_size(y);
-    double *restrict ya = y->a;
-    const double *restrict xa = x->a;
-    for (size_t k = 0; k < len; k++)
-        ya[k] += alpha * xa[k];
+    /* outside-band entries are zero in both, so whole stored columns can be summed */
+    int r0, nr;
+    stored_rows(y, &r0, &nr);
+    for (int j = 0; j < y->n; j++) {
+        double *restrict yc = y->a + (size_t)j * y->ld + r0;
+        const double *restrict xc = x->a + (size_t)j * x->ld + r0;
+        for (int r = 0; r < nr; r++)
+            yc[r] += alpha * xc[r];
+    }
 }
 
 void kf_mat_scale(kf_mat *y, double alpha)
 {
-    size_t len = mat_size(y);
-    for (size_t k = 0; k < len; k++)
-        y->a[k] *= alpha;
+    int r0, nr;
+    stored_rows(y, &r0, &nr);
+    for (int j = 0; j < y->n; j++) {
+        double *yc = y->a + (size_t)j * y->ld + r0;
+        for (int r = 0; r < nr; r++)
+            yc[r] *= alpha;
+    }
 }
 
 void kf_mat_gemv(const kf_mat *A, double alpha, const double *x, double beta, double *y)
 {
-    int n = A->n;
+    int n = A->n, band = A->kind == KF_BAND, kd = A->kl + A->ku;
     if (beta == 0.0)
         memset(y, 0, (size_t)n * sizeof(double));
     else if (beta != 1.0)
@@ -124,11 +154,13 @@ void kf_mat_gemv(const kf_mat *A, double alpha, const double *x, double beta, do
         double xj = alpha * x[j];
         if (xj == 0.0)
             continue;
-        int i0 = A->kind == KF_BAND ? (j - A->ku > 0 ? j - A->ku : 0) : 0;
-        int i1 = A->kind == KF_BAND ? (j + A->kl < n - 1 ? j + A->kl : n - 1) : n - 1;
-        const double *col = entry(A, i0, j);
-        for (int i = i0; i <= i1; i++)
-            y[i] += col[i - i0] * xj;
+        int i0 = band && j - A->ku > 0 ? j - A->ku : 0;
+        int i1 = band && j + A->kl < n - 1 ? j + A->kl : n - 1;
+        /* A(i0, j) and the column below it, stored contiguously */
+        const double *restrict col = A->a + (size_t)j * A->ld + (band ? kd + i0 - j : i0);
+        double *restrict yy = y + i0;
+        for (int i = 0; i <= i1 - i0; i++)
+            yy[i] += col[i] * xj;
     }
 }
 
@@ -178,10 +210,45 @@ int kf_mat_lu(kf_mat *A, int *ipiv, kf_error *err)
     return kf_la_gbtrf(A->n, A->kl, A->ku, A->a, A->ld, ipiv, err);
 }
 
+/*
+ * Solve with the band LU factors of dgbtrf, as dgbtrs does (row interchanges
+ * and unit lower multipliers column by column, then the upper band), written
+ * out here: a band is a few entries per column, and LAPACK's per-column BLAS
+ * calls cost more than the arithmetic (half of an explicit time step).
+ */
+static void band_lu_solve(const kf_mat *LU, const int *ipiv, double *b)
+{
+    int n = LU->n, kl = LU->kl, kd = LU->kl + LU->ku, ld = LU->ld;
+    const double *ab = LU->a;
+    for (int j = 0; kl > 0 && j < n - 1; j++) {
+        int l = ipiv[j] - 1, lm = kl < n - 1 - j ? kl : n - 1 - j;
+        if (l != j) {
+            double t = b[l];
+            b[l] = b[j];
+            b[j] = t;
+        }
+        const double *m = ab + (size_t)j * ld + kd + 1;
+        for (int i = 0; i < lm; i++)
+            b[j + 1 + i] -= m[i] * b[j];
+    }
+    for (int j = n - 1; j >= 0; j--) {
+        const double *col = ab + (size_t)j * ld;
+        b[j] /= col[kd];
+        int i0 = j - kd > 0 ? j - kd : 0;
+        for (int i = i0; i < j; i++)
+            b[i] -= col[kd + i - j] * b[j];
+    }
+}
+
 int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int ldb,
                     kf_error *err)
 {
     if (LU->kind == KF_DENSE)
         return kf_la_getrs(LU->n, nrhs, LU->a, LU->ld, ipiv, b, ldb, err);
-    return kf_la_gbtrs(LU->n, LU->kl, LU->ku, nrhs, LU->a, LU->ld, ipiv, b, ldb, err);
+    if (nrhs < 0 || ldb < (LU->n > 1 ? LU->n : 1))
+        return kf_fail(err, KF_EINVAL, "nrhs", "bad right-hand side shape (nrhs %d, ldb %d)",
+                       nrhs, ldb);
+    for (int c = 0; c < nrhs; c++)
+        band_lu_solve(LU, ipiv, b + (size_t)c * ldb);
+    return KF_OK;
 }
