@@ -67,6 +67,18 @@ def _cmd_windpump(args):
         header, rows = result.table()
         written.append(write_csv(out, name, header, rows))
 
+    if args.response:
+        resp = pump.lever_response(motion, n_elements=args.elements)
+        n = args.elements // 2  # the middle node (or the one before it)
+        qs = np.array([pump._lever_quasi_static(pump.lever(args.elements), row)
+                       for row in motion.lever_frame])
+        rows = zip(resp.t, resp.d[:, 3 * n + 1], qs[:, 3 * n + 1], resp.d[:, 3 * n + 2])
+        written.append(write_csv(out, "lever_response.csv",
+                                 ["t_s", "v_mid_m", "v_mid_quasi_static_m", "theta_mid_rad"], rows))
+        dev = np.max(np.abs(resp.d[:, 3 * n + 1] - qs[:, 3 * n + 1]))
+        print(f"lever response (Newmark, node {n}): v = {resp.d[:, 3 * n + 1].min():.3e} .. "
+              f"{resp.d[:, 3 * n + 1].max():.3e} m, {dev:.2e} m from quasi-static")
+
     mu = np.degrees(motion.transmission_angle)
     print(f"slider x_D: {motion.x_D.min():.4f} .. {motion.x_D.max():.4f} m; transmission angle "
           f"{mu.min():.1f} .. {mu.max():.1f} deg; motor torque {forces.motor_torque.min():.3g} .. "
@@ -152,6 +164,9 @@ def build_parser():
                    "default: the reference configuration")
     w.add_argument("--out", default="windpump-output", metavar="DIR", help="output folder (default windpump-output)")
     w.add_argument("--no-plots", action="store_true", help="write the CSV files only")
+    w.add_argument("--response", action="store_true",
+                   help="also integrate the elastic lever in time on the motion (Newmark) and "
+                        "write lever_response.csv: midspan deflection against the quasi-static one")
     w.set_defaults(func=_cmd_windpump)
     return p
 

@@ -869,6 +869,84 @@ class WindPump:
         )
 
 
+    def lever_response(
+        self,
+        motion,
+        n_elements=10,
+        method="newmark",
+        dt=None,
+        damping=None,
+        initial="quasi-static",
+        **simulate_options,
+    ):
+        """The elastic response of the lever BC' on a solved motion, in time.
+
+        The lever (pinned at B and C' in the frame that follows them) is driven by the
+        rigid motion of its frame: origin B, x axis along B->C', from the motion's
+        samples of theta2 and of B (interpolated by splines, so omega2, eps2 and the
+        acceleration of B are their exact derivatives), with gravity.  Its axial force
+        enters only through the seeds' linear model (no K_G here; for stress stiffening
+        in frozen time see :meth:`lever_eigenvalues`).
+
+        Parameters
+        ----------
+        motion : WindPumpMotion
+            From :meth:`solve` on this pump (at least 4 instants).
+        n_elements : int
+            Beam elements of the lever (default 10).
+        method : str
+            An integrator of :func:`kanefem.simulate` (default ``"newmark"``).
+        dt : float, optional
+            Fixed step of the implicit methods [s]; default 1/40 of the lever's first
+            period, at most the motion's sampling interval.
+        damping : optional
+            As in :func:`kanefem.simulate` (e.g. ``kanefem.Rayleigh.from_ratios``).
+        initial : {"quasi-static", "rest"}
+            Start from the quasi-static deflection under the first instant's inertial
+            and gravity loads (no start-up transient), or undeformed and at rest.
+        **simulate_options
+            Passed on to :func:`kanefem.simulate` (rtol, atol, progress, ...).
+
+        Returns
+        -------
+        SimulationResult
+            ``t`` equal to ``motion.t``, ``d`` and ``v`` over the lever's DOFs
+            (u, v, theta per node, in the lever frame).
+        """
+        from .motion import Motion
+        from .simulate import simulate
+
+        self._check_motion(motion)
+        _checks.choice("initial", initial, ("quasi-static", "rest"))
+        if motion.t.shape[0] < 4:
+            raise ValueError(f"motion must have at least 4 instants, got {motion.t.shape[0]}")
+        beam = self.lever(n_elements)
+        t0 = float(motion.t[0])
+        t = motion.t - t0
+        frame = Motion.from_samples(t, np.unwrap(motion.theta2), motion.points["B"])
+        d0 = None
+        if initial == "quasi-static":
+            d0 = self._lever_quasi_static(beam, motion.lever_frame[0])
+        if dt is None and method in ("newmark", "generalized-alpha"):
+            w1 = math.sqrt(max(beam.eigenvalues(1, supports="pinned-pinned").eigenvalues[0], 0.0))
+            dt = min(2 * math.pi / w1 / 40, float(np.min(np.diff(t))))
+        r = simulate(beam, frame, float(t[-1]), dt=dt, method=method, supports="pinned-pinned",
+                     damping=damping, d0=d0, t_eval=t, gravity=(0.0, -self.params.g),
+                     **simulate_options)
+        return dataclasses.replace(r, t=motion.t.copy())
+
+    @staticmethod
+    def _lever_quasi_static(beam, row):
+        """Solve (K + K_eps + K_om) d = -q_a - q_eps - q_om at one instant (row: the
+        lever frame's omega, eps, v, a - g), supports pinned-pinned."""
+        terms = beam.motion_terms(row[2], row[5], row[9:11])
+        K = beam.stiffness_matrix() + terms.K_eps + terms.K_om
+        f = -(terms.q_a + terms.q_eps + terms.q_om)
+        free = ~beam.support_mask("pinned-pinned")
+        d = np.zeros(beam.ndof)
+        d[free] = np.linalg.solve(K[np.ix_(free, free)], f[free])
+        return d
+
 def _constant(value):
     def law(t, alpha, omega1):
         return value
