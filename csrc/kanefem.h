@@ -389,6 +389,77 @@ int kf_null_basis(int m, int n, const double *G, double rtol, int *nfree, double
  */
 int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const double *B,
                             int flags, kf_error *err);
+/* ================================================================ adaptive ODE driver
+ *
+ * The core's one Dormand-Prince 5(4) integrator for first-order systems
+ * y' = f(t, y), y of length n (implementation: csrc/kf_ode.c).  The time
+ * integrators of linear elastic systems (kf_integ, RK methods) and the rigid
+ * motion of mechanisms (kf_windpump_simulate) are built on it.
+ *
+ * Step control is SciPy's RK45 (scipy.integrate.solve_ivp): the RMS norm of
+ * the embedded error over atol + rtol max(|y_n|, |y_n+1|), safety 0.9, step
+ * factors 0.2..10 (at most 1 right after a rejection), Hairer's first step;
+ * so a problem takes the same steps here as there.  Outputs at requested
+ * times come from Hairer's continuous extension of order 4 (DOPRI5's), or,
+ * with land_on_outputs, every output time is made a step end.
+ *
+ * Callbacks follow the core's convention (after SUNDIALS): f returns 0 on
+ * success, > 0 for a recoverable failure (e.g. a trial stage outside the
+ * problem's domain: the step is retried at a quarter of its size), < 0 to
+ * stop; it may describe a failure in err (err->code set), which the driver
+ * passes on.  out and step return 0 to go on, nonzero to stop (err->code, or
+ * KF_ECALLBACK).  Every error message names the time.
+ */
+typedef int kf_ode_fn(double t, const double *y, double *dy, void *params, kf_error *err);
+/* the solution y(t) at output k (t = tout[k]) */
+typedef int kf_ode_out_fn(int k, double t, const double *y, void *params, kf_error *err);
+/* after every accepted step, with the new time and state (divergence checks, progress) */
+typedef int kf_ode_step_fn(double t, const double *y, void *params, kf_error *err);
+
+typedef struct kf_ode_system {
+    int n;                /* size of the state, >= 1 */
+    kf_ode_fn *f;         /* required */
+    kf_ode_out_fn *out;   /* required */
+    kf_ode_step_fn *step; /* may be NULL */
+    void *params;         /* handed to f, out and step */
+    /* nonzero: clip steps so that every output time is a step end (the output
+     * is then the step's own fifth-order solution, and the last call of f
+     * before out was at (t, y): FSAL); 0: step as the tolerances allow and
+     * interpolate */
+    int land_on_outputs;
+} kf_ode_system;
+
+typedef struct kf_ode_opts {
+    double rtol, atol; /* error per step <= atol + rtol |y| (RMS over the state); both > 0 */
+    long max_steps;    /* accepted + rejected steps (0: 10^8) */
+    double first_step; /* 0: automatic (Hairer's estimate, as SciPy's) */
+    double max_step;   /* 0: unlimited */
+} kf_ode_opts;
+
+typedef struct kf_ode_stats {
+    long steps;    /* accepted steps */
+    long rejected; /* by the error test, a non-finite estimate or a recoverable failure of f */
+    long nfev;     /* calls of f */
+} kf_ode_stats;
+
+/* A driver for one system and its options, with every workspace allocated
+ * here; kf_ode_run allocates nothing.  The system is copied. */
+typedef struct kf_ode kf_ode;
+int kf_ode_create(kf_ode **out, const kf_ode_system *sys, const kf_ode_opts *opts,
+                  kf_error *err);
+void kf_ode_free(kf_ode *w);
+
+/*
+ * Integrate from y(t0) = y0 to tout[nout - 1], calling out for each of the
+ * nout non-decreasing times tout >= t0 (those equal to t0 before the first
+ * step).  KF_ENOCONV when max_steps is reached or the step falls below ten
+ * ulps of t; KF_EDIVERGE if that happens because the error estimate stays
+ * non-finite; the code of f's own error if it happens because f keeps
+ * failing recoverably (also after 12 failures in a row).
+ */
+int kf_ode_run(kf_ode *w, double t0, const double *y0, int nout, const double *tout,
+               kf_ode_stats *stats, kf_error *err);
+
 /* ================================================================ mechanisms (issue 4)
  *
  * Rigid mechanisms by Kane's method (SPEC.md section 5), and the wind pump.
@@ -520,19 +591,11 @@ typedef struct kf_windpump_drive {
     void *params;
 } kf_windpump_drive;
 
-typedef struct kf_ode_opts {
-    double rtol, atol; /* error per step <= atol + rtol |y| (RMS over the state) */
-    long max_steps;    /* accepted + rejected steps (0: 10^7) */
-} kf_ode_opts;
-
-typedef struct kf_ode_stats {
-    long steps, rejected, nfev;
-} kf_ode_stats;
-
 /*
  * The rigid motion from y0 = (alpha, x_D, omega1, xdot_D) at t[0] to the
- * increasing times t[0..nt-1], by an adaptive Dormand-Prince 5(4) that lands
- * on every t[i].  states: nt x KF_WINDPUMP_NSTATE, row-major, per instant
+ * increasing times t[0..nt-1], by kf_ode (Dormand-Prince 5(4)) landing on
+ * every t[i]; opts as for kf_ode_create, except max_steps 0 = 10^7 and
+ * rtol in [1e-14, 0.1], atol in (0, 1].  states: nt x KF_WINDPUMP_NSTATE, row-major, per instant
  * (alpha, x_D, omega1, xdot_D, eps1, xddot_D, M_m).  At constant speed
  * (y0[2] is then ignored) the crank rows are exact, alpha = y0[0] + omega
  * (t - t[0]), and M_m is the torque that keeps the speed.  A trial stage that

@@ -12,11 +12,10 @@
  *     of C, K, f and one LU of the effective matrix per step; with a
  *     conservative system (C skew, K symmetric, f constant) Newmark conserves
  *     the quadratic energy exactly, which the tests use.
- *   - adaptive Dormand-Prince 5(4), FSAL, with Hairer's continuous extension
- *     of order 4 for output between steps, on the state (d, d') (Lagrange)
- *     or (d, p) (Hamilton).  The step control copies SciPy's RK45 (error
- *     norm, safety 0.9, factors 0.2..10, Hairer's initial step), so step
- *     counts can be compared with scipy.integrate.solve_ivp one to one.
+ *   - adaptive Dormand-Prince 5(4) on the state (d, d') (Lagrange) or (d, p)
+ *     (Hamilton): the core's ODE driver (kf_ode.c, SciPy's step control,
+ *     Hairer's dense output) with this file's right-hand side, outputs and
+ *     divergence check as its callbacks.
  *
  * The integrator reaches the problem only through the kf_lin2 callbacks and
  * the matrices only through kf_mat, so the same code runs banded or dense.
@@ -30,8 +29,6 @@
 
 #define KF_DEFAULT_MAX_STEPS 100000000L
 #define KF_DEFAULT_LIMIT 1e100
-/* consecutive recoverable callback failures before the adaptive method gives up */
-#define KF_MAX_RETRIES 12
 
 struct kf_integ {
     kf_lin2 p;
@@ -45,8 +42,16 @@ struct kf_integ {
     double *f, *h, *r, *s, *u, *z;
     /* implicit: d, v, a at t_n and t_{n+1} */
     double *d, *v, *a, *d1, *v1, *a1;
-    /* RK: states and stages of length 2n, dense-output coefficients */
-    double *y, *y1, *ytmp, *k[7], *rc[5];
+    /* RK: the driver, the initial state (d, d') or (d, p) of length 2n, and
+     * what its callbacks need during a run */
+    kf_ode *ode;
+    double *y0;
+    struct {
+        int ld;
+        const int *map;
+        double *dout, *vout, *pout;
+        kf_integ_stats *st;
+    } run;
     double *buf;
 };
 
@@ -58,6 +63,7 @@ void kf_integ_free(kf_integ *w)
     kf_mat_free(&w->B);
     kf_mat_free(&w->E);
     kf_mat_free(&w->Mlu);
+    kf_ode_free(w->ode);
     free(w->ipiv);
     free(w->ipivM);
     free(w->buf);
@@ -87,15 +93,7 @@ static int check_opts(const kf_lin2 *p, const kf_integ_opts *o, kf_error *err)
     if (o->method == KF_GENALPHA && !(o->rho_inf >= 0.0 && o->rho_inf <= 1.0))
         return kf_fail(err, KF_EINVAL, "rho_inf", "rho_inf = %g must lie in [0, 1]",
                        o->rho_inf);
-    if (!implicit) {
-        if (!(o->rtol > 0.0) || !isfinite(o->rtol))
-            return kf_fail(err, KF_EINVAL, "rtol", "rtol = %g must be > 0 and finite", o->rtol);
-        if (!(o->atol > 0.0) || !isfinite(o->atol))
-            return kf_fail(err, KF_EINVAL, "atol", "atol = %g must be > 0 and finite", o->atol);
-        if (!(o->max_step >= 0.0) || isnan(o->max_step))
-            return kf_fail(err, KF_EINVAL, "max_step", "max_step = %g must be >= 0",
-                           o->max_step);
-    }
+    /* RK's rtol, atol and max_step: checked by kf_ode_create */
     if (o->max_steps < 0)
         return kf_fail(err, KF_EINVAL, "max_steps", "max_steps = %ld must be >= 0",
                        o->max_steps);
@@ -103,6 +101,10 @@ static int check_opts(const kf_lin2 *p, const kf_integ_opts *o, kf_error *err)
         return kf_fail(err, KF_EINVAL, "limit", "limit = %g must be >= 0", o->limit);
     return KF_OK;
 }
+
+static kf_ode_fn rk_rhs;
+static kf_ode_out_fn rk_out;
+static kf_ode_step_fn rk_step;
 
 int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *opt,
                     kf_error *err)
@@ -132,10 +134,15 @@ int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *op
     int implicit = opt->method == KF_NEWMARK || opt->method == KF_GENALPHA;
     if (!rc && implicit)
         rc = kf_mat_alloc_like(&w->E, M, err);
+    if (!rc && !implicit) {
+        kf_ode_system sys = {2 * n, rk_rhs, rk_out, rk_step, w, 0};
+        kf_ode_opts oo = {w->o.rtol, w->o.atol, w->o.max_steps, w->o.dt, w->o.max_step};
+        rc = kf_ode_create(&w->ode, &sys, &oo, err);
+    }
     if (rc)
         goto fail;
-    /* vectors: 6 of n; implicit 6 more of n; RK 3 + 7 + 5 of 2n */
-    size_t nv = implicit ? 12 : 6 + 2 * 15;
+    /* vectors: 6 of n; implicit 6 more of n; RK one of 2n */
+    size_t nv = implicit ? 12 : 6 + 2;
     w->buf = kf_calloc(nv * (size_t)n, sizeof(double));
     w->ipiv = kf_calloc((size_t)n, sizeof(int));
     w->ipivM = kf_calloc((size_t)n, sizeof(int));
@@ -153,13 +160,7 @@ int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *op
         for (size_t i = 0; i < sizeof st / sizeof st[0]; i++, q += n)
             *st[i] = q;
     } else {
-        w->y = q, q += 2 * n;
-        w->y1 = q, q += 2 * n;
-        w->ytmp = q, q += 2 * n;
-        for (int i = 0; i < 7; i++, q += 2 * n)
-            w->k[i] = q;
-        for (int i = 0; i < 5; i++, q += 2 * n)
-            w->rc[i] = q;
+        w->y0 = q;
     }
     *out = w;
     return KF_OK;
@@ -247,6 +248,15 @@ static int check_state(const kf_integ *w, double t, const double *x, int with_li
     return KF_OK;
 }
 
+/* After an accepted step: the user's progress callback may stop the run. */
+static int progress(const kf_integ *w, double t, kf_error *err)
+{
+    if (w->o.progress && w->o.progress(t, w->o.progress_params))
+        return kf_fail(err, KF_ECALLBACK, "progress",
+                       "stopped by the progress callback at t = %.17g", t);
+    return KF_OK;
+}
+
 /* Write one output row: x[i] to row[map[i]]. */
 static void put_row(double *row, const int *map, int n, const double *x)
 {
@@ -299,16 +309,9 @@ static int check_run(const kf_integ *w, double t0, const double *d0, const doubl
             return kf_fail(err, KF_EINVAL, "v0", "v0[%d] = %g at t = %g is not finite", i, v0[i],
                            t0);
     }
-    if (nout < 1 || !tout)
-        return kf_fail(err, KF_EINVAL, "t_eval", "at least one output time is needed (nout = %d)",
-                       nout);
-    for (int k = 0; k < nout; k++) {
-        if (!isfinite(tout[k]) || tout[k] < t0 || (k > 0 && tout[k] < tout[k - 1]))
-            return kf_fail(err, KF_EINVAL, "t_eval",
-                           "output times must be finite, >= t0 = %g and non-decreasing "
-                           "(t_eval[%d] = %g)",
-                           t0, k, tout[k]);
-    }
+    int rc = kf_check_outputs(t0, nout, tout, "t_eval", err);
+    if (rc)
+        return rc;
     if (!(tout[nout - 1] > t0))
         return kf_fail(err, KF_EINVAL, "t_end", "the last output time %g must be after t0 = %g",
                        tout[nout - 1], t0);
@@ -473,9 +476,8 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
         tmp = d, d = d1, d1 = tmp;
         tmp = v, v = v1, v1 = tmp;
         tmp = a, a = a1, a1 = tmp;
-        if (w->o.progress && w->o.progress(t1, w->o.progress_params))
-            return kf_fail(err, KF_ECALLBACK, "progress", "stopped by the progress callback at "
-                           "t = %.17g", t1);
+        if ((rc = progress(w, t1, err)))
+            return rc;
     }
     /* keep the workspace pointers valid for the next run */
     w->d = d, w->v = v, w->a = a, w->d1 = d1, w->v1 = v1, w->a1 = a1;
@@ -484,28 +486,11 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
 
 /* ---------------------------------------------------------------- Dormand-Prince 5(4) */
 
-static const double DP_C[7] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
-static const double DP_A[7][6] = {
-    {0},
-    {1.0 / 5},
-    {3.0 / 40, 9.0 / 40},
-    {44.0 / 45, -56.0 / 15, 32.0 / 9},
-    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-    {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-/* fifth-order weights minus the embedded fourth-order ones */
-static const double DP_E[7] = {71.0 / 57600,      0.0, -71.0 / 16695, 71.0 / 1920,
-                               -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
-/* Hairer's dense output (DOPRI5, contd5) */
-static const double DP_D[7] = {-12715105075.0 / 11282082432.0, 0.0,
-                               87487479700.0 / 32700410799.0,  -10690763975.0 / 1880347072.0,
-                               701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
-                               69997945.0 / 29380423.0};
-
-/* dy = F(t, y) for the chosen first-order form. */
-static int rk_rhs(kf_integ *w, double t, const double *y, double *dy, kf_integ_stats *st,
-                  kf_error *err)
+/* The driver's right-hand side: dy = F(t, y) for the chosen first-order form. */
+static int rk_rhs(double t, const double *y, double *dy, void *params, kf_error *err)
 {
+    kf_integ *w = params;
+    kf_integ_stats *st = w->run.st;
     int n = w->n, rc;
     const double *d = y, *z = y + n; /* z = d' or p */
     double *dd = dy, *dz = dy + n;
@@ -530,194 +515,47 @@ static int rk_rhs(kf_integ *w, double t, const double *y, double *dy, kf_integ_s
     return KF_OK;
 }
 
-/* RMS norm of x / scale, scale = atol + rtol max(|y|, |y1|) (y1 may be NULL). */
-static double rk_norm(const kf_integ *w, const double *x, const double *y, const double *y1)
+/* The driver's output k: the state's second half is d' (Lagrange) or p (Hamilton). */
+static int rk_out(int k, double t, const double *y, void *params, kf_error *err)
 {
-    int m = 2 * w->n;
-    double s = 0.0;
-    for (int i = 0; i < m; i++) {
-        double a = fabs(y[i]);
-        if (y1 && fabs(y1[i]) > a)
-            a = fabs(y1[i]);
-        double q = x[i] / (w->o.atol + w->o.rtol * a);
-        s += q * q;
-    }
-    return sqrt(s / m);
+    kf_integ *w = params;
+    int lagrange = w->o.method == KF_RK45_LAGRANGE;
+    const double *z = y + w->n;
+    return emit(w, t, k, y, lagrange ? z : NULL, lagrange ? NULL : z, w->run.ld, w->run.map,
+                w->run.dout, w->run.vout, w->run.pout, w->run.st, err);
 }
 
-/* Hairer's starting step (as SciPy's select_initial_step, order 4). */
-static int rk_first_step(kf_integ *w, double t0, double span, double *h_out,
-                         kf_integ_stats *st, kf_error *err)
+/* After each accepted step: divergence (limit on d), then the user's progress. */
+static int rk_step(double t, const double *y, void *params, kf_error *err)
 {
-    int m = 2 * w->n;
-    const double *y0 = w->y, *f0 = w->k[0];
-    double d0 = rk_norm(w, y0, y0, NULL), d1 = rk_norm(w, f0, y0, NULL);
-    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    if (h0 > span)
-        h0 = span;
-    for (int i = 0; i < m; i++)
-        w->ytmp[i] = y0[i] + h0 * f0[i];
-    int rc = rk_rhs(w, t0 + h0, w->ytmp, w->k[1], st, err);
-    if (rc)
-        return rc > 0 ? (*h_out = h0 * 1e-3, KF_OK) : rc;
-    for (int i = 0; i < m; i++)
-        w->k[1][i] -= f0[i];
-    double d2 = rk_norm(w, w->k[1], y0, NULL) / h0, h1;
-    if (d1 <= 1e-15 && d2 <= 1e-15)
-        h1 = fmax(1e-6, h0 * 1e-3);
-    else
-        h1 = pow(0.01 / fmax(d1, d2), 1.0 / 5.0);
-    *h_out = fmin(fmin(100 * h0, h1), span);
-    return KF_OK;
+    kf_integ *w = params;
+    int rc;
+    if ((rc = check_state(w, t, y, 1, err)) || (rc = check_state(w, t, y + w->n, 0, err)))
+        return rc;
+    return progress(w, t, err);
 }
 
 static int run_rk(kf_integ *w, double t0, int nout, const double *tout, int ld, const int *map,
                   double *dout, double *vout, double *pout, kf_integ_stats *st, kf_error *err)
 {
-    int n = w->n, m = 2 * n, rc;
-    /* the state's second half is d' (Lagrange) or p (Hamilton) */
-    const int lagrange = w->o.method == KF_RK45_LAGRANGE;
-    double tend = tout[nout - 1];
+    int n = w->n, rc;
     rc = factor_M(w, st, err);
     if (rc)
         return rc;
-    /* the state: (d, d') or (d, p); w->y holds d0 and v0 on entry */
+    /* the state: (d, d') or (d, p); w->y0 holds d0 and v0 on entry */
     if (w->o.method == KF_RK45_HAMILTON) {
-        if ((rc = momentum(w, t0, w->y, w->y + n, w->s, st, err)))
+        if ((rc = momentum(w, t0, w->y0, w->y0 + n, w->s, st, err)))
             return rc;
-        memcpy(w->y + n, w->s, (size_t)n * sizeof(double));
+        memcpy(w->y0 + n, w->s, (size_t)n * sizeof(double));
     }
-    if ((rc = rk_rhs(w, t0, w->y, w->k[0], st, err)))
-        return callback_status(rc, t0, err);
-    double h = w->o.dt;
-    if (h == 0.0 && (rc = rk_first_step(w, t0, tend - t0, &h, st, err)))
-        return callback_status(rc, t0, err);
-    if (w->o.max_step > 0.0 && h > w->o.max_step)
-        h = w->o.max_step;
-
-    int k = 0;
-    for (; k < nout && tout[k] <= t0; k++)
-        if ((rc = emit(w, tout[k], k, w->y, lagrange ? w->y + n : NULL,
-                       lagrange ? NULL : w->y + n, ld, map, dout, vout, pout, st, err)))
-            return rc;
-    double t = t0;
-    int retries = 0, nonfinite = 0;
-    while (t < tend) {
-        int rejected = 0;
-        for (;;) { /* until a step is accepted */
-            if (st->steps + st->rejected >= w->o.max_steps)
-                return kf_fail(err, KF_ENOCONV, "max_steps",
-                               "max_steps = %ld reached at t = %.17g (step %g): the problem "
-                               "may be too stiff for rk45; try an implicit method",
-                               w->o.max_steps, t, h);
-            double hmin = 10.0 * (nextafter(t, INFINITY) - t);
-            if (h < hmin) {
-                if (nonfinite)
-                    return kf_fail(err, KF_EDIVERGE, "t",
-                                   "the solution became non-finite at t = %.17g", t);
-                return kf_fail(err, KF_ENOCONV, "t",
-                               "the step size fell below %g at t = %.17g: the tolerances "
-                               "cannot be met",
-                               hmin, t);
-            }
-            /* land on the last output exactly; a remainder within 1 % of h is
-             * taken in this step rather than as a tiny extra one (Hairer) */
-            double t1 = t + 1.01 * h >= tend ? tend : t + h;
-            double hs = t1 - t;
-            /* stages 2..7 (stage 7 is F(t1, y1), the next step's first: FSAL) */
-            int cb = 0;
-            for (int s = 1; s < 7 && !cb; s++) {
-                double *ys = s < 6 ? w->ytmp : w->y1;
-                for (int i = 0; i < m; i++) {
-                    double acc = 0.0;
-                    for (int j = 0; j < s; j++)
-                        acc += DP_A[s][j] * w->k[j][i];
-                    ys[i] = w->y[i] + hs * acc;
-                }
-                cb = rk_rhs(w, t + DP_C[s] * hs, ys, w->k[s], st, err);
-            }
-            if (cb < 0)
-                return err->code ? err->code : KF_ECALLBACK;
-            double en = 0.0;
-            if (!cb) {
-                for (int i = 0; i < m; i++) {
-                    double e = 0.0;
-                    for (int j = 0; j < 7; j++)
-                        e += DP_E[j] * w->k[j][i];
-                    w->ytmp[i] = hs * e;
-                }
-                en = rk_norm(w, w->ytmp, w->y, w->y1);
-            }
-            if (cb > 0 || !isfinite(en)) {
-                /* a recoverable callback failure or an overflow: retry smaller */
-                nonfinite |= cb == 0;
-                if (cb > 0 && ++retries > KF_MAX_RETRIES)
-                    return kf_fail(err, KF_ECALLBACK, "",
-                                   "the problem's callback failed %d times in a row at "
-                                   "t = %.17g",
-                                   retries, t);
-                st->rejected++;
-                h = 0.25 * hs;
-                rejected = 1;
-                continue;
-            }
-            retries = 0;
-            if (en <= 1.0) {
-                double fac = en == 0.0 ? 10.0 : fmin(10.0, 0.9 * pow(en, -0.2));
-                if (rejected && fac > 1.0)
-                    fac = 1.0;
-                /* dense output on (t, t1] */
-                if (k < nout && tout[k] <= t1) {
-                    for (int i = 0; i < m; i++) {
-                        double y0 = w->y[i], dy = w->y1[i] - y0;
-                        double bspl = hs * w->k[0][i] - dy;
-                        double e5 = 0.0;
-                        for (int j = 0; j < 7; j++)
-                            e5 += DP_D[j] * w->k[j][i];
-                        w->rc[0][i] = y0;
-                        w->rc[1][i] = dy;
-                        w->rc[2][i] = bspl;
-                        w->rc[3][i] = dy - hs * w->k[6][i] - bspl;
-                        w->rc[4][i] = hs * e5;
-                    }
-                    for (; k < nout && tout[k] <= t1; k++) {
-                        double th = (tout[k] - t) / hs, th1 = 1.0 - th;
-                        for (int i = 0; i < m; i++)
-                            w->ytmp[i] = w->rc[0][i] +
-                                         th * (w->rc[1][i] +
-                                               th1 * (w->rc[2][i] +
-                                                      th * (w->rc[3][i] + th1 * w->rc[4][i])));
-                        if (tout[k] == t1)
-                            memcpy(w->ytmp, w->y1, (size_t)m * sizeof(double));
-                        if ((rc = emit(w, tout[k], k, w->ytmp, lagrange ? w->ytmp + n : NULL,
-                                       lagrange ? NULL : w->ytmp + n, ld, map, dout, vout, pout, st,
-                                       err)))
-                            return rc;
-                    }
-                }
-                if ((rc = check_state(w, t1, w->y1, 1, err)) ||
-                    (rc = check_state(w, t1, w->y1 + n, 0, err)))
-                    return rc;
-                /* accept: y <- y1, k0 <- k6 */
-                double *tmp = w->y;
-                w->y = w->y1, w->y1 = tmp;
-                tmp = w->k[0], w->k[0] = w->k[6], w->k[6] = tmp;
-                t = t1;
-                st->steps++;
-                h = hs * fac;
-                if (w->o.max_step > 0.0 && h > w->o.max_step)
-                    h = w->o.max_step;
-                break;
-            }
-            st->rejected++;
-            rejected = 1;
-            h = hs * fmax(0.2, 0.9 * pow(en, -0.2));
-        }
-        if (w->o.progress && w->o.progress(t, w->o.progress_params))
-            return kf_fail(err, KF_ECALLBACK, "progress",
-                           "stopped by the progress callback at t = %.17g", t);
-    }
-    return KF_OK;
+    w->run.ld = ld, w->run.map = map;
+    w->run.dout = dout, w->run.vout = vout, w->run.pout = pout;
+    w->run.st = st;
+    kf_ode_stats os;
+    rc = kf_ode_run(w->ode, t0, w->y0, nout, tout, &os, err);
+    st->steps = os.steps;
+    st->rejected = os.rejected;
+    return rc;
 }
 
 int kf_integ_run(kf_integ *w, double t0, const double *d0, const double *v0, int nout,
@@ -745,8 +583,8 @@ int kf_integ_run(kf_integ *w, double t0, const double *d0, const double *v0, int
         memcpy(w->v, v0, bytes);
         rc = run_implicit(w, t0, nout, tout, ld, map, dout, vout, pout, &st, err);
     } else {
-        memcpy(w->y, d0, bytes);
-        memcpy(w->y + w->n, v0, bytes);
+        memcpy(w->y0, d0, bytes);
+        memcpy(w->y0 + w->n, v0, bytes);
         rc = run_rk(w, t0, nout, tout, ld, map, dout, vout, pout, &st, err);
     }
     if (stats)

@@ -167,4 +167,10 @@ typedef struct kf_qpoint {
 /* Move p to the next quadrature point; 0 when there is none left. */
 int kf_body_next_point(const kf_body *b, kf_qpoint *p);
 
+/* ---------------------------------------------------------------- integration (kf_ode.c) */
+
+/* KF_EINVAL unless there are nout >= 1 output times, finite, >= t0 and
+ * non-decreasing; the message calls them name. */
+int kf_check_outputs(double t0, int nout, const double *tout, const char *name, kf_error *err);
+
 #endif /* KF_INTERNAL_H */

@@ -11,9 +11,8 @@
  *   2. The wind pump: loop closure in closed form, A(q) and B(q) built from
  *      one rule for a point fixed on a moving body (attach), applied forces,
  *      and the joint forces from the Newton-Euler equations of the bodies.
- *   3. The rigid motion in time by a small adaptive Dormand-Prince 5(4),
- *      private to this file: a 4-state ODE does not need the general
- *      integrators of kf_integrate.c (the lead may unify them later).
+ *   3. The rigid motion in time: Kane's equations as the right-hand side of
+ *      the core's ODE driver (kf_ode.c), landing on every output time.
  *
  * Geometry (SPEC.md section 5), e(phi) = (cos phi, sin phi), J = rotation by +90 deg:
  *   A = 0,  B = l1 e(alpha),  D = (x_D, e),
@@ -448,13 +447,20 @@ int kf_windpump_joint_forces(const kf_windpump *p, const kf_windpump_kin *kin, d
 
 /* ================================================================ 3. the rigid motion in time */
 
-/* What the right-hand side needs, fixed for one integration. */
+/* What the right-hand side needs, fixed for one integration, and what it
+ * last computed. */
 typedef struct {
     const kf_windpump *p;
     const kf_windpump_drive *d;
     double t0, alpha0;
     double mass[KF_WP_NR];
     long nfev;
+    double *states; /* the output rows */
+    /* the last successful evaluation: its (t, y) and (eps1, xddot_D, M_m) */
+    double last_t, last_y[4], last_aux[3];
+    /* the last evaluation that left the assembly region, and its time */
+    kf_error geom;
+    double geom_t;
 } wp_ode;
 
 /*
@@ -462,7 +468,7 @@ typedef struct {
  * At constant speed the crank follows alpha0 + omega (t - t0) exactly and the
  * motor torque is what Kane's equation along omega1 asks for.
  */
-static int wp_rhs(wp_ode *o, double t, const double *y, double *yd, double *aux, kf_error *err)
+static int wp_eval(wp_ode *o, double t, const double *y, double *yd, double *aux, kf_error *err)
 {
     const kf_windpump *p = o->p;
     const kf_windpump_drive *d = o->d;
@@ -508,29 +514,48 @@ static int wp_rhs(wp_ode *o, double t, const double *y, double *yd, double *aux,
     return KF_OK;
 }
 
-/* Dormand-Prince 5(4) (Hairer, Norsett, Wanner, Solving ODEs I, Table 5.2):
- * 7 stages, the last one at the new point (first-same-as-last). */
-static const double DP_C[7] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
-static const double DP_A[7][6] = {
-    {0, 0, 0, 0, 0, 0},
-    {1.0 / 5, 0, 0, 0, 0, 0},
-    {3.0 / 40, 9.0 / 40, 0, 0, 0, 0},
-    {44.0 / 45, -56.0 / 15, 32.0 / 9, 0, 0, 0},
-    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729, 0, 0},
-    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656, 0},
-    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-/* fifth-order weights minus fourth-order weights: the local error estimate */
-static const double DP_E[7] = {71.0 / 57600,      0, -71.0 / 16695, 71.0 / 1920,
-                               -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
-
-#define NY 4
-
-static void store(const wp_ode *o, double t, const double *y, const double *aux, double *row)
+/* The driver's right-hand side.  Leaving the assembly region is recoverable:
+ * it happens to trial stages of a step too long, and a shorter one may stay
+ * inside; if the motion itself leaves, the driver gives up with this code. */
+static int wp_rhs(double t, const double *y, double *yd, void *params, kf_error *err)
 {
-    double alpha = o->d->mode == KF_DRIVE_SPEED ? o->alpha0 + o->d->omega * (t - o->t0) : y[0];
-    double omega1 = o->d->mode == KF_DRIVE_SPEED ? o->d->omega : y[2];
-    double v[KF_WINDPUMP_NSTATE] = {alpha, y[1], omega1, y[3], aux[0], aux[1], aux[2]};
-    memcpy(row, v, sizeof v);
+    wp_ode *o = params;
+    double aux[3];
+    int rc = wp_eval(o, t, y, yd, aux, err);
+    if (rc == KF_EGEOM) {
+        o->geom = *err;
+        o->geom_t = t;
+        return 1;
+    }
+    if (rc)
+        return -1;
+    o->last_t = t;
+    memcpy(o->last_y, y, sizeof o->last_y);
+    memcpy(o->last_aux, aux, sizeof aux);
+    return 0;
+}
+
+/* The driver's output k: one row (alpha, x_D, omega1, xdot_D, eps1, xddot_D, M_m). */
+static int wp_out(int k, double t, const double *y, void *params, kf_error *err)
+{
+    wp_ode *o = params;
+    /* The driver lands on every output time and ends each step with f at the
+     * new point (FSAL), so the last evaluation is this very point and its
+     * accelerations and torque are the output's; only where the time of that
+     * evaluation, t_n + (t - t_n), rounded off t does it take one more. */
+    if (!(t == o->last_t && !memcmp(y, o->last_y, sizeof o->last_y))) {
+        double yd[4];
+        int rc = wp_rhs(t, y, yd, o, err);
+        if (rc)
+            return rc;
+    }
+    int speed = o->d->mode == KF_DRIVE_SPEED;
+    double alpha = speed ? o->alpha0 + o->d->omega * (t - o->t0) : y[0];
+    double omega1 = speed ? o->d->omega : y[2];
+    double row[KF_WINDPUMP_NSTATE] = {alpha,           y[1],           omega1,         y[3],
+                                      o->last_aux[0], o->last_aux[1], o->last_aux[2]};
+    memcpy(o->states + (size_t)k * KF_WINDPUMP_NSTATE, row, sizeof row);
+    return 0;
 }
 
 int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
@@ -564,119 +589,38 @@ int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
                            "output times must be finite and strictly increasing (t[%d] = %g)", i,
                            t[i]);
     double rtol = opts->rtol, atol = opts->atol;
-    if (!(rtol >= 1e-14 && rtol <= 1e-1) || !(atol >= 0.0 && atol <= 1.0))
+    if (!(rtol >= 1e-14 && rtol <= 1e-1) || !(atol > 0.0 && atol <= 1.0))
         return kf_fail(err, KF_EINVAL, "rtol",
-                       "rtol = %g must be in [1e-14, 0.1] and atol = %g in [0, 1]", rtol, atol);
-    long max_steps = opts->max_steps > 0 ? opts->max_steps : 10000000L;
+                       "rtol = %g must be in [1e-14, 0.1] and atol = %g in (0, 1]", rtol, atol);
+    kf_ode_opts oo = *opts;
+    if (oo.max_steps <= 0)
+        oo.max_steps = 10000000L;
 
-    wp_ode o = {p, drive, t[0], y0[0], {0}, 0};
+    wp_ode o = {.p = p, .d = drive, .t0 = t[0], .alpha0 = y0[0], .states = states};
     kf_windpump_mass(p, o.mass);
-    double y[NY] = {y0[0], y0[1], drive->mode == KF_DRIVE_SPEED ? drive->omega : y0[2], y0[3]};
-    double k[7][NY], aux[3], aux7[3], ys[NY], y5[NY];
+    double y[4] = {y0[0], y0[1], drive->mode == KF_DRIVE_SPEED ? drive->omega : y0[2], y0[3]};
+    kf_ode_system sys = {4, wp_rhs, wp_out, NULL, &o, 1};
+    kf_ode *ode = NULL;
     kf_ode_stats st = {0, 0, 0};
-    kf_error le = {0}, geom = {0}; /* the right-hand side's errors; the last geometric one */
-    rc = wp_rhs(&o, t[0], y, k[0], aux, &le);
-    if (rc) {
-        if (rc == KF_EGEOM) {
-            geom = le; /* a copy: kf_fail must not read the buffer it writes */
-            kf_fail(&le, rc, geom.arg, "initial state: %.400s", geom.msg);
-        }
-        goto done;
+    kf_error le = {0};
+    rc = kf_ode_create(&ode, &sys, &oo, &le);
+    if (!rc)
+        rc = kf_ode_run(ode, t[0], y, nt, t, &st, &le);
+    kf_ode_free(ode);
+    if (rc == KF_EGEOM) {
+        /* every step the driver could still take left the assembly region:
+         * at t0 the initial state is outside it, later the motion leaves it */
+        if (o.geom_t == t[0])
+            kf_fail(&le, KF_EGEOM, o.geom.arg, "initial state: %.400s", o.geom.msg);
+        else
+            kf_fail(&le, KF_EGEOM, o.geom.arg,
+                    "at t = %.9g s the motion leaves the assembly region: %.400s", o.geom_t,
+                    o.geom.msg);
     }
-    store(&o, t[0], y, aux, states);
-
-    /* first step: 1% of the time the state takes to change by its own size */
-    double span = t[nt - 1] - t[0], d0 = 0.0, d1 = 0.0;
-    for (int i = 0; i < NY; i++) {
-        double sc = atol + rtol * fabs(y[i]);
-        d0 += (y[i] / sc) * (y[i] / sc);
-        d1 += (k[0][i] / sc) * (k[0][i] / sc);
-    }
-    double h = (d0 > 1e-10 && d1 > 1e-10) ? 0.01 * sqrt(d0 / d1) : 1e-6;
-    h = fmin(h, span > 0.0 ? span : 1.0);
-    double tc = t[0];
-
-    for (int out = 1; out < nt; out++) {
-        while (tc < t[out]) {
-            if (st.steps + st.rejected >= max_steps) {
-                rc = kf_fail(&le, KF_ENOCONV, "rtol",
-                             "%ld steps did not reach t = %g s (at t = %.9g s); loosen rtol or "
-                             "shorten the run",
-                             max_steps, t[out], tc);
-                goto done;
-            }
-            /* land on the output time; never leave a sliver for the next step */
-            int clipped = tc + 1.01 * h >= t[out];
-            double hs = clipped ? t[out] - tc : h;
-            if (hs <= 16.0 * DBL_EPSILON * fmax(fabs(tc), span)) {
-                if (geom.code == KF_EGEOM) /* the motion itself leaves the assembly region */
-                    rc = kf_fail(&le, KF_EGEOM, geom.arg,
-                                 "at t = %.9g s the motion leaves the assembly region: %.400s",
-                                 tc, geom.msg);
-                else
-                    rc = kf_fail(&le, KF_ENOCONV, "rtol",
-                                 "step size underflow at t = %.9g s (alpha = %.9g, x_D = %.9g)",
-                                 tc, y[0], y[1]);
-                goto done;
-            }
-            int srt = KF_OK;
-            for (int s = 1; s < 7 && !srt; s++) {
-                for (int i = 0; i < NY; i++) {
-                    double acc = 0.0;
-                    for (int j = 0; j < s; j++)
-                        acc += DP_A[s][j] * k[j][i];
-                    ys[i] = y[i] + hs * acc;
-                }
-                srt = wp_rhs(&o, tc + DP_C[s] * hs, ys, k[s], s == 6 ? aux7 : aux, &le);
-                if (s == 6)
-                    memcpy(y5, ys, sizeof ys);
-            }
-            double en = 0.0;
-            if (srt == KF_OK) {
-                for (int i = 0; i < NY; i++) {
-                    double e = 0.0;
-                    for (int j = 0; j < 7; j++)
-                        e += DP_E[j] * k[j][i];
-                    double sc = atol + rtol * fmax(fabs(y[i]), fabs(y5[i]));
-                    en += (hs * e / sc) * (hs * e / sc);
-                }
-                en = sqrt(en / NY);
-                if (!isfinite(en)) {
-                    rc = kf_fail(&le, KF_EDIVERGE, "y0",
-                                 "the rigid motion became non-finite near t = %.9g s", tc);
-                    goto done;
-                }
-                geom.code = KF_OK;
-            } else if (srt == KF_EGEOM) {
-                /* a trial stage left the assembly region: a smaller step may stay
-                 * inside it; if the motion itself leaves, h underflows above */
-                geom = le;
-                en = 1e6;
-            } else {
-                rc = srt;
-                goto done;
-            }
-            if (en <= 1.0) {
-                st.steps++;
-                tc = clipped ? t[out] : tc + hs;
-                memcpy(y, y5, sizeof y);
-                memcpy(k[0], k[6], sizeof k[0]);
-                memcpy(aux, aux7, sizeof aux);
-                double fac = en > 0.0 ? 0.9 * pow(en, -0.2) : 5.0;
-                fac = fmin(5.0, fmax(0.2, fac));
-                h = clipped && fac >= 1.0 ? fmax(h, hs * fac) : hs * fac;
-            } else {
-                st.rejected++;
-                h = hs * fmax(0.2, 0.9 * pow(en, -0.2));
-            }
-        }
-        store(&o, t[out], y, aux, states + (size_t)out * KF_WINDPUMP_NSTATE);
-    }
-done:
     if (rc && err)
         *err = le;
     if (stats) {
-        st.nfev = o.nfev;
+        st.nfev = o.nfev; /* with the evaluations for outputs */
         *stats = st;
     }
     return rc;

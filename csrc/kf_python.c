@@ -718,7 +718,7 @@ static PyObject *py_windpump_simulate(PyObject *self, PyObject *args, PyObject *
     PyObject *p_obj, *t_obj, *y0_obj, *torque = Py_None;
     int mode;
     double omega = 0.0;
-    kf_ode_opts opts = {1e-9, 1e-12, 0};
+    kf_ode_opts opts = {.rtol = 1e-9, .atol = 1e-12};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OiOO|dOddl", kwlist, &p_obj, &mode, &t_obj,
                                      &y0_obj, &omega, &torque, &opts.rtol, &opts.atol,
                                      &opts.max_steps))

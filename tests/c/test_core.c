@@ -385,7 +385,7 @@ static void test_windpump(void)
     double t[NT], states[NT * KF_WINDPUMP_NSTATE], y0[4] = {0.0, 0.55, 0.0, 0.0};
     for (int i = 0; i < NT; i++)
         t[i] = 0.005 * i;
-    kf_ode_opts opts = {1e-9, 1e-12, 0};
+    kf_ode_opts opts = {.rtol = 1e-9, .atol = 1e-12};
     kf_ode_stats st;
     kf_windpump_drive speed = {KF_DRIVE_SPEED, 14.660765716752367, NULL, NULL};
     CHECK(kf_windpump_simulate(&p, &speed, y0, NT, t, &opts, states, &st, &err) == KF_OK, "%s",
@@ -1041,6 +1041,297 @@ static void test_eig_projected(void)
 }
 
 
+/* ---------------------------------------------------------------- the ODE driver (kf_ode.c) */
+
+/*
+ * Test systems with exact solutions: DECAY y' = -y (y = e^-t from 1) and
+ * QUAD y' = (4 t^3, 5 t^4) (y = (t^4, t^5) from 0).  After t_fail the
+ * right-hand side returns fail_rc (> 0 recoverable, < 0 stop), or an
+ * infinite derivative if fail_rc = 0, describing the failure in err when
+ * fail_code is set; with domain > 0 it also fails recoverably wherever a
+ * stage strays more than domain from e^-t.  Outputs are recorded, with
+ * whether each one is the point of the last evaluation (a step end).
+ */
+enum { ODE_DECAY, ODE_QUAD, ODE_MAXOUT = 64 };
+typedef struct {
+    int kind, n;
+    double t_fail;
+    int fail_rc, fail_code;
+    double domain;
+    double out_y[ODE_MAXOUT][2];
+    int at_step_end;
+    double last_t, last_y[2];
+} ode_test;
+
+static ode_test ode_case(int kind)
+{
+    ode_test c;
+    memset(&c, 0, sizeof c);
+    c.kind = kind;
+    c.n = kind == ODE_DECAY ? 1 : 2;
+    c.t_fail = INFINITY;
+    return c;
+}
+
+static int ode_f(double t, const double *y, double *dy, void *params, kf_error *err)
+{
+    ode_test *c = params;
+    c->last_t = t;
+    memcpy(c->last_y, y, (size_t)c->n * sizeof(double));
+    if (t > c->t_fail && c->fail_rc == 0) {
+        dy[0] = INFINITY;
+        return 0;
+    }
+    if (t > c->t_fail) {
+        if (c->fail_code) {
+            err->code = c->fail_code;
+            snprintf(err->arg, sizeof err->arg, "wall");
+            snprintf(err->msg, sizeof err->msg, "a wall at t = %g", c->t_fail);
+        }
+        return c->fail_rc;
+    }
+    if (c->domain > 0.0 && fabs(y[0] - exp(-t)) > c->domain)
+        return 1;
+    if (c->kind == ODE_DECAY) {
+        dy[0] = -y[0];
+    } else {
+        dy[0] = 4.0 * t * t * t;
+        dy[1] = 5.0 * t * t * t * t;
+    }
+    return 0;
+}
+
+static int ode_out(int k, double t, const double *y, void *params, kf_error *err)
+{
+    ode_test *c = params;
+    if (k >= ODE_MAXOUT)
+        return -1;
+    memcpy(c->out_y[k], y, (size_t)c->n * sizeof(double));
+    c->at_step_end += t == c->last_t && !memcmp(y, c->last_y, (size_t)c->n * sizeof(double));
+    return 0;
+}
+
+static int ode_solve(ode_test *c, int land, kf_ode_opts o, int nout, const double *tout,
+                     kf_ode_stats *st, kf_error *err)
+{
+    kf_ode_system sys = {c->n, ode_f, ode_out, NULL, c, land};
+    kf_ode *w = NULL;
+    int rc = kf_ode_create(&w, &sys, &o, err);
+    double y0[2] = {c->kind == ODE_DECAY ? 1.0 : 0.0, 0.0};
+    if (!rc)
+        rc = kf_ode_run(w, 0.0, y0, nout, tout, st, err);
+    kf_ode_free(w);
+    return rc;
+}
+
+/* the time a message names after "at t = " (or "t = "), NAN if none */
+static double time_in(const char *msg)
+{
+    const char *at = strstr(msg, "t = ");
+    return at ? atof(at + 4) : NAN;
+}
+
+static void test_ode(void)
+{
+    kf_ode_stats st;
+    kf_error err = {0};
+    /* fixed steps: tolerances no step can miss, and max_step = first_step = h */
+    kf_ode_opts fixed = {.rtol = 1e6, .atol = 1e6};
+
+    /* order 5 at step ends on y' = -y, and the cost: 6 evaluations a step (FSAL) */
+    double t01[2] = {0.0, 1.0}, e[2];
+    for (int i = 0; i < 2; i++) {
+        ode_test c = ode_case(ODE_DECAY);
+        double h = 0.1 / (1 << i);
+        fixed.first_step = fixed.max_step = h;
+        CHECK(ode_solve(&c, 0, fixed, 2, t01, &st, &err) == KF_OK, "%s", err.msg);
+        e[i] = fabs(c.out_y[1][0] - exp(-1.0));
+        CHECK(st.steps == 10 << i && st.rejected == 0 && st.nfev == 1 + 6 * st.steps,
+              "h = %g: %ld steps, %ld rejected, %ld evaluations", h, st.steps, st.rejected,
+              st.nfev);
+    }
+    /* the asymptotic order within 0.3 (h = 0.1 is close to it for e^-t) */
+    CHECK(fabs(log2(e[0] / e[1]) - 5.0) < 0.3, "order %.3f (errors %g, %g)", log2(e[0] / e[1]),
+          e[0], e[1]);
+
+    /* Hairer's continuous extension has order 4: between step ends it reproduces
+     * t^4 (the integral of a cubic) to round-off, and t^5 only at step ends,
+     * where the fifth-order solution is exact for it */
+    {
+        ode_test c = ode_case(ODE_QUAD);
+        double tq[21];
+        for (int k = 0; k <= 20; k++)
+            tq[k] = 0.05 * k;
+        fixed.first_step = fixed.max_step = 0.25;
+        CHECK(ode_solve(&c, 0, fixed, 21, tq, &st, &err) == KF_OK, "%s", err.msg);
+        double e4 = 0.0, e5_end = 0.0, e5_mid = 0.0;
+        for (int k = 0; k <= 20; k++) {
+            double t = tq[k], d5 = fabs(c.out_y[k][1] - pow(t, 5));
+            e4 = fmax(e4, fabs(c.out_y[k][0] - pow(t, 4)));
+            if (k % 5 == 0)
+                e5_end = fmax(e5_end, d5);
+            else
+                e5_mid = fmax(e5_mid, d5);
+        }
+        CHECK(st.steps == 4, "steps %ld", st.steps);
+        /* round-off: a few operations on numbers <= 1 */
+        CHECK(e4 < 1e-15 && e5_end < 1e-15, "t^4 between steps %g, t^5 at step ends %g", e4,
+              e5_end);
+        /* t^5 between step ends: the extension's own error, O(h^5) = 1e-3 at most, and
+         * visibly nonzero (it is not the fifth-order solution) */
+        CHECK(e5_mid > 1e-6 && e5_mid < 1e-3, "t^5 between steps %g", e5_mid);
+        CHECK(c.at_step_end == 5, "outputs at step ends: %d of 21", c.at_step_end);
+    }
+
+    /* adaptive, outputs between steps (dense) and on steps (land_on_outputs) */
+    kf_ode_opts tol = {.rtol = 1e-9, .atol = 1e-12};
+    double td[55];
+    for (int k = 0; k < 55; k++)
+        td[k] = 0.037 * k;
+    for (int land = 0; land < 2; land++) {
+        ode_test c = ode_case(ODE_DECAY);
+        CHECK(ode_solve(&c, land, tol, 55, td, &st, &err) == KF_OK, "%s", err.msg);
+        double emax = 0.0;
+        for (int k = 0; k < 55; k++)
+            emax = fmax(emax, fabs(c.out_y[k][0] - exp(-td[k])));
+        /* global error of the 5(4) pair at rtol 1e-9 over two decay times: a few
+         * rtol; the continuous extension adds an error of the same order */
+        CHECK(emax < 1e-8, "land %d: error %g", land, emax);
+        if (land)
+            /* every output is a step end, the last evaluation made before it */
+            CHECK(c.at_step_end == 55 && st.steps >= 54, "landed outputs %d, steps %ld",
+                  c.at_step_end, st.steps);
+        else
+            /* steps as the tolerance allows (35), fewer than the outputs: only the
+             * first and the last output fall on step ends */
+            CHECK(st.steps < 54 && c.at_step_end == 2, "dense: %ld steps, %d at step ends",
+                  st.steps, c.at_step_end);
+        /* the same workspace twice gives the same run */
+        ode_test c2 = ode_case(ODE_DECAY);
+        kf_ode_stats st2;
+        ode_solve(&c2, land, tol, 55, td, &st2, &err);
+        CHECK(!memcmp(c.out_y, c2.out_y, sizeof c.out_y) && st2.steps == st.steps &&
+                  st2.nfev == st.nfev,
+              "rerun differs");
+    }
+
+    /* a recoverable failure (> 0) shrinks the step: stages must stay within 1e-6
+     * of e^-t, which a loose rtol alone would not respect */
+    {
+        ode_test c = ode_case(ODE_DECAY), free_run = ode_case(ODE_DECAY);
+        kf_ode_opts loose = {.rtol = 1e-3, .atol = 1e-6, .first_step = 0.5};
+        c.domain = 1e-6;
+        kf_ode_stats sf;
+        CHECK(ode_solve(&free_run, 0, loose, 2, (double[]){0.0, 2.0}, &sf, &err) == KF_OK, "%s",
+              err.msg);
+        CHECK(ode_solve(&c, 0, loose, 2, (double[]){0.0, 2.0}, &st, &err) == KF_OK, "%s",
+              err.msg);
+        CHECK(st.rejected >= 4 && st.steps > 2 * sf.steps,
+              "domain: %ld steps %ld rejected; free: %ld steps", st.steps, st.rejected,
+              sf.steps);
+        /* the last stage of a step is f at its end: every accepted state is in the domain */
+        CHECK(fabs(c.out_y[1][0] - exp(-2.0)) <= 1e-6, "error %g", c.out_y[1][0] - exp(-2.0));
+    }
+
+    /* f fails recoverably for every t > 0.5 (the motion hits a wall): the
+     * driver closes in on 0.5 and then reports f's own error with the time */
+    {
+        ode_test c = ode_case(ODE_DECAY);
+        c.t_fail = 0.5, c.fail_rc = 1, c.fail_code = KF_EGEOM;
+        int rc = ode_solve(&c, 0, tol, 2, t01, &st, &err);
+        double tw = time_in(err.msg);
+        /* steps shrink by 4 per failure, to 10 ulps of 0.5 or 12 failures in a row
+         * (4^-12 of a step of at most 0.5): within 1e-7 of the wall */
+        CHECK(rc == KF_EGEOM && !strcmp(err.arg, "wall") && strstr(err.msg, "a wall") &&
+                  tw <= 0.5 && tw > 0.5 - 1e-7,
+              "%d %s", rc, err.msg);
+        /* without a description: KF_ECALLBACK, still with the time */
+        c = ode_case(ODE_DECAY);
+        c.t_fail = 0.5, c.fail_rc = 3;
+        rc = ode_solve(&c, 0, tol, 2, t01, &st, &err);
+        CHECK(rc == KF_ECALLBACK && fabs(time_in(err.msg) - 0.5) < 1e-7, "%d %s", rc, err.msg);
+    }
+
+    /* f stops (< 0) at the first t > 0.3: at once, naming that time */
+    {
+        ode_test c = ode_case(ODE_DECAY);
+        c.t_fail = 0.3, c.fail_rc = -1;
+        int rc = ode_solve(&c, 0, tol, 2, t01, &st, &err);
+        double ts = time_in(err.msg);
+        /* a stage time of the step that crosses 0.3; steps here are ~0.1 */
+        CHECK(rc == KF_ECALLBACK && strstr(err.msg, "stopped at t = ") && ts > 0.3 && ts < 0.5,
+              "%d %s", rc, err.msg);
+        CHECK(ts == c.last_t, "named %.17g, stopped at %.17g", ts, c.last_t);
+        /* with its own error: passed on as it is */
+        c = ode_case(ODE_DECAY);
+        c.t_fail = 0.3, c.fail_rc = -1, c.fail_code = KF_EINVAL;
+        rc = ode_solve(&c, 0, tol, 2, t01, &st, &err);
+        CHECK(rc == KF_EINVAL && !strcmp(err.arg, "wall") && !strcmp(err.msg, "a wall at t = 0.3"),
+              "%d %s", rc, err.msg);
+    }
+
+    /* an infinite derivative after 0.5: non-finite estimates shrink the step
+     * like a recoverable failure, then KF_EDIVERGE names the time */
+    {
+        ode_test c = ode_case(ODE_DECAY);
+        c.t_fail = 0.5, c.fail_rc = 0;
+        int rc = ode_solve(&c, 0, tol, 2, t01, &st, &err);
+        CHECK(rc == KF_EDIVERGE && fabs(time_in(err.msg) - 0.5) < 1e-7, "%d %s", rc, err.msg);
+    }
+
+    /* max_steps counts accepted and rejected steps */
+    {
+        ode_test c = ode_case(ODE_DECAY);
+        kf_ode_opts few = tol;
+        few.max_steps = 5;
+        int rc = ode_solve(&c, 0, few, 2, t01, &st, &err);
+        CHECK(rc == KF_ENOCONV && !strcmp(err.arg, "max_steps") && st.steps + st.rejected == 5,
+              "%d %s", rc, err.msg);
+    }
+
+    /* bad arguments, each named */
+    {
+        ode_test c = ode_case(ODE_DECAY);
+        kf_ode *w = NULL;
+        kf_ode_system sys = {1, NULL, ode_out, NULL, &c, 0};
+        CHECK(kf_ode_create(&w, &sys, &tol, &err) == KF_EINVAL && !w &&
+                  !strcmp(err.arg, "system"),
+              "%s", err.msg);
+        sys.f = ode_f;
+        const char *names[4] = {"rtol", "atol", "max_step", "first_step"};
+        for (int i = 0; i < 4; i++) {
+            kf_ode_opts bad = tol;
+            if (i == 0)
+                bad.rtol = 0.0;
+            else if (i == 1)
+                bad.atol = -1.0;
+            else if (i == 2)
+                bad.max_step = NAN;
+            else
+                bad.first_step = INFINITY;
+            CHECK(kf_ode_create(&w, &sys, &bad, &err) == KF_EINVAL && !w &&
+                      !strcmp(err.arg, names[i]),
+                  "%s: %s", names[i], err.msg);
+        }
+        CHECK(kf_ode_create(&w, &sys, &tol, &err) == KF_OK, "%s", err.msg);
+        double y0 = 1.0, nan0 = NAN, back[2] = {1.0, 0.5}, early[2] = {-1.0, 1.0};
+        CHECK(kf_ode_run(w, 0.0, &y0, 2, back, &st, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "tout"),
+              "%s", err.msg);
+        CHECK(kf_ode_run(w, 0.0, &y0, 2, early, &st, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "tout"),
+              "%s", err.msg);
+        CHECK(kf_ode_run(w, 0.0, &nan0, 2, t01, &st, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "y0"),
+              "%s", err.msg);
+        /* only the initial time: its output, no step */
+        CHECK(kf_ode_run(w, 0.0, &y0, 1, t01, &st, &err) == KF_OK && st.steps == 0 &&
+                  st.nfev == 1 && c.out_y[0][0] == 1.0,
+              "%s", err.msg);
+        kf_ode_free(w);
+    }
+}
+
 int main(void)
 {
     test_gauss();
@@ -1064,6 +1355,7 @@ int main(void)
     test_direct_inertia_forces();
     test_null_basis();
     test_eig_projected();
+    test_ode();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
