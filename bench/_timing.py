@@ -13,3 +13,17 @@ def best(fn, repeat):
         out = fn()
         t_best = min(t_best, time.perf_counter() - t0)
     return t_best, out
+
+
+def repeat_args(doc, default_repeat=5):
+    """The command line every timing benchmark shares: --repeat N, --quick (one run each,
+    the CI smoke run)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=default_repeat, help="runs per timing; the best is kept")
+    ap.add_argument("--quick", action="store_true", help="one run each (CI smoke run)")
+    args = ap.parse_args()
+    if args.quick:
+        args.repeat = 1
+    return args

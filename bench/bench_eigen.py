@@ -12,14 +12,13 @@ the ratio is SciPy time / kanefem time.
     python bench/bench_eigen.py [--repeat 5]
 """
 
-import argparse
 import math
 
 import numpy as np
 import scipy.linalg as sl
 
 import kanefem
-from _timing import best
+from _timing import best, repeat_args
 
 L, N_EL, E, A, I, RHO = 0.6, 10, 210e9, 2.0e-4, 1.67e-9, 7850.0
 NT = 360
@@ -99,12 +98,7 @@ def kanefem_per_instant(beam, omega, eps, include_eps, vectors):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5, help="runs per timing; the best is kept")
-    ap.add_argument("--quick", action="store_true", help="one run each (CI smoke run)")
-    args = ap.parse_args()
-    if args.quick:
-        args.repeat = 1
+    args = repeat_args(__doc__)
     omega, eps = crank_turn()
     beam = kanefem.PlanarBeam(L, N_EL, E=E, A=A, I=I, rho=RHO)
     print(f"kanefem {kanefem.__version__} (LAPACK: {kanefem.lapack_source()}), "

@@ -13,16 +13,15 @@ best of several runs; ratio = NumPy/SciPy time / kanefem time.
     python bench/bench_windpump.py [--repeat 5] [--quick]
 """
 
-import argparse
 import math
-import time
 
 import numpy as np
 import scipy.linalg as sl
 from scipy.integrate import solve_ivp
 
 import kanefem
-from bench_eigen import A as SEC_A, E as SEC_E, I as SEC_I, L as SEC_L, N_EL, RHO, best, numpy_matrices
+from _timing import best, repeat_args
+from bench_eigen import A as SEC_A, E as SEC_E, I as SEC_I, L as SEC_L, N_EL, RHO, numpy_matrices
 
 RPM, NT = 140.0, 360
 PUMP = kanefem.WindPump(l2=SEC_L, E2=SEC_E, A2=SEC_A, I2=SEC_I, rho2=RHO)
@@ -171,12 +170,7 @@ def kanefem_turn(include_eps):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5, help="runs per timing; the best is kept")
-    ap.add_argument("--quick", action="store_true", help="one run each (CI smoke run)")
-    args = ap.parse_args()
-    if args.quick:
-        args.repeat = 1
+    args = repeat_args(__doc__)
     p = PUMP.params
     omega = RPM * 2 * math.pi / 60
     t = np.arange(NT) * (2 * math.pi / omega / NT)
