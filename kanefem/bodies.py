@@ -497,10 +497,8 @@ class FlexibleBody:
         row = self._motion_row(omega, eps, a_O if geometric else None)
         kg = None
         if geometric:
-            if axial_force is not None:
-                kg = _checks.array("axial_force", axial_force, shape=(3,))[None, :]
-            else:
-                kg = self._axial_rows(row, supports, end_forces)
+            one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
+            kg = self._geometric_rows(row, supports, end_forces, None if one is None else one[None, :])
         re, im, shapes, stats = _core.eig_solve(
             ctx, row, n_modes, bool(include_eps), bool(mode_shapes), False, kg
         )
