@@ -63,7 +63,8 @@ if lapack_flags:
         else:
             extra_link.append(f)
 
-extra_compile = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+extra_compile = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-parameter",
+                 "-Wno-missing-field-initializers"]  # {"name"} zero-fills the rest
 extra_compile += shlex.split(os.environ.get("KANEFEM_CFLAGS", ""))
 extra_link += shlex.split(os.environ.get("KANEFEM_LDFLAGS", ""))
 

@@ -127,8 +127,6 @@ struct kf_body {
 int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
                    kf_error *err);
 
-/* Nonzero if every rate and acceleration in kin is finite. */
-int kf_kin_finite(const kf_kin *kin);
 
 /* Small dense helpers (column-major unless stated). */
 double kf_dot(int n, const double *x, const double *y);

@@ -82,6 +82,21 @@ int kf_mat_conform(const kf_mat *x, const kf_mat *y)
            x->ld == y->ld;
 }
 
+int kf_mat_finite(const kf_mat *m)
+{
+    /* the storage outside the matrix (and the band's fill rows) is kept at
+     * zero, so the whole array can be scanned */
+    return kf_vec_finite((size_t)m->ld * m->n, m->a);
+}
+
+int kf_vec_finite(size_t n, const double *x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
 /* Pointer to A(i,j), or NULL outside the band. */
 static double *entry(const kf_mat *m, int i, int j)
 {

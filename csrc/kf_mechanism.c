@@ -356,6 +356,10 @@ int kf_windpump_kinematics(const kf_windpump *p, const double q[2], const double
     k->lever.v[1] = -s2 * k->vB[0] + c2 * k->vB[1];
     k->lever.a[0] = c2 * ag[0] + s2 * ag[1];
     k->lever.a[1] = -s2 * ag[0] + c2 * ag[1];
+    /* vdot = a_L - W v_L with the true (gravity-free) a_L of B; W v = omega z x v */
+    double aL[2] = {c2 * k->aB[0] + s2 * k->aB[1], -s2 * k->aB[0] + c2 * k->aB[1]};
+    k->lever.vdot[0] = aL[0] + k->omega[1] * k->lever.v[1];
+    k->lever.vdot[1] = aL[1] - k->omega[1] * k->lever.v[0];
     return KF_OK;
 }
 
@@ -560,7 +564,7 @@ static int wp_out(int k, double t, const double *y, void *params, kf_error *err)
 
 int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
                          const double y0[4], int nt, const double *t, const kf_ode_opts *opts,
-                         double *states, kf_ode_stats *stats, kf_error *err)
+                         double *states, kf_stats *stats, kf_error *err)
 {
     if (!p || !drive || !y0 || !t || !opts || !states)
         return kf_fail(err, KF_EINVAL, "", "kf_windpump_simulate: NULL argument");
@@ -601,7 +605,7 @@ int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
     double y[4] = {y0[0], y0[1], drive->mode == KF_DRIVE_SPEED ? drive->omega : y0[2], y0[3]};
     kf_ode_system sys = {4, wp_rhs, wp_out, NULL, &o, 1};
     kf_ode *ode = NULL;
-    kf_ode_stats st = {0, 0, 0};
+    kf_stats st = {0};
     kf_error le = {0};
     rc = kf_ode_create(&ode, &sys, &oo, &le);
     if (!rc)
@@ -620,7 +624,7 @@ int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
     if (rc && err)
         *err = le;
     if (stats) {
-        st.nfev = o.nfev; /* with the evaluations for outputs */
+        st.evaluations = o.nfev; /* with the evaluations for outputs */
         *stats = st;
     }
     return rc;

@@ -141,12 +141,13 @@ def test_geometric_errors():
     with pytest.raises(ValueError, match="a_O"):
         beam.eigenvalues_vs_time([1.0, 2.0], [0.0, 0.0], 2, geometric_stiffness=True, a_O=np.zeros((2, 3)))
     # a body that is not a straight line on x has no N(x)
-    crooked = _core.body_create(1, np.array([[0.0, 0.0], [1.0, 0.5], [2.0, 0.0]]), [[0, 1], [1, 2]],
-                                E, RHO, A, I)
+    crooked = _core.body_create(kind=1, coords=np.array([[0.0, 0.0], [1.0, 0.5], [2.0, 0.0]]),
+                                conn=[[0, 1], [1, 2]], section={"E": E, "rho": RHO, "A": A, "Izz": I})
     with pytest.raises(ValueError, match="straight"):
-        _core.geometric_matrix(crooked, (1.0, 0.0, 0.0))
+        _core.geometric_matrix(body=crooked, coefficients=(1.0, 0.0, 0.0))
     with pytest.raises(ValueError, match="straight"):
-        _core.eig_create(crooked, np.zeros(9), True)
-    ctx = _core.eig_create(crooked, np.zeros(9))
+        _core.eig_create(body=crooked, fixed=np.zeros(9, bool), geometric=True)
+    ctx = _core.eig_create(body=crooked, fixed=np.zeros(9, bool))
     with pytest.raises(ValueError, match="geometric"):
-        _core.eig_solve(ctx, np.zeros((1, 12)), 2, True, False, False, np.zeros((1, 3)))
+        _core.eig_solve(eig=ctx, frames=kanefem.frames.empty(1), n_modes=2, include_eps=True,
+                        vectors=False, tracked=False, axial_force=np.zeros((1, 3)))
