@@ -6,7 +6,7 @@
  *
  *   M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om
  *
- * (see SPEC.md section 1).  Every time-dependent term is a linear combination
+ * (see docs/theory.md section 1).  Every time-dependent term is a linear combination
  * of the body's inertia invariants S_ij, s_ij, Mo_i, computed once by
  * quadrature when the body is created; nothing is integrated at run time.
  *
@@ -309,7 +309,7 @@ int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_
 
 /*
  * Geometric (stress) stiffness of a straight line body on its frame's x axis
- * (SPEC.md section 2): K_G = int N(x) G^T G ds, G the slope of the lateral
+ * (docs/theory.md section 2): K_G = int N(x) G^T G ds, G the slope of the lateral
  * displacement, with the axial force N(x) = c[0] + c[1] x + c[2] x^2 (tension
  * positive, x the body-frame coordinate).  The three basis matrices int x^k G^T G
  * are integrated when the body is created, so this is a combination:
@@ -390,7 +390,7 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
 
 /* ---------------------------------------------------------------- formalisms
  *
- * Independent numeric routes to the same equations (SPEC.md section 6): Kane's
+ * Independent numeric routes to the same equations (docs/theory.md section 6): Kane's
  * generalized inertia forces by quadrature of the acceleration at a state,
  * and Maggi's projection onto the null space of linear constraints G d = 0.
  */
@@ -502,7 +502,7 @@ int kf_ode_run(kf_ode *w, double t0, const double *y0, int nout, const double *t
 
 /* ================================================================ mechanisms (issue 4)
  *
- * Rigid mechanisms by Kane's method (SPEC.md section 5), and the wind pump.
+ * Rigid mechanisms by Kane's method (docs/theory.md section 5), and the wind pump.
  * Implementation: csrc/kf_mechanism.c.
  *
  * A mechanism with nu generalized speeds u (q' = u) is described, at one
@@ -538,7 +538,7 @@ int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const dou
                   double *udot, double *drive, double *work, kf_error *err);
 
 /*
- * The wind-pump mechanism (SPEC.md section 5): crank AB (angle alpha), elastic
+ * The wind-pump mechanism (docs/theory.md section 5): crank AB (angle alpha), elastic
  * lever BC', rocker/pendulum pinned at D on the slider, slider D on the guide
  * y = e.  q = (alpha, x_D), u = (omega1, xdot_D).  SI units, angles in rad.
  * Every field is a double (branch = +1 or -1) so the struct can be filled

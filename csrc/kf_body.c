@@ -1,6 +1,6 @@
 /*
  * kf_body.c -- a flexible body: its inertia invariants, stiffness and motion
- * terms (SPEC.md section 1).
+ * terms (docs/theory.md section 1).
  *
  * The invariants
  *     S_ij = int rho N_i^T N_j dV,   s_ij = int rho N_i^T x_j dV,   Mo_i = int rho N_i^T dV

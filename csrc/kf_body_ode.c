@@ -2,7 +2,7 @@
  * kf_body_ode.c -- a flexible body in a moving frame as a problem for the
  * integrators (kf_integrate.c), and the motions and loads that drive it.
  *
- * The body's equations (SPEC.md sections 1 and 4), supports eliminated:
+ * The body's equations (docs/theory.md sections 1 and 4), supports eliminated:
  *
  *   M d'' + (2 sum W_ij S_ij + C_d) d' + (K + sum (E + WW)_ij S_ij [+ K_G]) d
  *       = Q - Mo (a_L - g_L) - sum (E + WW)_ij s_ij,

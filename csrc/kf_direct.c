@@ -1,6 +1,6 @@
 /*
  * kf_direct.c -- independent numeric routes to the equations of motion
- * (SPEC.md section 6).
+ * (docs/theory.md section 6).
  *
  * The rest of the core never integrates at run time: every motion term is a
  * combination of the inertia invariants (kf_body.c).  Here, on purpose, the

@@ -1,6 +1,6 @@
 /*
  * kf_eig.c -- frozen-time eigenvalues of a body in a moving frame
- * (SPEC.md section 3).
+ * (docs/theory.md section 3).
  *
  *   (K + K_om(t) [+ K_eps(t)]) phi = lambda M phi,   supports eliminated.
  *

@@ -1,6 +1,6 @@
 /*
  * kf_integrate.c -- time integration of linear second-order systems with
- * time-dependent coefficients (SPEC.md section 4):
+ * time-dependent coefficients (docs/theory.md section 4):
  *
  *     M d'' + C(t) d' + K(t) d = f(t),
  *

@@ -1,6 +1,6 @@
 /*
  * kf_mechanism.c -- rigid mechanisms by Kane's method, and the wind pump of
- * SPEC.md section 5 (seeds 000 and 001, Appendix B).
+ * docs/theory.md section 5 (seeds 000 and 001, Appendix B).
  *
  * Three layers, top to bottom:
  *
@@ -14,7 +14,7 @@
  *   3. The rigid motion in time: Kane's equations as the right-hand side of
  *      the core's ODE driver (kf_ode.c), landing on every output time.
  *
- * Geometry (SPEC.md section 5), e(phi) = (cos phi, sin phi), J = rotation by +90 deg:
+ * Geometry (docs/theory.md section 5), e(phi) = (cos phi, sin phi), J = rotation by +90 deg:
  *   A = 0,  B = l1 e(alpha),  D = (x_D, e),
  *   C' = B + l2 e(theta2) = D + h e(phi),  phi = theta3 + psi.
  * C' is an intersection of the circles (B, l2) and (D, h).  Differentiating

@@ -1,6 +1,6 @@
 """Kane's generalized inertia forces by direct quadrature of (R N)^T a in the C core,
 against the invariant route M d'' + C d' + (K_eps + K_om) d + q_a + q_eps + q_om
-(SPEC.md sections 1 and 6)."""
+(docs/theory.md sections 1 and 6)."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Time integration (SPEC.md section 4, issue 3): analytic solutions, observed orders of
+"""Time integration (docs/theory.md section 4, issue 3): analytic solutions, observed orders of
 convergence, energy conservation, agreement of the four methods and of the Lagrange and
 Hamilton forms, and every error path."""
 

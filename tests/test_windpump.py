@@ -1,4 +1,4 @@
-"""The wind-pump mechanism (SPEC.md section 5): kinematics, Kane's rigid dynamics, joint
+"""The wind-pump mechanism (docs/theory.md section 5): kinematics, Kane's rigid dynamics, joint
 forces, the lever's eigenvalues, configuration files and the command line.
 
 Every check compares independent routes: positions against their own finite

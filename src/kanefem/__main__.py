@@ -138,7 +138,7 @@ def build_parser():
     w = sub.add_parser(
         "windpump",
         help="the wind-pump mechanism: rigid motion, joint forces, lever eigenvalues",
-        description="The wind-pump mechanism of the papers (SPEC.md section 5) at a constant "
+        description="The wind-pump mechanism of the papers (docs/theory.md section 5) at a constant "
         "crank speed: its rigid motion by Kane's method (on the periodic steady state unless "
         "--transient), the joint forces at A, B, C', D and the guide, and the frozen-time "
         "eigenvalues of the elastic lever BC' over the cycle (seed 000, Fig. 6). Writes "

@@ -2,7 +2,7 @@
 eigenvalues.
 
 A body is a set of finite elements of one kind sharing one frame (origin O,
-rotation R(t)).  Its equations of motion in that frame are (SPEC.md section 1)
+rotation R(t)).  Its equations of motion in that frame are (docs/theory.md section 1)
 
     M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om
 
@@ -686,7 +686,7 @@ class PlanarBeam(_StraightBody):
     The beam lies on its frame's x axis from ``origin`` to ``origin + length``;
     nodes are numbered along the axis and each carries (u, v, theta): axial and
     lateral displacement [m] and rotation theta = dv/dx [rad].  Rotary inertia of
-    the section is neglected (the consistent line mass of SPEC.md).
+    the section is neglected (the consistent line mass of docs/theory.md section 2.1).
 
     Parameters
     ----------

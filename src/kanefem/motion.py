@@ -3,7 +3,7 @@
 A planar frame turns about its z axis by the angle theta(t) and its origin O moves
 in the plane.  The body's equations need, at every instant, the angular velocity
 omega, the angular acceleration eps and the origin's acceleration a_O in the body
-frame (SPEC.md section 1); Hamilton's momentum also needs the origin's velocity.
+frame (docs/theory.md section 1); Hamilton's momentum also needs the origin's velocity.
 Three ways to give them:
 
 * :meth:`Motion.constant_speed` -- omega constant, origin at rest (evaluated in C);

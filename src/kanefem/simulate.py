@@ -1,6 +1,6 @@
 """Responses in time: the elastic body in its moving frame, integrated by the C core.
 
-    M d'' + C(t) d' + K(t) d = f(t)                                  (SPEC.md section 4)
+    M d'' + C(t) d' + K(t) d = f(t)                                  (docs/theory.md section 4)
 
 with C = 2 sum W_ij S_ij + damping, K = K + K_eps + K_om [+ K_G], f = Q - q_a - q_eps -
 q_om, every term a combination of the body's inertia invariants; supports eliminated.

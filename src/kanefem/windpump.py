@@ -1,4 +1,4 @@
-"""The wind-pump mechanism of the papers (SPEC.md section 5): rigid two-DOF dynamics by
+"""The wind-pump mechanism of the papers (docs/theory.md section 5): rigid two-DOF dynamics by
 Kane's method, joint forces, and the elastic lever BC' over the crank cycle.
 
 An electric motor turns a disc (the crank AB, angle alpha); the elastic lever BC' drives

@@ -129,7 +129,7 @@ static void test_body(void)
     CHECK(fabs(kf_mat_get(K, 1, 1) - 12 * E * I / pow(len, 3)) < 1e-9 * E * I / pow(len, 3),
           "K(v1, v1)");
     CHECK(fabs(kf_mat_get(K, 0, 3) + E * A / len) < 1e-12 * E * A / len, "K(u1, u2)");
-    /* S_yx(v1, u1) = 7/20 m l (SPEC.md section 2) */
+    /* S_yx(v1, u1) = 7/20 m l (docs/theory.md section 2) */
     CHECK(fabs(kf_mat_get(kf_body_S(b, 1, 0), 1, 0) - 0.35 * m * len) < 1e-15, "S_yx");
     kf_body_free(b);
 
