@@ -617,7 +617,7 @@ def test_command_line_help_and_errors(capsys, tmp_path):
         assert option in text, option
     with pytest.raises(SystemExit) as exc:
         main(["windpump", "--config", str(tmp_path / "missing.toml"), "--out", str(tmp_path)])
-    assert exc.value.code == 2 and "no such file" in capsys.readouterr().err
+    assert exc.value.code == 2 and "No such file" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["windpump", "--rpm", "-5", "--out", str(tmp_path)])
     assert "rpm must be positive" in capsys.readouterr().err

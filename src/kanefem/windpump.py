@@ -475,6 +475,8 @@ class WindPump:
                 raise ValueError(f"{path}: not valid TOML: {exc}") from None
         flat = {}
         for key, value in data.items():
+            if key == "run" and isinstance(value, dict):
+                continue  # the command line's options of the run that wrote the file (python -m kanefem)
             if isinstance(value, dict):
                 if key not in GROUPS:
                     raise ValueError(f"{path}: unknown table [{key}] (known: {', '.join(GROUPS)})")
@@ -489,15 +491,21 @@ class WindPump:
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"{path}: {exc}") from None
 
-    def to_toml(self, path):
-        """Write all parameters to a TOML file (atomically); return its path."""
+    def to_toml(self, path, run=None):
+        """Write all parameters to a TOML file (atomically); return its path.
+
+        ``run``, a dict of scalars, is written as a ``[run]`` table (the command line's
+        options; :meth:`from_toml` skips it).
+        """
         p = self.params
         tables = {g: {k: getattr(p, k) for k in keys} for g, keys in GROUPS.items()}
-        return write_toml(
-            path, tables,
-            comment="kanefem wind-pump configuration (SI units, angles in radians)\n"
-            "see kanefem.WindPumpParams for the meaning of every value",
-        )
+        comment = ("kanefem wind-pump configuration (SI units, angles in radians)\n"
+                   "see kanefem.WindPumpParams for the meaning of every value")
+        if run:
+            tables["run"] = dict(run)
+            comment += ("\n[run]: the options of the run that wrote this file (python -m kanefem "
+                        "windpump --help);\n--config FILE runs it again, options given with it override them")
+        return write_toml(path, tables, comment=comment)
 
     # ------------------------------------------------------------ kinematics
 
