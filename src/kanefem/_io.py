@@ -265,8 +265,11 @@ class OutputSet:
             for p in reversed(missing):
                 os.mkdir(p)
                 self._made.append(p)
-            self.folder = Path(tempfile.mkdtemp(prefix=self._leftover_prefix("partial") + f"{os.getpid()}-",
-                                                dir=t.parent))
+            # Ctrl-C held while the folder is made and recorded: arriving between the
+            # two, it would leave a partial folder that nothing removes
+            with _sigint_deferred():
+                self.folder = Path(tempfile.mkdtemp(
+                    prefix=self._leftover_prefix("partial") + f"{os.getpid()}-", dir=t.parent))
             os.chmod(self.folder, 0o777 & ~_umask())  # mkdtemp's is private (0700)
         except BaseException:
             self._discard()
