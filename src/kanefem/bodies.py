@@ -21,6 +21,7 @@ from typing import Mapping
 import numpy as np
 
 from . import _checks, _core
+from ._results import ResultMixin
 from .constraints import maggi_basis
 
 _BAR2, _BEAM2 = 0, 1
@@ -61,7 +62,7 @@ def _signed_hz(lam):
 
 
 @dataclass(frozen=True)
-class EigenResult:
+class EigenResult(ResultMixin):
     """Frozen-time eigenvalues of a body (one instant, or a leading time axis).
 
     Attributes
@@ -629,7 +630,7 @@ class FlexibleBody:
 
 
 @dataclass(frozen=True)
-class GyroscopicResult:
+class GyroscopicResult(ResultMixin):
     """Complex eigenvalues s of s^2 M + s C + K_eff over a time grid (issue 4).
 
     Attributes

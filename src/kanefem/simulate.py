@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _checks, _core
+from ._results import ResultMixin
 from .motion import Motion
 
 METHODS = {"newmark": 0, "generalized-alpha": 1, "rk45-lagrange": 2, "rk45-hamilton": 3}
@@ -156,7 +157,7 @@ class HarmonicLoad:
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(ResultMixin):
     """The response of a body in time.
 
     Attributes
