@@ -2,6 +2,7 @@
 pump's animation (matplotlib's Agg backend)."""
 
 import doctest
+import gc
 import math
 import sys
 
@@ -189,6 +190,8 @@ def test_animation_writes_a_gif_atomically(tmp_path, pump_results):
     assert [p.name for p in tmp_path.iterdir()] == ["pump.gif"]  # no temporary file left
     anim = pump.animate(m, response=resp, frames=3)
     assert type(anim).__name__ == "FuncAnimation"
+    del anim  # now, under this test's warning filter
+    gc.collect()
     ax = pump.draw_frame(m, 10, response=resp, magnify=0.0)
     lever = ax.get_lines()[5]  # crank, lever, rigid lever, ... (see _Frames)
     np.testing.assert_allclose(lever.get_xydata()[-1], m.points["C"][10], atol=1e-12)
