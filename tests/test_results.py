@@ -135,12 +135,14 @@ def test_plots_draw_the_results_values(pump_results, beam):
 
 
 def test_campbell_engine_orders():
-    # f = k x / 60 for rpm; lines stop at the top of the frequency axis
+    # f = k x / 60 for rpm, drawn inside the modes' frequency range only (order 9,
+    # at 9..27 Hz, is above modes at 1..6 Hz: no line)
     ax = _results.campbell([60.0, 120.0, 180.0], [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]],
-                           x_to_hz=lambda rpm: rpm / 60.0, orders=(1, 2))
+                           x_to_hz=lambda rpm: rpm / 60.0, orders=(1, 2, 9))
     dotted = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":"]
     assert len(dotted) == 2
     np.testing.assert_allclose(dotted[1].get_ydata(), 2 * dotted[1].get_xdata() / 60.0)
+    np.testing.assert_array_equal(dotted[1].get_xdata(), [60.0, 120.0, 180.0])
 
 
 def test_results_module_examples():

@@ -176,6 +176,12 @@ def test_sweep_result_views(tmp_path):
         res.stack("nope")
     with pytest.raises(KeyError, match="no parameter 'w'"):
         res.param("w")
+    sub = res.where(y=1.0)
+    assert sub.params == [{"x": 1.0, "y": 1.0}, {"x": 2.0, "y": 1.0}, {"x": 3.0, "y": 1.0}]
+    np.testing.assert_array_equal(sub.stack("z")[:, 1], [1.0, 2.0, 3.0])
+    assert len(res.where(x=2.0, y=0.0)) == 1 and len(res.where(x=9.0)) == 0
+    with pytest.raises(KeyError, match=r"\['w'\]"):
+        res.where(w=1)
 
 
 def test_sweep_result_plots_and_campbell():

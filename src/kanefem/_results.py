@@ -255,7 +255,8 @@ def campbell(x, frequencies, ax=None, orders=(1, 2, 3), x_label="speed", x_to_hz
     ax : matplotlib Axes, optional
     orders : sequence of int
         Engine orders k to draw as the lines f = k x_to_hz(x) (where a mode crosses
-        one, the speed excites it); none without ``x_to_hz``.
+        one, the speed excites it), where they fall in the modes' frequency range;
+        none without ``x_to_hz``.
     x_label : str
     x_to_hz : callable, optional
         The speed in Hz of rotation, e.g. ``lambda rpm: rpm / 60``.
@@ -278,10 +279,10 @@ def campbell(x, frequencies, ax=None, orders=(1, 2, 3), x_label="speed", x_to_hz
         if f.ndim == 3:
             ax.fill_between(x, lo[:, k], hi[:, k], color=line.get_color(), alpha=0.25, lw=0)
     if x_to_hz is not None:
-        top = ax.get_ylim()[1]
-        for k in orders:
+        bottom, top = ax.get_ylim()
+        for k in orders:  # only where they can cross a mode (in the frequency range drawn)
             fx = k * np.asarray([x_to_hz(v) for v in x])
-            keep = fx <= top
+            keep = (fx >= bottom) & (fx <= top)
             if keep.any():
                 ax.plot(x[keep], fx[keep], ":", color="0.5", lw=0.8)
                 ax.annotate(f"{k}x", (x[keep][-1], fx[keep][-1]), fontsize=7, color="0.4")

@@ -604,6 +604,15 @@ class SweepResult(ResultMixin):
             raise KeyError(f"no parameter {name!r} (the grid has {self.names})")
         return np.array([p.get(name) for p in self.params])
 
+    def where(self, **params) -> "SweepResult":
+        """The points whose parameters have the given values (e.g. ``where(M3=6.0)``)."""
+        unknown = sorted(set(params) - set(self.names))
+        if unknown:
+            raise KeyError(f"no parameter(s) {unknown} (the grid has {self.names})")
+        keep = [k for k, p in enumerate(self.params) if all(p.get(n) == v for n, v in params.items())]
+        return SweepResult(self.study, [self.params[k] for k in keep], [self.results[k] for k in keep],
+                           [self.info[k] for k in keep] if self.info else [], self.store)
+
     def stack(self, name) -> np.ndarray:
         """One output at every point, stacked along a new first axis (same shapes needed).
 
