@@ -9,6 +9,8 @@ LAPACK is found in this order:
    from SciPy's ``scipy.linalg.cython_lapack`` capsules; SciPy then becomes a
    run-time dependency of the built package.
 
+Run-time dependencies: NumPy, matplotlib (the main job's figures), SciPy as above.
+
 ``KANEFEM_CFLAGS`` adds compiler flags (CI uses it for the sanitizer build).
 """
 
@@ -63,11 +65,14 @@ if lapack_flags:
         else:
             extra_link.append(f)
 
-extra_compile = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+extra_compile = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-parameter",
+                 "-Wno-missing-field-initializers"]  # {"name"} zero-fills the rest
 extra_compile += shlex.split(os.environ.get("KANEFEM_CFLAGS", ""))
 extra_link += shlex.split(os.environ.get("KANEFEM_LDFLAGS", ""))
 
-install_requires = ["numpy>=1.22"]
+# matplotlib: the main job (python -m kanefem windpump) draws its PNG figures by default;
+# tomli: --config reads TOML, in the standard library (tomllib) from Python 3.11
+install_requires = ["numpy>=1.22", "matplotlib>=3.5", 'tomli>=1.1; python_version < "3.11"']
 if not lapack_flags:
     install_requires.append("scipy>=1.9")
 

@@ -4,7 +4,7 @@ One turn at 140 rpm from rest, 360 instants: the rigid motion (Kane's equations,
 Dormand-Prince 5(4) at rtol 1e-9), the joint forces at every instant, and the 2 lowest
 eigenvalues of the 10-element lever at every instant (K_eps on: the general solver; and
 off).  The alternative is what a user writes today with NumPy and SciPy: the closed-form
-kinematics and A, B matrices of SPEC.md section 5 in NumPy, Kane's projection per
+kinematics and A, B matrices of docs/theory.md section 5 in NumPy, Kane's projection per
 right-hand side, scipy.integrate.solve_ivp (RK45 is the same Dormand-Prince pair), the
 11 x 11 Newton-Euler systems in one batched numpy.linalg.solve, and scipy.linalg.eig /
 eigh per instant on matrices assembled once in NumPy (bench_eigen.py's).  Times are the
@@ -42,7 +42,7 @@ def cross(a, b):
 
 
 def kinematics(p, q):
-    """Closure, then A (12 x 2) and B (12 x 3) of the mass coordinates (SPEC.md section 5)."""
+    """Closure, then A (12 x 2) and B (12 x 3) of the mass coordinates (docs/theory.md section 5)."""
     al, xD = q
     B = p.l1 * e(al)
     D = np.array([xD, p.e])

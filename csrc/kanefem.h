@@ -6,7 +6,7 @@
  *
  *   M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om
  *
- * (see SPEC.md section 1).  Every time-dependent term is a linear combination
+ * (see docs/theory.md section 1).  Every time-dependent term is a linear combination
  * of the body's inertia invariants S_ij, s_ij, Mo_i, computed once by
  * quadrature when the body is created; nothing is integrated at run time.
  *
@@ -47,7 +47,11 @@ enum kf_status {
     KF_ENOLAPACK = 7,  /* the LAPACK table has not been filled */
     KF_ELAPACK = 8,    /* LAPACK returned info != 0 for a reason not above */
     KF_ECALLBACK = 9,  /* a user callback asked to stop */
-    KF_EGEOM = 10      /* a mechanism cannot be assembled at this position */
+    KF_EGEOM = 10,     /* a mechanism cannot be assembled at this position */
+    KF_ESTEPS = 11,    /* an integrator used up its step budget (max_steps) or its step
+                        * size fell below what the time's precision can resolve */
+    KF_ERANGE = 12     /* a value overflowed or underflowed the double range (an input
+                        * whose scale makes a matrix or a result non-finite) */
 };
 
 /* Error record: code, the name of the offending argument (may be empty) and a
@@ -60,6 +64,26 @@ typedef struct kf_error {
 
 /* A short, static description of a status code. */
 const char *kf_strstatus(int status);
+
+/*
+ * Long loops (time steps, instants of a time grid) call a progress function
+ * after each step or instant, when one is given: it may report progress and
+ * check for an interrupt (Ctrl-C in the Python binding); nonzero stops the
+ * loop with KF_ECALLBACK.  It is called often: it should be cheap (e.g. look
+ * at a clock and do real work every 0.1 s).
+ */
+typedef int kf_progress_fn(double t, void *params);
+
+/* What an integration cost; the one statistics record of the integrators
+ * (kf_ode, kf_integ) and the mechanisms built on them. */
+typedef struct kf_stats {
+    long steps;           /* accepted steps */
+    long rejected;        /* rejected steps: error test, non-finite estimate, or a
+                           * recoverable failure of a callback */
+    long evaluations;     /* calls of the problem's right-hand side / callbacks */
+    long factorizations;  /* LU factorizations (implicit methods: M once, one per step) */
+    long solves;          /* triangular solves with those factors */
+} kf_stats;
 
 /* ---------------------------------------------------------------- LAPACK */
 
@@ -157,6 +181,9 @@ void kf_mat_free(kf_mat *m);
 void kf_mat_zero(kf_mat *m);
 /* Nonzero if x and y have the same storage and shape. */
 int kf_mat_conform(const kf_mat *x, const kf_mat *y);
+/* Nonzero if every entry of m (of the n values x) is finite. */
+int kf_mat_finite(const kf_mat *m);
+int kf_vec_finite(size_t n, const double *x);
 double kf_mat_get(const kf_mat *m, int i, int j);
 /* Add v to A(i,j); the entry must lie inside the band (returns KF_EINVAL if not). */
 int kf_mat_add(kf_mat *m, int i, int j, double v);
@@ -180,6 +207,8 @@ int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int 
 
 /* ---------------------------------------------------------------- elements */
 
+/* Element kinds: the index of the kind's entry in kf_element.c's table
+ * (numbers never change; the binding exports them by name). */
 enum kf_element_kind {
     KF_BAR2 = 0,   /* axial bar, 2 nodes x (u); planar frame */
     KF_BEAM2 = 1   /* planar Euler-Bernoulli beam, 2 nodes x (u, v, theta) */
@@ -230,20 +259,33 @@ const double *kf_body_s(const kf_body *b, int i, int j);
 const double *kf_body_Mo(const kf_body *b, int i);
 
 /*
- * The rigid motion of a body frame at one instant, in the body (local) frame:
- * angular velocity omega and angular acceleration eps (planar bodies use
- * only the z components), velocity v and acceleration a of the origin.
- * Gravity enters by subtracting it from a (a - g, both in the body frame).
+ * The rigid motion of a body frame at one instant: the one frame type of the
+ * core, taken by the motion terms, the eigen solvers, the integrators and the
+ * mechanisms.  Every vector is in body (local) axes:
+ *   omega  angular velocity [rad/s]         eps   angular acceleration [rad/s^2]
+ *   v      velocity of the origin [m/s]     a     acceleration of the origin
+ *                                                 minus gravity, a_L - g_L [m/s^2]
+ *   vdot   time derivative of v's body-axes components (a_L - W v_L for a true
+ *          origin velocity); v and vdot enter only Hamilton's momentum.
+ * A planar body (dim 2, in its frame's x-y plane) takes only rotations about
+ * z: omega = (0, 0, wz), eps = (0, 0, ez) (kf_frame_check).  The Python
+ * binding exports the same layout as a NumPy structured dtype.
  */
-typedef struct kf_kin {
+typedef struct kf_frame {
     double omega[3];
     double eps[3];
     double v[3];
     double a[3];
-} kf_kin;
+    double vdot[3];
+} kf_frame;
+
+/* KF_EINVAL unless every entry is finite and, for dim 2, the rotation is
+ * about z only; KF_ERANGE if omega, eps or a are so large that the motion
+ * terms overflow (|omega|^2 not finite).  The message names the field. */
+int kf_frame_check(int dim, const kf_frame *f, kf_error *err);
 
 /* W = skew(omega), E = skew(eps) and WW = W W as dim x dim row-major arrays. */
-void kf_kin_operators(int dim, const kf_kin *kin, double *W, double *E, double *WW);
+void kf_frame_operators(int dim, const kf_frame *f, double *W, double *E, double *WW);
 
 /*
  * out = beta out + sum_ij c[i dim + j] S_ij  (conforming with the body's
@@ -260,14 +302,14 @@ void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double 
  *   q_eps = sum E_ij s_ij, q_om = sum (WW)_ij s_ij, q_a = sum_i a_i Mo_i.
  * Matrix outputs must conform with kf_body_mass(b).
  */
-int kf_body_motion_terms(const kf_body *b, const kf_kin *kin, kf_mat *C, kf_mat *Keps,
+int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_mat *Keps,
                          kf_mat *Kom, double *q_eps, double *q_om, double *q_a, kf_error *err);
 
 /* ---------------------------------------------------------------- geometric stiffness */
 
 /*
  * Geometric (stress) stiffness of a straight line body on its frame's x axis
- * (SPEC.md section 2): K_G = int N(x) G^T G ds, G the slope of the lateral
+ * (docs/theory.md section 2): K_G = int N(x) G^T G ds, G the slope of the lateral
  * displacement, with the axial force N(x) = c[0] + c[1] x + c[2] x^2 (tension
  * positive, x the body-frame coordinate).  The three basis matrices int x^k G^T G
  * are integrated when the body is created, so this is a combination:
@@ -288,7 +330,7 @@ int kf_body_geometric(const kf_body *b, const double c[3], double beta, kf_mat *
  * free end; both fixed: by compatibility (no net elongation, uniform EA),
  * the end forces going into the reactions; both free: by the first end.
  */
-int kf_body_axial_force(const kf_body *b, const kf_kin *kin, double f_first, double f_last,
+int kf_body_axial_force(const kf_body *b, const kf_frame *frame, double f_first, double f_last,
                         int fixed_first, int fixed_last, double c[3], kf_error *err);
 
 /* ---------------------------------------------------------------- eigenvalues */
@@ -320,6 +362,8 @@ typedef struct kf_eig_opts {
     int include_eps;  /* add K_eps (non-symmetric) */
     int vectors;      /* compute mode shapes */
     int order;        /* KF_ORDER_ASCENDING, or KF_ORDER_TRACKED (follow modes by shape) */
+    kf_progress_fn *progress; /* called after each instant with its index (may be NULL) */
+    void *progress_params;
 } kf_eig_opts;
 
 typedef struct kf_eig_stats {
@@ -330,7 +374,7 @@ typedef struct kf_eig_stats {
 } kf_eig_stats;
 
 /*
- * Solve at nt instants (kin[0..nt-1]), with K_G from the axial-force
+ * Solve at nt instants (frame[0..nt-1]), with K_G from the axial-force
  * coefficients kg[3 t .. 3 t + 2] (see kf_body_geometric) added when kg is not
  * NULL (the context must have been made with KF_EIG_GEOMETRIC); results:
  *   lam_re, lam_im: nt x n_modes (row-major), ascending by real part (or
@@ -340,13 +384,13 @@ typedef struct kf_eig_stats {
  * Instants are solved in order, each continuing from the previous one where
  * that is certified (see kf_eig.c), with a full solve otherwise.
  */
-int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                  const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
                  kf_error *err);
 
 /* ---------------------------------------------------------------- formalisms
  *
- * Independent numeric routes to the same equations (SPEC.md section 6): Kane's
+ * Independent numeric routes to the same equations (docs/theory.md section 6): Kane's
  * generalized inertia forces by quadrature of the acceleration at a state,
  * and Maggi's projection onto the null space of linear constraints G d = 0.
  */
@@ -359,13 +403,13 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
  *   R^T a = a_O + (E + W W)(x + N d) + 2 W N d' + N d''   (body frame),
  *
  * for the state d, dd = d', ddd = d'' (length ndof each) and the rigid motion
- * kin (a_O = kin->a; subtract gravity to include it).  No invariant is used:
+ * frame (a_O = frame->a; subtract gravity to include it).  No invariant is used:
  * this is the check of the invariant route, F* = -(M d'' + C d' + (K_eps +
  * K_om) d + q_a + q_eps + q_om).  Gibbs-Appell's dS/dd'' (S = 1/2 int rho
  * a.a dV) has the same integrand: dS/dd'' = -F*.  fstar has length ndof.
  */
 int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const double *dd,
-                                  const double *ddd, const kf_kin *kin, double *fstar,
+                                  const double *ddd, const kf_frame *frame, double *fstar,
                                   kf_error *err);
 
 /*
@@ -434,13 +478,9 @@ typedef struct kf_ode_opts {
     long max_steps;    /* accepted + rejected steps (0: 10^8) */
     double first_step; /* 0: automatic (Hairer's estimate, as SciPy's) */
     double max_step;   /* 0: unlimited */
+    kf_progress_fn *progress; /* after every accepted step, with its time (may be NULL) */
+    void *progress_params;
 } kf_ode_opts;
-
-typedef struct kf_ode_stats {
-    long steps;    /* accepted steps */
-    long rejected; /* by the error test, a non-finite estimate or a recoverable failure of f */
-    long nfev;     /* calls of f */
-} kf_ode_stats;
 
 /* A driver for one system and its options, with every workspace allocated
  * here; kf_ode_run allocates nothing.  The system is copied. */
@@ -452,17 +492,17 @@ void kf_ode_free(kf_ode *w);
 /*
  * Integrate from y(t0) = y0 to tout[nout - 1], calling out for each of the
  * nout non-decreasing times tout >= t0 (those equal to t0 before the first
- * step).  KF_ENOCONV when max_steps is reached or the step falls below ten
+ * step).  KF_ESTEPS when max_steps is reached or the step falls below ten
  * ulps of t; KF_EDIVERGE if that happens because the error estimate stays
  * non-finite; the code of f's own error if it happens because f keeps
  * failing recoverably (also after 12 failures in a row).
  */
 int kf_ode_run(kf_ode *w, double t0, const double *y0, int nout, const double *tout,
-               kf_ode_stats *stats, kf_error *err);
+               kf_stats *stats, kf_error *err);
 
 /* ================================================================ mechanisms (issue 4)
  *
- * Rigid mechanisms by Kane's method (SPEC.md section 5), and the wind pump.
+ * Rigid mechanisms by Kane's method (docs/theory.md section 5), and the wind pump.
  * Implementation: csrc/kf_mechanism.c.
  *
  * A mechanism with nu generalized speeds u (q' = u) is described, at one
@@ -498,7 +538,7 @@ int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const dou
                   double *udot, double *drive, double *work, kf_error *err);
 
 /*
- * The wind-pump mechanism (SPEC.md section 5): crank AB (angle alpha), elastic
+ * The wind-pump mechanism (docs/theory.md section 5): crank AB (angle alpha), elastic
  * lever BC', rocker/pendulum pinned at D on the slider, slider D on the guide
  * y = e.  q = (alpha, x_D), u = (omega1, xdot_D).  SI units, angles in rad.
  * Every field is a double (branch = +1 or -1) so the struct can be filled
@@ -543,7 +583,7 @@ typedef struct kf_windpump_kin {
     double r[KF_WP_NR], v[KF_WP_NR], a[KF_WP_NR]; /* mass coordinates and their rates */
     double A[KF_WP_NR * 2], B[KF_WP_NR * 3];      /* row-major */
     double vB[2], aB[2];               /* velocity and acceleration of B (global) */
-    kf_kin lever;                      /* the lever frame (origin B, x along B->C'), gravity
+    kf_frame lever;                    /* the lever frame (origin B, x along B->C'), gravity
                                           included: lever.a = R2^T (a_B - g) */
 } kf_windpump_kin;
 
@@ -605,7 +645,7 @@ typedef struct kf_windpump_drive {
 #define KF_WINDPUMP_NSTATE 7
 int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
                          const double y0[4], int nt, const double *t, const kf_ode_opts *opts,
-                         double *states, kf_ode_stats *stats, kf_error *err);
+                         double *states, kf_stats *stats, kf_error *err);
 
 /* ---------------------------------------------------------------- gyroscopic eigenvalues
  * (issue 4; implemented at the end of csrc/kf_eig.c)
@@ -619,7 +659,7 @@ int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
  * s_re, s_im are nt x n_modes, row-major.  Without C (omega = 0), s = +-i
  * sqrt(lambda) of kf_eig_solve.
  */
-int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                       const kf_eig_opts *opt, double *s_re, double *s_im, kf_error *err);
 
 /* ================================================================ time integration */
@@ -676,18 +716,9 @@ typedef struct kf_integ_opts {
     double max_step;     /* RK: largest step, 0 = unlimited */
     long max_steps;      /* steps allowed (accepted + rejected), 0 = 10^8 */
     double limit;        /* stop (KF_EDIVERGE) when max |d_i| exceeds this; 0 = 1e100 */
-    /* called after every accepted step (may be NULL); nonzero stops (KF_ECALLBACK) */
-    int (*progress)(double t, void *params);
+    kf_progress_fn *progress; /* after every accepted step (may be NULL) */
     void *progress_params;
 } kf_integ_opts;
-
-typedef struct kf_integ_stats {
-    long steps;           /* accepted steps */
-    long rejected;        /* rejected steps (RK: error test or recoverable callback failure) */
-    long factorizations;  /* LU factorizations (M once, and one per implicit step) */
-    long solves;          /* triangular solves with those factors */
-    long evaluations;     /* calls of the problem's callbacks */
-} kf_integ_stats;
 
 /* An integrator: the method, the options and every workspace, allocated once
  * here for the problem's size and storage; kf_integ_run allocates nothing.
@@ -710,7 +741,7 @@ void kf_integ_free(kf_integ *w);
  */
 int kf_integ_run(kf_integ *w, double t0, const double *d0, const double *v0, int nout,
                  const double *tout, int ld, const int *map, double *dout, double *vout,
-                 double *pout, kf_integ_stats *stats, kf_error *err);
+                 double *pout, kf_stats *stats, kf_error *err);
 
 /* ---------------------------------------------------------------- splines */
 
@@ -730,20 +761,10 @@ int kf_spline_eval(int n, const double *t, int nch, const double *coef, double x
 /* ---------------------------------------------------------------- body problems */
 
 /*
- * The rigid motion of a body frame at one instant, as the body's equations
- * need it.  kin holds omega and eps, v = v_L (origin velocity in the body
- * frame) and a = a_L - g_L (origin acceleration minus gravity, both in the
- * body frame); vdot is the time derivative of v's body-frame components,
- * a_L - W v_L for a true origin velocity.  v and vdot enter only the
- * canonical momentum; a motion that knows no origin velocity leaves both
- * zero, and the momentum is then the one relative to the frame origin
- * (p - Mo v_L), with the same trajectories.
+ * A motion fills the frame (kf_frame) at time t.  A motion that knows no
+ * origin velocity leaves v and vdot zero: Hamilton's momentum is then the
+ * one relative to the frame origin (p - Mo v_L), with the same trajectories.
  */
-typedef struct kf_frame {
-    kf_kin kin;
-    double vdot[3];
-} kf_frame;
-
 typedef int kf_motion_fn(double t, kf_frame *out, void *params, kf_error *err);
 /* Applied nodal forces Q(t) over all DOFs of the body (Q arrives zeroed). */
 typedef int kf_loads_fn(double t, double *Q, void *params, kf_error *err);

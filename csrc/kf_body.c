@@ -1,6 +1,6 @@
 /*
  * kf_body.c -- a flexible body: its inertia invariants, stiffness and motion
- * terms (SPEC.md section 1).
+ * terms (docs/theory.md section 1).
  *
  * The invariants
  *     S_ij = int rho N_i^T N_j dV,   s_ij = int rho N_i^T x_j dV,   Mo_i = int rho N_i^T dV
@@ -10,6 +10,7 @@
  */
 #include "kf_internal.h"
 
+#include <float.h>
 #include <string.h>
 
 int kf_body_ndof(const kf_body *b) { return b->ndof; }
@@ -206,6 +207,33 @@ static void assemble(kf_body *b)
     }
 }
 
+/* The section and the mesh can be valid numbers whose products leave the
+ * double range (E I / l^3 overflowing, rho A l underflowing): say which. */
+static int check_scale(const kf_body *b, kf_error *err)
+{
+    const kf_section *c = &b->sec;
+    int massive = kf_mat_finite(&b->M) && kf_vec_finite((size_t)b->dim * b->ndof, b->Mo);
+    for (int k = 0; k < b->dim * b->dim && massive; k++)
+        massive = kf_vec_finite((size_t)b->ndof, b->s + (size_t)k * b->ndof);
+    if (!massive)
+        return kf_fail(err, KF_ERANGE, "rho",
+                       "the mass matrix overflows (rho = %g, A = %g, node coordinates up to the "
+                       "mesh's extent): rescale the units", c->rho, c->A);
+    for (int i = 0; i < b->ndof; i++) {
+        double m = kf_mat_get(&b->M, i, i);
+        if (!(m >= DBL_MIN))
+            return kf_fail(err, KF_ERANGE, "rho",
+                           "the mass of DOF %d is %g, below the smallest normal double: rho = %g "
+                           "and A = %g make the element masses underflow", i, m, c->rho, c->A);
+    }
+    if (!kf_mat_finite(&b->K))
+        return kf_fail(err, KF_ERANGE, "E",
+                       "the stiffness matrix overflows: E = %g with A = %g, I = %g and the "
+                       "element lengths give E A / l or E I / l^3 beyond the double range",
+                       c->E, c->A, c->Izz);
+    return KF_OK;
+}
+
 int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int nel,
                    const int *conn, const kf_section *sec, kf_error *err)
 {
@@ -278,6 +306,8 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
     if (rc)
         goto fail;
     assemble(b);
+    if ((rc = check_scale(b, err)))
+        goto fail;
     *out = b;
     return KF_OK;
 fail:
@@ -287,18 +317,9 @@ fail:
 
 /* ---------------------------------------------------------------- motion terms */
 
-void kf_kin_operators(int dim, const kf_kin *kin, double *W, double *E, double *WW)
+void kf_frame_operators(int dim, const kf_frame *f, double *W, double *E, double *WW)
 {
-    double w[3], e[3];
-    if (dim == 2) {
-        /* planar: rotation about z only */
-        w[0] = w[1] = e[0] = e[1] = 0.0;
-        w[2] = kin->omega[2];
-        e[2] = kin->eps[2];
-    } else {
-        memcpy(w, kin->omega, sizeof w);
-        memcpy(e, kin->eps, sizeof e);
-    }
+    const double *w = f->omega, *e = f->eps;
     double Wf[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0};
     double Ef[9] = {0, -e[2], e[1], e[2], 0, -e[0], -e[1], e[0], 0};
     double WWf[9];
@@ -318,6 +339,30 @@ void kf_kin_operators(int dim, const kf_kin *kin, double *W, double *E, double *
             if (WW)
                 WW[i * dim + j] = WWf[i * 3 + j];
         }
+}
+
+int kf_frame_check(int dim, const kf_frame *f, kf_error *err)
+{
+    static const char *const names[5] = {"omega", "eps", "v", "a", "vdot"};
+    const double *v[5] = {f->omega, f->eps, f->v, f->a, f->vdot};
+    for (int k = 0; k < 5; k++)
+        if (!isfinite(v[k][0]) || !isfinite(v[k][1]) || !isfinite(v[k][2]))
+            return kf_fail(err, KF_EINVAL, names[k], "%s = (%g, %g, %g) must be finite",
+                           names[k], v[k][0], v[k][1], v[k][2]);
+    if (dim == 2)
+        for (int k = 0; k < 2; k++)
+            if (v[k][0] != 0.0 || v[k][1] != 0.0)
+                return kf_fail(err, KF_EINVAL, names[k],
+                               "%s = (%g, %g, %g): a planar body turns about its frame's z axis "
+                               "only (use a spatial element for rotation about x or y)",
+                               names[k], v[k][0], v[k][1], v[k][2]);
+    /* the centrifugal terms square omega */
+    double w2 = f->omega[0] * f->omega[0] + f->omega[1] * f->omega[1] + f->omega[2] * f->omega[2];
+    if (!isfinite(w2))
+        return kf_fail(err, KF_ERANGE, "omega",
+                       "omega = (%g, %g, %g): omega^2 overflows the double range", f->omega[0],
+                       f->omega[1], f->omega[2]);
+    return KF_OK;
 }
 
 void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out)
@@ -355,28 +400,18 @@ void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double 
         }
 }
 
-int kf_kin_finite(const kf_kin *kin)
-{
-    const double *p = (const double *)kin;
-    for (size_t i = 0; i < sizeof *kin / sizeof(double); i++)
-        if (!isfinite(p[i]))
-            return 0;
-    return 1;
-}
-
-int kf_body_motion_terms(const kf_body *b, const kf_kin *kin, kf_mat *C, kf_mat *Keps,
+int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_mat *Keps,
                          kf_mat *Kom, double *q_eps, double *q_om, double *q_a, kf_error *err)
 {
-    if (!kf_kin_finite(kin))
-        return kf_fail(err, KF_EINVAL, "motion",
-                       "omega, eps and a_O must be finite (omega = %g, eps = %g, a = (%g, %g))",
-                       kin->omega[2], kin->eps[2], kin->a[0], kin->a[1]);
+    int rc = kf_frame_check(b->dim, frame, err);
+    if (rc)
+        return rc;
     kf_mat *outs[3] = {C, Keps, Kom};
     for (int k = 0; k < 3; k++)
         if (outs[k] && !kf_mat_conform(outs[k], &b->M))
             return kf_fail(err, KF_EINVAL, "out", "output matrix does not conform with M");
     double W[9], E[9], WW[9];
-    kf_kin_operators(b->dim, kin, W, E, WW);
+    kf_frame_operators(b->dim, frame, W, E, WW);
     if (C) {
         double W2[9];
         for (int k = 0; k < b->dim * b->dim; k++)
@@ -395,8 +430,20 @@ int kf_body_motion_terms(const kf_body *b, const kf_kin *kin, kf_mat *C, kf_mat 
         memset(q_a, 0, (size_t)b->ndof * sizeof(double));
         for (int i = 0; i < b->dim; i++)
             for (int r = 0; r < b->ndof; r++)
-                q_a[r] += kin->a[i] * b->Mo[(size_t)i * b->ndof + r];
+                q_a[r] += frame->a[i] * b->Mo[(size_t)i * b->ndof + r];
     }
+    int finite = 1;
+    for (int k = 0; k < 3; k++)
+        finite &= !outs[k] || kf_mat_finite(outs[k]);
+    const double *vecs[3] = {q_eps, q_om, q_a};
+    for (int k = 0; k < 3; k++)
+        finite &= !vecs[k] || kf_vec_finite((size_t)b->ndof, vecs[k]);
+    if (!finite)
+        return kf_fail(err, KF_ERANGE, "omega",
+                       "the motion terms overflow for omega = (%g, %g, %g), eps = (%g, %g, %g), "
+                       "a = (%g, %g, %g) on this body's masses", frame->omega[0], frame->omega[1],
+                       frame->omega[2], frame->eps[0], frame->eps[1], frame->eps[2], frame->a[0],
+                       frame->a[1], frame->a[2]);
     return KF_OK;
 }
 
@@ -427,22 +474,24 @@ int kf_body_geometric(const kf_body *b, const double c[3], double beta, kf_mat *
     return KF_OK;
 }
 
-int kf_body_axial_force(const kf_body *b, const kf_kin *kin, double f_first, double f_last,
+int kf_body_axial_force(const kf_body *b, const kf_frame *frame, double f_first, double f_last,
                         int fixed_first, int fixed_last, double c[3], kf_error *err)
 {
     if (!b->has_geometric)
         return kf_fail(err, KF_EINVAL, "body",
                        "the axial force is defined for a straight line body on the frame's x "
                        "axis with its nodes in ascending x");
-    if (!kf_kin_finite(kin) || !isfinite(f_first) || !isfinite(f_last))
+    int rc = kf_frame_check(b->dim, frame, err);
+    if (rc)
+        return rc;
+    if (!isfinite(f_first) || !isfinite(f_last))
         return kf_fail(err, KF_EINVAL, "end_forces",
-                       "motion and end forces must be finite (f_first = %g, f_last = %g)",
-                       f_first, f_last);
+                       "end forces must be finite (f_first = %g, f_last = %g)", f_first, f_last);
     double WW[9];
-    kf_kin_operators(b->dim, kin, NULL, NULL, WW);
+    kf_frame_operators(b->dim, frame, NULL, NULL, WW);
     /* N' = -p with p = -mu (a_x + WW_xx x):  N(x) = N_a + mu a_x (x - xa)
      * + mu WW_xx (x^2 - xa^2) / 2 */
-    double mu = b->el->mu(&b->sec), ax = kin->a[0], wxx = WW[0];
+    double mu = b->el->mu(&b->sec), ax = frame->a[0], wxx = WW[0];
     double xa = b->xa, xb = b->xb, L = xb - xa, Na;
     if (fixed_first && fixed_last) /* int_xa^xb N dx = 0 */
         Na = -(mu * ax * L * L / 2 + mu * wxx * ((xb * xb * xb - xa * xa * xa) / 6 - xa * xa * L / 2)) / L;

@@ -2,7 +2,7 @@
  * kf_body_ode.c -- a flexible body in a moving frame as a problem for the
  * integrators (kf_integrate.c), and the motions and loads that drive it.
  *
- * The body's equations (SPEC.md sections 1 and 4), supports eliminated:
+ * The body's equations (docs/theory.md sections 1 and 4), supports eliminated:
  *
  *   M d'' + (2 sum W_ij S_ij + C_d) d' + (K + sum (E + WW)_ij S_ij [+ K_G]) d
  *       = Q - Mo (a_L - g_L) - sum (E + WW)_ij s_ij,
@@ -30,6 +30,7 @@
  */
 #include "kf_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- splines */
@@ -139,14 +140,14 @@ static void planar_frame(double th, double om, double ep, const double *vO, cons
 {
     double c = cos(th), s = sin(th);
     memset(out, 0, sizeof *out);
-    out->kin.omega[2] = om;
-    out->kin.eps[2] = ep;
+    out->omega[2] = om;
+    out->eps[2] = ep;
     double vL[2] = {c * vO[0] + s * vO[1], -s * vO[0] + c * vO[1]};
     double aL[2] = {c * aO[0] + s * aO[1], -s * aO[0] + c * aO[1]};
     double gL[2] = {c * g[0] + s * g[1], -s * g[0] + c * g[1]};
     for (int i = 0; i < 2; i++) {
-        out->kin.v[i] = vL[i];
-        out->kin.a[i] = aL[i] - gL[i];
+        out->v[i] = vL[i];
+        out->a[i] = aL[i] - gL[i];
     }
     /* W v = omega z x v = (-omega v_y, omega v_x) */
     out->vdot[0] = aL[0] + om * vL[1];
@@ -234,11 +235,9 @@ static int frame_at(kf_body_ode *o, double t, kf_frame *F, kf_error *err)
     int rc = o->o.motion(t, F, o->o.motion_params, err);
     if (rc)
         return rc;
-    if (!kf_kin_finite(&F->kin) || !isfinite(F->vdot[0]) || !isfinite(F->vdot[1]) ||
-        !isfinite(F->vdot[2])) {
-        kf_fail(err, KF_EINVAL, "motion",
-                "the motion at t = %.17g is not finite (omega = %g, eps = %g, a = (%g, %g))", t,
-                F->kin.omega[2], F->kin.eps[2], F->kin.a[0], F->kin.a[1]);
+    if ((rc = kf_frame_check(o->rb->dim, F, err))) {
+        /* name the time too: the motion is the caller's function of time */
+        kf_fail(err, rc, err->arg, "the motion at t = %.17g: %s", t, err->msg);
         return -1;
     }
     return 0;
@@ -274,7 +273,7 @@ static int axial_force(kf_body_ode *o, const kf_frame *F, double c[3], kf_error 
         return 0;
     double f_first = o->o.loads ? o->Q[o->u_first] : 0.0;
     double f_last = o->o.loads ? o->Q[o->u_last] : 0.0;
-    return kf_body_axial_force(o->rb, &F->kin, f_first, f_last, o->fixed_first, o->fixed_last,
+    return kf_body_axial_force(o->rb, F, f_first, f_last, o->fixed_first, o->fixed_last,
                                c, err) ? -1 : 0;
 }
 
@@ -321,9 +320,9 @@ static int instant(kf_body_ode *o, double t, kf_frame *F, double *q, double *W, 
     int rc = frame_at(o, t, F, err);
     if (rc || (rc = loads_at(o, t, q, err)))
         return rc;
-    kf_kin_operators(o->rb->dim, &F->kin, W, E, WW);
-    memcpy(key, F->kin.omega, 3 * sizeof(double));
-    memcpy(key + 3, F->kin.eps, 3 * sizeof(double));
+    kf_frame_operators(o->rb->dim, F, W, E, WW);
+    memcpy(key, F->omega, 3 * sizeof(double));
+    memcpy(key + 3, F->eps, 3 * sizeof(double));
     return axial_force(o, F, key + 6, err);
 }
 
@@ -359,7 +358,7 @@ static int second_form(double t, kf_mat *C, kf_mat *K, double *f, void *params, 
         c[k] = -(E[k] + WW[k]);
     drop_zero(o->s_zero, dd, c, c);
     kf_body_combine_vec(rb, c, 1.0, f);
-    add_Mo(o, F.kin.a, -1.0, f);
+    add_Mo(o, F.a, -1.0, f);
     return 0;
 }
 
@@ -389,12 +388,12 @@ static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b,
     /* h = sum W_ij s_ij + Mo v_L;  b = Q - q_om - Mo a + Mo vdot */
     drop_zero(o->s_zero, dd, W, c);
     kf_body_combine_vec(rb, c, 0.0, h);
-    add_Mo(o, F.kin.v, 1.0, h);
+    add_Mo(o, F.v, 1.0, h);
     for (int k = 0; k < dd; k++)
         c[k] = -WW[k];
     drop_zero(o->s_zero, dd, c, c);
     kf_body_combine_vec(rb, c, 1.0, b);
-    add_Mo(o, F.kin.a, -1.0, b);
+    add_Mo(o, F.a, -1.0, b);
     add_Mo(o, F.vdot, 1.0, b);
     return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * kf_direct.c -- independent numeric routes to the equations of motion
- * (SPEC.md section 6).
+ * (docs/theory.md section 6).
  *
  * The rest of the core never integrates at run time: every motion term is a
  * combination of the inertia invariants (kf_body.c).  Here, on purpose, the
@@ -28,16 +28,14 @@ static int finite_vector(int n, const double *v, const char *name, kf_error *err
 }
 
 int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const double *dd,
-                                  const double *ddd, const kf_kin *kin, double *fstar,
+                                  const double *ddd, const kf_frame *frame, double *fstar,
                                   kf_error *err)
 {
-    if (!b || !d || !dd || !ddd || !kin || !fstar)
+    if (!b || !d || !dd || !ddd || !frame || !fstar)
         return kf_fail(err, KF_EINVAL, "d", "body, state, motion and output must not be NULL");
-    if (!kf_kin_finite(kin))
-        return kf_fail(err, KF_EINVAL, "motion",
-                       "omega, eps and a_O must be finite (omega = %g, eps = %g, a = (%g, %g))",
-                       kin->omega[2], kin->eps[2], kin->a[0], kin->a[1]);
-    int rc = finite_vector(b->ndof, d, "d", err);
+    int rc = kf_frame_check(b->dim, frame, err);
+    if (!rc)
+        rc = finite_vector(b->ndof, d, "d", err);
     if (!rc)
         rc = finite_vector(b->ndof, dd, "d_t", err);
     if (!rc)
@@ -49,7 +47,7 @@ int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const doubl
     int dim = b->dim;
     double mu = el->mu(&b->sec);
     double W[9], E[9], WW[9], EW[9];
-    kf_kin_operators(dim, kin, W, E, WW);
+    kf_frame_operators(dim, frame, W, E, WW);
     for (int k = 0; k < dim * dim; k++)
         EW[k] = E[k] + WW[k]; /* R^T Rddot = E + W W */
     memset(fstar, 0, (size_t)b->ndof * sizeof(double));
@@ -74,7 +72,7 @@ int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const doubl
         }
         /* R^T a = a_O + (E + W W) r + 2 W N d' + N d'' */
         for (int i = 0; i < dim; i++) {
-            double v = kin->a[i] + u2[i];
+            double v = frame->a[i] + u2[i];
             for (int j = 0; j < dim; j++)
                 v += EW[i * dim + j] * r[j] + 2.0 * W[i * dim + j] * u1[j];
             acc[i] = v;
@@ -88,6 +86,11 @@ int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const doubl
             fstar[p.dofs[a]] -= mw * v;
         }
     }
+    if (!kf_vec_finite((size_t)b->ndof, fstar))
+        return kf_fail(err, KF_ERANGE, "d",
+                       "the inertia forces overflow at this state and motion (omega = (%g, %g, "
+                       "%g)): rescale the inputs", frame->omega[0], frame->omega[1],
+                       frame->omega[2]);
     return KF_OK;
 }
 
@@ -101,8 +104,10 @@ int kf_null_basis(int m, int n, const double *G, double rtol, int *nfree, double
     if (m < 0 || n < 1)
         return kf_fail(err, KF_EINVAL, "constraints",
                        "constraints: G must be m x n with m >= 0, n >= 1 (got %d x %d)", m, n);
-    if (!isfinite(rtol))
-        return kf_fail(err, KF_EINVAL, "rtol", "rtol = %g must be finite", rtol);
+    if (!isfinite(rtol) || rtol >= 1.0)
+        return kf_fail(err, KF_EINVAL, "rtol",
+                       "rtol = %g must be finite and below 1 (at 1 every constraint would be "
+                       "dropped as dependent)", rtol);
     for (size_t k = 0; k < (size_t)m * n; k++)
         if (!isfinite(G[k]))
             return kf_fail(err, KF_EINVAL, "constraints",

@@ -1,6 +1,6 @@
 /*
  * kf_eig.c -- frozen-time eigenvalues of a body in a moving frame
- * (SPEC.md section 3).
+ * (docs/theory.md section 3).
  *
  *   (K + K_om(t) [+ K_eps(t)]) phi = lambda M phi,   supports eliminated.
  *
@@ -30,6 +30,7 @@
 #include "kf_internal.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Largest reduced system for the dense standard-form solver. */
@@ -252,6 +253,13 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
 
     if ((rc = reduce(e, &b->K, e->A0, err)) || (rc = to_standard(n, e->L, e->A0, err)))
         goto fail;
+    if (!kf_vec_finite(nn, e->A0)) {
+        rc = kf_fail(err, KF_ERANGE, "rho",
+                     "the stiffness-to-mass ratio overflows (L^-1 K L^-T is not finite for "
+                     "E = %g, rho = %g, A = %g, I = %g): rescale the units", b->sec.E, b->sec.rho,
+                     b->sec.A, b->sec.Izz);
+        goto fail;
+    }
     for (int j = 0; j < n; j++) /* remove round-off asymmetry */
         for (int i = j + 1; i < n; i++) {
             double v = 0.5 * (e->A0[i + (size_t)j * n] + e->A0[j + (size_t)i * n]);
@@ -589,8 +597,8 @@ static int full_symmetric(eig_ws *w, kf_error *err)
 
 /* The arguments kf_eig_solve and kf_eig_gyroscopic share: n_modes, the instants'
  * rates and the axial-force coefficients; and a LAPACK. */
-static int check_instants(const kf_eig *e, int nt, const kf_kin *kin, const double *kg, int m,
-                          kf_error *err)
+static int check_instants(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
+                          int m, kf_error *err)
 {
     int n = e->n;
     if (m < 1 || m > n)
@@ -598,11 +606,11 @@ static int check_instants(const kf_eig *e, int nt, const kf_kin *kin, const doub
                        n);
     if (nt < 0)
         return kf_fail(err, KF_EINVAL, "omega", "number of instants %d must be >= 0", nt);
-    for (int t = 0; t < nt; t++)
-        if (!kf_kin_finite(&kin[t]))
-            return kf_fail(err, KF_EINVAL, "omega",
-                           "instant %d: omega = %g, eps = %g must be finite", t, kin[t].omega[2],
-                           kin[t].eps[2]);
+    for (int t = 0; t < nt; t++) {
+        int rc = kf_frame_check(e->dim, &frame[t], err);
+        if (rc)
+            return kf_fail(err, rc, err->arg, "instant %d: %s", t, err->msg);
+    }
     if (kg && !e->geometric)
         return kf_fail(err, KF_EINVAL, "geometric_stiffness",
                        "axial forces given, but the eigen context was made without "
@@ -616,14 +624,32 @@ static int check_instants(const kf_eig *e, int nt, const kf_kin *kin, const doub
     return kf_lapack_require(err);
 }
 
-int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+/* KF_ERANGE naming the instant's rates when a matrix or result of it is not finite. */
+static int overflow_at(int t, const kf_frame *f, const char *what, kf_error *err)
+{
+    return kf_fail(err, KF_ERANGE, "omega",
+                   "instant %d: %s overflows the double range (omega = (%g, %g, %g), eps = (%g, "
+                   "%g, %g)); the body's stiffness-to-mass scale and the rates are too large "
+                   "together", t, what, f->omega[0], f->omega[1], f->omega[2], f->eps[0],
+                   f->eps[1], f->eps[2]);
+}
+
+/* Stop a long loop when the caller's progress function says so. */
+static int poll(kf_progress_fn *progress, void *params, int t, kf_error *err)
+{
+    if (progress && progress((double)t, params))
+        return kf_fail(err, KF_ECALLBACK, "progress", "stopped at instant %d", t);
+    return KF_OK;
+}
+
+int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                  const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes,
                  kf_eig_stats *stats, kf_error *err)
 {
-    if (!e || !opt || (nt > 0 && (!kin || !lam_re || !lam_im)))
+    if (!e || !opt || (nt > 0 && (!frame || !lam_re || !lam_im)))
         return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
     int n = e->n, m = opt->n_modes, dim = e->dim;
-    int rc = check_instants(e, nt, kin, kg, m, err);
+    int rc = check_instants(e, nt, frame, kg, m, err);
     if (rc)
         return rc;
     int tracked = opt->order == KF_ORDER_TRACKED;
@@ -639,7 +665,7 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
 
     for (int t = 0; t < nt; t++) {
         double W[9], E[9], WW[9];
-        kf_kin_operators(dim, &kin[t], W, E, WW);
+        kf_frame_operators(dim, &frame[t], W, E, WW);
         /* centrifugal part: a pure shift when WW is a multiple of I */
         int shift_only = 1;
         double sigma = WW[0];
@@ -689,6 +715,10 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
                 if (cpair[q] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cpair[q] * e->Gt[q][i];
+            if (!kf_vec_finite(nn, w.A)) {
+                rc = overflow_at(t, &frame[t], "K + K_om + K_eps [+ K_G]", err);
+                goto done;
+            }
             if (!skew) {
                 rc = full_symmetric(&w, err);
                 st.full_solves++;
@@ -758,6 +788,11 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
             lam_re[(size_t)t * m + k] = w.theta_re[c] + sigma;
             lam_im[(size_t)t * m + k] = w.theta_im[c];
         }
+        if (!kf_vec_finite((size_t)m, lam_re + (size_t)t * m) ||
+            !kf_vec_finite((size_t)m, lam_im + (size_t)t * m)) {
+            rc = overflow_at(t, &frame[t], "an eigenvalue", err);
+            goto done;
+        }
         /* signs: follow the previous instant when tracking, else make the
          * largest component of phi positive (below) */
         if (tracked && have_prev)
@@ -810,6 +845,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
                 }
             }
         }
+        if ((rc = poll(opt->progress, opt->progress_params, t, err)))
+            goto done;
     }
 done:
     ws_free(&w);
@@ -829,13 +866,13 @@ done:
  * solved by dgeev at each instant (2n x 2n; no continuation: this is the
  * slow, complete route for the few instants a user asks about).
  */
-int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *kg,
+int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                       const kf_eig_opts *opt, double *s_re, double *s_im, kf_error *err)
 {
-    if (!e || !opt || (nt > 0 && (!kin || !s_re || !s_im)))
+    if (!e || !opt || (nt > 0 && (!frame || !s_re || !s_im)))
         return kf_fail(err, KF_EINVAL, "", "kf_eig_gyroscopic: NULL argument");
     int n = e->n, m = opt->n_modes, dim = e->dim, n2 = 2 * e->n;
-    int rc = check_instants(e, nt, kin, kg, m, err);
+    int rc = check_instants(e, nt, frame, kg, m, err);
     if (rc)
         return rc;
     int lwork = 0;
@@ -855,7 +892,7 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *
     }
     for (int t = 0; t < nt && !rc; t++) {
         double W[9], E[9], WW[9];
-        kf_kin_operators(dim, &kin[t], W, E, WW);
+        kf_frame_operators(dim, &frame[t], W, E, WW);
         /* A = A0 + centrifugal (+ K_eps), as kf_eig_solve builds it */
         memcpy(A, e->A0, nn * sizeof(double));
         if (dim == 3) {
@@ -891,6 +928,10 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *
                     for (int i = 0; i < n; i++)
                         Z[(n + i) + (size_t)(n + j) * n2] -= c * e->Gt[q][i + (size_t)j * n];
         }
+        if (!kf_vec_finite(zz, Z)) {
+            rc = overflow_at(t, &frame[t], "the first-order matrix [0 I; -K_eff -C]", err);
+            break;
+        }
         if ((rc = kf_la_geev(n2, Z, n2, wr, wi, NULL, 1, work, lwork, err)))
             break;
         /* the upper half-plane (a real eigenvalue counts as its own), by |s| */
@@ -919,6 +960,11 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_kin *kin, const double *
             s_re[(size_t)t * m + k] = wr[order[k]];
             s_im[(size_t)t * m + k] = wi[order[k]];
         }
+        if (!kf_vec_finite((size_t)m, s_re + (size_t)t * m) ||
+            !kf_vec_finite((size_t)m, s_im + (size_t)t * m))
+            rc = overflow_at(t, &frame[t], "an eigenvalue", err);
+        else
+            rc = poll(opt->progress, opt->progress_params, t, err);
     }
 done:
     free(A);

@@ -22,6 +22,8 @@ const char *kf_strstatus(int status)
     case KF_ELAPACK: return "LAPACK error";
     case KF_ECALLBACK: return "callback stopped the computation";
     case KF_EGEOM: return "mechanism cannot be assembled";
+    case KF_ESTEPS: return "step limit reached";
+    case KF_ERANGE: return "value out of the double range";
     default: return "unknown status";
     }
 }
@@ -29,12 +31,17 @@ const char *kf_strstatus(int status)
 int kf_fail(kf_error *err, int code, const char *arg, const char *fmt, ...)
 {
     if (err) {
-        err->code = code;
-        snprintf(err->arg, sizeof err->arg, "%s", arg ? arg : "");
+        /* format into a copy first: the arguments may include err->msg itself
+         * (a message that adds context to the one before) */
+        char msg[sizeof err->msg], name[sizeof err->arg];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
+        snprintf(name, sizeof name, "%s", arg ? arg : "");
+        err->code = code;
+        memcpy(err->arg, name, sizeof name);
+        memcpy(err->msg, msg, sizeof msg);
     }
     return code;
 }

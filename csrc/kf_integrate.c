@@ -1,6 +1,6 @@
 /*
  * kf_integrate.c -- time integration of linear second-order systems with
- * time-dependent coefficients (SPEC.md section 4):
+ * time-dependent coefficients (docs/theory.md section 4):
  *
  *     M d'' + C(t) d' + K(t) d = f(t),
  *
@@ -50,7 +50,7 @@ struct kf_integ {
         int ld;
         const int *map;
         double *dout, *vout, *pout;
-        kf_integ_stats *st;
+        kf_stats *st;
     } run;
     double *buf;
 };
@@ -136,7 +136,9 @@ int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *op
         rc = kf_mat_alloc_like(&w->E, M, err);
     if (!rc && !implicit) {
         kf_ode_system sys = {2 * n, rk_rhs, rk_out, rk_step, w, 0};
-        kf_ode_opts oo = {w->o.rtol, w->o.atol, w->o.max_steps, w->o.dt, w->o.max_step};
+        /* progress is reported by rk_step, after the divergence check */
+        kf_ode_opts oo = {.rtol = w->o.rtol, .atol = w->o.atol, .max_steps = w->o.max_steps,
+                          .first_step = w->o.dt, .max_step = w->o.max_step};
         rc = kf_ode_create(&w->ode, &sys, &oo, err);
     }
     if (rc)
@@ -185,7 +187,7 @@ static int stopped(int rc, double t, kf_error *err)
     return rc;
 }
 
-static int eval_second(kf_integ *w, double t, kf_integ_stats *st, kf_error *err)
+static int eval_second(kf_integ *w, double t, kf_stats *st, kf_error *err)
 {
     st->evaluations++;
     err->code = 0;
@@ -193,7 +195,7 @@ static int eval_second(kf_integ *w, double t, kf_integ_stats *st, kf_error *err)
 }
 
 /* G -> A, K_H -> B, h -> h, b -> r */
-static int eval_canonical(kf_integ *w, double t, kf_integ_stats *st, kf_error *err)
+static int eval_canonical(kf_integ *w, double t, kf_stats *st, kf_error *err)
 {
     st->evaluations++;
     err->code = 0;
@@ -213,13 +215,13 @@ static int callback_status(int rc, double t, kf_error *err)
 }
 
 /* x <- M^-1 x; -1 (err set) on failure, as a stopping callback. */
-static int solve_M(kf_integ *w, double *x, kf_integ_stats *st, kf_error *err)
+static int solve_M(kf_integ *w, double *x, kf_stats *st, kf_error *err)
 {
     st->solves++;
     return kf_mat_lu_solve(&w->Mlu, w->ipivM, 1, x, w->n, err) ? -1 : 0;
 }
 
-static int factor_M(kf_integ *w, kf_integ_stats *st, kf_error *err)
+static int factor_M(kf_integ *w, kf_stats *st, kf_error *err)
 {
     kf_mat_copy(&w->Mlu, w->p.M);
     st->factorizations++;
@@ -269,7 +271,7 @@ static void put_row(double *row, const int *map, int n, const double *x)
 /* p = M v + G(t) d + h(t) (needs the canonical callback); p must not be
  * one of the vectors the callback writes (h, r). */
 static int momentum(kf_integ *w, double t, const double *d, const double *v, double *p,
-                    kf_integ_stats *st, kf_error *err)
+                    kf_stats *st, kf_error *err)
 {
     int rc = eval_canonical(w, t, st, err);
     if (rc)
@@ -282,7 +284,7 @@ static int momentum(kf_integ *w, double t, const double *d, const double *v, dou
 
 /* v = M^-1 (p - G(t) d - h(t)); also leaves G, K_H, h, b(t) in the workspace. */
 static int velocity(kf_integ *w, double t, const double *d, const double *p, double *v,
-                    kf_integ_stats *st, kf_error *err)
+                    kf_stats *st, kf_error *err)
 {
     int rc = eval_canonical(w, t, st, err);
     if (rc)
@@ -336,7 +338,7 @@ static int check_run(const kf_integ *w, double t0, const double *d0, const doubl
  */
 static int emit(kf_integ *w, double tk, int k, const double *d, const double *v,
                 const double *p, int ld, const int *map, double *dout, double *vout,
-                double *pout, kf_integ_stats *st, kf_error *err)
+                double *pout, kf_stats *st, kf_error *err)
 {
     int n = w->n, rc;
     size_t row = (size_t)k * ld;
@@ -368,7 +370,7 @@ static int emit(kf_integ *w, double tk, int k, const double *d, const double *v,
  */
 static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, int ld,
                         const int *map, double *dout, double *vout, double *pout,
-                        kf_integ_stats *st, kf_error *err)
+                        kf_stats *st, kf_error *err)
 {
     int n = w->n;
     double am = 0.0, af = 0.0, beta = 0.25, gamma = 0.5;
@@ -382,7 +384,7 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
     double tend = tout[nout - 1], span = tend - t0;
     double nsteps_f = ceil(span / w->o.dt * (1.0 - 4.0 * DBL_EPSILON));
     if (nsteps_f > (double)w->o.max_steps)
-        return kf_fail(err, KF_EINVAL, "dt",
+        return kf_fail(err, KF_ESTEPS, "dt",
                        "dt = %g needs %.0f steps to reach t = %g, more than max_steps = %ld",
                        w->o.dt, nsteps_f, tend, w->o.max_steps);
     long nsteps = nsteps_f < 1.0 ? 1 : (long)nsteps_f;
@@ -490,7 +492,7 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
 static int rk_rhs(double t, const double *y, double *dy, void *params, kf_error *err)
 {
     kf_integ *w = params;
-    kf_integ_stats *st = w->run.st;
+    kf_stats *st = w->run.st;
     int n = w->n, rc;
     const double *d = y, *z = y + n; /* z = d' or p */
     double *dd = dy, *dz = dy + n;
@@ -536,7 +538,7 @@ static int rk_step(double t, const double *y, void *params, kf_error *err)
 }
 
 static int run_rk(kf_integ *w, double t0, int nout, const double *tout, int ld, const int *map,
-                  double *dout, double *vout, double *pout, kf_integ_stats *st, kf_error *err)
+                  double *dout, double *vout, double *pout, kf_stats *st, kf_error *err)
 {
     int n = w->n, rc;
     rc = factor_M(w, st, err);
@@ -551,8 +553,10 @@ static int run_rk(kf_integ *w, double t0, int nout, const double *tout, int ld, 
     w->run.ld = ld, w->run.map = map;
     w->run.dout = dout, w->run.vout = vout, w->run.pout = pout;
     w->run.st = st;
-    kf_ode_stats os;
+    kf_stats os;
     rc = kf_ode_run(w->ode, t0, w->y0, nout, tout, &os, err);
+    /* the driver counts steps; evaluations, factorizations and solves are
+     * counted here, by the right-hand side */
     st->steps = os.steps;
     st->rejected = os.rejected;
     return rc;
@@ -560,12 +564,12 @@ static int run_rk(kf_integ *w, double t0, int nout, const double *tout, int ld, 
 
 int kf_integ_run(kf_integ *w, double t0, const double *d0, const double *v0, int nout,
                  const double *tout, int ld, const int *map, double *dout, double *vout,
-                 double *pout, kf_integ_stats *stats, kf_error *err)
+                 double *pout, kf_stats *stats, kf_error *err)
 {
     kf_error local = {0};
     if (!err)
         err = &local;
-    kf_integ_stats st = {0};
+    kf_stats st = {0};
     if (stats)
         *stats = st;
     if (!w)

@@ -61,7 +61,8 @@ int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int 
  * (kf_matrix.c).  Column-major a (n x n, leading dimension lda), overwritten
  * by its factor; b (n) overwritten by the solution.  KF_ENOTPD (Cholesky: a
  * pivot <= 0) or KF_ESING (LU with partial pivoting: an exactly zero pivot),
- * as potrf/getrf report them; no message (the caller knows what failed). */
+ * as potrf/getrf report them, or KF_ERANGE (a non-finite entry in a or b, as
+ * the kf_la_* wrappers refuse it); no message (the caller knows what failed). */
 int kf_small_cholesky_solve(int n, double *a, int lda, double *b);
 int kf_small_lu_solve(int n, double *a, int lda, double *b);
 
@@ -137,8 +138,6 @@ struct kf_body {
 int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
                    kf_error *err);
 
-/* Nonzero if every rate and acceleration in kin is finite. */
-int kf_kin_finite(const kf_kin *kin);
 
 /* Small dense helpers (column-major unless stated). */
 double kf_dot(int n, const double *x, const double *y);

@@ -162,6 +162,24 @@ static int bad_dims(kf_error *err, const char *routine, const char *what, int v,
                    what, v, min);
 }
 
+/* A non-finite entry makes some LAPACK routines call xerbla (dgeev scales
+ * by its norm) and others return garbage: refuse it before the call.  Rows
+ * r0..r0+m-1 of columns 0..n-1 of a column-major array. */
+static int finite_input(const char *routine, int r0, int m, int n, const double *a, int lda,
+                        kf_error *err)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = r0; i < r0 + m; i++)
+            if (!isfinite(a[i + (size_t)j * lda]))
+                return kf_fail(err, KF_ERANGE, "", "%s: the matrix has a non-finite entry (%g "
+                               "at stored row %d, column %d)", routine, a[i + (size_t)j * lda],
+                               i, j);
+    return KF_OK;
+}
+#define CHECK_FINITE(routine, r0, m, n, a, lda)                                                \
+    if (finite_input(routine, r0, m, n, a, lda, err))                                           \
+        return KF_ERANGE;
+
 #define MAX1(x) ((x) > 1 ? (x) : 1)
 #define CHECK_DIM(routine, name, v, min)                                                       \
     if ((v) < (min))                                                                           \
@@ -174,6 +192,7 @@ int kf_la_potrf(int n, double *a, int lda, kf_error *err)
     CHECK_DIM("dpotrf", "lda", lda, MAX1(n));
     if (n == 0)
         return KF_OK;
+    CHECK_FINITE("dpotrf", 0, n, n, a, lda);
     char uplo = 'L';
     int info = 0;
     T->dpotrf(&uplo, &n, a, &lda, &info);
@@ -190,6 +209,7 @@ int kf_la_getrf(int n, double *a, int lda, int *ipiv, kf_error *err)
     CHECK_DIM("dgetrf", "lda", lda, MAX1(n));
     if (n == 0)
         return KF_OK;
+    CHECK_FINITE("dgetrf", 0, n, n, a, lda);
     int info = 0;
     T->dgetrf(&n, &n, a, &lda, ipiv, &info);
     if (info > 0)
@@ -223,6 +243,7 @@ int kf_la_gbtrf(int n, int kl, int ku, double *ab, int ldab, int *ipiv, kf_error
     CHECK_DIM("dgbtrf", "ldab", ldab, 2 * kl + ku + 1);
     if (n == 0)
         return KF_OK;
+    CHECK_FINITE("dgbtrf", kl, kl + ku + 1, n, ab, ldab); /* the matrix rows, not the fill */
     int info = 0;
     T->dgbtrf(&n, &n, &kl, &ku, ab, &ldab, ipiv, &info);
     if (info > 0)
@@ -305,6 +326,7 @@ int kf_la_syevr(int n, double *a, int lda, int il, int iu, double *w, double *z,
     CHECK_DIM("dsyevr", "ldz", ldz, z ? n : 1);
     CHECK_DIM("dsyevr", "lwork", lwork, 26 * n);
     CHECK_DIM("dsyevr", "liwork", liwork, 10 * n);
+    CHECK_FINITE("dsyevr", 0, n, n, a, lda);
     char jobz = z ? 'V' : 'N', range = (il == 1 && iu == n) ? 'A' : 'I', uplo = 'L';
     double vl = 0.0, vu = 0.0, abstol = 0.0;
     int m = 0, info = 0;
@@ -343,6 +365,7 @@ int kf_la_geev(int n, double *a, int lda, double *wr, double *wi, double *vr, in
         return KF_OK;
     CHECK_DIM("dgeev", "ldvr", ldvr, vr ? n : 1);
     CHECK_DIM("dgeev", "lwork", lwork, vr ? 4 * n : 3 * n);
+    CHECK_FINITE("dgeev", 0, n, n, a, lda);
     char jl = 'N', jr = vr ? 'V' : 'N';
     int ldvl = 1, info = 0;
     double dummy = 0.0;
@@ -382,6 +405,7 @@ int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int 
     CHECK_DIM("dgeqrf", "lwork", lwork, MAX1(n));
     if (n == 0)
         return KF_OK;
+    CHECK_FINITE("dgeqrf", 0, m, n, a, lda);
     int info = 0, k = n;
     T->dgeqrf(&m, &n, a, &lda, tau, work, &lwork, &info);
     if (info)
@@ -421,6 +445,7 @@ int kf_la_geqp3(int m, int n, double *a, int lda, int *jpvt, double *tau, double
     CHECK_DIM("dgeqp3", "lwork", lwork, 3 * n + 1);
     if (m == 0 || n == 0)
         return KF_OK;
+    CHECK_FINITE("dgeqp3", 0, m, n, a, lda);
     int info = 0;
     T->dgeqp3(&m, &n, a, &lda, jpvt, tau, work, &lwork, &info);
     return kf_lapack_info(err, "dgeqp3", info);

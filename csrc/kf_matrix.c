@@ -82,6 +82,21 @@ int kf_mat_conform(const kf_mat *x, const kf_mat *y)
            x->ld == y->ld;
 }
 
+int kf_mat_finite(const kf_mat *m)
+{
+    /* the storage outside the matrix (and the band's fill rows) is kept at
+     * zero, so the whole array can be scanned */
+    return kf_vec_finite((size_t)m->ld * m->n, m->a);
+}
+
+int kf_vec_finite(size_t n, const double *x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
 /* Pointer to A(i,j), or NULL outside the band. */
 static double *entry(const kf_mat *m, int i, int j)
 {
@@ -255,9 +270,25 @@ int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int 
 
 /* ---------------------------------------------------------------- small dense systems */
 
+/* Whether the n x n matrix a and the vector b are finite (a NaN would pass every
+ * pivot test and spread through the solution). */
+static int small_finite(int n, const double *a, int lda, const double *b)
+{
+    for (int j = 0; j < n; j++) {
+        if (!isfinite(b[j]))
+            return 0;
+        for (int i = 0; i < n; i++)
+            if (!isfinite(a[i + (size_t)j * lda]))
+                return 0;
+    }
+    return 1;
+}
+
 int kf_small_cholesky_solve(int n, double *a, int lda, double *b)
 {
 #define A_(i, j) a[(i) + (size_t)(j) * lda]
+    if (!small_finite(n, a, lda, b))
+        return KF_ERANGE;
     /* A = L L^T, column by column (the order of dpotf2 with uplo 'L') */
     for (int j = 0; j < n; j++) {
         double d = A_(j, j);
@@ -293,6 +324,8 @@ int kf_small_cholesky_solve(int n, double *a, int lda, double *b)
 int kf_small_lu_solve(int n, double *a, int lda, double *b)
 {
 #define A_(i, j) a[(i) + (size_t)(j) * lda]
+    if (!small_finite(n, a, lda, b))
+        return KF_ERANGE;
     /* P A = L U by columns with partial pivoting (dgetf2's algorithm), the
      * row interchanges applied to b as they happen */
     for (int j = 0; j < n; j++) {

@@ -1,6 +1,6 @@
 /*
  * kf_mechanism.c -- rigid mechanisms by Kane's method, and the wind pump of
- * SPEC.md section 5 (seeds 000 and 001, Appendix B).
+ * docs/theory.md section 5 (seeds 000 and 001, Appendix B).
  *
  * Three layers, top to bottom:
  *
@@ -14,7 +14,7 @@
  *   3. The rigid motion in time: Kane's equations as the right-hand side of
  *      the core's ODE driver (kf_ode.c), landing on every output time.
  *
- * Geometry (SPEC.md section 5), e(phi) = (cos phi, sin phi), J = rotation by +90 deg:
+ * Geometry (docs/theory.md section 5), e(phi) = (cos phi, sin phi), J = rotation by +90 deg:
  *   A = 0,  B = l1 e(alpha),  D = (x_D, e),
  *   C' = B + l2 e(theta2) = D + h e(phi),  phi = theta3 + psi.
  * C' is an intersection of the circles (B, l2) and (D, h).  Differentiating
@@ -94,7 +94,12 @@ int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const dou
     }
     if (nf > 0) {
         /* a few unknowns at every step of the ODE: plain loops, not LAPACK */
-        if (kf_small_cholesky_solve(nf, Mf, nf, rhs) != KF_OK)
+        int rc = kf_small_cholesky_solve(nf, Mf, nf, rhs);
+        if (rc == KF_ERANGE)
+            return kf_fail(err, KF_ERANGE, "mass",
+                           "Kane's equations have a non-finite generalized mass or force "
+                           "(values beyond the double range)");
+        if (rc)
             return kf_fail(err, KF_ESING, "mass",
                            "the generalized mass A^T M A is not positive definite (masses "
                            "that cannot move with the free coordinates?)");
@@ -350,6 +355,10 @@ int kf_windpump_kinematics(const kf_windpump *p, const double q[2], const double
     k->lever.v[1] = -s2 * k->vB[0] + c2 * k->vB[1];
     k->lever.a[0] = c2 * ag[0] + s2 * ag[1];
     k->lever.a[1] = -s2 * ag[0] + c2 * ag[1];
+    /* vdot = a_L - W v_L with the true (gravity-free) a_L of B; W v = omega z x v */
+    double aL[2] = {c2 * k->aB[0] + s2 * k->aB[1], -s2 * k->aB[0] + c2 * k->aB[1]};
+    k->lever.vdot[0] = aL[0] + k->omega[1] * k->lever.v[1];
+    k->lever.vdot[1] = aL[1] - k->omega[1] * k->lever.v[0];
     return KF_OK;
 }
 
@@ -425,7 +434,13 @@ int kf_windpump_joint_forces(const kf_windpump *p, const kf_windpump_kin *kin, d
     KK(10, YD) = 1.0, KK(10, NG) = 1.0, b[10] = mass[KF_WP_XD] * g;
 #undef KK
     /* 11 unknowns at every output instant: plain loops, not LAPACK */
-    if (kf_small_lu_solve(n, K, n, b) != KF_OK)
+    int rc = kf_small_lu_solve(n, K, n, b);
+    if (rc == KF_ERANGE)
+        return kf_fail(err, KF_ERANGE, "x_D",
+                       "the joint-force equations are not finite at alpha = %.9g rad, x_D = "
+                       "%.9g m (values beyond the double range)",
+                       kin->q[0], kin->q[1]);
+    if (rc)
         return kf_fail(err, KF_EGEOM, "x_D",
                        "the joint forces are undetermined at alpha = %.9g rad, x_D = %.9g m "
                        "(a dead point)",
@@ -549,7 +564,7 @@ static int wp_out(int k, double t, const double *y, void *params, kf_error *err)
 
 int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
                          const double y0[4], int nt, const double *t, const kf_ode_opts *opts,
-                         double *states, kf_ode_stats *stats, kf_error *err)
+                         double *states, kf_stats *stats, kf_error *err)
 {
     if (!p || !drive || !y0 || !t || !opts || !states)
         return kf_fail(err, KF_EINVAL, "", "kf_windpump_simulate: NULL argument");
@@ -590,7 +605,7 @@ int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
     double y[4] = {y0[0], y0[1], drive->mode == KF_DRIVE_SPEED ? drive->omega : y0[2], y0[3]};
     kf_ode_system sys = {4, wp_rhs, wp_out, NULL, &o, 1};
     kf_ode *ode = NULL;
-    kf_ode_stats st = {0, 0, 0};
+    kf_stats st = {0};
     kf_error le = {0};
     rc = kf_ode_create(&ode, &sys, &oo, &le);
     if (!rc)
@@ -609,7 +624,7 @@ int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
     if (rc && err)
         *err = le;
     if (stats) {
-        st.nfev = o.nfev; /* with the evaluations for outputs */
+        st.evaluations = o.nfev; /* with the evaluations for outputs */
         *stats = st;
     }
     return rc;

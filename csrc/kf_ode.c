@@ -126,10 +126,10 @@ int kf_ode_create(kf_ode **out, const kf_ode_system *sys, const kf_ode_opts *opt
 /* dy = f(t, y).  err is cleared first, so that a failure f does not describe
  * is never reported with an older message; a stop without a message gets one
  * naming the time. */
-static int call_f(kf_ode *w, double t, const double *y, double *dy, kf_ode_stats *st,
+static int call_f(kf_ode *w, double t, const double *y, double *dy, kf_stats *st,
                   kf_error *err)
 {
-    st->nfev++;
+    st->evaluations++;
     err->code = 0;
     int rc = w->sys.f(t, y, dy, w->sys.params, err);
     if (rc < 0 && !err->code)
@@ -168,7 +168,7 @@ static double err_norm(const kf_ode *w, const double *x, const double *y, const 
 /* Hairer's starting step (SciPy's select_initial_step for order 4): a step
  * over which an explicit Euler step would change y by 1 % of its scale,
  * corrected by a second-derivative estimate from one more evaluation. */
-static int first_step(kf_ode *w, double t0, double span, double *h_out, kf_ode_stats *st,
+static int first_step(kf_ode *w, double t0, double span, double *h_out, kf_stats *st,
                       kf_error *err)
 {
     int m = w->sys.n;
@@ -199,7 +199,7 @@ static int first_step(kf_ode *w, double t0, double span, double *h_out, kf_ode_s
 
 /* Stages 2..7 of a step of size h from (t, y); stage 7 is f(t + h, y1), the
  * next step's first.  Stops at the first failing stage, with f's result. */
-static int stages(kf_ode *w, double t, double h, kf_ode_stats *st, kf_error *err)
+static int stages(kf_ode *w, double t, double h, kf_stats *st, kf_error *err)
 {
     int m = w->sys.n;
     for (int s = 1; s < 7; s++) {
@@ -289,9 +289,10 @@ static int give_up(int why, int failures, double t, double hmin, kf_error *err)
     }
     if (why == REJ_NONFINITE)
         return kf_fail(err, KF_EDIVERGE, "t", "the solution became non-finite at t = %.17g", t);
-    return kf_fail(err, KF_ENOCONV, "t",
-                   "the step size fell below %g at t = %.17g: the tolerances cannot be met", hmin,
-                   t);
+    return kf_fail(err, KF_ESTEPS, "rtol",
+                   "the step size fell below %g at t = %.17g: the tolerances cannot be met "
+                   "(rtol, atol too small for this problem, or the solution is singular there)",
+                   hmin, t);
 }
 
 /* ---------------------------------------------------------------- the driver */
@@ -310,7 +311,7 @@ int kf_check_outputs(double t0, int nout, const double *tout, const char *name, 
     return KF_OK;
 }
 
-static int integrate(kf_ode *w, double t0, int nout, const double *tout, kf_ode_stats *st,
+static int integrate(kf_ode *w, double t0, int nout, const double *tout, kf_stats *st,
                      kf_error *err)
 {
     double tend = tout[nout - 1];
@@ -341,7 +342,7 @@ static int integrate(kf_ode *w, double t0, int nout, const double *tout, kf_ode_
         int rejected = 0, why = REJ_ERROR;
         for (;;) { /* until a step is accepted */
             if (st->steps + st->rejected >= w->o.max_steps)
-                return kf_fail(err, KF_ENOCONV, "max_steps",
+                return kf_fail(err, KF_ESTEPS, "max_steps",
                                "max_steps = %ld reached at t = %.17g (step %g): the problem "
                                "may be too stiff for an explicit method",
                                w->o.max_steps, t, h);
@@ -385,6 +386,9 @@ static int integrate(kf_ode *w, double t0, int nout, const double *tout, kf_ode_
             err->code = 0;
             if (w->sys.step && w->sys.step(t1, w->y1, w->sys.params, err))
                 return stopped_by("step", t1, err);
+            if (w->o.progress && w->o.progress(t1, w->o.progress_params))
+                return kf_fail(err, KF_ECALLBACK, "progress",
+                               "stopped by the progress function at t = %.17g", t1);
             /* y <- y1, k0 <- k6 (FSAL) */
             double *tmp = w->y;
             w->y = w->y1, w->y1 = tmp;
@@ -407,12 +411,12 @@ static int integrate(kf_ode *w, double t0, int nout, const double *tout, kf_ode_
 }
 
 int kf_ode_run(kf_ode *w, double t0, const double *y0, int nout, const double *tout,
-               kf_ode_stats *stats, kf_error *err)
+               kf_stats *stats, kf_error *err)
 {
     kf_error local = {0};
     if (!err)
         err = &local;
-    kf_ode_stats st = {0, 0, 0};
+    kf_stats st = {0};
     if (stats)
         *stats = st;
     if (!w)

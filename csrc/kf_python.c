@@ -2,16 +2,26 @@
  * kf_python.c -- the CPython + NumPy binding of the kanefem core: the module
  * kanefem._core.  The only file that includes Python.h.
  *
- * Thin by design: convert arguments (float64, C-contiguous), check shapes
- * and finiteness, release the GIL around the core, turn status codes into
- * exceptions and results into new arrays.  No physics here; conveniences
- * live in the Python package.
+ * Thin by design, and regular, so that a reader can check it against
+ * kanefem.h function by function:
+ *   - every function takes keyword arguments, parsed by
+ *     PyArg_ParseTupleAndKeywords with "O&" converters (below) that check
+ *     types, shapes and finiteness and name the argument in every error;
+ *   - the core's objects cross as capsules (bodies, eigen contexts, motions,
+ *     loads), the frame state as arrays of one structured dtype laid out as
+ *     struct kf_frame (exported as frame_dtype), statistics as dicts made by
+ *     one helper each;
+ *   - the GIL is released around the core; long loops poll for Ctrl-C;
+ *   - core status codes become one family of exceptions (raise_status).
+ * No physics here; conveniences live in the Python package.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,19 +29,38 @@
 
 #include "kanefem.h"
 
-_Static_assert(sizeof(kf_kin) == 12 * sizeof(double), "kf_kin must be 12 packed doubles");
-
-static PyObject *KanefemError, *LinAlgError, *DivergenceError, *GeometryError;
+static PyObject *KanefemError, *LinAlgError, *DivergenceError, *GeometryError, *StepLimitError,
+    *RangeError;
+/* the NumPy dtype of struct kf_frame (module attribute frame_dtype) */
+static PyArray_Descr *frame_descr;
 
 #define BODY_CAPSULE "kanefem._core.body"
 #define EIG_CAPSULE "kanefem._core.eig"
+#define MOTION_CAPSULE "kanefem._core.motion"
+#define LOADS_CAPSULE "kanefem._core.loads"
 
-/* ---------------------------------------------------------------- errors */
+/* Sizes that cross into the core as int. */
+#define INT_LIMIT ((npy_intp)INT32_MAX)
 
-/* Set a Python exception from a core status; returns NULL for convenience. */
+/* ================================================================ errors */
+
+/* Set an exception with a printf-style message (PyErr_Format has no %g);
+ * returns NULL. */
+static PyObject *fail(PyObject *type, const char *fmt, ...)
+{
+    char buf[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    PyErr_SetString(type, buf);
+    return NULL;
+}
+
+/* Set the Python exception of a core status; returns NULL. */
 static PyObject *raise_status(int rc, const kf_error *err)
 {
-    if (PyErr_Occurred()) /* a callback already raised: keep its exception */
+    if (PyErr_Occurred()) /* a callback raised (or Ctrl-C): keep that exception */
         return NULL;
     const char *msg = err->msg[0] ? err->msg : kf_strstatus(rc);
     PyObject *type;
@@ -40,70 +69,395 @@ static PyObject *raise_status(int rc, const kf_error *err)
     case KF_ENOMEM: type = PyExc_MemoryError; break;
     case KF_EGEOM: type = GeometryError; break;
     case KF_EDIVERGE: type = DivergenceError; break;
+    case KF_ESTEPS: type = StepLimitError; break;
+    case KF_ERANGE: type = RangeError; break;
     case KF_ESING:
     case KF_ENOTPD:
     case KF_ENOCONV:
     case KF_ELAPACK: type = LinAlgError; break;
     default: type = KanefemError; break;
     }
-    /* make sure the message names the argument */
+    /* the message names the argument; say it first when it does not */
     if (err->arg[0] && !strstr(msg, err->arg))
-        PyErr_Format(type, "%s: %s", err->arg, msg);
-    else
-        PyErr_SetString(type, msg);
+        return fail(type, "%s: %s", err->arg, msg);
+    PyErr_SetString(type, msg);
     return NULL;
 }
 
-/* A float64 C-contiguous array of ndim in [mindim, maxdim]; all finite. */
-static PyArrayObject *as_double(PyObject *obj, const char *name, int mindim, int maxdim)
+/* ================================================================ converters (O&)
+ *
+ * Each converter fills a small struct whose name field (set by the caller)
+ * is the argument's name in messages.  Those that hold references return
+ * Py_CLEANUP_SUPPORTED, so the parser releases them when a later argument
+ * fails; on success the function releases them (the *_release helpers).
+ */
+
+/* A float64 array, C-contiguous and finite, of a real dtype (ints and floats;
+ * no bool, complex, string or object), with ndim dimensions (-1: any) and the
+ * given sizes (-1: any).  optional: None leaves arr NULL. */
+typedef struct f64_arg {
+    const char *name;
+    int ndim;
+    npy_intp shape[3];
+    int optional;
+    PyArrayObject *arr;
+} f64_arg;
+
+static void f64_release(f64_arg *a) { Py_CLEAR(a->arr); }
+static double *f64_data(const f64_arg *a) { return a->arr ? PyArray_DATA(a->arr) : NULL; }
+static npy_intp f64_dim(const f64_arg *a, int k) { return PyArray_DIM(a->arr, k); }
+
+static int f64_conv(PyObject *obj, void *p)
 {
-    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_DOUBLE, mindim, maxdim,
-                                                        NPY_ARRAY_IN_ARRAY);
-    if (!a) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be a float array with %d to %d dimensions", name,
-                     mindim, maxdim);
-        return NULL;
+    f64_arg *a = p;
+    if (!obj) { /* cleanup after a later argument failed */
+        f64_release(a);
+        return 1;
     }
-    const double *p = PyArray_DATA(a);
-    npy_intp size = PyArray_SIZE(a);
-    for (npy_intp i = 0; i < size; i++)
-        if (!isfinite(p[i])) {
-            char buf[64];
-            snprintf(buf, sizeof buf, "%g", p[i]);
-            PyErr_Format(PyExc_ValueError, "%s contains a non-finite value (%s) at flat index %zd",
-                         name, buf, (Py_ssize_t)i);
-            Py_DECREF(a);
-            return NULL;
+    if (obj == Py_None && a->optional)
+        return Py_CLEANUP_SUPPORTED;
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj);
+    if (!raw) {
+        PyErr_Clear();
+        fail(PyExc_TypeError, "%s must be an array of real numbers, got %.80s", a->name,
+             Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    int t = PyArray_TYPE(raw);
+    if (!PyTypeNum_ISINTEGER(t) && !PyTypeNum_ISFLOAT(t)) {
+        PyObject *r = PyObject_Repr((PyObject *)PyArray_DESCR(raw));
+        fail(PyExc_TypeError, "%s must be an array of real numbers, got dtype %s", a->name,
+             r ? PyUnicode_AsUTF8(r) : "?");
+        Py_XDECREF(r);
+        Py_DECREF(raw);
+        return 0;
+    }
+    a->arr = (PyArrayObject *)PyArray_FromAny((PyObject *)raw, PyArray_DescrFromType(NPY_DOUBLE),
+                                              0, 0, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST,
+                                              NULL);
+    Py_DECREF(raw);
+    if (!a->arr)
+        return 0;
+    int nd = PyArray_NDIM(a->arr);
+    if (a->ndim >= 0 && nd != a->ndim) {
+        fail(PyExc_ValueError, "%s must have %d dimension(s), got %d", a->name, a->ndim, nd);
+        goto bad;
+    }
+    for (int k = 0; a->ndim > 0 && k < a->ndim && k < 3; k++)
+        if (a->shape[k] >= 0 && PyArray_DIM(a->arr, k) != a->shape[k]) {
+            fail(PyExc_ValueError, "%s must have %zd entries along axis %d, got %zd", a->name,
+                 (Py_ssize_t)a->shape[k], k, (Py_ssize_t)PyArray_DIM(a->arr, k));
+            goto bad;
         }
-    return a;
+    for (int k = 0; k < nd; k++)
+        if (PyArray_DIM(a->arr, k) > INT_LIMIT) {
+            fail(PyExc_ValueError, "%s has %zd entries along axis %d, more than the core's "
+                 "limit of %zd", a->name, (Py_ssize_t)PyArray_DIM(a->arr, k), k,
+                 (Py_ssize_t)INT_LIMIT);
+            goto bad;
+        }
+    const double *x = PyArray_DATA(a->arr);
+    npy_intp size = PyArray_SIZE(a->arr);
+    for (npy_intp i = 0; i < size; i++)
+        if (!isfinite(x[i])) {
+            fail(PyExc_ValueError, "%s contains a non-finite value (%g) at flat index %zd",
+                 a->name, x[i], (Py_ssize_t)i);
+            goto bad;
+        }
+    return Py_CLEANUP_SUPPORTED;
+bad:
+    f64_release(a);
+    return 0;
 }
+
+/* ValueError unless a's axis k has n entries (sizes known only after parsing). */
+static int f64_expect(const f64_arg *a, int k, npy_intp n, const char *what)
+{
+    if (a->arr && PyArray_DIM(a->arr, k) != n) {
+        fail(PyExc_ValueError, "%s must have %zd entries along axis %d (%s), got %zd", a->name,
+             (Py_ssize_t)n, k, what, (Py_ssize_t)PyArray_DIM(a->arr, k));
+        return -1;
+    }
+    return 0;
+}
+
+/* An integer (not a bool) in [lo, hi]. */
+typedef struct int_arg {
+    const char *name;
+    long long lo, hi;
+    long long v;
+} int_arg;
+
+static int int_conv(PyObject *obj, void *p)
+{
+    int_arg *a = p;
+    if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an integer, got %R", a->name, obj);
+        return 0;
+    }
+    PyObject *i = PyNumber_Index(obj);
+    if (!i)
+        return 0;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    if (v == -1 && PyErr_Occurred())
+        return 0;
+    if (overflow || v < a->lo || v > a->hi) {
+        PyErr_Format(PyExc_ValueError, "%s = %R is out of range %lld..%lld", a->name, obj, a->lo,
+                     a->hi);
+        return 0;
+    }
+    a->v = v;
+    return 1;
+}
+
+/* A finite real number (not a bool, string or complex). */
+typedef struct real_arg {
+    const char *name;
+    double v;
+} real_arg;
+
+static int real_conv(PyObject *obj, void *p)
+{
+    real_arg *a = p;
+    if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool) || PyComplex_Check(obj) ||
+        PyArray_IsScalar(obj, ComplexFloating) || PyUnicode_Check(obj) || PyBytes_Check(obj) ||
+        (!PyFloat_Check(obj) && !PyIndex_Check(obj) && !PyArray_IsScalar(obj, Floating))) {
+        PyErr_Format(PyExc_TypeError, "%s must be a real number, got %R", a->name, obj);
+        return 0;
+    }
+    double v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s = %R is not representable as a float", a->name, obj);
+        return 0;
+    }
+    if (!isfinite(v)) {
+        fail(PyExc_ValueError, "%s = %g must be finite", a->name, v);
+        return 0;
+    }
+    a->v = v;
+    return 1;
+}
+
+/* A support mask: one flag per DOF (bool or integer array), as uint8. */
+typedef struct mask_arg {
+    const char *name;
+    PyArrayObject *arr;
+} mask_arg;
+
+static int mask_conv(PyObject *obj, void *p)
+{
+    mask_arg *a = p;
+    if (!obj) {
+        Py_CLEAR(a->arr);
+        return 1;
+    }
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj);
+    if (!raw)
+        return 0;
+    int t = PyArray_TYPE(raw);
+    if (!PyTypeNum_ISBOOL(t) && !PyTypeNum_ISINTEGER(t)) {
+        Py_DECREF(raw);
+        PyErr_Format(PyExc_TypeError, "%s must be a boolean mask over the DOFs", a->name);
+        return 0;
+    }
+    a->arr = (PyArrayObject *)PyArray_FromAny((PyObject *)raw, PyArray_DescrFromType(NPY_UINT8),
+                                              1, 1, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST,
+                                              NULL);
+    Py_DECREF(raw);
+    return a->arr ? Py_CLEANUP_SUPPORTED : 0;
+}
+
+/* frames: an array of frame_dtype (struct kf_frame), 0-d or 1-d. */
+typedef struct frames_arg {
+    const char *name;
+    PyArrayObject *arr;
+    const kf_frame *f;
+    npy_intp n;
+} frames_arg;
+
+static int frames_conv(PyObject *obj, void *p)
+{
+    frames_arg *a = p;
+    if (!obj) {
+        Py_CLEAR(a->arr);
+        return 1;
+    }
+    if (!PyArray_Check(obj) ||
+        !PyArray_EquivTypes(PyArray_DESCR((PyArrayObject *)obj), frame_descr)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an array of frame_dtype (kanefem.FRAME_DTYPE)",
+                     a->name);
+        return 0;
+    }
+    Py_INCREF(frame_descr); /* PyArray_FromAny steals it */
+    a->arr = (PyArrayObject *)PyArray_FromAny(obj, frame_descr, 0, 1,
+                                              NPY_ARRAY_IN_ARRAY, NULL);
+    if (!a->arr)
+        return 0;
+    a->n = PyArray_SIZE(a->arr);
+    if (a->n > INT_LIMIT) {
+        Py_CLEAR(a->arr);
+        PyErr_Format(PyExc_ValueError, "%s holds %zd instants, more than %zd", a->name,
+                     (Py_ssize_t)a->n, (Py_ssize_t)INT_LIMIT);
+        return 0;
+    }
+    a->f = PyArray_DATA(a->arr);
+    return Py_CLEANUP_SUPPORTED;
+}
+
+/* A callable, or None (fn NULL). */
+typedef struct func_arg {
+    const char *name;
+    PyObject *fn; /* borrowed */
+} func_arg;
+
+static int func_conv(PyObject *obj, void *p)
+{
+    func_arg *a = p;
+    if (obj == Py_None) {
+        a->fn = NULL;
+        return 1;
+    }
+    if (!PyCallable_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be callable or None, got %R", a->name, obj);
+        return 0;
+    }
+    a->fn = obj;
+    return 1;
+}
+
+/* Capsules. */
+static int body_conv(PyObject *obj, void *p)
+{
+    if (!PyCapsule_IsValid(obj, BODY_CAPSULE)) {
+        PyErr_SetString(PyExc_TypeError, "body must be a body made by kanefem._core.body_create");
+        return 0;
+    }
+    *(kf_body **)p = PyCapsule_GetPointer(obj, BODY_CAPSULE);
+    return 1;
+}
+
+typedef struct eig_arg {
+    kf_eig *e;
+    kf_body *b; /* the body it was made for (kept alive by the capsule) */
+} eig_arg;
+
+static int eig_conv(PyObject *obj, void *p)
+{
+    eig_arg *a = p;
+    if (!PyCapsule_IsValid(obj, EIG_CAPSULE)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "eig must be an eigen context made by kanefem._core.eig_create");
+        return 0;
+    }
+    a->e = PyCapsule_GetPointer(obj, EIG_CAPSULE);
+    a->b = PyCapsule_GetPointer(PyCapsule_GetContext(obj), BODY_CAPSULE);
+    return 1;
+}
+
+/* ================================================================ results */
 
 static PyObject *new_matrix_rowmajor(const kf_mat *m)
 {
     npy_intp dims[2] = {m->n, m->n};
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (!out)
-        return NULL;
-    kf_mat_to_rowmajor(m, PyArray_DATA(out));
+    if (out)
+        kf_mat_to_rowmajor(m, PyArray_DATA(out));
     return (PyObject *)out;
 }
 
 static PyObject *new_vector(const double *v, npy_intp n)
 {
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_DOUBLE);
-    if (!out)
-        return NULL;
-    memcpy(PyArray_DATA(out), v, (size_t)n * sizeof(double));
+    if (out)
+        memcpy(PyArray_DATA(out), v, (size_t)n * sizeof(double));
     return (PyObject *)out;
 }
 
-/* ---------------------------------------------------------------- LAPACK */
+/* The outcome of a core call that fills *out: the array (the reference moves to
+ * the caller), or NULL with the exception of status rc. */
+static PyObject *array_or_raise(int rc, const kf_error *err, PyArrayObject **out)
+{
+    if (rc)
+        return raise_status(rc, err);
+    PyObject *r = (PyObject *)*out;
+    *out = NULL;
+    return r;
+}
+
+/* A zeroed array of n frames. */
+static PyArrayObject *new_frames(npy_intp n)
+{
+    Py_INCREF(frame_descr); /* stolen */
+    return (PyArrayObject *)PyArray_Zeros(1, &n, frame_descr, 0);
+}
+
+/* The statistics of an integration: the same keys wherever it ran. */
+static PyObject *stats_dict(const kf_stats *s)
+{
+    return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l}", "steps", s->steps, "rejected", s->rejected,
+                         "evaluations", s->evaluations, "factorizations", s->factorizations,
+                         "solves", s->solves);
+}
+
+static PyObject *eig_stats_dict(const kf_eig_stats *s)
+{
+    return Py_BuildValue("{s:s,s:i,s:i,s:i}", "solver",
+                         s->solver == KF_SOLVER_GENERAL ? "general" : "symmetric", "full_solves",
+                         s->full_solves, "continued", s->continued, "iterations", s->iterations);
+}
+
+/* ================================================================ progress and Ctrl-C
+ *
+ * The core calls a kf_progress_fn after each step or instant of a long loop,
+ * with the GIL released.  At most every 0.1 s of wall time it takes the GIL,
+ * lets Python handle signals (Ctrl-C raises KeyboardInterrupt there) and calls
+ * the user's progress function, if any; either may stop the loop.
+ */
+typedef struct poll_ctx {
+    PyObject *fn; /* progress(t) or NULL: then only signals are checked */
+    double last;  /* wall clock of the last check [s] */
+} poll_ctx;
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static poll_ctx poll_start(PyObject *fn)
+{
+    poll_ctx c = {fn, wall_seconds()};
+    return c;
+}
+
+static int poll_cb(double t, void *params)
+{
+    poll_ctx *c = params;
+    double now = wall_seconds();
+    if (now - c->last < 0.1)
+        return 0;
+    c->last = now;
+    int stop = 0;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (PyErr_CheckSignals() < 0) {
+        stop = 1;
+    } else if (c->fn) {
+        PyObject *r = PyObject_CallFunction(c->fn, "d", t);
+        stop = r == NULL;
+        Py_XDECREF(r);
+    }
+    PyGILState_Release(g);
+    return stop;
+}
+
+/* ================================================================ LAPACK */
 
 static PyObject *py_lapack_source(PyObject *self, PyObject *noargs)
 {
-    (void)self;
-    (void)noargs;
     const char *s = kf_lapack_source();
     if (!s)
         Py_RETURN_NONE;
@@ -112,15 +466,11 @@ static PyObject *py_lapack_source(PyObject *self, PyObject *noargs)
 
 static PyObject *py_lapack_linked(PyObject *self, PyObject *noargs)
 {
-    (void)self;
-    (void)noargs;
     return PyBool_FromLong(kf_lapack_linked_available());
 }
 
 static PyObject *py_use_linked_lapack(PyObject *self, PyObject *noargs)
 {
-    (void)self;
-    (void)noargs;
     kf_error err = {0};
     int rc = kf_lapack_use_linked(&err);
     if (rc)
@@ -129,27 +479,25 @@ static PyObject *py_use_linked_lapack(PyObject *self, PyObject *noargs)
 }
 
 /* Fill the table from SciPy's cython_lapack / cython_blas __pyx_capi__ dicts. */
-static PyObject *py_set_lapack_capsules(PyObject *self, PyObject *args)
+static PyObject *py_set_lapack_capsules(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
+    static char *kwlist[] = {"lapack", "blas", "source", NULL};
     PyObject *lapack, *blas;
     const char *source;
-    if (!PyArg_ParseTuple(args, "O!O!s", &PyDict_Type, &lapack, &PyDict_Type, &blas, &source))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!s", kwlist, &PyDict_Type, &lapack,
+                                     &PyDict_Type, &blas, &source))
         return NULL;
     kf_lapack_table t;
     void **entries = (void **)&t;
-    size_t count = sizeof t / sizeof(void *);
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < sizeof t / sizeof(void *); i++) {
         const char *name = kf_lapack_names[i];
         PyObject *cap = PyDict_GetItemString(lapack, name);
         if (!cap)
             cap = PyDict_GetItemString(blas, name);
         if (!cap || !PyCapsule_CheckExact(cap))
             return PyErr_Format(KanefemError, "no capsule for LAPACK/BLAS routine '%s'", name);
-        void *fn = PyCapsule_GetPointer(cap, PyCapsule_GetName(cap));
-        if (!fn)
+        if (!(entries[i] = PyCapsule_GetPointer(cap, PyCapsule_GetName(cap))))
             return NULL;
-        entries[i] = fn;
     }
     kf_error err = {0};
     int rc = kf_lapack_set(&t, source, &err);
@@ -158,96 +506,132 @@ static PyObject *py_set_lapack_capsules(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* ---------------------------------------------------------------- bodies */
+/* ================================================================ bodies */
+
+static PyObject *py_element_kinds(PyObject *self, PyObject *noargs)
+{
+    static const struct { const char *name; int kind; } kinds[] = {{"bar2", KF_BAR2},
+                                                                   {"beam2", KF_BEAM2}};
+    PyObject *d = PyDict_New();
+    for (size_t k = 0; d && k < sizeof kinds / sizeof kinds[0]; k++) {
+        int dim, nnode, ndofn;
+        kf_error err = {0};
+        if (kf_element_info(kinds[k].kind, &dim, &nnode, &ndofn, &err))
+            continue;
+        PyObject *v = Py_BuildValue("{s:i,s:i,s:i,s:i}", "kind", kinds[k].kind, "dim", dim,
+                                    "nodes", nnode, "dofs_per_node", ndofn);
+        if (!v || PyDict_SetItemString(d, kinds[k].name, v) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
+/* The section: a dict of the fields of struct kf_section that the element
+ * kind uses, by their C names; an unknown key is an error. */
+static const struct {
+    const char *name;
+    size_t offset;
+} section_fields[] = {{"E", offsetof(kf_section, E)},
+                      {"rho", offsetof(kf_section, rho)},
+                      {"A", offsetof(kf_section, A)},
+                      {"Izz", offsetof(kf_section, Izz)}};
+
+static int section_conv(PyObject *obj, void *p)
+{
+    kf_section *s = p;
+    if (!PyDict_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "section must be a dict of section values");
+        return 0;
+    }
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(obj, &pos, &key, &value)) {
+        const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+        size_t f = 0, nf = sizeof section_fields / sizeof section_fields[0];
+        while (k && f < nf && strcmp(k, section_fields[f].name))
+            f++;
+        if (!k || f == nf) {
+            PyErr_Format(PyExc_ValueError, "section has an unknown field %R", key);
+            return 0;
+        }
+        real_arg r = {section_fields[f].name, 0.0};
+        if (!real_conv(value, &r))
+            return 0;
+        *(double *)((char *)s + section_fields[f].offset) = r.v;
+    }
+    return 1;
+}
 
 static void body_destructor(PyObject *cap)
 {
     kf_body_free(PyCapsule_GetPointer(cap, BODY_CAPSULE));
 }
 
-static kf_body *get_body(PyObject *cap)
-{
-    if (!cap || !PyCapsule_IsValid(cap, BODY_CAPSULE)) {
-        PyErr_SetString(PyExc_TypeError, "body must be a body made by kanefem._core.body_create");
-        return NULL;
-    }
-    return PyCapsule_GetPointer(cap, BODY_CAPSULE);
-}
-
-static kf_eig *get_eig(PyObject *cap)
-{
-    if (!PyCapsule_IsValid(cap, EIG_CAPSULE)) {
-        PyErr_SetString(PyExc_TypeError, "eig must be a context made by kanefem._core.eig_create");
-        return NULL;
-    }
-    return PyCapsule_GetPointer(cap, EIG_CAPSULE);
-}
-
 static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    static char *kwlist[] = {"kind", "coords", "conn", "E", "rho", "A", "I", NULL};
-    int kind;
-    PyObject *coords_obj, *conn_obj;
+    static char *kwlist[] = {"kind", "coords", "conn", "section", NULL};
+    int_arg kind = {"kind", 0, INT32_MAX, 0};
+    f64_arg coords = {"coords", 2, {-1, -1}};
+    PyObject *conn_obj;
     kf_section sec = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iOOdddd", kwlist, &kind, &coords_obj, &conn_obj,
-                                     &sec.E, &sec.rho, &sec.A, &sec.Izz))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OO&", kwlist, int_conv, &kind, f64_conv,
+                                     &coords, &conn_obj, section_conv, &sec))
         return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *conn = NULL;
     int dim, nnode_el, ndofn;
     kf_error err = {0};
-    int rc = kf_element_info(kind, &dim, &nnode_el, &ndofn, &err);
-    if (rc)
-        return raise_status(rc, &err);
-    PyArrayObject *coords = NULL, *conn = NULL;
-    PyObject *result = NULL;
-    coords = as_double(coords_obj, "coords", 2, 2);
-    if (!coords)
-        goto fail;
-    conn = (PyArrayObject *)PyArray_FROMANY(conn_obj, NPY_INT, 2, 2,
-                                            NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
-    if (!conn) {
+    int rc = kf_element_info((int)kind.v, &dim, &nnode_el, &ndofn, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(conn_obj);
+    if (!raw || !PyTypeNum_ISINTEGER(PyArray_TYPE(raw))) {
+        Py_XDECREF(raw);
         PyErr_Clear();
-        PyErr_SetString(PyExc_ValueError, "conn must be a 2-D integer array");
-        goto fail;
+        PyErr_SetString(PyExc_TypeError, "conn must be a 2-D integer array of node indices");
+        goto done;
     }
-    if (PyArray_DIM(coords, 1) != dim) {
-        PyErr_Format(PyExc_ValueError, "coords must have shape (nnode, %d), got (%zd, %zd)", dim,
-                     (Py_ssize_t)PyArray_DIM(coords, 0), (Py_ssize_t)PyArray_DIM(coords, 1));
-        goto fail;
+    conn = (PyArrayObject *)PyArray_FromAny((PyObject *)raw, PyArray_DescrFromType(NPY_INT), 2,
+                                            2, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    Py_DECREF(raw);
+    if (!conn)
+        goto done;
+    if (f64_dim(&coords, 1) != dim) {
+        fail(PyExc_ValueError, "coords must have shape (nnode, %d), got (%zd, %zd)", dim,
+             (Py_ssize_t)f64_dim(&coords, 0), (Py_ssize_t)f64_dim(&coords, 1));
+        goto done;
     }
-    if (PyArray_DIM(conn, 1) != nnode_el) {
-        PyErr_Format(PyExc_ValueError, "conn must have shape (nel, %d), got (%zd, %zd)", nnode_el,
-                     (Py_ssize_t)PyArray_DIM(conn, 0), (Py_ssize_t)PyArray_DIM(conn, 1));
-        goto fail;
+    if (PyArray_DIM(conn, 1) != nnode_el || PyArray_DIM(conn, 0) > INT_LIMIT) {
+        fail(PyExc_ValueError, "conn must have shape (nel, %d), got (%zd, %zd)", nnode_el,
+             (Py_ssize_t)PyArray_DIM(conn, 0), (Py_ssize_t)PyArray_DIM(conn, 1));
+        goto done;
     }
-    if (PyArray_DIM(coords, 0) > INT32_MAX / 8 || PyArray_DIM(conn, 0) > INT32_MAX / 8) {
-        PyErr_SetString(PyExc_ValueError, "mesh too large");
-        goto fail;
-    }
-    int nnode = (int)PyArray_DIM(coords, 0), nel = (int)PyArray_DIM(conn, 0);
+    int nnode = (int)f64_dim(&coords, 0), nel = (int)PyArray_DIM(conn, 0);
     kf_body *body = NULL;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_body_create(&body, kind, nnode, PyArray_DATA(coords), nel, PyArray_DATA(conn), &sec,
-                        &err);
+    rc = kf_body_create(&body, (int)kind.v, nnode, f64_data(&coords), nel, PyArray_DATA(conn),
+                        &sec, &err);
     Py_END_ALLOW_THREADS
     if (rc) {
         raise_status(rc, &err);
-        goto fail;
+        goto done;
     }
-    result = PyCapsule_New(body, BODY_CAPSULE, body_destructor);
-    if (!result)
+    if (!(result = PyCapsule_New(body, BODY_CAPSULE, body_destructor)))
         kf_body_free(body);
-fail:
-    Py_XDECREF(coords);
+done:
+    f64_release(&coords);
     Py_XDECREF(conn);
     return result;
 }
 
-static PyObject *py_body_info(PyObject *self, PyObject *cap)
+static PyObject *py_body_info(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    kf_body *b = get_body(cap);
-    if (!b)
+    static char *kwlist[] = {"body", NULL};
+    kf_body *b;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
         return NULL;
     const kf_mat *M = kf_body_mass(b);
     return Py_BuildValue("{s:i,s:i,s:i,s:s,s:i,s:i}", "ndof", kf_body_ndof(b), "dim",
@@ -255,58 +639,50 @@ static PyObject *py_body_info(PyObject *self, PyObject *cap)
                          M->kind == KF_BAND ? "band" : "dense", "kl", M->kl, "ku", M->ku);
 }
 
-static PyObject *py_body_matrix(PyObject *self, PyObject *args)
+static PyObject *py_body_matrix(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    PyObject *cap;
+    static char *kwlist[] = {"body", "name", "i", "j", NULL};
+    kf_body *b;
     const char *name;
-    int i = 0, j = 0;
-    if (!PyArg_ParseTuple(args, "Os|ii", &cap, &name, &i, &j))
-        return NULL;
-    kf_body *b = get_body(cap);
-    if (!b)
+    int_arg i = {"i", 0, 2, 0}, j = {"j", 0, 2, 0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&s|O&O&", kwlist, body_conv, &b, &name,
+                                     int_conv, &i, int_conv, &j))
         return NULL;
     int dim = kf_body_dim(b);
     if (!strcmp(name, "M"))
         return new_matrix_rowmajor(kf_body_mass(b));
     if (!strcmp(name, "K"))
         return new_matrix_rowmajor(kf_body_stiffness(b));
-    if (i < 0 || j < 0 || i >= dim || j >= dim)
-        return PyErr_Format(PyExc_ValueError, "block index (%d, %d) is out of 0..%d", i, j,
-                            dim - 1);
+    if (i.v >= dim || j.v >= dim)
+        return PyErr_Format(PyExc_ValueError, "block index (%lld, %lld) is out of 0..%d", i.v,
+                            j.v, dim - 1);
     if (!strcmp(name, "S"))
-        return new_matrix_rowmajor(kf_body_S(b, i, j));
+        return new_matrix_rowmajor(kf_body_S(b, (int)i.v, (int)j.v));
     if (!strcmp(name, "s"))
-        return new_vector(kf_body_s(b, i, j), kf_body_ndof(b));
+        return new_vector(kf_body_s(b, (int)i.v, (int)j.v), kf_body_ndof(b));
     if (!strcmp(name, "Mo"))
-        return new_vector(kf_body_Mo(b, i), kf_body_ndof(b));
-    return PyErr_Format(PyExc_ValueError, "unknown invariant '%s' (M, K, S, s, Mo)", name);
+        return new_vector(kf_body_Mo(b, (int)i.v), kf_body_ndof(b));
+    return PyErr_Format(PyExc_ValueError, "name = '%s' is not an invariant (M, K, S, s, Mo)",
+                        name);
 }
 
-/* kin: (nt, 12) array laid out as kf_kin (omega, eps, v, a). */
-static PyArrayObject *as_kin(PyObject *obj)
+/* One instant of frames (motion_terms, inertia_forces_direct take one). */
+static int one_frame(const frames_arg *f)
 {
-    PyArrayObject *k = as_double(obj, "motion", 2, 2);
-    if (k && PyArray_DIM(k, 1) != 12) {
-        PyErr_Format(PyExc_ValueError, "motion must have shape (nt, 12), got (%zd, %zd)",
-                     (Py_ssize_t)PyArray_DIM(k, 0), (Py_ssize_t)PyArray_DIM(k, 1));
-        Py_DECREF(k);
-        return NULL;
+    if (f->n != 1) {
+        PyErr_Format(PyExc_ValueError, "%s must hold one instant, got %zd", f->name,
+                     (Py_ssize_t)f->n);
+        return -1;
     }
-    return k;
+    return 0;
 }
 
-static PyObject *py_motion_terms(PyObject *self, PyObject *args)
+static PyObject *py_motion_terms(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    PyObject *cap, *kin_obj;
-    if (!PyArg_ParseTuple(args, "OO", &cap, &kin_obj))
-        return NULL;
-    kf_body *b = get_body(cap);
-    if (!b)
-        return NULL;
-    PyArrayObject *kin = as_kin(kin_obj);
-    if (!kin)
+    static char *kwlist[] = {"body", "frame", NULL};
+    kf_body *b;
+    frames_arg fr = {"frame"};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, body_conv, &b, frames_conv, &fr))
         return NULL;
     PyObject *result = NULL;
     const kf_mat *M = kf_body_mass(b);
@@ -314,39 +690,128 @@ static PyObject *py_motion_terms(PyObject *self, PyObject *args)
     kf_mat C = {0}, Ke = {0}, Ko = {0};
     double *q = calloc((size_t)3 * n + 1, sizeof(double));
     kf_error err = {0};
-    int rc = q ? KF_OK : KF_ENOMEM;
+    int rc = KF_OK;
+    if (one_frame(&fr))
+        goto done;
+    if (!q) {
+        PyErr_NoMemory();
+        goto done;
+    }
     if (!rc)
         rc = kf_mat_alloc_like(&C, M, &err);
     if (!rc)
         rc = kf_mat_alloc_like(&Ke, M, &err);
     if (!rc)
         rc = kf_mat_alloc_like(&Ko, M, &err);
-    if (!rc && PyArray_DIM(kin, 0) != 1) {
-        rc = KF_EINVAL;
-        snprintf(err.msg, sizeof err.msg, "motion_terms takes one instant, got %zd",
-                 (Py_ssize_t)PyArray_DIM(kin, 0));
-    }
     if (!rc) {
         Py_BEGIN_ALLOW_THREADS
-        rc = kf_body_motion_terms(b, (const kf_kin *)PyArray_DATA(kin), &C, &Ke, &Ko, q, q + n,
-                                  q + 2 * n, &err);
+        rc = kf_body_motion_terms(b, fr.f, &C, &Ke, &Ko, q, q + n, q + 2 * n, &err);
         Py_END_ALLOW_THREADS
     }
     if (rc)
         raise_status(rc, &err);
     else
-        result = Py_BuildValue("NNNNNN", new_matrix_rowmajor(&C), new_matrix_rowmajor(&Ke),
-                               new_matrix_rowmajor(&Ko), new_vector(q, n), new_vector(q + n, n),
-                               new_vector(q + 2 * n, n));
+        result = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N}", "C", new_matrix_rowmajor(&C),
+                               "K_eps", new_matrix_rowmajor(&Ke), "K_om",
+                               new_matrix_rowmajor(&Ko), "q_eps", new_vector(q, n), "q_om",
+                               new_vector(q + n, n), "q_a", new_vector(q + 2 * n, n));
+done:
     kf_mat_free(&C);
     kf_mat_free(&Ke);
     kf_mat_free(&Ko);
     free(q);
-    Py_DECREF(kin);
+    Py_XDECREF(fr.arr);
     return result;
 }
 
-/* ---------------------------------------------------------------- eigenvalues */
+static PyObject *py_geometric_matrix(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "coefficients", NULL};
+    kf_body *b;
+    f64_arg c = {"axial_force", 1, {3}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, body_conv, &b, f64_conv, &c))
+        return NULL;
+    kf_mat G = {0};
+    kf_error err = {0};
+    PyObject *result = NULL;
+    int rc = kf_mat_alloc_like(&G, kf_body_mass(b), &err);
+    if (!rc)
+        rc = kf_body_geometric(b, f64_data(&c), 0.0, &G, &err);
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = new_matrix_rowmajor(&G);
+    kf_mat_free(&G);
+    f64_release(&c);
+    return result;
+}
+
+static PyObject *py_axial_force(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "frames", "f_first", "f_last", "fixed_first", "fixed_last",
+                             NULL};
+    kf_body *b;
+    frames_arg fr = {"frames"};
+    real_arg f0 = {"end_forces[0]"}, f1 = {"end_forces[1]"};
+    int fixed_first, fixed_last;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&pp", kwlist, body_conv, &b, frames_conv,
+                                     &fr, real_conv, &f0, real_conv, &f1, &fixed_first,
+                                     &fixed_last))
+        return NULL;
+    npy_intp dims[2] = {fr.n, 3};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    PyObject *result = NULL;
+    if (!out)
+        goto done;
+    double *c = PyArray_DATA(out);
+    kf_error err = {0};
+    int rc = KF_OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp t = 0; t < fr.n && !rc; t++)
+        rc = kf_body_axial_force(b, &fr.f[t], f0.v, f1.v, fixed_first, fixed_last, c + 3 * t,
+                                 &err);
+    Py_END_ALLOW_THREADS
+    result = array_or_raise(rc, &err, &out);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(fr.arr);
+    return result;
+}
+
+static PyObject *py_inertia_forces_direct(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "d", "d_t", "d_tt", "frame", NULL};
+    kf_body *b;
+    f64_arg d = {"d", 1, {-1}}, dd = {"d_t", 1, {-1}}, ddd = {"d_tt", 1, {-1}};
+    frames_arg fr = {"frame"};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&", kwlist, body_conv, &b, f64_conv,
+                                     &d, f64_conv, &dd, f64_conv, &ddd, frames_conv, &fr))
+        return NULL;
+    npy_intp n = kf_body_ndof(b);
+    PyArrayObject *out = NULL;
+    PyObject *result = NULL;
+    if (f64_expect(&d, 0, n, "the body's DOFs") || f64_expect(&dd, 0, n, "the body's DOFs") ||
+        f64_expect(&ddd, 0, n, "the body's DOFs") || one_frame(&fr))
+        goto done;
+    if (!(out = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_DOUBLE)))
+        goto done;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_inertia_forces_direct(b, f64_data(&d), f64_data(&dd), f64_data(&ddd), fr.f,
+                                       PyArray_DATA(out), &err);
+    Py_END_ALLOW_THREADS
+    result = array_or_raise(rc, &err, &out);
+done:
+    Py_XDECREF(out);
+    f64_release(&d);
+    f64_release(&dd);
+    f64_release(&ddd);
+    Py_XDECREF(fr.arr);
+    return result;
+}
+
+/* ================================================================ eigenvalues */
 
 static void eig_destructor(PyObject *cap)
 {
@@ -367,96 +832,139 @@ static PyObject *eig_capsule(kf_eig *e, PyObject *body_cap)
     return result;
 }
 
-static PyObject *py_eig_create(PyObject *self, PyObject *args)
+static PyObject *py_eig_create(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    PyObject *cap, *fixed_obj;
+    static char *kwlist[] = {"body", "fixed", "geometric", NULL};
+    PyObject *cap;
+    mask_arg fixed = {"supports"};
     int geometric = 0;
-    if (!PyArg_ParseTuple(args, "OO|p", &cap, &fixed_obj, &geometric))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|p", kwlist, &cap, mask_conv, &fixed,
+                                     &geometric))
         return NULL;
-    kf_body *b = get_body(cap);
-    if (!b)
-        return NULL;
-    PyArrayObject *fixed = (PyArrayObject *)PyArray_FROMANY(
-        fixed_obj, NPY_UINT8, 1, 1, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
-    if (!fixed)
-        return NULL;
+    kf_body *b;
     PyObject *result = NULL;
-    if (PyArray_DIM(fixed, 0) != kf_body_ndof(b)) {
+    if (!body_conv(cap, &b))
+        goto done;
+    if (PyArray_DIM(fixed.arr, 0) != kf_body_ndof(b)) {
         PyErr_Format(PyExc_ValueError, "supports mask has %zd entries, the body %d DOFs",
-                     (Py_ssize_t)PyArray_DIM(fixed, 0), kf_body_ndof(b));
+                     (Py_ssize_t)PyArray_DIM(fixed.arr, 0), kf_body_ndof(b));
         goto done;
     }
     kf_eig *e = NULL;
     kf_error err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_create(&e, b, PyArray_DATA(fixed), geometric ? KF_EIG_GEOMETRIC : 0, &err);
+    rc = kf_eig_create(&e, b, PyArray_DATA(fixed.arr), geometric ? KF_EIG_GEOMETRIC : 0, &err);
     Py_END_ALLOW_THREADS
     if (rc)
         raise_status(rc, &err);
     else
         result = eig_capsule(e, cap);
 done:
-    Py_DECREF(fixed);
+    Py_XDECREF(fixed.arr);
     return result;
 }
 
-/* Axial-force coefficients (nt, 3), or NULL for None; 0, or -1 with an exception. */
-static int as_axial_force(PyObject *obj, npy_intp nt, PyArrayObject **out)
+static PyObject *py_eig_create_projected(PyObject *self, PyObject *args, PyObject *kw)
 {
-    *out = NULL;
-    if (obj == Py_None)
-        return 0;
-    PyArrayObject *kg = as_double(obj, "axial_force", 2, 2);
-    if (!kg)
-        return -1;
-    if (PyArray_DIM(kg, 0) != nt || PyArray_DIM(kg, 1) != 3) {
-        PyErr_Format(PyExc_ValueError, "axial_force must have shape (%zd, 3), got (%zd, %zd)",
-                     (Py_ssize_t)nt, (Py_ssize_t)PyArray_DIM(kg, 0),
-                     (Py_ssize_t)PyArray_DIM(kg, 1));
-        Py_DECREF(kg);
+    static char *kwlist[] = {"body", "basis", "geometric", NULL};
+    PyObject *cap;
+    f64_arg B = {"basis", 2, {-1, -1}};
+    int geometric = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|p", kwlist, &cap, f64_conv, &B, &geometric))
+        return NULL;
+    kf_body *b;
+    PyObject *result = NULL;
+    double *Bc = NULL;
+    if (!body_conv(cap, &b))
+        goto done;
+    npy_intp nd = f64_dim(&B, 0), nf = f64_dim(&B, 1);
+    if (nd != kf_body_ndof(b) || nf < 1 || nf > nd) {
+        PyErr_Format(PyExc_ValueError,
+                     "basis must have shape (%d, nfree) with 1 <= nfree <= %d, got (%zd, %zd)",
+                     kf_body_ndof(b), kf_body_ndof(b), (Py_ssize_t)nd, (Py_ssize_t)nf);
+        goto done;
+    }
+    if (!(Bc = malloc((size_t)nd * nf * sizeof(double)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *src = f64_data(&B); /* row-major (ndof, nfree) -> column-major */
+    for (npy_intp i = 0; i < nd; i++)
+        for (npy_intp j = 0; j < nf; j++)
+            Bc[i + j * nd] = src[i * nf + j];
+    kf_eig *e = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_create_projected(&e, b, (int)nf, Bc, geometric ? KF_EIG_GEOMETRIC : 0, &err);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = eig_capsule(e, cap);
+done:
+    free(Bc);
+    f64_release(&B);
+    return result;
+}
+
+/* kf_eig_solve and kf_eig_gyroscopic: frames (nt,), n_modes, K_eps switch,
+ * optional axial-force coefficients (nt, 3) and a progress function. */
+typedef struct eig_call {
+    eig_arg ctx;
+    frames_arg fr;
+    int_arg n_modes;
+    int include_eps;
+    f64_arg kg;
+    func_arg progress;
+} eig_call;
+
+static int eig_call_check(eig_call *c)
+{
+    int n = kf_eig_nfree(c->ctx.e);
+    if (c->n_modes.v > n) {
+        PyErr_Format(PyExc_ValueError, "n_modes = %lld is out of 1..%d (free DOFs)",
+                     c->n_modes.v, n);
         return -1;
     }
-    *out = kg;
-    return 0;
+    return f64_expect(&c->kg, 0, c->fr.n, "one row per instant");
 }
+
+static void eig_call_release(eig_call *c)
+{
+    Py_CLEAR(c->fr.arr);
+    f64_release(&c->kg);
+}
+
+#define EIG_CALL_INIT                                                                          \
+    {{NULL, NULL}, {"frames"}, {"n_modes", 1, INT32_MAX, 0}, 0, {"axial_force", 2, {-1, 3}, 1},  \
+     {"progress", NULL}}
 
 static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    static char *kwlist[] = {"eig", "motion", "n_modes", "include_eps", "vectors", "tracked",
-                             "axial_force", NULL};
-    PyObject *cap, *kin_obj, *kg_obj = Py_None;
+    static char *kwlist[] = {"eig", "frames", "n_modes", "include_eps", "vectors", "tracked",
+                             "axial_force", "progress", NULL};
+    eig_call c = EIG_CALL_INIT;
     kf_eig_opts opt = {0};
     int tracked = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOippp|O", kwlist, &cap, &kin_obj, &opt.n_modes,
-                                     &opt.include_eps, &opt.vectors, &tracked, &kg_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&ppp|O&O&", kwlist, eig_conv, &c.ctx,
+                                     frames_conv, &c.fr, int_conv, &c.n_modes, &c.include_eps,
+                                     &opt.vectors, &tracked, f64_conv, &c.kg, func_conv,
+                                     &c.progress))
         return NULL;
-    opt.order = tracked ? KF_ORDER_TRACKED : KF_ORDER_ASCENDING;
-    kf_eig *e = get_eig(cap);
-    if (!e)
-        return NULL;
-    kf_body *b = get_body(PyCapsule_GetContext(cap));
-    if (!b)
-        return NULL;
-    int n = kf_eig_nfree(e);
-    if (opt.n_modes < 1 || opt.n_modes > n)
-        return PyErr_Format(PyExc_ValueError, "n_modes = %d is out of 1..%d (free DOFs)",
-                            opt.n_modes, n);
-    PyArrayObject *kin = as_kin(kin_obj);
-    if (!kin)
-        return NULL;
-    npy_intp nt = PyArray_DIM(kin, 0), m = opt.n_modes, ndof = kf_body_ndof(b);
     PyObject *result = NULL;
-    PyArrayObject *re = NULL, *im = NULL, *modes = NULL, *kg = NULL;
-    if (as_axial_force(kg_obj, nt, &kg))
+    PyArrayObject *re = NULL, *im = NULL, *modes = NULL;
+    if (eig_call_check(&c))
         goto done;
+    opt.n_modes = (int)c.n_modes.v;
+    opt.include_eps = c.include_eps;
+    opt.order = tracked ? KF_ORDER_TRACKED : KF_ORDER_ASCENDING;
+    poll_ctx pc = poll_start(c.progress.fn);
+    opt.progress = poll_cb;
+    opt.progress_params = &pc;
+    npy_intp nt = c.fr.n, m = opt.n_modes, ndof = kf_body_ndof(c.ctx.b);
     npy_intp d2[2] = {nt, m}, d3[3] = {nt, ndof, m};
-    if (nt > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "too many instants");
-        goto done;
-    }
     re = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
     im = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
     if (opt.vectors)
@@ -467,98 +975,666 @@ static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
     kf_error err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_solve(e, (int)nt, (const kf_kin *)PyArray_DATA(kin),
-                      kg ? PyArray_DATA(kg) : NULL, &opt, PyArray_DATA(re),
+    rc = kf_eig_solve(c.ctx.e, (int)nt, c.fr.f, f64_data(&c.kg), &opt, PyArray_DATA(re),
                       PyArray_DATA(im), modes ? PyArray_DATA(modes) : NULL, &st, &err);
     Py_END_ALLOW_THREADS
     if (rc) {
         raise_status(rc, &err);
         goto done;
     }
-    if (!modes) {
-        modes = (PyArrayObject *)Py_None;
-        Py_INCREF(Py_None);
-    }
-    result = Py_BuildValue("NNN{s:s,s:i,s:i,s:i}", re, im, modes, "solver",
-                           st.solver == KF_SOLVER_GENERAL ? "general" : "symmetric",
-                           "full_solves", st.full_solves, "continued", st.continued,
-                           "iterations", st.iterations);
-    re = im = modes = NULL; /* references passed on ("N") */
+    result = Py_BuildValue("{s:N,s:N,s:N,s:N}", "eigenvalues", re, "eigenvalues_imag", im,
+                           "mode_shapes", modes ? (PyObject *)modes : Py_NewRef(Py_None),
+                           "stats", eig_stats_dict(&st));
+    re = im = modes = NULL; /* passed on ("N") */
 done:
     Py_XDECREF(re);
     Py_XDECREF(im);
     Py_XDECREF(modes);
-    Py_XDECREF(kg);
-    Py_DECREF(kin);
+    eig_call_release(&c);
     return result;
 }
 
-/* ---------------------------------------------------------------- geometric stiffness */
-
-static PyObject *py_geometric_matrix(PyObject *self, PyObject *args)
+static PyObject *py_eig_gyroscopic(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    PyObject *cap;
-    double c[3];
-    if (!PyArg_ParseTuple(args, "O(ddd)", &cap, &c[0], &c[1], &c[2]))
+    static char *kwlist[] = {"eig", "frames", "n_modes", "include_eps", "axial_force",
+                             "progress", NULL};
+    eig_call c = EIG_CALL_INIT;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&p|O&O&", kwlist, eig_conv, &c.ctx,
+                                     frames_conv, &c.fr, int_conv, &c.n_modes, &c.include_eps,
+                                     f64_conv, &c.kg, func_conv, &c.progress))
         return NULL;
-    kf_body *b = get_body(cap);
-    if (!b)
-        return NULL;
-    const kf_mat *M = kf_body_mass(b);
-    kf_mat G = {0};
-    kf_error err = {0};
     PyObject *result = NULL;
-    int rc = kf_mat_alloc_like(&G, M, &err);
-    if (!rc)
-        rc = kf_body_geometric(b, c, 0.0, &G, &err);
-    if (rc)
+    PyArrayObject *re = NULL, *im = NULL;
+    if (eig_call_check(&c))
+        goto done;
+    poll_ctx pc = poll_start(c.progress.fn);
+    kf_eig_opts opt = {.n_modes = (int)c.n_modes.v, .include_eps = c.include_eps,
+                       .progress = poll_cb, .progress_params = &pc};
+    npy_intp d2[2] = {c.fr.n, opt.n_modes};
+    re = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    im = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    if (!re || !im)
+        goto done;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_gyroscopic(c.ctx.e, (int)c.fr.n, c.fr.f, f64_data(&c.kg), &opt,
+                           PyArray_DATA(re), PyArray_DATA(im), &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
         raise_status(rc, &err);
-    else
-        result = new_matrix_rowmajor(&G);
-    kf_mat_free(&G);
+        goto done;
+    }
+    result = Py_BuildValue("{s:N,s:N}", "s_re", re, "s_im", im);
+    re = im = NULL;
+done:
+    Py_XDECREF(re);
+    Py_XDECREF(im);
+    eig_call_release(&c);
     return result;
 }
 
-static PyObject *py_axial_force(PyObject *self, PyObject *args)
+static PyObject *py_null_basis(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    PyObject *cap, *kin_obj;
-    double f_first, f_last;
-    int fixed_first, fixed_last;
-    if (!PyArg_ParseTuple(args, "OOddpp", &cap, &kin_obj, &f_first, &f_last, &fixed_first,
-                          &fixed_last))
+    static char *kwlist[] = {"G", "rtol", NULL};
+    f64_arg G = {"constraints", 2, {-1, -1}};
+    real_arg rtol = {"rtol", 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&", kwlist, f64_conv, &G, real_conv, &rtol))
         return NULL;
-    kf_body *b = get_body(cap);
-    if (!b)
-        return NULL;
-    PyArrayObject *kin = as_kin(kin_obj);
-    if (!kin)
-        return NULL;
-    npy_intp dims[2] = {PyArray_DIM(kin, 0), 3};
-    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (!out) {
-        Py_DECREF(kin);
-        return NULL;
+    PyObject *result = NULL;
+    double *B = NULL;
+    npy_intp m = f64_dim(&G, 0), n = f64_dim(&G, 1);
+    if (n < 1 || n > 46340) { /* n * n must fit an int-indexed LAPACK array */
+        PyErr_Format(PyExc_ValueError,
+                     "constraints must have 1..46340 columns, got shape (%zd, %zd)",
+                     (Py_ssize_t)m, (Py_ssize_t)n);
+        goto done;
     }
-    const kf_kin *k = PyArray_DATA(kin);
-    double *c = PyArray_DATA(out);
+    if (!(B = calloc((size_t)n * n, sizeof(double)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
     kf_error err = {0};
-    int rc = KF_OK;
-    for (npy_intp t = 0; t < dims[0] && !rc; t++)
-        rc = kf_body_axial_force(b, &k[t], f_first, f_last, fixed_first, fixed_last, c + 3 * t,
-                                 &err);
-    Py_DECREF(kin);
+    int rc, nfree = 0;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_null_basis((int)m, (int)n, f64_data(&G), rtol.v, &nfree, B, &err);
+    Py_END_ALLOW_THREADS
     if (rc) {
-        Py_DECREF(out);
-        return raise_status(rc, &err);
+        raise_status(rc, &err);
+        goto done;
     }
-    return (PyObject *)out;
+    npy_intp dims[2] = {n, nfree};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!out)
+        goto done;
+    double *o = PyArray_DATA(out); /* column-major B -> row-major (n, nfree) */
+    for (npy_intp i = 0; i < n; i++)
+        for (npy_intp j = 0; j < nfree; j++)
+            o[i * nfree + j] = B[i + j * n];
+    result = (PyObject *)out;
+done:
+    free(B);
+    f64_release(&G);
+    return result;
 }
 
-/* ================================================================ mechanisms (issue 4)
+/* ================================================================ motions and loads
  *
- * The wind pump (kf_mechanism.c) and the gyroscopic eigenvalues (kf_eig.c).
+ * A motion or a set of loads is made once (motion_constant, motion_spline,
+ * motion_function, loads_harmonic, loads_function) into a capsule that holds
+ * the core's callback, its parameters and copies of the arrays they point to;
+ * it is immutable afterwards, so one can drive several runs, also at once.
+ */
+typedef struct py_source {
+    const char *kind;
+    kf_motion_fn *motion; /* one of motion, loads is set */
+    kf_loads_fn *loads;
+    void *params;
+    int ndof;              /* loads: the body's DOFs (0: any, checked per call) */
+    kf_motion_constant constant;
+    kf_motion_spline spline;
+    kf_loads_harmonic harmonic;
+    double *data;          /* the owned arrays the parameters point into */
+    PyObject *fn;          /* a Python callable (owned) */
+} py_source;
+
+static void source_destructor(PyObject *cap)
+{
+    py_source *s = PyCapsule_GetPointer(cap, PyCapsule_GetName(cap));
+    if (!s)
+        return;
+    free(s->data);
+    Py_XDECREF(s->fn);
+    free(s);
+}
+
+static PyObject *source_capsule(py_source *s, const char *name)
+{
+    PyObject *cap = PyCapsule_New(s, name, source_destructor);
+    if (!cap) {
+        free(s->data);
+        Py_XDECREF(s->fn);
+        free(s);
+    }
+    return cap;
+}
+
+static int source_conv(PyObject *obj, py_source **out, const char *name, const char *what)
+{
+    if (!PyCapsule_IsValid(obj, name)) {
+        PyErr_Format(PyExc_TypeError, "%s must be made by kanefem._core.%s_*", what, what);
+        return 0;
+    }
+    *out = PyCapsule_GetPointer(obj, name);
+    return 1;
+}
+
+static int motion_conv(PyObject *obj, void *p)
+{
+    return source_conv(obj, p, MOTION_CAPSULE, "motion");
+}
+
+static int loads_conv(PyObject *obj, void *p)
+{
+    if (obj == Py_None) {
+        *(py_source **)p = NULL;
+        return 1;
+    }
+    return source_conv(obj, p, LOADS_CAPSULE, "loads");
+}
+
+/* Add a note "raised by the <what> at t = ..." to the pending exception. */
+static void note_exception(const char *what, double t)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "raised by the %s at t = %.17g", what, t);
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (exc && tb)
+        PyException_SetTraceback(exc, tb);
+    if (exc && PyObject_HasAttrString(exc, "add_note")) {
+        PyObject *r = PyObject_CallMethod(exc, "add_note", "s", buf);
+        if (!r)
+            PyErr_Clear();
+        Py_XDECREF(r);
+    }
+    PyErr_Restore(type, exc, tb);
+}
+
+/* The core's record of a failed Python callback (the exception itself stays set). */
+static int callback_failed(kf_error *err, const char *what, double t)
+{
+    note_exception(what, t);
+    err->code = KF_ECALLBACK;
+    snprintf(err->arg, sizeof err->arg, "%s", what);
+    snprintf(err->msg, sizeof err->msg, "the %s raised at t = %.17g", what, t);
+    return -1;
+}
+
+/* Read a number (about z) or a 2- or 3-vector ((x, y) or (x, y, z)) into v[3]. */
+static int read_vector(PyObject *obj, const char *name, int scalar_is_z, double *v, double t)
+{
+    v[0] = v[1] = v[2] = 0.0;
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj), *a = NULL;
+    int rc = -1;
+    if (!raw || !(PyTypeNum_ISINTEGER(PyArray_TYPE(raw)) || PyTypeNum_ISFLOAT(PyArray_TYPE(raw)))) {
+        PyErr_Clear();
+        PyObject *r = PyObject_Repr(obj);
+        const char *text = r ? PyUnicode_AsUTF8(r) : NULL;
+        PyErr_Clear();
+        fail(PyExc_TypeError, "%s from the motion function must be real numbers, got %.80s at "
+             "t = %.17g", name, text ? text : "?", t);
+        Py_XDECREF(r);
+        goto done;
+    }
+    a = (PyArrayObject *)PyArray_FromAny((PyObject *)raw, PyArray_DescrFromType(NPY_DOUBLE), 0,
+                                         1, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    if (!a)
+        goto done;
+    const double *x = PyArray_DATA(a);
+    npy_intp n = PyArray_SIZE(a);
+    if (PyArray_NDIM(a) == 0 && scalar_is_z) {
+        v[2] = x[0];
+        rc = 0;
+    } else if (PyArray_NDIM(a) == 1 && (n == 2 || n == 3)) {
+        memcpy(v, x, (size_t)n * sizeof(double));
+        rc = 0;
+    } else {
+        fail(PyExc_ValueError, "%s from the motion function must be %s2 or 3 components, got "
+             "%zd value(s) at t = %.17g", name, scalar_is_z ? "a number or " : "",
+             (Py_ssize_t)n, t);
+    }
+done:
+    Py_XDECREF(raw);
+    Py_XDECREF(a);
+    return rc;
+}
+
+/* A Python motion f(t) -> (omega, eps, a_O): omega and eps a number (about z)
+ * or a 3-vector, a_O 2 or 3 components, body frame; v, vdot stay zero. */
+static int py_motion_cb(double t, kf_frame *out, void *params, kf_error *err)
+{
+    PyObject *fn = params;
+    int rc = -1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *r = PyObject_CallFunction(fn, "d", t), *seq = NULL;
+    if (!r)
+        goto done;
+    seq = PySequence_Fast(r, "the motion function must return (omega, eps, a_O)");
+    if (!seq)
+        goto done;
+    if (PySequence_Fast_GET_SIZE(seq) != 3) {
+        fail(PyExc_ValueError, "the motion function must return (omega, eps, a_O), got %zd "
+             "values at t = %.17g", (Py_ssize_t)PySequence_Fast_GET_SIZE(seq), t);
+        goto done;
+    }
+    memset(out, 0, sizeof *out);
+    if (read_vector(PySequence_Fast_GET_ITEM(seq, 0), "omega", 1, out->omega, t) ||
+        read_vector(PySequence_Fast_GET_ITEM(seq, 1), "eps", 1, out->eps, t) ||
+        read_vector(PySequence_Fast_GET_ITEM(seq, 2), "a_O", 0, out->a, t))
+        goto done;
+    rc = 0;
+done:
+    Py_XDECREF(seq);
+    Py_XDECREF(r);
+    if (rc)
+        callback_failed(err, "motion function", t);
+    PyGILState_Release(g);
+    return rc;
+}
+
+/* Python loads f(t) -> Q over all DOFs. */
+typedef struct py_loads_run {
+    PyObject *fn;
+    int ndof;
+} py_loads_run;
+
+static int py_loads_cb(double t, double *Q, void *params, kf_error *err)
+{
+    py_loads_run *c = params;
+    int rc = -1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyArrayObject *q = NULL;
+    PyObject *r = PyObject_CallFunction(c->fn, "d", t);
+    if (!r)
+        goto done;
+    q = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (!q)
+        goto done;
+    if (PyArray_DIM(q, 0) != c->ndof) {
+        fail(PyExc_ValueError, "loads(t) must return a vector of %d values (all DOFs), got %zd "
+             "at t = %.17g", c->ndof, (Py_ssize_t)PyArray_DIM(q, 0), t);
+        goto done;
+    }
+    const double *v = PyArray_DATA(q);
+    for (int i = 0; i < c->ndof; i++)
+        if (!isfinite(v[i])) {
+            fail(PyExc_ValueError, "loads(t) returned %g for DOF %d at t = %.17g", v[i], i, t);
+            goto done;
+        }
+    memcpy(Q, v, (size_t)c->ndof * sizeof(double));
+    rc = 0;
+done:
+    Py_XDECREF(q);
+    Py_XDECREF(r);
+    if (rc)
+        callback_failed(err, "loads function", t);
+    PyGILState_Release(g);
+    return rc;
+}
+
+static py_source *source_new(const char *kind)
+{
+    py_source *s = calloc(1, sizeof *s);
+    if (!s)
+        PyErr_NoMemory();
+    else
+        s->kind = kind;
+    return s;
+}
+
+static PyObject *py_motion_constant(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"omega", "theta0", "gravity", NULL};
+    real_arg om = {"omega"}, th = {"theta0"};
+    f64_arg g = {"gravity", 1, {2}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&", kwlist, real_conv, &om, real_conv, &th,
+                                     f64_conv, &g))
+        return NULL;
+    py_source *s = source_new("constant");
+    if (s) {
+        s->constant = (kf_motion_constant){om.v, th.v, {f64_data(&g)[0], f64_data(&g)[1]}};
+        s->motion = kf_motion_constant_eval;
+        s->params = &s->constant;
+    }
+    f64_release(&g);
+    return s ? source_capsule(s, MOTION_CAPSULE) : NULL;
+}
+
+static PyObject *py_motion_spline(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"t", "coef", "gravity", NULL};
+    f64_arg t = {"t", 1, {-1}}, coef = {"coef", 1, {-1}}, g = {"gravity", 1, {2}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&", kwlist, f64_conv, &t, f64_conv, &coef,
+                                     f64_conv, &g))
+        return NULL;
+    py_source *s = NULL;
+    npy_intp n = f64_dim(&t, 0);
+    if (n < 4 || f64_dim(&coef, 0) != (n - 1) * 12) {
+        PyErr_SetString(PyExc_ValueError, "motion spline: coefficients do not match the samples "
+                                          "(use kanefem.Motion.from_samples)");
+        goto done;
+    }
+    if (!(s = source_new("spline")))
+        goto done;
+    size_t nc = (size_t)(n - 1) * 12;
+    if (!(s->data = malloc(((size_t)n + nc) * sizeof(double)))) {
+        free(s);
+        s = NULL;
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(s->data, f64_data(&t), (size_t)n * sizeof(double));
+    memcpy(s->data + n, f64_data(&coef), nc * sizeof(double));
+    s->spline = (kf_motion_spline){(int)n, s->data, s->data + n,
+                                   {f64_data(&g)[0], f64_data(&g)[1]}};
+    s->motion = kf_motion_spline_eval;
+    s->params = &s->spline;
+done:
+    f64_release(&t);
+    f64_release(&coef);
+    f64_release(&g);
+    return s ? source_capsule(s, MOTION_CAPSULE) : NULL;
+}
+
+static PyObject *py_source_function(PyObject *args, PyObject *kw, int motion)
+{
+    static char *kwlist[] = {"f", NULL};
+    func_arg f = {"f", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, func_conv, &f))
+        return NULL;
+    if (!f.fn)
+        return PyErr_Format(PyExc_TypeError, "f must be callable, got None");
+    py_source *s = source_new("function");
+    if (!s)
+        return NULL;
+    s->fn = Py_NewRef(f.fn);
+    if (motion) {
+        s->motion = py_motion_cb;
+        s->params = s->fn;
+    } else {
+        s->loads = py_loads_cb; /* params: a py_loads_run made per run */
+    }
+    return source_capsule(s, motion ? MOTION_CAPSULE : LOADS_CAPSULE);
+}
+
+static PyObject *py_motion_function(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return py_source_function(args, kw, 1);
+}
+
+static PyObject *py_loads_function(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return py_source_function(args, kw, 0);
+}
+
+static PyObject *py_loads_harmonic(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"amplitudes", "omega", "phase", "constant", NULL};
+    f64_arg A = {"amplitudes", 2, {-1, -1}}, om = {"omega", 1, {-1}}, ph = {"phase", 1, {-1}},
+            Q0 = {"constant", 1, {-1}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&|O&", kwlist, f64_conv, &A, f64_conv, &om,
+                                     f64_conv, &ph, f64_conv, &Q0))
+        return NULL;
+    py_source *s = NULL;
+    npy_intp nh = f64_dim(&A, 0), nd = f64_dim(&A, 1);
+    if (f64_expect(&om, 0, nh, "one per amplitude row") ||
+        f64_expect(&ph, 0, nh, "one per amplitude row") || f64_expect(&Q0, 0, nd, "all DOFs"))
+        goto done;
+    if (!(s = source_new("harmonic")))
+        goto done;
+    size_t len = (size_t)nh * nd + 2 * (size_t)nh + (size_t)nd;
+    if (!(s->data = calloc(len + 1, sizeof(double)))) {
+        free(s);
+        s = NULL;
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *p = s->data;
+    memcpy(p, f64_data(&A), (size_t)nh * nd * sizeof(double));
+    memcpy(p + nh * nd, f64_data(&om), (size_t)nh * sizeof(double));
+    memcpy(p + nh * nd + nh, f64_data(&ph), (size_t)nh * sizeof(double));
+    if (Q0.arr)
+        memcpy(p + nh * nd + 2 * nh, f64_data(&Q0), (size_t)nd * sizeof(double));
+    s->harmonic = (kf_loads_harmonic){(int)nd, (int)nh, Q0.arr ? p + nh * nd + 2 * nh : NULL, p,
+                                      p + nh * nd, p + nh * nd + nh};
+    s->ndof = (int)nd;
+    s->loads = kf_loads_harmonic_eval;
+    s->params = &s->harmonic;
+done:
+    f64_release(&A);
+    f64_release(&om);
+    f64_release(&ph);
+    f64_release(&Q0);
+    return s ? source_capsule(s, LOADS_CAPSULE) : NULL;
+}
+
+/* motion_eval(motion, t (nt,)) -> frames (nt,): what the motion gives at t. */
+static PyObject *py_motion_eval(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"motion", "t", NULL};
+    py_source *m;
+    f64_arg t = {"t", 1, {-1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, motion_conv, &m, f64_conv, &t))
+        return NULL;
+    PyArrayObject *out = new_frames(f64_dim(&t, 0));
+    PyObject *result = NULL;
+    if (!out)
+        goto done;
+    kf_frame *F = PyArray_DATA(out);
+    const double *tt = f64_data(&t);
+    kf_error err = {0};
+    for (npy_intp k = 0; k < f64_dim(&t, 0); k++)
+        if (m->motion(tt[k], &F[k], m->params, &err)) {
+            raise_status(err.code ? err.code : KF_ECALLBACK, &err);
+            goto done;
+        }
+    result = (PyObject *)out;
+    out = NULL;
+done:
+    Py_XDECREF(out);
+    f64_release(&t);
+    return result;
+}
+
+/* spline_fit(t (n,), y (n, nch)) -> coefficients ((n-1) * nch * 4,) */
+static PyObject *py_spline_fit(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"t", "y", NULL};
+    f64_arg t = {"t", 1, {-1}}, y = {"samples", 2, {-1, -1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, f64_conv, &t, f64_conv, &y))
+        return NULL;
+    PyArrayObject *c = NULL;
+    PyObject *result = NULL;
+    npy_intp n = f64_dim(&t, 0), nch = f64_dim(&y, 1);
+    if (f64_expect(&y, 0, n, "one row per time") || n > INT_LIMIT / 16 || nch > 64) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "samples: at most 64 channels and %zd times",
+                         (Py_ssize_t)(INT_LIMIT / 16));
+        goto done;
+    }
+    npy_intp len = (n > 1 ? n - 1 : 1) * nch * 4;
+    if (!(c = (PyArrayObject *)PyArray_SimpleNew(1, &len, NPY_DOUBLE)))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_spline_fit((int)n, f64_data(&t), (int)nch, f64_data(&y), PyArray_DATA(c), &err);
+    result = array_or_raise(rc, &err, &c);
+done:
+    f64_release(&t);
+    f64_release(&y);
+    Py_XDECREF(c);
+    return result;
+}
+
+/* ================================================================ time integration */
+
+/*
+ * simulate(body, fixed, motion, t_eval, *, loads=None, method, d0, v0, dt,
+ *          rho_inf, rtol, atol, max_step, max_steps, limit, rayleigh,
+ *          damping=None, geometric, momentum, progress=None)
+ *   -> {"d", "v", "p" (or None), "stats"}
+ * d0, v0 over all DOFs; d, v, p (nt, ndof), zero at the supports; the
+ * arguments map one to one onto kf_body_ode_opts and kf_integ_opts.
+ */
+static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "fixed", "motion", "t_eval", "loads", "method", "d0", "v0",
+                             "dt", "rho_inf", "rtol", "atol", "max_step", "max_steps", "limit",
+                             "rayleigh_alpha", "rayleigh_beta", "damping", "geometric",
+                             "momentum", "progress", NULL};
+    kf_body *b;
+    mask_arg fixed = {"supports"};
+    py_source *motion, *loads = NULL;
+    f64_arg t = {"t_eval", 1, {-1}}, d0 = {"d0", 1, {-1}}, v0 = {"v0", 1, {-1}},
+            damp = {"damping", 2, {-1, -1}, 1};
+    int_arg method = {"method", KF_NEWMARK, KF_RK45_HAMILTON, KF_NEWMARK},
+            max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    real_arg dt = {"dt", 0.0}, rho_inf = {"rho_inf", 0.8}, rtol = {"rtol", 1e-8},
+             atol = {"atol", 1e-12}, max_step = {"max_step", 0.0}, limit = {"limit", 0.0},
+             ra = {"rayleigh alpha", 0.0}, rb = {"rayleigh beta", 0.0};
+    int geometric = 0, want_p = 0;
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(
+            args, kw, "O&O&O&O&|$O&O&O&O&O&O&O&O&O&O&O&O&O&O&ppO&", kwlist, body_conv, &b,
+            mask_conv, &fixed, motion_conv, &motion, f64_conv, &t, loads_conv, &loads, int_conv,
+            &method, f64_conv, &d0, f64_conv, &v0, real_conv, &dt, real_conv, &rho_inf,
+            real_conv, &rtol, real_conv, &atol, real_conv, &max_step, int_conv, &max_steps,
+            real_conv, &limit, real_conv, &ra, real_conv, &rb, f64_conv, &damp, &geometric,
+            &want_p, func_conv, &progress))
+        return NULL;
+    int ndof = kf_body_ndof(b);
+    kf_integ_opts io = {.method = (int)method.v, .dt = dt.v, .rho_inf = rho_inf.v,
+                        .rtol = rtol.v, .atol = atol.v, .max_step = max_step.v,
+                        .max_steps = (long)max_steps.v, .limit = limit.v};
+    kf_body_ode_opts bo = {.motion = motion->motion, .motion_params = motion->params,
+                           .rayleigh = {ra.v, rb.v}, .geometric = geometric};
+    py_loads_run lrun = {NULL, ndof};
+    poll_ctx pc = poll_start(progress.fn);
+    PyArrayObject *dout = NULL, *vout = NULL, *pout = NULL, *dampF = NULL;
+    kf_body_ode *ode = NULL;
+    kf_integ *integ = NULL;
+    double *x0 = NULL;
+    PyObject *result = NULL;
+
+    if (PyArray_DIM(fixed.arr, 0) != ndof) {
+        PyErr_Format(PyExc_ValueError, "supports mask has %zd entries, the body %d DOFs",
+                     (Py_ssize_t)PyArray_DIM(fixed.arr, 0), ndof);
+        goto done;
+    }
+    bo.fixed = PyArray_DATA(fixed.arr);
+    if (loads) {
+        if (loads->ndof && loads->ndof != ndof) {
+            PyErr_Format(PyExc_ValueError, "loads are vectors of %d values, the body has %d DOFs",
+                         loads->ndof, ndof);
+            goto done;
+        }
+        bo.loads = loads->loads;
+        if (loads->fn) {
+            lrun.fn = loads->fn;
+            bo.loads_params = &lrun;
+        } else {
+            bo.loads_params = loads->params;
+        }
+    }
+    if (!d0.arr || !v0.arr || f64_expect(&d0, 0, ndof, "all DOFs") ||
+        f64_expect(&v0, 0, ndof, "all DOFs")) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "d0 and v0 are required");
+        goto done;
+    }
+    npy_intp nt = f64_dim(&t, 0);
+    if (nt < 1) {
+        PyErr_SetString(PyExc_ValueError, "t_eval must hold at least one time");
+        goto done;
+    }
+    if (damp.arr) {
+        npy_intp nf = 0; /* the free-DOF count follows from the supports */
+        const unsigned char *fx = PyArray_DATA(fixed.arr);
+        for (int i = 0; i < ndof; i++)
+            nf += fx[i] ? 0 : 1;
+        if (f64_expect(&damp, 0, nf, "free DOFs") || f64_expect(&damp, 1, nf, "free DOFs"))
+            goto done;
+        /* the core reads it column-major */
+        if (!(dampF = (PyArrayObject *)PyArray_FROM_OF((PyObject *)damp.arr,
+                                                       NPY_ARRAY_F_CONTIGUOUS)))
+            goto done;
+        bo.damping = PyArray_DATA(dampF);
+    }
+    npy_intp dims[2] = {nt, ndof};
+    if (nt > INT_LIMIT / (ndof > 0 ? ndof : 1) / 8) {
+        PyErr_Format(PyExc_ValueError, "t_eval: %zd output times x %d DOFs is too large an "
+                     "output", (Py_ssize_t)nt, ndof);
+        goto done;
+    }
+    dout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
+    vout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
+    if (want_p)
+        pout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
+    x0 = calloc(2 * (size_t)ndof + 1, sizeof(double));
+    if (!dout || !vout || (want_p && !pout) || !x0) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    io.progress = poll_cb;
+    io.progress_params = &pc;
+    kf_stats st = {0};
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_ode_create(&ode, b, &bo, &err);
+    if (!rc)
+        rc = kf_integ_create(&integ, kf_body_ode_system(ode), &io, &err);
+    if (!rc) {
+        int n = kf_body_ode_nfree(ode);
+        const int *map = kf_body_ode_map(ode);
+        const double *dd0 = f64_data(&d0), *vv0 = f64_data(&v0);
+        for (int i = 0; i < n; i++) {
+            x0[i] = dd0[map[i]];
+            x0[n + i] = vv0[map[i]];
+        }
+        rc = kf_integ_run(integ, 0.0, x0, x0 + n, (int)nt, f64_data(&t), ndof, map,
+                          PyArray_DATA(dout), PyArray_DATA(vout),
+                          pout ? PyArray_DATA(pout) : NULL, &st, &err);
+    }
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = Py_BuildValue("{s:N,s:N,s:N,s:N}", "d", dout, "v", vout, "p",
+                           pout ? (PyObject *)pout : Py_NewRef(Py_None), "stats",
+                           stats_dict(&st));
+    dout = vout = pout = NULL;
+done:
+    kf_integ_free(integ);
+    kf_body_ode_free(ode);
+    free(x0);
+    Py_XDECREF(fixed.arr);
+    f64_release(&t);
+    f64_release(&d0);
+    f64_release(&v0);
+    f64_release(&damp);
+    Py_XDECREF(dampF);
+    Py_XDECREF(dout);
+    Py_XDECREF(vout);
+    Py_XDECREF(pout);
+    return result;
+}
+
+/* ================================================================ the wind pump
+ *
  * Parameters cross as a float vector in the order of kf_windpump_names.
  */
 
@@ -567,8 +1643,6 @@ _Static_assert(sizeof(kf_windpump) == KF_WINDPUMP_NPARAM * sizeof(double),
 
 static PyObject *py_windpump_names(PyObject *self, PyObject *noargs)
 {
-    (void)self;
-    (void)noargs;
     PyObject *t = PyTuple_New(KF_WINDPUMP_NPARAM);
     for (int k = 0; t && k < KF_WINDPUMP_NPARAM; k++) {
         PyObject *s = PyUnicode_FromString(kf_windpump_names[k]);
@@ -581,102 +1655,75 @@ static PyObject *py_windpump_names(PyObject *self, PyObject *noargs)
     return t;
 }
 
-static int as_windpump(PyObject *obj, kf_windpump *p);
-
-static PyObject *py_windpump_check(PyObject *self, PyObject *params)
+/* params -> struct, validated by the core. */
+static int windpump_conv(PyObject *obj, void *p)
 {
-    (void)self;
-    kf_windpump p;
-    if (as_windpump(params, &p))
-        return NULL;
-    Py_RETURN_NONE;
-}
-
-/* params -> struct, validated by the core; 0 or -1 with an exception set. */
-static int as_windpump(PyObject *obj, kf_windpump *p)
-{
-    PyArrayObject *a = as_double(obj, "params", 1, 1);
-    if (!a)
-        return -1;
-    if (PyArray_DIM(a, 0) != KF_WINDPUMP_NPARAM) {
-        PyErr_Format(PyExc_ValueError, "params must have %d entries (kanefem._core."
-                     "windpump_names()), got %zd", KF_WINDPUMP_NPARAM,
-                     (Py_ssize_t)PyArray_DIM(a, 0));
-        Py_DECREF(a);
-        return -1;
-    }
-    memcpy(p, PyArray_DATA(a), sizeof *p);
-    Py_DECREF(a);
+    f64_arg a = {"params", 1, {KF_WINDPUMP_NPARAM}};
+    if (!f64_conv(obj, &a))
+        return 0;
+    memcpy(p, f64_data(&a), sizeof(kf_windpump));
+    f64_release(&a);
     kf_error err = {0};
     int rc = kf_windpump_check(p, &err);
     if (rc) {
         raise_status(rc, &err);
-        return -1;
+        return 0;
     }
-    return 0;
+    return 1;
 }
 
-/* A float array (nt, cols) with cols >= mincols; NULL with an exception. */
-static PyArrayObject *as_rows(PyObject *obj, const char *name, npy_intp mincols)
+static PyObject *py_windpump_check(PyObject *self, PyObject *args, PyObject *kw)
 {
-    PyArrayObject *a = as_double(obj, name, 2, 2);
-    if (a && PyArray_DIM(a, 1) < mincols) {
-        PyErr_Format(PyExc_ValueError, "%s must have shape (nt, %zd), got (%zd, %zd)", name,
-                     (Py_ssize_t)mincols, (Py_ssize_t)PyArray_DIM(a, 0),
-                     (Py_ssize_t)PyArray_DIM(a, 1));
-        Py_DECREF(a);
-        return NULL;
-    }
-    return a;
-}
-
-static PyObject *py_windpump_kinematics(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *p_obj, *q_obj, *u_obj, *ud_obj;
-    if (!PyArg_ParseTuple(args, "OOOO", &p_obj, &q_obj, &u_obj, &ud_obj))
-        return NULL;
+    static char *kwlist[] = {"params", NULL};
     kf_windpump p;
-    if (as_windpump(p_obj, &p))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, windpump_conv, &p))
         return NULL;
-    enum { NOUT = 13 };
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_windpump_kinematics(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"params", "q", "u", "udot", NULL};
+    kf_windpump p;
+    f64_arg q = {"q", 2, {-1, 2}}, u = {"u", 2, {-1, 2}}, ud = {"udot", 2, {-1, 2}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&", kwlist, windpump_conv, &p, f64_conv,
+                                     &q, f64_conv, &u, f64_conv, &ud))
+        return NULL;
+    enum { NOUT = 12 };
     static const char *names[NOUT] = {"theta", "omega", "eps", "mu", "points", "r", "v",
-                                      "a", "A", "B", "vB", "aB", "lever"};
-    PyArrayObject *q = NULL, *u = NULL, *ud = NULL, *o[NOUT] = {NULL};
+                                      "a", "A", "B", "vB", "aB"};
+    PyArrayObject *o[NOUT] = {NULL}, *lever = NULL;
     PyObject *result = NULL;
-    q = as_rows(q_obj, "q", 2);
-    u = q ? as_rows(u_obj, "u", 2) : NULL;
-    ud = u ? as_rows(ud_obj, "udot", 2) : NULL;
-    if (!ud)
+    npy_intp nt = f64_dim(&q, 0);
+    if (f64_expect(&u, 0, nt, "one row per instant of q") ||
+        f64_expect(&ud, 0, nt, "one row per instant of q"))
         goto done;
-    npy_intp nt = PyArray_DIM(q, 0);
-    if (PyArray_DIM(u, 0) != nt || PyArray_DIM(ud, 0) != nt) {
-        PyErr_SetString(PyExc_ValueError, "q, u and udot must have the same number of rows");
-        goto done;
-    }
     npy_intp shapes[NOUT][3] = {{nt, 3}, {nt, 3}, {nt, 3}, {nt}, {nt, 4, 2}, {nt, KF_WP_NR},
                                 {nt, KF_WP_NR}, {nt, KF_WP_NR}, {nt, KF_WP_NR, 2},
-                                {nt, KF_WP_NR, 3}, {nt, 2}, {nt, 2}, {nt, 12}};
-    static const int ndims[NOUT] = {2, 2, 2, 1, 3, 2, 2, 2, 3, 3, 2, 2, 2};
+                                {nt, KF_WP_NR, 3}, {nt, 2}, {nt, 2}};
+    static const int ndims[NOUT] = {2, 2, 2, 1, 3, 2, 2, 2, 3, 3, 2, 2};
     for (int k = 0; k < NOUT; k++)
         if (!(o[k] = (PyArrayObject *)PyArray_SimpleNew(ndims[k], shapes[k], NPY_DOUBLE)))
             goto done;
+    if (!(lever = new_frames(nt)))
+        goto done;
     kf_error err = {0};
     int rc = KF_OK;
-    const double *qd = PyArray_DATA(q), *uu = PyArray_DATA(u), *udd = PyArray_DATA(ud);
-    npy_intp sq = PyArray_DIM(q, 1), su = PyArray_DIM(u, 1), sd = PyArray_DIM(ud, 1);
+    const double *qd = f64_data(&q), *uu = f64_data(&u), *udd = f64_data(&ud);
+    kf_frame *lf = PyArray_DATA(lever);
     Py_BEGIN_ALLOW_THREADS
     for (npy_intp t = 0; t < nt && !rc; t++) {
         kf_windpump_kin k;
-        rc = kf_windpump_kinematics(&p, qd + t * sq, uu + t * su, udd + t * sd, &k, &err);
+        rc = kf_windpump_kinematics(&p, qd + 2 * t, uu + 2 * t, udd + 2 * t, &k, &err);
         if (rc)
             break;
         const double *src[NOUT] = {k.theta, k.omega, k.eps, &k.mu, k.pts, k.r, k.v,
-                                   k.a, k.A, k.B, k.vB, k.aB, (const double *)&k.lever};
+                                   k.a, k.A, k.B, k.vB, k.aB};
         for (int j = 0; j < NOUT; j++) {
             npy_intp per = PyArray_SIZE(o[j]) / (nt > 0 ? nt : 1);
             memcpy((double *)PyArray_DATA(o[j]) + t * per, src[j], (size_t)per * sizeof(double));
         }
+        lf[t] = k.lever;
     }
     Py_END_ALLOW_THREADS
     if (rc) {
@@ -687,12 +1734,15 @@ static PyObject *py_windpump_kinematics(PyObject *self, PyObject *args)
     for (int k = 0; result && k < NOUT; k++)
         if (PyDict_SetItemString(result, names[k], (PyObject *)o[k]) < 0)
             Py_CLEAR(result);
+    if (result && PyDict_SetItemString(result, "lever", (PyObject *)lever) < 0)
+        Py_CLEAR(result);
 done:
     for (int k = 0; k < NOUT; k++)
         Py_XDECREF(o[k]);
-    Py_XDECREF(q);
-    Py_XDECREF(u);
-    Py_XDECREF(ud);
+    Py_XDECREF(lever);
+    f64_release(&q);
+    f64_release(&u);
+    f64_release(&ud);
     return result;
 }
 
@@ -712,52 +1762,46 @@ static int py_torque_law(void *params, double t, double alpha, double omega1, do
 
 static PyObject *py_windpump_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
     static char *kwlist[] = {"params", "mode", "t", "y0", "omega", "torque", "rtol", "atol",
-                             "max_steps", NULL};
-    PyObject *p_obj, *t_obj, *y0_obj, *torque = Py_None;
-    int mode;
-    double omega = 0.0;
-    kf_ode_opts opts = {.rtol = 1e-9, .atol = 1e-12};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiOO|dOddl", kwlist, &p_obj, &mode, &t_obj,
-                                     &y0_obj, &omega, &torque, &opts.rtol, &opts.atol,
-                                     &opts.max_steps))
-        return NULL;
+                             "max_steps", "progress", NULL};
     kf_windpump p;
-    if (as_windpump(p_obj, &p))
+    int_arg mode = {"drive", KF_DRIVE_SPEED, KF_DRIVE_TORQUE, 0},
+            max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    f64_arg t = {"t", 1, {-1}}, y0 = {"y0", 1, {4}};
+    real_arg omega = {"omega", 0.0}, rtol = {"rtol", 1e-9}, atol = {"atol", 1e-12};
+    func_arg torque = {"torque", NULL}, progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&|$O&O&O&O&O&O&", kwlist, windpump_conv,
+                                     &p, int_conv, &mode, f64_conv, &t, f64_conv, &y0, real_conv,
+                                     &omega, func_conv, &torque, real_conv, &rtol, real_conv,
+                                     &atol, int_conv, &max_steps, func_conv, &progress))
         return NULL;
-    if (mode == KF_DRIVE_TORQUE && !PyCallable_Check(torque))
-        return PyErr_Format(PyExc_TypeError, "torque must be callable f(t, alpha, omega1)");
-    PyArrayObject *t = as_double(t_obj, "t", 1, 1), *y0 = NULL, *states = NULL;
+    PyArrayObject *states = NULL;
     PyObject *result = NULL;
-    if (!t || !(y0 = as_double(y0_obj, "y0", 1, 1)))
-        goto done;
-    if (PyArray_DIM(y0, 0) != 4) {
-        PyErr_SetString(PyExc_ValueError, "y0 must be (alpha, x_D, omega1, xdot_D)");
+    if (mode.v == KF_DRIVE_TORQUE && !torque.fn) {
+        PyErr_SetString(PyExc_TypeError, "torque must be callable f(t, alpha, omega1)");
         goto done;
     }
-    npy_intp nt = PyArray_DIM(t, 0), dims[2] = {nt, KF_WINDPUMP_NSTATE};
-    if (nt > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "too many output times");
-        goto done;
-    }
+    npy_intp nt = f64_dim(&t, 0), dims[2] = {nt, KF_WINDPUMP_NSTATE};
     if (!(states = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE)))
         goto done;
-    kf_windpump_drive d = {mode, omega, NULL, NULL};
-    if (mode == KF_DRIVE_TORQUE) {
+    kf_windpump_drive d = {(int)mode.v, omega.v, NULL, NULL};
+    if (mode.v == KF_DRIVE_TORQUE) {
         d.torque = py_torque_law;
-        d.params = torque;
+        d.params = torque.fn;
     }
-    kf_ode_stats st = {0};
+    poll_ctx pc = poll_start(progress.fn);
+    kf_ode_opts opts = {.rtol = rtol.v, .atol = atol.v, .max_steps = (long)max_steps.v,
+                        .progress = poll_cb, .progress_params = &pc};
+    kf_stats st = {0};
     kf_error err = {0};
     int rc;
-    if (mode == KF_DRIVE_TORQUE) {
-        /* the torque law is Python: keep the GIL */
-        rc = kf_windpump_simulate(&p, &d, PyArray_DATA(y0), (int)nt, PyArray_DATA(t), &opts,
+    if (mode.v == KF_DRIVE_TORQUE) {
+        /* the torque law is Python: keep the GIL (poll_cb takes it again: allowed) */
+        rc = kf_windpump_simulate(&p, &d, f64_data(&y0), (int)nt, f64_data(&t), &opts,
                                   PyArray_DATA(states), &st, &err);
     } else {
         Py_BEGIN_ALLOW_THREADS
-        rc = kf_windpump_simulate(&p, &d, PyArray_DATA(y0), (int)nt, PyArray_DATA(t), &opts,
+        rc = kf_windpump_simulate(&p, &d, f64_data(&y0), (int)nt, f64_data(&t), &opts,
                                   PyArray_DATA(states), &st, &err);
         Py_END_ALLOW_THREADS
     }
@@ -765,858 +1809,173 @@ static PyObject *py_windpump_simulate(PyObject *self, PyObject *args, PyObject *
         raise_status(rc, &err);
         goto done;
     }
-    result = Py_BuildValue("N{s:l,s:l,s:l}", states, "steps", st.steps, "rejected",
-                           st.rejected, "nfev", st.nfev);
-    states = NULL; /* passed on ("N") */
+    result = Py_BuildValue("{s:N,s:N}", "states", states, "stats", stats_dict(&st));
+    states = NULL;
 done:
-    Py_XDECREF(t);
-    Py_XDECREF(y0);
     Py_XDECREF(states);
+    f64_release(&t);
+    f64_release(&y0);
     return result;
 }
 
-static PyObject *py_windpump_joint_forces(PyObject *self, PyObject *args)
+static PyObject *py_windpump_joint_forces(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
-    PyObject *p_obj, *s_obj;
-    if (!PyArg_ParseTuple(args, "OO", &p_obj, &s_obj))
-        return NULL;
+    static char *kwlist[] = {"params", "states", "progress", NULL};
     kf_windpump p;
-    if (as_windpump(p_obj, &p))
+    f64_arg s = {"states", 2, {-1, -1}};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, windpump_conv, &p, f64_conv,
+                                     &s, func_conv, &progress))
         return NULL;
-    PyArrayObject *s = as_rows(s_obj, "states", 6), *f = NULL;
-    if (!s)
-        return NULL;
-    npy_intp nt = PyArray_DIM(s, 0), cols = PyArray_DIM(s, 1), dims[2] = {nt, KF_WINDPUMP_NFORCE};
-    if (!(f = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE))) {
-        Py_DECREF(s);
-        return NULL;
+    PyArrayObject *f = NULL;
+    PyObject *result = NULL;
+    npy_intp nt = f64_dim(&s, 0), cols = f64_dim(&s, 1), dims[2] = {nt, KF_WINDPUMP_NFORCE};
+    if (cols < 6) {
+        PyErr_Format(PyExc_ValueError, "states must have at least 6 columns (alpha, x_D, "
+                     "omega1, xdot_D, eps1, xddot_D), got %zd", (Py_ssize_t)cols);
+        goto done;
     }
+    if (!(f = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE)))
+        goto done;
     kf_error err = {0};
     int rc = KF_OK;
-    const double *sd = PyArray_DATA(s);
+    const double *sd = f64_data(&s);
     double *fd = PyArray_DATA(f);
+    poll_ctx pc = poll_start(progress.fn);
     Py_BEGIN_ALLOW_THREADS
     for (npy_intp t = 0; t < nt && !rc; t++) {
-        /* a row: alpha, x_D, omega1, xdot_D, eps1, xddot_D */
         const double *row = sd + t * cols;
         double q[2] = {row[0], row[1]}, u[2] = {row[2], row[3]}, ud[2] = {row[4], row[5]};
         kf_windpump_kin k;
         rc = kf_windpump_kinematics(&p, q, u, ud, &k, &err);
         if (!rc)
             rc = kf_windpump_joint_forces(&p, &k, fd + t * KF_WINDPUMP_NFORCE, &err);
+        if (!rc && poll_cb((double)t, &pc))
+            rc = KF_ECALLBACK;
     }
     Py_END_ALLOW_THREADS
-    Py_DECREF(s);
-    if (rc) {
-        Py_DECREF(f);
-        return raise_status(rc, &err);
-    }
-    return (PyObject *)f;
-}
-
-static PyObject *py_eig_gyroscopic(PyObject *self, PyObject *args, PyObject *kw)
-{
-    (void)self;
-    static char *kwlist[] = {"eig", "motion", "n_modes", "include_eps", "axial_force", NULL};
-    PyObject *cap, *kin_obj, *kg_obj = Py_None;
-    kf_eig_opts opt = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOip|O", kwlist, &cap, &kin_obj, &opt.n_modes,
-                                     &opt.include_eps, &kg_obj))
-        return NULL;
-    kf_eig *e = get_eig(cap);
-    if (!e)
-        return NULL;
-    int n = kf_eig_nfree(e);
-    if (opt.n_modes < 1 || opt.n_modes > n)
-        return PyErr_Format(PyExc_ValueError, "n_modes = %d is out of 1..%d (free DOFs)",
-                            opt.n_modes, n);
-    PyArrayObject *kin = as_kin(kin_obj);
-    if (!kin)
-        return NULL;
-    npy_intp nt = PyArray_DIM(kin, 0), d2[2] = {nt, opt.n_modes};
-    PyArrayObject *re = NULL, *im = NULL, *kg = NULL;
-    PyObject *result = NULL;
-    if (as_axial_force(kg_obj, nt, &kg))
-        goto done;
-    if (nt > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "too many instants");
-        goto done;
-    }
-    re = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
-    im = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
-    if (!re || !im)
-        goto done;
-    kf_error err = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_gyroscopic(e, (int)nt, (const kf_kin *)PyArray_DATA(kin),
-                           kg ? PyArray_DATA(kg) : NULL, &opt, PyArray_DATA(re),
-                           PyArray_DATA(im), &err);
-    Py_END_ALLOW_THREADS
-    if (rc) {
-        raise_status(rc, &err);
-        goto done;
-    }
-    result = Py_BuildValue("NN", re, im);
-    re = im = NULL;
+    result = array_or_raise(rc, &err, &f);
 done:
-    Py_XDECREF(re);
-    Py_XDECREF(im);
-    Py_XDECREF(kg);
-    Py_DECREF(kin);
+    Py_XDECREF(f);
+    f64_release(&s);
     return result;
 }
 
-/* ================================================================ time integration */
+/* ================================================================ module */
 
-/*
- * Python callables called from the core during integration.  The core runs
- * with the GIL released; each callback takes it (PyGILState_Ensure) only
- * while it calls Python.  A Python exception stays set, the callback returns
- * -1 (stop) with a message naming the time, and the caller re-raises it.
- */
-typedef struct py_motion_ctx {
-    PyObject *fn;
-    int dim;
-} py_motion_ctx;
-
-typedef struct py_loads_ctx {
-    PyObject *fn;
-    int ndof;
-} py_loads_ctx;
-
-typedef struct py_progress_ctx {
-    PyObject *fn; /* may be NULL: then only Ctrl-C is checked */
-    double last;  /* wall clock of the last call [s] */
-} py_progress_ctx;
-
-/* Add a note "raised by the <what> at t = ..." to the pending exception
- * (Python >= 3.11; older versions keep the exception as it is). */
-static void note_exception(const char *what, double t)
-{
-    char buf[160];
-    snprintf(buf, sizeof buf, "raised by the %s at t = %.17g", what, t);
-#if PY_VERSION_HEX >= 0x030C0000
-    PyObject *exc = PyErr_GetRaisedException();
-#else
-    PyObject *type, *exc, *tb;
-    PyErr_Fetch(&type, &exc, &tb);
-    PyErr_NormalizeException(&type, &exc, &tb);
-    if (exc && tb)
-        PyException_SetTraceback(exc, tb);
-#endif
-    if (exc && PyObject_HasAttrString(exc, "add_note")) {
-        PyObject *r = PyObject_CallMethod(exc, "add_note", "s", buf);
-        if (!r)
-            PyErr_Clear();
-        Py_XDECREF(r);
-    }
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(exc);
-#else
-    PyErr_Restore(type, exc, tb);
-#endif
-}
-
-/* The core's record of a failed Python callback (the exception itself stays set). */
-static void cb_error(kf_error *err, const char *what, double t)
-{
-    err->code = KF_ECALLBACK;
-    snprintf(err->arg, sizeof err->arg, "%s", what);
-    snprintf(err->msg, sizeof err->msg, "the %s function raised at t = %.17g", what, t);
-}
-
-static int py_motion_cb(double t, kf_frame *out, void *params, kf_error *err)
-{
-    py_motion_ctx *c = params;
-    int rc = -1;
-    PyGILState_STATE g = PyGILState_Ensure();
-    PyObject *r = PyObject_CallFunction(c->fn, "d", t), *seq = NULL, *a = NULL;
-    if (!r)
-        goto done;
-    seq = PySequence_Fast(r, "the motion function must return (omega, eps, a_O)");
-    if (!seq)
-        goto done;
-    if (PySequence_Fast_GET_SIZE(seq) != 3) {
-        PyErr_Format(PyExc_ValueError,
-                     "the motion function must return (omega, eps, a_O), got %zd values at t = %g",
-                     (Py_ssize_t)PySequence_Fast_GET_SIZE(seq), t);
-        goto done;
-    }
-    double om = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, 0));
-    double ep = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, 1));
-    if (PyErr_Occurred())
-        goto done;
-    a = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, 2), "a_O must be a sequence");
-    if (!a)
-        goto done;
-    if (PySequence_Fast_GET_SIZE(a) != c->dim) {
-        PyErr_Format(PyExc_ValueError, "a_O from the motion function must have %d components, "
-                     "got %zd at t = %g", c->dim, (Py_ssize_t)PySequence_Fast_GET_SIZE(a), t);
-        goto done;
-    }
-    memset(out, 0, sizeof *out);
-    out->kin.omega[2] = om;
-    out->kin.eps[2] = ep;
-    for (int i = 0; i < c->dim; i++)
-        out->kin.a[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(a, i));
-    if (!PyErr_Occurred())
-        rc = 0;
-done:
-    if (rc) {
-        note_exception("motion function", t);
-        cb_error(err, "motion", t);
-    }
-    Py_XDECREF(a);
-    Py_XDECREF(seq);
-    Py_XDECREF(r);
-    PyGILState_Release(g);
-    return rc;
-}
-
-static int py_loads_cb(double t, double *Q, void *params, kf_error *err)
-{
-    py_loads_ctx *c = params;
-    int rc = -1;
-    PyGILState_STATE g = PyGILState_Ensure();
-    PyArrayObject *q = NULL;
-    PyObject *r = PyObject_CallFunction(c->fn, "d", t);
-    if (!r)
-        goto done;
-    q = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
-    if (!q)
-        goto done;
-    if (PyArray_DIM(q, 0) != c->ndof) {
-        PyErr_Format(PyExc_ValueError, "loads(t) must return a vector of %d values (all DOFs), "
-                     "got %zd at t = %g", c->ndof, (Py_ssize_t)PyArray_DIM(q, 0), t);
-        goto done;
-    }
-    const double *v = PyArray_DATA(q);
-    for (int i = 0; i < c->ndof; i++)
-        if (!isfinite(v[i])) {
-            char buf[32];
-            snprintf(buf, sizeof buf, "%g", v[i]);
-            PyErr_Format(PyExc_ValueError, "loads(t) returned %s for DOF %d at t = %.17g", buf, i,
-                         t);
-            goto done;
-        }
-    memcpy(Q, v, (size_t)c->ndof * sizeof(double));
-    rc = 0;
-done:
-    if (rc) {
-        note_exception("loads function", t);
-        cb_error(err, "loads", t);
-    }
-    Py_XDECREF(q);
-    Py_XDECREF(r);
-    PyGILState_Release(g);
-    return rc;
-}
-
-static double wall_seconds(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Called after every step; takes the GIL at most every 0.1 s of wall time to
- * report progress and let Ctrl-C stop a long run. */
-static int py_progress_cb(double t, void *params)
-{
-    py_progress_ctx *c = params;
-    double now = wall_seconds();
-    if (now - c->last < 0.1)
-        return 0;
-    c->last = now;
-    int stop = 0;
-    PyGILState_STATE g = PyGILState_Ensure();
-    if (PyErr_CheckSignals() < 0)
-        stop = 1;
-    else if (c->fn) {
-        PyObject *r = PyObject_CallFunction(c->fn, "d", t);
-        if (!r)
-            stop = 1;
-        Py_XDECREF(r);
-    }
-    PyGILState_Release(g);
-    return stop;
-}
-
-/*
- * A motion from its Python description:
- *   ("constant", omega, theta0, gx, gy) | ("spline", t, coef, gx, gy) | ("function", f).
- * The arrays of a spline are returned (new references) in *keep.
- */
-typedef struct motion_spec {
-    kf_motion_fn *fn;
-    void *params;
-    kf_motion_constant constant;
-    kf_motion_spline spline;
-    py_motion_ctx py;
-    PyArrayObject *t, *coef;
-} motion_spec;
-
-static int parse_motion(PyObject *obj, int dim, motion_spec *m)
-{
-    memset(m, 0, sizeof *m);
-    const char *kind;
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) < 2 ||
-        !(kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(obj, 0)))) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "motion must be a (kind, ...) tuple from kanefem.Motion");
-        return -1;
-    }
-    if (!strcmp(kind, "constant")) {
-        kf_motion_constant *c = &m->constant;
-        if (!PyArg_ParseTuple(obj, "sdddd", &kind, &c->omega, &c->theta0, &c->g[0], &c->g[1]))
-            return -1;
-        m->fn = kf_motion_constant_eval;
-        m->params = c;
-    } else if (!strcmp(kind, "spline")) {
-        PyObject *t_obj, *c_obj;
-        kf_motion_spline *sp = &m->spline;
-        if (!PyArg_ParseTuple(obj, "sOOdd", &kind, &t_obj, &c_obj, &sp->g[0], &sp->g[1]))
-            return -1;
-        m->t = as_double(t_obj, "motion samples t", 1, 1);
-        m->coef = m->t ? as_double(c_obj, "motion spline coefficients", 1, 1) : NULL;
-        if (!m->coef)
-            return -1;
-        npy_intp n = PyArray_DIM(m->t, 0);
-        if (n < 4 || n > INT32_MAX || PyArray_DIM(m->coef, 0) != (n - 1) * 12) {
-            PyErr_SetString(PyExc_ValueError, "motion spline: coefficients do not match the "
-                                              "samples (use kanefem.Motion.from_samples)");
-            return -1;
-        }
-        sp->n = (int)n;
-        sp->t = PyArray_DATA(m->t);
-        sp->coef = PyArray_DATA(m->coef);
-        m->fn = kf_motion_spline_eval;
-        m->params = sp;
-    } else if (!strcmp(kind, "function")) {
-        PyObject *f;
-        if (!PyArg_ParseTuple(obj, "sO", &kind, &f))
-            return -1;
-        if (!PyCallable_Check(f)) {
-            PyErr_SetString(PyExc_TypeError, "the motion function must be callable");
-            return -1;
-        }
-        m->py.fn = f; /* borrowed: obj holds it */
-        m->py.dim = dim;
-        m->fn = py_motion_cb;
-        m->params = &m->py;
-    } else {
-        PyErr_Format(PyExc_ValueError, "unknown motion kind '%s'", kind);
-        return -1;
-    }
-    return 0;
-}
-
-static void motion_spec_clear(motion_spec *m)
-{
-    Py_XDECREF(m->t);
-    Py_XDECREF(m->coef);
-    m->t = m->coef = NULL;
-}
-
-/* motion_eval(motion, times (nt,), dim) -> (nt, 15): kf_kin (12) and vdot (3). */
-static PyObject *py_motion_eval(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *mobj, *tobj;
-    int dim;
-    if (!PyArg_ParseTuple(args, "OOi", &mobj, &tobj, &dim))
-        return NULL;
-    motion_spec m;
-    PyArrayObject *t = NULL, *out = NULL;
-    PyObject *result = NULL;
-    if (parse_motion(mobj, dim, &m) < 0)
-        goto done;
-    if (!(t = as_double(tobj, "t", 1, 1)))
-        goto done;
-    npy_intp dims[2] = {PyArray_DIM(t, 0), 15};
-    if (!(out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE)))
-        goto done;
-    _Static_assert(sizeof(kf_frame) == 15 * sizeof(double), "kf_frame must be 15 doubles");
-    kf_frame *F = PyArray_DATA(out);
-    const double *tt = PyArray_DATA(t);
-    kf_error err = {0};
-    for (npy_intp k = 0; k < dims[0]; k++)
-        if (m.fn(tt[k], &F[k], m.params, &err)) {
-            raise_status(err.code ? err.code : KF_ECALLBACK, &err);
-            goto done;
-        }
-    result = (PyObject *)out;
-    out = NULL;
-done:
-    motion_spec_clear(&m);
-    Py_XDECREF(t);
-    Py_XDECREF(out);
-    return result;
-}
-
-/* spline_fit(t (n,), y (n, nch)) -> coefficients ((n-1) * nch * 4,) */
-static PyObject *py_spline_fit(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *tobj, *yobj;
-    if (!PyArg_ParseTuple(args, "OO", &tobj, &yobj))
-        return NULL;
-    PyArrayObject *t = as_double(tobj, "t", 1, 1), *y = t ? as_double(yobj, "samples", 2, 2) : NULL;
-    PyArrayObject *c = NULL;
-    PyObject *result = NULL;
-    if (!y)
-        goto done;
-    npy_intp n = PyArray_DIM(t, 0), nch = PyArray_DIM(y, 1);
-    if (PyArray_DIM(y, 0) != n || n > INT32_MAX / 16 || nch > 64) {
-        PyErr_Format(PyExc_ValueError, "samples must have shape (%zd, nch), got (%zd, %zd)",
-                     (Py_ssize_t)n, (Py_ssize_t)PyArray_DIM(y, 0), (Py_ssize_t)nch);
-        goto done;
-    }
-    npy_intp len = (n > 1 ? n - 1 : 1) * nch * 4;
-    if (!(c = (PyArrayObject *)PyArray_SimpleNew(1, &len, NPY_DOUBLE)))
-        goto done;
-    kf_error err = {0};
-    int rc = kf_spline_fit((int)n, PyArray_DATA(t), (int)nch, PyArray_DATA(y), PyArray_DATA(c),
-                           &err);
-    if (rc) {
-        raise_status(rc, &err);
-        goto done;
-    }
-    result = (PyObject *)c;
-    c = NULL;
-done:
-    Py_XDECREF(t);
-    Py_XDECREF(y);
-    Py_XDECREF(c);
-    return result;
-}
-
-/*
- * simulate(body, fixed, motion, loads, method, t_eval, d0, v0, dt, rho_inf, rtol, atol,
- *          max_step, max_steps, limit, rayleigh, damping, geometric, momentum, progress)
- *   -> (d, v, p or None, stats)
- * loads: None | callable | ("harmonic", Q0 or None, A (nh, ndof), omega (nh,), phase (nh,)).
- * d0, v0 over all DOFs; d, v, p (nt, ndof), zero at the supports.
- */
-static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
-{
-    (void)self;
-    static char *kwlist[] = {"body", "fixed", "motion", "loads", "method", "t_eval", "d0", "v0",
-                             "dt", "rho_inf", "rtol", "atol", "max_step", "max_steps", "limit",
-                             "rayleigh", "damping", "geometric", "momentum", "progress", NULL};
-    PyObject *cap, *fixed_obj, *mobj, *lobj, *tobj, *d0obj, *v0obj, *dobj, *pobj;
-    kf_integ_opts io = {0};
-    kf_body_ode_opts bo = {0};
-    int geometric = 0, want_p = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOiOOOdddddld(dd)OppO", kwlist, &cap,
-                                     &fixed_obj, &mobj, &lobj, &io.method, &tobj, &d0obj, &v0obj,
-                                     &io.dt, &io.rho_inf, &io.rtol, &io.atol, &io.max_step,
-                                     &io.max_steps, &io.limit, &bo.rayleigh[0], &bo.rayleigh[1],
-                                     &dobj, &geometric, &want_p, &pobj))
-        return NULL;
-    kf_body *b = get_body(cap);
-    if (!b)
-        return NULL;
-    int ndof = kf_body_ndof(b);
-    motion_spec m;
-    memset(&m, 0, sizeof m);
-    py_loads_ctx lpy = {0};
-    kf_loads_harmonic lh = {0};
-    py_progress_ctx prog = {pobj == Py_None ? NULL : pobj, wall_seconds()};
-    PyArrayObject *fixed = NULL, *t = NULL, *d0 = NULL, *v0 = NULL, *damp = NULL;
-    PyArrayObject *Q0 = NULL, *A = NULL, *om = NULL, *ph = NULL;
-    PyArrayObject *dout = NULL, *vout = NULL, *pout = NULL;
-    kf_body_ode *ode = NULL;
-    kf_integ *integ = NULL;
-    double *x0 = NULL;
-    PyObject *result = NULL;
-
-    if (pobj != Py_None && !PyCallable_Check(pobj)) {
-        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
-        goto done;
-    }
-    fixed = (PyArrayObject *)PyArray_FROMANY(fixed_obj, NPY_UINT8, 1, 1,
-                                             NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
-    if (!fixed)
-        goto done;
-    if (PyArray_DIM(fixed, 0) != ndof) {
-        PyErr_Format(PyExc_ValueError, "supports mask has %zd entries, the body %d DOFs",
-                     (Py_ssize_t)PyArray_DIM(fixed, 0), ndof);
-        goto done;
-    }
-    if (parse_motion(mobj, kf_body_dim(b), &m) < 0)
-        goto done;
-    bo.fixed = PyArray_DATA(fixed);
-    bo.motion = m.fn;
-    bo.motion_params = m.params;
-    bo.geometric = geometric;
-    if (PyCallable_Check(lobj)) {
-        lpy.fn = lobj;
-        lpy.ndof = ndof;
-        bo.loads = py_loads_cb;
-        bo.loads_params = &lpy;
-    } else if (lobj != Py_None) {
-        const char *kind;
-        PyObject *q0o, *ao, *omo, *pho;
-        if (!PyArg_ParseTuple(lobj, "sOOOO", &kind, &q0o, &ao, &omo, &pho))
-            goto done;
-        if (strcmp(kind, "harmonic")) {
-            PyErr_Format(PyExc_ValueError, "unknown loads kind '%s'", kind);
-            goto done;
-        }
-        if (q0o != Py_None && !(Q0 = as_double(q0o, "loads constant", 1, 1)))
-            goto done;
-        if (!(A = as_double(ao, "loads amplitudes", 2, 2)) ||
-            !(om = as_double(omo, "loads frequencies", 1, 1)) ||
-            !(ph = as_double(pho, "loads phases", 1, 1)))
-            goto done;
-        npy_intp nh = PyArray_DIM(A, 0);
-        if ((Q0 && PyArray_DIM(Q0, 0) != ndof) || PyArray_DIM(A, 1) != ndof ||
-            PyArray_DIM(om, 0) != nh || PyArray_DIM(ph, 0) != nh || nh > INT32_MAX) {
-            PyErr_Format(PyExc_ValueError, "harmonic loads must be vectors of %d values", ndof);
-            goto done;
-        }
-        lh.ndof = ndof;
-        lh.nh = (int)nh;
-        lh.Q0 = Q0 ? PyArray_DATA(Q0) : NULL;
-        lh.A = PyArray_DATA(A);
-        lh.omega = PyArray_DATA(om);
-        lh.phase = PyArray_DATA(ph);
-        bo.loads = kf_loads_harmonic_eval;
-        bo.loads_params = &lh;
-    }
-    if (!(t = as_double(tobj, "t_eval", 1, 1)) || !(d0 = as_double(d0obj, "d0", 1, 1)) ||
-        !(v0 = as_double(v0obj, "v0", 1, 1)))
-        goto done;
-    if (PyArray_DIM(d0, 0) != ndof || PyArray_DIM(v0, 0) != ndof) {
-        PyErr_Format(PyExc_ValueError, "d0 and v0 must have %d values (all DOFs)", ndof);
-        goto done;
-    }
-    npy_intp nt = PyArray_DIM(t, 0);
-    if (nt < 1 || nt > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "t_eval must hold at least one time");
-        goto done;
-    }
-    kf_error err = {0};
-    int rc;
-    if (dobj != Py_None) {
-        if (!(damp = as_double(dobj, "damping", 2, 2)))
-            goto done;
-    }
-    if (damp) {
-        /* the free-DOF count follows from the supports */
-        npy_intp nf = 0;
-        const unsigned char *fx = PyArray_DATA(fixed);
-        for (int i = 0; i < ndof; i++)
-            nf += fx[i] ? 0 : 1;
-        if (PyArray_DIM(damp, 0) != nf || PyArray_DIM(damp, 1) != nf) {
-            PyErr_Format(PyExc_ValueError, "damping matrix must be %zd x %zd (free DOFs), got "
-                         "%zd x %zd", (Py_ssize_t)nf, (Py_ssize_t)nf,
-                         (Py_ssize_t)PyArray_DIM(damp, 0), (Py_ssize_t)PyArray_DIM(damp, 1));
-            goto done;
-        }
-        /* the core reads it column-major */
-        PyArrayObject *fd = (PyArrayObject *)PyArray_FROM_OF((PyObject *)damp,
-                                                             NPY_ARRAY_F_CONTIGUOUS);
-        Py_DECREF(damp);
-        damp = fd;
-        if (!damp)
-            goto done;
-        bo.damping = PyArray_DATA(damp);
-    }
-    npy_intp dims[2] = {nt, ndof};
-    dout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
-    vout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
-    if (want_p)
-        pout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
-    x0 = calloc(2 * (size_t)ndof + 1, sizeof(double));
-    if (!dout || !vout || (want_p && !pout) || !x0) {
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
-        goto done;
-    }
-    io.progress = py_progress_cb;
-    io.progress_params = &prog;
-    kf_integ_stats st = {0};
-    Py_BEGIN_ALLOW_THREADS
-    rc = kf_body_ode_create(&ode, b, &bo, &err);
-    if (!rc)
-        rc = kf_integ_create(&integ, kf_body_ode_system(ode), &io, &err);
-    if (!rc) {
-        int n = kf_body_ode_nfree(ode);
-        const int *map = kf_body_ode_map(ode);
-        const double *dd0 = PyArray_DATA(d0), *vv0 = PyArray_DATA(v0);
-        for (int i = 0; i < n; i++) {
-            x0[i] = dd0[map[i]];
-            x0[n + i] = vv0[map[i]];
-        }
-        rc = kf_integ_run(integ, 0.0, x0, x0 + n, (int)nt, PyArray_DATA(t), ndof, map,
-                          PyArray_DATA(dout), PyArray_DATA(vout),
-                          pout ? PyArray_DATA(pout) : NULL, &st, &err);
-    }
-    Py_END_ALLOW_THREADS
-    if (rc) {
-        raise_status(rc, &err);
-        goto done;
-    }
-    if (!pout) {
-        Py_INCREF(Py_None);
-        pout = (PyArrayObject *)Py_None;
-    }
-    result = Py_BuildValue("NNN{s:l,s:l,s:l,s:l,s:l}", dout, vout, pout, "steps", st.steps,
-                           "rejected", st.rejected, "factorizations", st.factorizations,
-                           "solves", st.solves, "evaluations", st.evaluations);
-    dout = vout = pout = NULL;
-done:
-    kf_integ_free(integ);
-    kf_body_ode_free(ode);
-    free(x0);
-    motion_spec_clear(&m);
-    Py_XDECREF(fixed);
-    Py_XDECREF(t);
-    Py_XDECREF(d0);
-    Py_XDECREF(v0);
-    Py_XDECREF(damp);
-    Py_XDECREF(Q0);
-    Py_XDECREF(A);
-    Py_XDECREF(om);
-    Py_XDECREF(ph);
-    Py_XDECREF(dout);
-    Py_XDECREF(vout);
-    Py_XDECREF(pout);
-    return result;
-}
-
-/* ---------------------------------------------------------------- formalisms
- * (kf_direct.c): Kane's inertia forces by quadrature, Maggi's null-space basis and
- * projected eigen contexts. */
-
-/* A float64 vector of exactly n entries. */
-static PyArrayObject *as_vector(PyObject *obj, const char *name, npy_intp n)
-{
-    PyArrayObject *a = as_double(obj, name, 1, 1);
-    if (a && PyArray_DIM(a, 0) != n) {
-        PyErr_Format(PyExc_ValueError, "%s must have %zd entries (the body's DOFs), got %zd",
-                     name, (Py_ssize_t)n, (Py_ssize_t)PyArray_DIM(a, 0));
-        Py_DECREF(a);
-        return NULL;
-    }
-    return a;
-}
-
-static PyObject *py_inertia_forces_direct(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *cap, *d_obj, *dd_obj, *ddd_obj, *kin_obj;
-    if (!PyArg_ParseTuple(args, "OOOOO", &cap, &d_obj, &dd_obj, &ddd_obj, &kin_obj))
-        return NULL;
-    kf_body *b = get_body(cap);
-    if (!b)
-        return NULL;
-    npy_intp n = kf_body_ndof(b);
-    PyArrayObject *d = NULL, *dd = NULL, *ddd = NULL, *kin = NULL, *out = NULL;
-    PyObject *result = NULL;
-    if (!(d = as_vector(d_obj, "d", n)) || !(dd = as_vector(dd_obj, "d_t", n)) ||
-        !(ddd = as_vector(ddd_obj, "d_tt", n)) || !(kin = as_kin(kin_obj)))
-        goto done;
-    if (PyArray_DIM(kin, 0) != 1) {
-        PyErr_Format(PyExc_ValueError, "inertia_forces_direct takes one instant, got %zd",
-                     (Py_ssize_t)PyArray_DIM(kin, 0));
-        goto done;
-    }
-    out = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_DOUBLE);
-    if (!out)
-        goto done;
-    kf_error err = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = kf_body_inertia_forces_direct(b, PyArray_DATA(d), PyArray_DATA(dd), PyArray_DATA(ddd),
-                                       (const kf_kin *)PyArray_DATA(kin), PyArray_DATA(out),
-                                       &err);
-    Py_END_ALLOW_THREADS
-    if (rc) {
-        raise_status(rc, &err);
-        goto done;
-    }
-    result = (PyObject *)out;
-    out = NULL;
-done:
-    Py_XDECREF(d);
-    Py_XDECREF(dd);
-    Py_XDECREF(ddd);
-    Py_XDECREF(kin);
-    Py_XDECREF(out);
-    return result;
-}
-
-static PyObject *py_null_basis(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *g_obj;
-    double rtol = 0.0;
-    if (!PyArg_ParseTuple(args, "Od", &g_obj, &rtol))
-        return NULL;
-    PyArrayObject *G = as_double(g_obj, "constraints", 2, 2);
-    if (!G)
-        return NULL;
-    PyObject *result = NULL;
-    double *B = NULL;
-    npy_intp m = PyArray_DIM(G, 0), n = PyArray_DIM(G, 1);
-    if (n < 1 || m > INT32_MAX / 8 || n > 46340) { /* n * n must fit an int-indexed LAPACK array */
-        PyErr_Format(PyExc_ValueError, "constraints must have 1..46340 columns, got shape (%zd, %zd)",
-                     (Py_ssize_t)m, (Py_ssize_t)n);
-        goto done;
-    }
-    B = calloc((size_t)n * n, sizeof(double));
-    if (!B) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    kf_error err = {0};
-    int rc, nfree = 0;
-    Py_BEGIN_ALLOW_THREADS
-    rc = kf_null_basis((int)m, (int)n, PyArray_DATA(G), rtol, &nfree, B, &err);
-    Py_END_ALLOW_THREADS
-    if (rc) {
-        raise_status(rc, &err);
-        goto done;
-    }
-    npy_intp dims[2] = {n, nfree};
-    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (!out)
-        goto done;
-    double *o = PyArray_DATA(out); /* column-major B -> row-major (n, nfree) */
-    for (npy_intp i = 0; i < n; i++)
-        for (npy_intp j = 0; j < nfree; j++)
-            o[i * nfree + j] = B[i + j * n];
-    result = (PyObject *)out;
-done:
-    free(B);
-    Py_DECREF(G);
-    return result;
-}
-
-static PyObject *py_eig_create_projected(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *cap, *b_obj;
-    int geometric = 0;
-    if (!PyArg_ParseTuple(args, "OO|p", &cap, &b_obj, &geometric))
-        return NULL;
-    kf_body *b = get_body(cap);
-    if (!b)
-        return NULL;
-    PyArrayObject *Bm = as_double(b_obj, "basis", 2, 2);
-    if (!Bm)
-        return NULL;
-    PyObject *result = NULL;
-    double *B = NULL;
-    npy_intp nd = PyArray_DIM(Bm, 0), nf = PyArray_DIM(Bm, 1);
-    if (nd != kf_body_ndof(b) || nf < 1 || nf > nd) {
-        PyErr_Format(PyExc_ValueError,
-                     "basis must have shape (%d, nfree) with 1 <= nfree <= %d, got (%zd, %zd)",
-                     kf_body_ndof(b), kf_body_ndof(b), (Py_ssize_t)nd, (Py_ssize_t)nf);
-        goto done;
-    }
-    B = malloc((size_t)nd * nf * sizeof(double));
-    if (!B) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    const double *src = PyArray_DATA(Bm); /* row-major (ndof, nfree) -> column-major */
-    for (npy_intp i = 0; i < nd; i++)
-        for (npy_intp j = 0; j < nf; j++)
-            B[i + j * nd] = src[i * nf + j];
-    kf_eig *e = NULL;
-    kf_error err = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = kf_eig_create_projected(&e, b, (int)nf, B, geometric ? KF_EIG_GEOMETRIC : 0, &err);
-    Py_END_ALLOW_THREADS
-    if (rc)
-        raise_status(rc, &err);
-    else
-        result = eig_capsule(e, cap);
-done:
-    free(B);
-    Py_DECREF(Bm);
-    return result;
-}
-
-/* ---------------------------------------------------------------- module */
+#define KW(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, doc}
 
 static PyMethodDef methods[] = {
     {"lapack_source", py_lapack_source, METH_NOARGS,
-     "Where the LAPACK table came from ('linked', 'scipy'), or None."},
+     "Where the LAPACK table came from ('linked', 'scipy ...'), or None."},
     {"lapack_linked", py_lapack_linked, METH_NOARGS,
      "True if the core was linked against a LAPACK at build time."},
     {"use_linked_lapack", py_use_linked_lapack, METH_NOARGS,
      "Fill the LAPACK table from the linked LAPACK."},
-    {"set_lapack_capsules", py_set_lapack_capsules, METH_VARARGS,
-     "set_lapack_capsules(lapack_capi, blas_capi, source): fill the LAPACK table from "
-     "SciPy's cython_lapack/cython_blas __pyx_capi__ dicts."},
-    {"body_create", (PyCFunction)(void (*)(void))py_body_create, METH_VARARGS | METH_KEYWORDS,
-     "body_create(kind, coords, conn, E, rho, A, I) -> body capsule."},
-    {"body_info", py_body_info, METH_O, "body_info(body) -> dict of sizes and storage."},
-    {"body_matrix", py_body_matrix, METH_VARARGS,
-     "body_matrix(body, name, i=0, j=0): 'M', 'K', 'S' (i, j) as dense arrays; 's' (i, j), "
-     "'Mo' (i) as vectors."},
-    {"motion_terms", py_motion_terms, METH_VARARGS,
-     "motion_terms(body, motion (1, 12)) -> (C, K_eps, K_om, q_eps, q_om, q_a)."},
-    {"eig_create", py_eig_create, METH_VARARGS,
-     "eig_create(body, fixed_mask, geometric=False) -> eigen context capsule."},
-    {"geometric_matrix", py_geometric_matrix, METH_VARARGS,
-     "geometric_matrix(body, (c0, c1, c2)) -> K_G for N(x) = c0 + c1 x + c2 x^2, dense."},
-    {"axial_force", py_axial_force, METH_VARARGS,
-     "axial_force(body, motion (nt, 12), f_first, f_last, fixed_first, fixed_last) -> (nt, 3) "
-     "coefficients of the quasi-static axial force."},
-    {"eig_solve", (PyCFunction)(void (*)(void))py_eig_solve, METH_VARARGS | METH_KEYWORDS,
-     "eig_solve(eig, motion (nt, 12), n_modes, include_eps, vectors, tracked, axial_force=None) -> "
-     "(lam_re, lam_im, modes or None, stats)."},
-    /* mechanisms (issue 4) */
+    KW("set_lapack_capsules", py_set_lapack_capsules,
+       "set_lapack_capsules(lapack, blas, source): fill the LAPACK table from SciPy's "
+       "cython_lapack/cython_blas __pyx_capi__ dicts."),
+    /* bodies */
+    {"element_kinds", py_element_kinds, METH_NOARGS,
+     "element_kinds() -> {name: {kind, dim, nodes, dofs_per_node}} (kf_element_info)."},
+    KW("body_create", py_body_create,
+       "body_create(kind, coords (nnode, dim), conn (nel, nodes), section {E, rho, A, Izz}) -> "
+       "body (kf_body_create)."),
+    KW("body_info", py_body_info, "body_info(body) -> dict of sizes and storage."),
+    KW("body_matrix", py_body_matrix,
+       "body_matrix(body, name, i=0, j=0): 'M', 'K', 'S' (i, j) as dense arrays; 's' (i, j), "
+       "'Mo' (i) as vectors."),
+    KW("motion_terms", py_motion_terms,
+       "motion_terms(body, frame (1,)) -> {C, K_eps, K_om, q_eps, q_om, q_a} "
+       "(kf_body_motion_terms)."),
+    KW("geometric_matrix", py_geometric_matrix,
+       "geometric_matrix(body, coefficients (3,)) -> K_G for N(x) = c0 + c1 x + c2 x^2."),
+    KW("axial_force", py_axial_force,
+       "axial_force(body, frames (nt,), f_first, f_last, fixed_first, fixed_last) -> (nt, 3) "
+       "coefficients of the quasi-static axial force (kf_body_axial_force)."),
+    KW("inertia_forces_direct", py_inertia_forces_direct,
+       "inertia_forces_direct(body, d, d_t, d_tt, frame (1,)) -> Kane's generalized inertia "
+       "forces F* by quadrature (kf_body_inertia_forces_direct)."),
+    /* eigenvalues */
+    KW("eig_create", py_eig_create,
+       "eig_create(body, fixed (ndof,), geometric=False) -> eigen context (kf_eig_create)."),
+    KW("eig_create_projected", py_eig_create_projected,
+       "eig_create_projected(body, basis (ndof, nfree), geometric=False) -> eigen context for "
+       "d = basis z (kf_eig_create_projected)."),
+    KW("eig_solve", py_eig_solve,
+       "eig_solve(eig, frames (nt,), n_modes, include_eps, vectors, tracked, axial_force=None, "
+       "progress=None) -> {eigenvalues, eigenvalues_imag, mode_shapes, stats} (kf_eig_solve)."),
+    KW("eig_gyroscopic", py_eig_gyroscopic,
+       "eig_gyroscopic(eig, frames (nt,), n_modes, include_eps, axial_force=None, progress=None) "
+       "-> {s_re, s_im} (kf_eig_gyroscopic)."),
+    KW("null_basis", py_null_basis,
+       "null_basis(G (m, n), rtol=0) -> orthonormal basis (n, nfree) of the null space of G "
+       "(kf_null_basis)."),
+    /* motions and loads */
+    KW("motion_constant", py_motion_constant,
+       "motion_constant(omega, theta0, gravity (2,)) -> motion (kf_motion_constant)."),
+    KW("motion_spline", py_motion_spline,
+       "motion_spline(t (n,), coef, gravity (2,)) -> motion (kf_motion_spline)."),
+    KW("motion_function", py_motion_function,
+       "motion_function(f) -> motion: f(t) -> (omega, eps, a_O), body frame."),
+    KW("motion_eval", py_motion_eval, "motion_eval(motion, t (nt,)) -> frames (nt,)."),
+    KW("spline_fit", py_spline_fit,
+       "spline_fit(t (n,), y (n, nch)) -> not-a-knot cubic spline coefficients ((n-1)*nch*4,)."),
+    KW("loads_harmonic", py_loads_harmonic,
+       "loads_harmonic(amplitudes (nh, ndof), omega (nh,), phase (nh,), constant=None) -> loads "
+       "(kf_loads_harmonic)."),
+    KW("loads_function", py_loads_function, "loads_function(f) -> loads: f(t) -> Q (ndof,)."),
+    /* time integration */
+    KW("simulate", py_simulate,
+       "simulate(body, fixed, motion, t_eval, *, loads, method, d0, v0, dt, rho_inf, rtol, atol, "
+       "max_step, max_steps, limit, rayleigh_alpha, rayleigh_beta, damping, geometric, "
+       "momentum, progress) -> {d, v, p, stats} (kf_body_ode + kf_integ)."),
+    /* the wind pump */
     {"windpump_names", py_windpump_names, METH_NOARGS,
      "windpump_names() -> the wind-pump parameter names, in the order params vectors use."},
-    {"windpump_check", py_windpump_check, METH_O,
-     "windpump_check(params): ValueError naming the first invalid parameter."},
-    {"windpump_kinematics", py_windpump_kinematics, METH_VARARGS,
-     "windpump_kinematics(params, q (nt, 2), u (nt, 2), udot (nt, 2)) -> dict of arrays "
-     "(theta, omega, eps, mu, points, r, v, a, A, B, vB, aB, lever)."},
-    {"windpump_simulate", (PyCFunction)(void (*)(void))py_windpump_simulate,
-     METH_VARARGS | METH_KEYWORDS,
-     "windpump_simulate(params, mode, t, y0, omega=0, torque=None, rtol=1e-9, atol=1e-12, "
-     "max_steps=0) -> (states (nt, 7), stats)."},
-    {"windpump_joint_forces", py_windpump_joint_forces, METH_VARARGS,
-     "windpump_joint_forces(params, states (nt, >= 6)) -> (nt, 11) joint forces."},
-    {"eig_gyroscopic", (PyCFunction)(void (*)(void))py_eig_gyroscopic,
-     METH_VARARGS | METH_KEYWORDS,
-     "eig_gyroscopic(eig, motion (nt, 12), n_modes, include_eps, axial_force=None) -> "
-     "(s_re, s_im)."},
-    /* time integration */
-    {"simulate", (PyCFunction)(void (*)(void))py_simulate, METH_VARARGS | METH_KEYWORDS,
-     "simulate(body, fixed, motion, loads, method, t_eval, d0, v0, dt, rho_inf, rtol, atol, "
-     "max_step, max_steps, limit, rayleigh, damping, geometric, momentum, progress) -> "
-     "(d, v, p or None, stats)."},
-    {"motion_eval", py_motion_eval, METH_VARARGS,
-     "motion_eval(motion, t (nt,), dim) -> (nt, 15): omega, eps, v, a - g (body frame), vdot."},
-    {"spline_fit", py_spline_fit, METH_VARARGS,
-     "spline_fit(t (n,), y (n, nch)) -> not-a-knot cubic spline coefficients ((n-1)*nch*4,)."},
-    /* formalisms (kf_direct.c) */
-    {"inertia_forces_direct", py_inertia_forces_direct, METH_VARARGS,
-     "inertia_forces_direct(body, d, d_t, d_tt, motion (1, 12)) -> Kane's generalized inertia "
-     "forces F* by quadrature of (R N)^T a."},
-    {"null_basis", py_null_basis, METH_VARARGS,
-     "null_basis(G (m, n), rtol) -> orthonormal basis (n, nfree) of the null space of G "
-     "(QR with column pivoting); rtol <= 0: the default."},
-    {"eig_create_projected", py_eig_create_projected, METH_VARARGS,
-     "eig_create_projected(body, basis (ndof, nfree), geometric=False) -> eigen context for "
-     "d = basis z."},
+    KW("windpump_check", py_windpump_check,
+       "windpump_check(params): ValueError naming the first invalid parameter."),
+    KW("windpump_kinematics", py_windpump_kinematics,
+       "windpump_kinematics(params, q (nt, 2), u (nt, 2), udot (nt, 2)) -> dict of arrays "
+       "(theta, omega, eps, mu, points, r, v, a, A, B, vB, aB) and lever frames."),
+    KW("windpump_simulate", py_windpump_simulate,
+       "windpump_simulate(params, mode, t, y0, *, omega, torque, rtol, atol, max_steps, "
+       "progress) -> {states (nt, 7), stats}."),
+    KW("windpump_joint_forces", py_windpump_joint_forces,
+       "windpump_joint_forces(params, states (nt, >= 6), progress=None) -> (nt, 11)."),
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",
                                        "The C core of kanefem (internal).", -1, methods,
                                        NULL, NULL, NULL, NULL};
+
+/* The structured dtype of struct kf_frame, from its offsets. */
+static PyArray_Descr *make_frame_descr(void)
+{
+    PyObject *spec = Py_BuildValue(
+        "{s:[sssss],s:[sssss],s:[nnnnn],s:n}", "names", "omega", "eps", "v", "a", "vdot",
+        "formats", "(3,)f8", "(3,)f8", "(3,)f8", "(3,)f8", "(3,)f8", "offsets",
+        (Py_ssize_t)offsetof(kf_frame, omega), (Py_ssize_t)offsetof(kf_frame, eps),
+        (Py_ssize_t)offsetof(kf_frame, v), (Py_ssize_t)offsetof(kf_frame, a),
+        (Py_ssize_t)offsetof(kf_frame, vdot), "itemsize", (Py_ssize_t)sizeof(kf_frame));
+    PyArray_Descr *d = NULL;
+    if (spec && !PyArray_DescrConverter(spec, &d))
+        d = NULL;
+    Py_XDECREF(spec);
+    return d;
+}
+
+/* A new exception class kanefem.<name>(bases...) with a docstring. */
+static PyObject *new_error(PyObject *m, const char *name, const char *doc, PyObject *bases)
+{
+    char full[64];
+    snprintf(full, sizeof full, "kanefem.%s", name);
+    PyObject *cls = bases ? PyErr_NewExceptionWithDoc(full, doc, bases, NULL) : NULL;
+    Py_XDECREF(bases);
+    if (cls && PyModule_AddObjectRef(m, name, cls) < 0)
+        Py_CLEAR(cls);
+    return cls;
+}
 
 PyMODINIT_FUNC PyInit__core(void)
 {
@@ -1624,30 +1983,47 @@ PyMODINIT_FUNC PyInit__core(void)
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;
-    KanefemError = PyErr_NewExceptionWithDoc("kanefem.KanefemError",
-                                             "Base class of kanefem's own errors.", NULL, NULL);
-    LinAlgError = PyErr_NewExceptionWithDoc(
-        "kanefem.LinAlgError", "A matrix was singular or an eigen solver failed.", KanefemError,
-        NULL);
-    PyObject *div_bases = PyTuple_Pack(2, KanefemError, PyExc_ArithmeticError);
-    DivergenceError = div_bases ? PyErr_NewExceptionWithDoc(
-                                      "kanefem.DivergenceError",
-                                      "A time integration produced a non-finite or unbounded "
-                                      "solution.",
-                                      div_bases, NULL)
-                                : NULL;
-    Py_XDECREF(div_bases);
-    GeometryError = PyErr_NewExceptionWithDoc(
-        "kanefem.GeometryError", "A mechanism cannot be assembled at the given position.",
-        PyExc_ValueError, NULL);
-    if (!KanefemError || !LinAlgError || !DivergenceError || !GeometryError ||
-        PyModule_AddObjectRef(m, "KanefemError", KanefemError) < 0 ||
-        PyModule_AddObjectRef(m, "LinAlgError", LinAlgError) < 0 ||
-        PyModule_AddObjectRef(m, "DivergenceError", DivergenceError) < 0 ||
-        PyModule_AddObjectRef(m, "GeometryError", GeometryError) < 0 ||
-        PyModule_AddStringConstant(m, "core_version", KF_VERSION) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    PyObject *linalg = PyImport_ImportModule("numpy.linalg");
+    PyObject *np_linalg_error = linalg ? PyObject_GetAttrString(linalg, "LinAlgError") : NULL;
+    Py_XDECREF(linalg);
+    if (!np_linalg_error)
+        goto fail;
+    KanefemError = new_error(m, "KanefemError", "Base class of kanefem's own errors.",
+                             PyTuple_Pack(1, PyExc_Exception));
+    if (!KanefemError)
+        goto fail;
+    LinAlgError = new_error(m, "LinAlgError",
+                            "A matrix was singular or not positive definite, or an eigen "
+                            "solver failed (also a numpy.linalg.LinAlgError).",
+                            PyTuple_Pack(2, KanefemError, np_linalg_error));
+    DivergenceError = new_error(m, "DivergenceError",
+                                "A time integration produced a non-finite or unbounded "
+                                "solution; the message names the time.",
+                                PyTuple_Pack(2, KanefemError, PyExc_ArithmeticError));
+    GeometryError = new_error(m, "GeometryError",
+                              "A mechanism cannot be assembled at the given position; the "
+                              "message names the coordinates.",
+                              PyTuple_Pack(2, KanefemError, PyExc_ValueError));
+    StepLimitError = new_error(m, "StepLimitError",
+                               "An integration used up its step budget (max_steps), or its step "
+                               "size fell below what the time's precision resolves.",
+                               PyTuple_Pack(1, KanefemError));
+    RangeError = new_error(m, "RangeError",
+                           "An input's scale takes a matrix or a result outside the double "
+                           "range (overflow or underflow); the message names the input.",
+                           PyTuple_Pack(3, KanefemError, PyExc_ValueError,
+                                        PyExc_FloatingPointError));
+    Py_DECREF(np_linalg_error);
+    np_linalg_error = NULL;
+    if (!LinAlgError || !DivergenceError || !GeometryError || !StepLimitError || !RangeError)
+        goto fail;
+    frame_descr = make_frame_descr();
+    if (!frame_descr || PyModule_AddObjectRef(m, "frame_dtype", (PyObject *)frame_descr) < 0 ||
+        PyModule_AddStringConstant(m, "core_version", KF_VERSION) < 0)
+        goto fail;
     return m;
+fail:
+    Py_XDECREF(np_linalg_error);
+    Py_DECREF(m);
+    return NULL;
 }

@@ -1,5 +1,5 @@
 """The element matrices and inertia invariants against closed forms and against an
-independent quadrature of the SPEC.md integrals."""
+independent quadrature of the integrals of docs/theory.md section 1."""
 
 import numpy as np
 import pytest
@@ -27,7 +27,7 @@ def beam_closed_forms(l, m=RHO * A):
         [[156, 22 * l, 54, -13 * l], [22 * l, 4 * l * l, 13 * l, -3 * l * l],
          [54, 13 * l, 156, -22 * l], [-13 * l, -3 * l * l, -22 * l, 4 * l * l]]
     )
-    # SPEC.md section 2: S_yx rows (v1, t1, v2, t2), columns (u1, u2)
+    # docs/theory.md section 2: S_yx rows (v1, t1, v2, t2), columns (u1, u2)
     Syx = np.zeros((6, 6))
     Syx[np.ix_(b, [0, 3])] = m * l * np.array(
         [[7 / 20, 3 / 20], [l / 20, l / 30], [3 / 20, 7 / 20], [-l / 30, -l / 20]]
@@ -70,7 +70,7 @@ def hermite(xi, l):
 
 
 def direct_terms(length, n, origin, omega, eps, a):
-    """SPEC.md section 1 integrals by 8-point Gauss quadrature, element by element:
+    """docs/theory.md section 1 integrals by 8-point Gauss quadrature, element by element:
     C = 2 int rho N^T W N, K_eps = int rho N^T E N, K_om = int rho N^T W W N,
     q_eps = int rho N^T E x, q_om = int rho N^T W W x, q_a = int rho N^T a."""
     J = np.array([[0.0, -1.0], [1.0, 0.0]])
@@ -145,7 +145,7 @@ def test_structure_of_motion_terms(omega, eps, n):
 
 
 def test_centrifugal_load_points_outward():
-    """SPEC.md sign correction: for a bar spinning about an axis through O the
+    """docs/theory.md section 1.3 (sign correction): for a bar spinning about an axis through O the
     load -q_om points outward (+x), with total m omega^2 x_G."""
     L, omega = 2.0, 3.0
     bar = kanefem.AxialBar(L, 5, E=E, A=A, rho=RHO)

@@ -113,32 +113,48 @@ def test_bar_presets_are_checked():
         kanefem.AxialBar(1.0, 1, E=1e9, A=1e-4, rho=2.0).eigenvalues(1, supports="fixed-fixed")
 
 
+SECTION = {"E": 1e9, "rho": 1.0, "A": 1.0, "Izz": 1.0}
+
+
 def test_core_validates_meshes_itself():
     """The binding and the core check what the Python layer may not have."""
     nodes = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
     with pytest.raises(ValueError, match="conn"):
-        _core.body_create(1, nodes, [[0, 5]], 1e9, 1.0, 1.0, 1.0)
+        _core.body_create(kind=1, coords=nodes, conn=[[0, 5]], section=SECTION)
     with pytest.raises(ValueError, match="belongs to no element"):
-        _core.body_create(1, nodes, [[0, 1]], 1e9, 1.0, 1.0, 1.0)
+        _core.body_create(kind=1, coords=nodes, conn=[[0, 1]], section=SECTION)
     with pytest.raises(ValueError, match="twice"):
-        _core.body_create(1, nodes, [[1, 1], [0, 2]], 1e9, 1.0, 1.0, 1.0)
+        _core.body_create(kind=1, coords=nodes, conn=[[1, 1], [0, 2]], section=SECTION)
+    def create(kind, coords, conn, **section):
+        return _core.body_create(kind=kind, coords=coords, conn=conn, section={**SECTION, **section})
+
     with pytest.raises(ValueError, match="length"):
-        _core.body_create(1, np.array([[0.0, 0], [0, 0]]), [[0, 1]], 1e9, 1.0, 1.0, 1.0)
+        create(1, np.array([[0.0, 0], [0, 0]]), [[0, 1]])
     with pytest.raises(ValueError, match="coords"):
-        _core.body_create(1, np.array([[0.0, 0], [np.nan, 0]]), [[0, 1]], 1e9, 1.0, 1.0, 1.0)
+        create(1, np.array([[0.0, 0], [np.nan, 0]]), [[0, 1]])
     with pytest.raises(ValueError, match="shape"):
-        _core.body_create(1, np.zeros((3, 3)), [[0, 1]], 1e9, 1.0, 1.0, 1.0)
+        create(1, np.zeros((3, 3)), [[0, 1]])
     with pytest.raises(ValueError, match="kind"):
-        _core.body_create(7, nodes, [[0, 1]], 1e9, 1.0, 1.0, 1.0)
+        create(7, nodes, [[0, 1]])
     with pytest.raises(ValueError, match="x axis"):
-        _core.body_create(0, np.array([[0.0, 0], [1, 1]]), [[0, 1]], 1e9, 1.0, 1.0, 1.0)
+        create(0, np.array([[0.0, 0], [1, 1]]), [[0, 1]])
     with pytest.raises(ValueError, match="E = -1"):
-        _core.body_create(1, nodes[:2], [[0, 1]], -1.0, 1.0, 1.0, 1.0)
-    b = _core.body_create(1, nodes[:2], [[0, 1]], 1e9, 1.0, 1.0, 1.0)
-    with pytest.raises(ValueError, match="motion"):
-        _core.eig_solve(_core.eig_create(b, np.zeros(6)), np.zeros((2, 11)), 1, True, True, False)
+        create(1, nodes[:2], [[0, 1]], E=-1.0)
+    with pytest.raises(ValueError, match="unknown field 'G'"):
+        create(1, nodes[:2], [[0, 1]], G=1.0)
+    with pytest.raises(TypeError, match="E must be a real number"):
+        create(1, nodes[:2], [[0, 1]], E="210e9")
+    b = create(1, nodes[:2], [[0, 1]])
+    bad = kanefem.frames.empty(2)
+    bad["omega"][1, 2] = np.nan
+    with pytest.raises(ValueError, match="instant 1: omega"):
+        _core.eig_solve(eig=_core.eig_create(body=b, fixed=np.zeros(6, bool)), frames=bad, n_modes=1,
+                        include_eps=True, vectors=True, tracked=False)
+    with pytest.raises(TypeError, match="frame_dtype"):
+        _core.eig_solve(eig=_core.eig_create(body=b, fixed=np.zeros(6, bool)), frames=np.zeros((2, 15)),
+                        n_modes=1, include_eps=True, vectors=True, tracked=False)
     with pytest.raises(ValueError, match="supports mask"):
-        _core.eig_create(b, np.zeros(5))
+        _core.eig_create(body=b, fixed=np.zeros(5, bool))
     with pytest.raises(TypeError):
         _core.body_matrix(object(), "M")
 
@@ -191,7 +207,10 @@ def test_result_arrays_are_owned_once():
     beam = kanefem.PlanarBeam(1.0, 3, E=2e11, A=1e-4, I=1e-8, rho=7800.0)
     M = beam.mass_matrix()
     assert sys.getrefcount(M) == 2  # the local name and getrefcount's argument
-    re, im, modes, stats = _core.eig_solve(beam._eig_context("pinned-pinned"), np.zeros((4, 12)), 2, True, True, False)
+    r = _core.eig_solve(eig=beam._eig_context("pinned-pinned"), frames=kanefem.frames.empty(4),
+                        n_modes=2, include_eps=True, vectors=True, tracked=False)
+    re, modes = r.pop("eigenvalues"), r.pop("mode_shapes")
+    del r
     assert sys.getrefcount(re) == 2 and sys.getrefcount(modes) == 2
 
 

@@ -1,6 +1,6 @@
 """Kane's generalized inertia forces by direct quadrature of (R N)^T a in the C core,
 against the invariant route M d'' + C d' + (K_eps + K_om) d + q_a + q_eps + q_om
-(SPEC.md sections 1 and 6)."""
+(docs/theory.md sections 1 and 6)."""
 
 import math
 
@@ -97,6 +97,8 @@ def test_motion_and_route_errors():
     with pytest.raises(ValueError, match="a_O"):
         beam.inertia_forces(z, z, z, a_O=(1.0, 2.0, 3.0), route="quadrature")
     with pytest.raises(ValueError, match="d_t"):
-        kanefem._core.inertia_forces_direct(beam._body, z, z[:-1], z, np.zeros((1, 12)))
+        kanefem._core.inertia_forces_direct(body=beam._body, d=z, d_t=z[:-1], d_tt=z,
+                                            frame=kanefem.frames.empty(1))
     with pytest.raises(ValueError, match="one instant"):
-        kanefem._core.inertia_forces_direct(beam._body, z, z, z, np.zeros((2, 12)))
+        kanefem._core.inertia_forces_direct(body=beam._body, d=z, d_t=z, d_tt=z,
+                                            frame=kanefem.frames.empty(2))

@@ -1,4 +1,4 @@
-"""Time integration (SPEC.md section 4, issue 3): analytic solutions, observed orders of
+"""Time integration (docs/theory.md section 4, issue 3): analytic solutions, observed orders of
 convergence, energy conservation, agreement of the four methods and of the Lagrange and
 Hamilton forms, and every error path."""
 
@@ -510,8 +510,9 @@ def test_gil_is_released_during_integration():
 
 def test_no_leaks_in_repeated_runs(bar):
     loads = lambda t: np.zeros(bar.ndof)  # noqa: E731
-    motion = Motion.from_function(lambda t: (1.0, 0.0, (0.0, 0.0)))
-    refs = sys.getrefcount(loads), sys.getrefcount(motion._spec[1])
+    spin = lambda t: (1.0, 0.0, (0.0, 0.0))  # noqa: E731
+    motion = Motion.from_function(spin)
+    refs = sys.getrefcount(loads), sys.getrefcount(spin)
     for _ in range(5):
         simulate(bar, motion, 0.01, dt=1e-3, loads=loads, progress=False)
     gc.collect()
@@ -526,5 +527,5 @@ def test_no_leaks_in_repeated_runs(bar):
     gc.collect()
     grown = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
-    assert (sys.getrefcount(loads), sys.getrefcount(motion._spec[1])) == refs
+    assert (sys.getrefcount(loads), sys.getrefcount(spin)) == refs
     assert grown < 50_000  # bytes: 200 runs leaking one small array each would exceed this

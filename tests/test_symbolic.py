@@ -143,7 +143,7 @@ def test_matrices_have_the_spec_structure():
     assert (C + C.T).applyfunc(sympy.expand).is_zero_matrix  # gyroscopic: skew
     assert (Keps + Keps.T).applyfunc(sympy.expand).is_zero_matrix
     assert (Kom + symbolic.omega**2 * M).applyfunc(sympy.expand).is_zero_matrix  # planar: -omega^2 M
-    # SPEC.md section 2: S_yx(v1, u1) = 7/20 m l, so C(v1, u1) = 2 omega (S_yx - S_xy) = 7/10 m l omega
+    # docs/theory.md section 2: S_yx(v1, u1) = 7/20 m l, so C(v1, u1) = 2 omega (S_yx - S_xy) = 7/10 m l omega
     assert sympy.simplify(C[1, 0] - sympy.Rational(7, 10) * symbolic.m * symbolic.l * symbolic.omega) == 0
 
 

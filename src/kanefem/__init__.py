@@ -19,7 +19,16 @@ from . import _core, _lapack
 
 _lapack.init()
 
-from ._core import DivergenceError, GeometryError, KanefemError, LinAlgError  # noqa: E402
+from ._core import (  # noqa: E402
+    DivergenceError,
+    GeometryError,
+    KanefemError,
+    LinAlgError,
+    RangeError,
+    StepLimitError,
+)
+from . import frames  # noqa: E402
+from .frames import FRAME_DTYPE  # noqa: E402
 from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
 from .constraints import maggi_basis  # noqa: E402
 
@@ -57,12 +66,16 @@ __all__ = [
     "AxialBar",
     "DivergenceError",
     "EigenResult",
+    "FRAME_DTYPE",
     "FlexibleBody",
     "GeometryError",
     "KanefemError",
     "LinAlgError",
     "MotionTerms",
     "PlanarBeam",
+    "RangeError",
+    "StepLimitError",
+    "frames",
     "lapack_source",
     "maggi_basis",
     # the wind-pump mechanism (issue 4)

@@ -1,19 +1,105 @@
 """Command line: ``python -m kanefem <job> [options]`` (also the ``kanefem`` script).
 
-Jobs write their tables (CSV) into an output folder, atomically, and print a summary.
+Jobs write their files into an output folder as one set (kanefem._io.OutputSet: a run
+that fails, is interrupted or killed leaves the folder as it was; manifest.json lists
+every file with its SHA-256 and the run's options) and print a summary.  Errors end
+the command with one line on stderr: exit status 2 for bad options, files and folders
+(OS errors), 1 for a computation that failed, 130 for Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import os
+import re
 import sys
-from pathlib import Path
 
 import numpy as np
 
 from . import __version__
-from ._io import write_csv
+from ._io import OutputSet, write_csv
+
+
+class _Stop(Exception):
+    """End the command: exit status and the one line to print."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+# Namespace entries that are not options of a run (argparse bookkeeping, where the
+# parameters come from, where the files go); every other entry is one, recorded in [run].
+_NOT_RUN = ("job", "func", "config", "out", "pump")
+# API arguments named in kanefem's messages whose option has another name
+_API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
+
+
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+def _naming_option(job_parser, exc):
+    """A ValueError/TypeError message of the API, prefixed by the option it comes from."""
+    message = _one_line(exc)
+    word = re.match(r"[A-Za-z_]\w*", message)
+    if word:
+        dest = _API_NAMES.get(word.group(), word.group())
+        for action in job_parser._actions:
+            if action.dest == dest and action.option_strings:
+                return f"{action.option_strings[0]}: {message}"
+    return message
+
+
+@contextlib.contextmanager
+def _output_set(args):
+    """Yield the run's OutputSet (write into its .folder); OS errors and Ctrl-C become _Stop."""
+    options = {k: v for k, v in vars(args).items() if k not in ("func", "pump")}
+    out = OutputSet(args.out, {"kanefem": __version__, "job": args.job, "options": options})
+    try:
+        with out:
+            yield out
+    except BrokenPipeError:  # stdout closed (| head): not the output folder's fault
+        raise
+    except OSError as exc:
+        raise _Stop(2, f"error: --out {args.out}: {_one_line(exc.strerror or exc)}") from None
+    except KeyboardInterrupt:
+        state = "holds this run's complete set" if out.committed else "unchanged"
+        raise _Stop(130, f"interrupted; --out {args.out} {state}") from None
+
+
+def _read_config(path, job_parser, args):
+    """Wind-pump parameters and the [run] options (as defaults of job_parser) from a TOML file."""
+    from .windpump import WindPump, _tomllib
+
+    try:
+        pump = WindPump.from_toml(path)
+        with open(path, "rb") as f:
+            run = _tomllib().load(f).get("run", {})  # a table: from_toml refuses any other "run"
+        defaults = {}
+        for key, value in run.items():
+            dest = key.replace("-", "_")
+            if key == "kanefem":  # the version that wrote the file
+                if not isinstance(value, str):
+                    raise TypeError(f"{path}: [run] kanefem = {value!r} must be a version string")
+                continue
+            if "_" in key or dest in _NOT_RUN or not hasattr(args, dest):
+                known = ", ".join(k.replace("_", "-") for k in vars(args) if k not in _NOT_RUN)
+                raise ValueError(f"{path}: [run] has no option {key!r} (it has {known})")
+            kind = type(getattr(args, dest))  # bool (a flag), int or float
+            number = isinstance(value, (int, float) if kind is float else int) and not isinstance(value, bool)
+            if not (isinstance(value, bool) if kind is bool else number):
+                wanted = {bool: "true or false", int: "an integer", float: "a number"}[kind]
+                raise TypeError(f"{path}: [run] {key} = {value!r} must be {wanted}")
+            defaults[dest] = kind(value)
+    except OSError as exc:
+        raise _Stop(2, f"error: --config {path}: {_one_line(exc.strerror or exc)}") from None
+    except (ValueError, TypeError) as exc:  # the messages name the file and the key
+        raise _Stop(2, f"error: --config {_one_line(exc)}") from None
+    job_parser.set_defaults(**defaults)
+    return pump
 
 
 def _cmd_eigen(args):
@@ -34,20 +120,36 @@ def _cmd_eigen(args):
     for k, lam, w, f in rows:
         print(f"{k:>4} {lam:>20.10g} {w:>16.10g} {f:>14.8g}")
     if args.out:
-        path = write_csv(args.out, "eigenvalues.csv", ["mode", "lambda_rad2_s2", "omega_rad_s", "f_hz"], rows)
+        with _output_set(args) as out:
+            write_csv(out.folder, "eigenvalues.csv", ["mode", "lambda_rad2_s2", "omega_rad_s", "f_hz"], rows)
+        for path in out.files:
+            print(f"wrote {path}")
+    return 0
+
+
+def _headless_matplotlib():
+    """The command line only writes PNG files: without a display, matplotlib's Agg backend."""
+    if not any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "MPLBACKEND")):
+        import matplotlib
+
+        matplotlib.use("Agg")
+
+
+def _cmd_windpump(args):
+    from .windpump import WindPump
+
+    pump = getattr(args, "pump", None) or WindPump()  # args.pump: read from --config
+    with _output_set(args) as out:
+        _windpump_files(args, pump, out.folder)
+    for path in out.files:
         print(f"wrote {path}")
     return 0
 
 
-def _cmd_windpump(args):
+def _windpump_files(args, pump, folder):
+    """Compute, write the files into folder, print the summary."""
     from ._core import KanefemError
-    from .windpump import WindPump
 
-    if args.config and not Path(args.config).is_file():
-        raise ValueError(f"--config {args.config}: no such file")
-    pump = WindPump.from_toml(args.config) if args.config else WindPump()
-    p = pump.params
-    out = Path(args.out)
     print(f"kanefem {__version__}: the wind pump at {args.rpm:g} rpm, {args.revolutions:g} turn(s), "
           f"{'periodic steady state' if not args.transient else 'from rest at x_D0'}")
     print(f"parameters: {'reference configuration' if not args.config else args.config} {pump!r}")
@@ -58,14 +160,15 @@ def _cmd_windpump(args):
         raise ValueError(f"{exc}; try --transient") from None
     forces = pump.joint_forces(motion)
     eig = pump.lever_eigenvalues(motion, n_modes=args.modes, n_elements=args.elements,
-                                 include_eps=not args.no_eps,
+                                 include_eps=args.eps,
                                  geometric_stiffness=args.geometric_stiffness,
                                  gyroscopic=args.gyroscopic)
-    written = [pump.to_toml(out / "windpump.toml")]
+    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
+    pump.to_toml(folder / "windpump.toml", run={**run, "kanefem": __version__})
     for name, result in (("motion.csv", motion), ("joint_forces.csv", forces),
                          ("lever_eigenvalues.csv", eig)):
         header, rows = result.table()
-        written.append(write_csv(out, name, header, rows))
+        write_csv(folder, name, header, rows)
 
     if args.response:
         resp = pump.lever_response(motion, n_elements=args.elements)
@@ -73,8 +176,7 @@ def _cmd_windpump(args):
         qs = np.array([pump._lever_quasi_static(pump.lever(args.elements), row)
                        for row in motion.lever_frame])
         rows = zip(resp.t, resp.d[:, 3 * n + 1], qs[:, 3 * n + 1], resp.d[:, 3 * n + 2])
-        written.append(write_csv(out, "lever_response.csv",
-                                 ["t_s", "v_mid_m", "v_mid_quasi_static_m", "theta_mid_rad"], rows))
+        write_csv(folder, "lever_response.csv", ["t_s", "v_mid_m", "v_mid_quasi_static_m", "theta_mid_rad"], rows)
         dev = np.max(np.abs(resp.d[:, 3 * n + 1] - qs[:, 3 * n + 1]))
         print(f"lever response (Newmark, node {n}): v = {resp.d[:, 3 * n + 1].min():.3e} .. "
               f"{resp.d[:, 3 * n + 1].max():.3e} m, {dev:.2e} m from quasi-static")
@@ -90,17 +192,16 @@ def _cmd_windpump(args):
         f = eig.frequencies_hz[:, k]
         print(f"  mode {k + 1}: f = {f.min():.6g} .. {f.max():.6g} Hz, lambda = "
               f"{eig.eigenvalues[:, k].min():.8g} .. {eig.eigenvalues[:, k].max():.8g} rad^2/s^2")
-    if args.no_plots:
+    if not args.plots:
         print("plots: not asked for (--no-plots)")
-    else:
-        try:
-            from . import _plots
-            written += _plots.windpump_figures(out, pump, motion, forces, eig)
-        except ImportError as exc:
-            print(f"plots skipped: {exc} (pip install 'kanefem[plot]' for PNG figures)")
-    for path in written:
-        print(f"wrote {path}")
-    return 0
+        return
+    try:
+        _headless_matplotlib()
+        from . import _plots
+
+        _plots.windpump_figures(folder, pump, motion, forces, eig)
+    except ImportError as exc:
+        print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
 
 
 def build_parser():
@@ -132,52 +233,83 @@ def build_parser():
                    help="frame angular velocity [rad/s] (default 140 rpm = 14.66)")
     e.add_argument("--eps", type=float, default=0.0, help="frame angular acceleration [rad/s^2] (default 0)")
     e.add_argument("--no-eps", action="store_true", help="leave out the non-symmetric K_eps")
-    e.add_argument("--out", default=None, help="folder to write eigenvalues.csv into (optional)")
+    e.add_argument("--out", default=None, metavar="DIR",
+                   help="folder to write eigenvalues.csv and manifest.json into (optional), "
+                   "replaced as one set like the windpump job's")
     e.set_defaults(func=_cmd_eigen)
 
     w = sub.add_parser(
         "windpump",
         help="the wind-pump mechanism: rigid motion, joint forces, lever eigenvalues",
-        description="The wind-pump mechanism of the papers (SPEC.md section 5) at a constant "
+        description="The wind-pump mechanism of the papers (docs/theory.md section 5) at a constant "
         "crank speed: its rigid motion by Kane's method (on the periodic steady state unless "
         "--transient), the joint forces at A, B, C', D and the guide, and the frozen-time "
         "eigenvalues of the elastic lever BC' over the cycle (seed 000, Fig. 6). Writes "
-        "windpump.toml (the parameters used), motion.csv, joint_forces.csv, "
-        "lever_eigenvalues.csv and, if matplotlib is installed, PNG plots into the output "
-        "folder (each file written atomically). Units: SI, angles in radians.",
+        "windpump.toml (the parameters and, in [run], the options used: --config FILE "
+        "runs it again), motion.csv, joint_forces.csv, lever_eigenvalues.csv, PNG plots "
+        "and manifest.json (every file's SHA-256, the options, kanefem's version) into the "
+        "output folder, which is replaced as one set: a failed, interrupted or killed run "
+        "leaves it as it was. Units: SI, angles in radians.",
     )
     w.add_argument("--rpm", type=float, default=140.0, help="crank speed [rev/min] (default 140)")
     w.add_argument("--revolutions", type=float, default=1.0, help="crank turns to compute (default 1)")
     w.add_argument("--points", type=int, default=360, help="instants per crank turn (default 360)")
     w.add_argument("--elements", type=int, default=10, help="beam elements of the lever BC' (default 10)")
     w.add_argument("--modes", type=int, default=2, help="lever eigenvalues per instant (default 2)")
-    w.add_argument("--no-eps", action="store_true",
-                   help="leave out K_eps (then lambda_k(t) = lambda_k(rest) - omega2(t)^2)")
-    w.add_argument("--geometric-stiffness", action="store_true",
-                   help="add K_G from the lever's axial force (joint forces + axial inertia)")
-    w.add_argument("--gyroscopic", action="store_true",
-                   help="complex eigenvalues of s^2 M + s C + K_eff (with the Coriolis matrix)")
-    w.add_argument("--transient", action="store_true",
-                   help="start from rest at x_D0 instead of on the periodic steady state")
-    w.add_argument("--config", default=None, metavar="FILE.toml",
-                   help="wind-pump parameters (TOML, as windpump.toml in the output); "
-                   "default: the reference configuration")
-    w.add_argument("--out", default="windpump-output", metavar="DIR", help="output folder (default windpump-output)")
-    w.add_argument("--no-plots", action="store_true", help="write the CSV files only")
-    w.add_argument("--response", action="store_true",
+    flag = argparse.BooleanOptionalAction
+    w.add_argument("--eps", action=flag, default=True,
+                   help="include K_eps, the lever's stiffness from the angular acceleration (default); "
+                   "--no-eps leaves it out (then lambda_k(t) = lambda_k(rest) - omega2(t)^2)")
+    w.add_argument("--geometric-stiffness", action=flag, default=False,
+                   help="add K_G from the lever's axial force (joint forces + axial inertia); default off")
+    w.add_argument("--gyroscopic", action=flag, default=False,
+                   help="complex eigenvalues of s^2 M + s C + K_eff (with the Coriolis matrix); default off")
+    w.add_argument("--transient", action=flag, default=False,
+                   help="start from rest at x_D0 instead of on the periodic steady state; default off")
+    w.add_argument("--response", action=flag, default=False,
                    help="also integrate the elastic lever in time on the motion (Newmark) and "
-                        "write lever_response.csv: midspan deflection against the quasi-static one")
+                        "write lever_response.csv: midspan deflection against the quasi-static one; "
+                        "default off")
+    w.add_argument("--plots", action=flag, default=True,
+                   help="write the PNG figures (default); --no-plots writes the CSV files only")
+    w.add_argument("--config", default=None, metavar="FILE.toml",
+                   help="wind-pump parameters and run options (TOML, as windpump.toml in the output: "
+                   "its [run] table gives defaults for the options above, which the command line "
+                   "overrides); default: the reference configuration")
+    w.add_argument("--out", default="windpump-output", metavar="DIR",
+                   help="output folder (default windpump-output), replaced as a whole by this run's "
+                   "files; refused if it exists and is not a kanefem output folder")
     w.set_defaults(func=_cmd_windpump)
+    p.jobs = {"eigen": e, "windpump": w}
     return p
 
 
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
+    job_parser = parser.jobs[args.job]
+    from ._core import KanefemError
+
     try:
+        if getattr(args, "config", None) is not None:
+            pump = _read_config(args.config, job_parser, args)
+            args = parser.parse_args(argv)  # the [run] options are defaults now
+            args.pump = pump
         return args.func(args)
+    except _Stop as stop:
+        status, message = stop.status, str(stop)
+    except (KanefemError, MemoryError) as exc:  # a computation that failed (before ValueError:
+        status, message = 1, f"failed: {type(exc).__name__}: {_one_line(exc)}"  # some are both)
     except (ValueError, TypeError) as exc:
-        parser.exit(2, f"kanefem {args.job}: error: {exc}\n")
+        status, message = 2, f"error: {_naming_option(job_parser, exc)}"
+    except KeyboardInterrupt:
+        status, message = 130, "interrupted"
+    except BrokenPipeError:  # the reader of stdout has gone (| head): end quietly, as on SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit's flush
+        return 128 + 13
+    except OSError as exc:
+        status, message = 2, f"error: {_one_line(exc)}"
+    parser.exit(status, f"kanefem {args.job}: {message}\n")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,21 @@
 """Files written atomically: a temporary file in the target folder, then os.replace,
-so an interrupted run never leaves a half-written table behind."""
+so an interrupted run never leaves a half-written table behind; and a run's output
+folder replaced as one set (OutputSet)."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import ctypes
+import errno
+import functools
+import hashlib
+import json
 import os
+import secrets
+import shutil
+import signal
+import sys
 import tempfile
 from pathlib import Path
 
@@ -78,3 +89,255 @@ def write_toml(path, tables, comment=""):
         lines.extend(f"{key} = {_toml_value(key, v)}" for key, v in table.items())
     text = "\n".join(lines) + "\n"
     return atomic_write(path, lambda f: f.write(text))
+
+
+# ---------------------------------------------------------------- one run's output folder
+
+MANIFEST = "manifest.json"
+
+
+def sha256_file(path):
+    """SHA-256 of a file's bytes, as hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _fsync_dir(path):
+    """Make the entries of a folder (renames, new files) durable."""
+    if os.name != "posix":
+        return
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _pid_alive(pid):
+    """Whether process pid may still be running (a run that may still own its folders)."""
+    if pid == os.getpid() or os.name != "posix":  # on Windows os.kill(pid, 0) would end it
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, another user's
+        return True
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _renameat2():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        f = ctypes.CDLL(None, use_errno=True).renameat2  # glibc >= 2.28
+    except (OSError, AttributeError):
+        return None
+    f.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return f
+
+
+def _exchange(a, b):
+    """Swap two existing paths in one step (Linux renameat2 with RENAME_EXCHANGE).
+
+    Returns False where the system or the file system cannot (then the caller renames twice).
+    """
+    f = _renameat2()
+    if f is None:
+        return False
+    AT_FDCWD, RENAME_EXCHANGE = -100, 2
+    if f(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+@contextlib.contextmanager
+def _sigint_deferred():
+    """Hold Ctrl-C (SIGINT) until the block ends, then deliver it: it cannot split the block."""
+    caught = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    except ValueError:  # not the main thread: Python runs signal handlers in the main thread only
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if old is None else old)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
+def _read_manifest(folder):
+    """The file names a kanefem manifest in folder lists, or None if it has none (or not ours)."""
+    try:
+        with open(Path(folder) / MANIFEST, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not (isinstance(data, dict) and isinstance(data.get("kanefem"), str)
+            and isinstance(data.get("files"), dict)):
+        return None
+    return set(data["files"])
+
+
+def _check_replaceable(target):
+    """Raise OSError unless target is missing, an empty folder, or a kanefem output folder
+    holding only the files its manifest lists: a user's files are never deleted."""
+    if not os.path.lexists(target):
+        return
+    if not target.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", str(target))
+    names = set(os.listdir(target))
+    if not names:
+        return
+    listed = _read_manifest(target)
+    if listed is None:
+        raise FileExistsError(errno.EEXIST, f"is a folder that is not empty and has no kanefem {MANIFEST}; "
+                              "kanefem replaces only its own output folders", str(target))
+    foreign = sorted(names - listed - {MANIFEST})
+    if foreign:
+        raise FileExistsError(errno.EEXIST, f"holds {foreign[0]!r}, which its {MANIFEST} does not list; "
+                              "kanefem replaces only its own files", str(target))
+
+
+class OutputSet:
+    """One run's output files, replacing the output folder as one set.
+
+    ``with OutputSet(path, manifest) as folder:`` the run writes its files into ``folder``,
+    a fresh hidden sibling of ``path`` (``.NAME.partial-PID-XXXX``).  When the block ends
+    normally, ``manifest.json`` is added (``manifest`` plus every file's SHA-256 and size),
+    the files are synced and the folder takes the place of ``path``: in one step where Linux
+    offers ``renameat2(RENAME_EXCHANGE)``, else by two renames (old folder aside as
+    ``.NAME.old-PID-XXXX``, new one in place); then the old set is removed.  Ctrl-C is held
+    during these renames.  When the block raises (an error, Ctrl-C), the partial folder is
+    removed and ``path`` is left as it was.
+
+    A run killed with SIGKILL leaves ``path`` as it was or holding the new complete set, and
+    its hidden partial or aside folder behind.  Each run first removes such leftovers whose
+    process is gone; a run killed between the two renames (only without ``renameat2``)
+    left no ``path`` and the old set aside: the next run puts the old set back, as a run
+    that did not finish never happened.  ``path`` is refused (``OSError``) if it is a file,
+    a folder that is not empty and has no kanefem manifest, or holds files its manifest does
+    not list.
+
+    Attributes
+    ----------
+    folder : Path or None
+        Where to write, while the block runs.
+    committed : bool
+        Whether the new set has replaced ``path``.
+    files : list of Path
+        After the block: the set's files, as ``path / name``.
+    """
+
+    def __init__(self, path, manifest):
+        self.path = Path(path)
+        self.target = Path(os.path.realpath(path))  # a symbolic link: the folder it names
+        self.manifest = dict(manifest)
+        self.folder = None
+        self.committed = False
+        self.files = []
+        self._made = []
+
+    def _leftover_prefix(self, kind):
+        return f".{self.target.name}.{kind}-"
+
+    def __enter__(self):
+        t = self.target
+        try:
+            if t.parent == t:
+                raise IsADirectoryError(errno.EISDIR, "is a root folder", str(t))
+            self._recover()
+            _check_replaceable(t)
+            missing = []
+            for p in [t.parent, *t.parent.parents]:
+                if os.path.lexists(p):
+                    break
+                missing.append(p)
+            for p in reversed(missing):
+                os.mkdir(p)
+                self._made.append(p)
+            self.folder = Path(tempfile.mkdtemp(prefix=self._leftover_prefix("partial") + f"{os.getpid()}-",
+                                                dir=t.parent))
+            os.chmod(self.folder, 0o777 & ~_umask())  # mkdtemp's is private (0700)
+        except BaseException:
+            self._discard()
+            raise
+        return self.folder
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None:
+            self._discard()
+            return False
+        try:
+            self._commit()
+        except BaseException:
+            self._discard()
+            raise
+        return False
+
+    def _recover(self):
+        """Remove the folders runs killed on this path left behind (see the class)."""
+        parent = self.target.parent
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            return  # no parent (yet): nothing left behind; creating it reports real problems
+        found = {"old": [], "partial": []}
+        for kind, bucket in found.items():
+            prefix = self._leftover_prefix(kind)
+            for name in names:
+                pid = name[len(prefix):].split("-", 1)[0]
+                if name.startswith(prefix) and pid.isdigit() and not _pid_alive(int(pid)):
+                    bucket.append(parent / name)
+        for p in sorted(found["old"], key=lambda p: p.stat().st_mtime, reverse=True):
+            if not os.path.lexists(self.target):
+                os.rename(p, self.target)
+                _fsync_dir(parent)
+            else:
+                shutil.rmtree(p, ignore_errors=True)
+        for p in found["partial"]:
+            shutil.rmtree(p, ignore_errors=True)
+
+    def _commit(self):
+        folder, t = self.folder, self.target
+        names = sorted(os.listdir(folder))
+        files = {n: {"sha256": sha256_file(folder / n), "bytes": (folder / n).stat().st_size} for n in names}
+        text = json.dumps({**self.manifest, "files": files}, indent=1) + "\n"
+        atomic_write(folder / MANIFEST, lambda f: f.write(text))
+        _fsync_dir(folder)
+        _check_replaceable(t)  # again: nothing of the user's may have appeared in it meanwhile
+        aside = None
+        with _sigint_deferred():
+            if not os.path.lexists(t):
+                os.rename(folder, t)
+            elif _exchange(folder, t):
+                aside = folder  # now holds the old set
+            else:
+                aside = t.parent / f"{self._leftover_prefix('old')}{os.getpid()}-{secrets.token_hex(4)}"
+                os.rename(t, aside)
+                os.rename(folder, t)
+            self.committed, self.folder = True, None
+            _fsync_dir(t.parent)
+            if aside is not None:
+                shutil.rmtree(aside, ignore_errors=True)  # what stays is a leftover of a gone run
+        self.files = [self.path / n for n in sorted([*names, MANIFEST])]
+
+    def _discard(self):
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+        for p in reversed(self._made):  # the parents this run created, if still empty
+            try:
+                os.rmdir(p)
+            except OSError:
+                break
+        self._made = []

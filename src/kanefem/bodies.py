@@ -2,7 +2,7 @@
 eigenvalues.
 
 A body is a set of finite elements of one kind sharing one frame (origin O,
-rotation R(t)).  Its equations of motion in that frame are (SPEC.md section 1)
+rotation R(t)).  Its equations of motion in that frame are (docs/theory.md section 1)
 
     M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om
 
@@ -15,16 +15,20 @@ only combines them.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
 
-from . import _checks, _core
+from . import _checks, _core, frames
 from ._results import ResultMixin
 from .constraints import maggi_basis
 
-_BAR2, _BEAM2 = 0, 1
+#: element kinds of the core, by name: {name: {kind, dim, nodes, dofs_per_node}}
+_KINDS = _core.element_kinds()
+#: eigen contexts kept per body (each holds a few dense n x n matrices)
+_EIG_CACHE_SIZE = 8
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ class FlexibleBody:
     ``node * dofs_per_node + k``, with ``k`` indexing :attr:`dof_names`.
     """
 
-    _kind: int
+    _kind: str  #: element kind, a key of the core's element_kinds()
     dof_names: tuple = ()
     #: support name -> DOF offsets it fixes at a node
     _support_dofs: Mapping[str, tuple] = {}
@@ -119,8 +123,12 @@ class FlexibleBody:
     _presets: Mapping[str, tuple] = {}
     _default_supports = "free-free"
 
-    def __init__(self, nodes, elements, *, E, A, I, rho):  # noqa: E741 (I is the name users know)
-        self._body = _core.body_create(self._kind, nodes, elements, E, rho, A, I)
+    def __init__(self, nodes, elements, *, E, A, rho, I=None):  # noqa: E741 (I is the name users know)
+        section = {"E": E, "rho": rho, "A": A}
+        if I is not None:
+            section["Izz"] = I
+        self._body = _core.body_create(kind=_KINDS[self._kind]["kind"], coords=nodes,
+                                       conn=elements, section=section)
         info = _core.body_info(self._body)
         self.ndof = info["ndof"]
         self.dim = info["dim"]
@@ -129,7 +137,8 @@ class FlexibleBody:
         self.nodes = np.array(nodes, dtype=float)
         self.nodes.setflags(write=False)
         self.n_nodes = self.nodes.shape[0]
-        self._eig_cache: dict = {}
+        # eigen contexts by supports / constraints, least recently used first
+        self._eig_cache: OrderedDict = OrderedDict()
 
     # ------------------------------------------------------------ matrices
 
@@ -159,17 +168,13 @@ class FlexibleBody:
 
     # ------------------------------------------------------------ motion
 
-    def _motion_row(self, omega, eps, a_O):
-        """One instant as the core's 12-vector (omega, eps, v, a), planar (z) rates."""
-        row = np.zeros((1, 12))
-        row[0, 2] = _checks.real("omega", omega)
-        row[0, 5] = _checks.real("eps", eps)
+    def _frame(self, omega, eps, a_O):
+        """One instant of the frame's motion (a length-1 frame array), planar rates."""
+        omega = _checks.real("omega", omega)
+        eps = _checks.real("eps", eps)
         if a_O is not None:
-            a = _checks.array("a_O", a_O, ndim=1)
-            if a.shape[0] != self.dim:
-                raise ValueError(f"a_O must have {self.dim} components, got shape {a.shape}")
-            row[0, 9 : 9 + self.dim] = a
-        return row
+            a_O = _checks.array("a_O", a_O, shape=(self.dim,))
+        return frames.planar(omega, eps, a_O, dim=self.dim)
 
     def motion_terms(self, omega, eps=0.0, a_O=None) -> MotionTerms:
         """The motion terms at one instant of the frame's rigid motion.
@@ -188,8 +193,7 @@ class FlexibleBody:
         -------
         MotionTerms
         """
-        C, Ke, Ko, qe, qo, qa = _core.motion_terms(self._body, self._motion_row(omega, eps, a_O))
-        return MotionTerms(C=C, K_eps=Ke, K_om=Ko, q_eps=qe, q_om=qo, q_a=qa)
+        return MotionTerms(**_core.motion_terms(body=self._body, frame=self._frame(omega, eps, a_O)))
 
     def inertia_forces(self, d, d_t, d_tt, omega=0.0, eps=0.0, a_O=None, route="invariants"):
         """Kane's generalized inertia forces at one state of the body.
@@ -238,9 +242,10 @@ class FlexibleBody:
         _checks.choice("route", route, ("invariants", "quadrature"))
         states = [_checks.array(name, v, shape=(self.ndof,))
                   for name, v in (("d", d), ("d_t", d_t), ("d_tt", d_tt))]
-        row = self._motion_row(omega, eps, a_O)
+        frame = self._frame(omega, eps, a_O)
         if route == "quadrature":
-            return _core.inertia_forces_direct(self._body, *states, row)
+            return _core.inertia_forces_direct(body=self._body, d=states[0], d_t=states[1],
+                                               d_tt=states[2], frame=frame)
         d, d_t, d_tt = states
         t = self.motion_terms(omega, eps, a_O)
         return -(self.mass_matrix() @ d_tt + t.C @ d_t + (t.K_eps + t.K_om) @ d
@@ -322,12 +327,13 @@ class FlexibleBody:
         if supports is not None:
             G = np.vstack([self.constraint_matrix(supports), G])
         key = ("constraints", G.shape, G.tobytes(), geometric)
-        ctx = self._eig_cache.get(key)
+        ctx = self._cache_get(key)
         if ctx is None:
             B = maggi_basis(G)
             if B.shape[1] == 0:
                 raise ValueError(f"constraints (with supports={supports!r}) fix all {self.ndof} DOFs: nothing can move")
-            ctx = self._eig_cache[key] = _core.eig_create_projected(self._body, B, geometric)
+            ctx = self._cache_put(key, _core.eig_create_projected(body=self._body, basis=B,
+                                                                  geometric=geometric))
         return ctx
 
     def _eig_context(self, supports, geometric=False, constraints=None):
@@ -335,45 +341,50 @@ class FlexibleBody:
         constraints, for Maggi's projection (:meth:`_projected_context`)."""
         if constraints is not None:
             return self._projected_context(supports, geometric, constraints)
-        key = (supports if isinstance(supports, str) else None, geometric)
-        ctx = self._eig_cache.get(key) if key[0] is not None else None
+        fixed = self.support_mask(supports)
+        key = ("supports", fixed.tobytes(), geometric)
+        ctx = self._cache_get(key)
         if ctx is None:
-            fixed = self.support_mask(supports)
-            mkey = (fixed.tobytes(), geometric)
-            ctx = self._eig_cache.get(mkey)
-            if ctx is None:
-                ctx = _core.eig_create(self._body, fixed.astype(np.uint8), geometric)
-                self._eig_cache[mkey] = ctx
-            if key[0] is not None:
-                self._eig_cache[key] = ctx
+            ctx = self._cache_put(key, _core.eig_create(body=self._body, fixed=fixed,
+                                                        geometric=geometric))
+        return ctx
+
+    def _cache_get(self, key):
+        ctx = self._eig_cache.get(key)
+        if ctx is not None:
+            self._eig_cache.move_to_end(key)
+        return ctx
+
+    def _cache_put(self, key, ctx):
+        """Keep ctx, dropping the least recently used contexts beyond the bound (each
+        holds dense matrices of the free DOFs: an unbounded cache of constraint sets
+        would grow without limit)."""
+        self._eig_cache[key] = ctx
+        while len(self._eig_cache) > _EIG_CACHE_SIZE:
+            self._eig_cache.popitem(last=False)
         return ctx
 
     # ------------------------------------------------------------ geometric stiffness
 
-    def _motion_rows(self, omega, eps, a_O):
-        """Instants as the core's (nt, 12) rows (omega, eps, v, a), planar (z) rates."""
+    def _frames(self, omega, eps, a_O):
+        """Instants of the frame's motion (a frame array (nt,)), planar rates."""
         om = _checks.array("omega", omega, ndim=1)
         ep = _checks.array("eps", eps, ndim=1)
         if om.shape != ep.shape:
             raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
-        rows = np.zeros((om.shape[0], 12))
-        rows[:, 2] = om
-        rows[:, 5] = ep
         if a_O is not None:
-            a = _checks.array("a_O", a_O, ndim=2)
-            if a.shape != (om.shape[0], self.dim):
-                raise ValueError(f"a_O must have shape ({om.shape[0]}, {self.dim}), got {a.shape}")
-            rows[:, 9 : 9 + self.dim] = a
-        return rows
+            a_O = _checks.array("a_O", a_O, shape=(om.shape[0], self.dim))
+        return frames.planar(om, ep, a_O, dim=self.dim)
 
-    def _axial_rows(self, rows, supports, end_forces):
-        """Quasi-static axial-force coefficients (nt, 3) for motion rows."""
+    def _axial_rows(self, motion, supports, end_forces):
+        """Quasi-static axial-force coefficients (nt, 3) at the frame states motion."""
         fixed = self.support_mask(supports)
         f_first, f_last = (0.0, 0.0) if end_forces is None else end_forces
         f_first = _checks.real("end_forces[0]", f_first)
         f_last = _checks.real("end_forces[1]", f_last)
         last_u = (self.n_nodes - 1) * self.dofs_per_node
-        return _core.axial_force(self._body, rows, f_first, f_last, bool(fixed[0]), bool(fixed[last_u]))
+        return _core.axial_force(body=self._body, frames=motion, f_first=f_first, f_last=f_last,
+                                 fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))
 
     def _geometric_rows(self, motion, supports, end_forces, axial_force):
         """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
@@ -405,9 +416,9 @@ class FlexibleBody:
         ndarray, shape (3,)
             (c0, c1, c2) [N, N/m, N/m^2], tension positive, x the body-frame coordinate.
         """
-        rows = self._motion_row(omega, eps, a_O)
+        motion = self._frame(omega, eps, a_O)
         supports = self._default_supports if supports is None else supports
-        return self._axial_rows(rows, supports, end_forces)[0]
+        return self._axial_rows(motion, supports, end_forces)[0]
 
     def geometric_stiffness(self, axial_force) -> np.ndarray:
         """Geometric stiffness K_G = int N(x) G^T G ds [N/m] for N(x) = c0 + c1 x + c2 x^2.
@@ -424,7 +435,7 @@ class FlexibleBody:
             Symmetric; positive semidefinite under tension.  Zero for a bar.
         """
         c = _checks.array("axial_force", axial_force, shape=(3,))
-        return _core.geometric_matrix(self._body, tuple(c))
+        return _core.geometric_matrix(body=self._body, coefficients=c)
 
     # ------------------------------------------------------------ eigenvalues
 
@@ -495,20 +506,20 @@ class FlexibleBody:
         geometric = bool(geometric_stiffness)
         ctx = self._eig_context(supports, geometric, constraints)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
-        row = self._motion_row(omega, eps, a_O if geometric else None)
+        motion = self._frame(omega, eps, a_O if geometric else None)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
-            kg = self._geometric_rows(row, supports, end_forces, None if one is None else one[None, :])
-        re, im, shapes, stats = _core.eig_solve(
-            ctx, row, n_modes, bool(include_eps), bool(mode_shapes), False, kg
-        )
+            kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :])
+        r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
+                            vectors=bool(mode_shapes), tracked=False, axial_force=kg)
+        shapes = r["mode_shapes"]
         return EigenResult(
-            eigenvalues=re[0],
-            eigenvalues_imag=im[0],
+            eigenvalues=r["eigenvalues"][0],
+            eigenvalues_imag=r["eigenvalues_imag"][0],
             mode_shapes=None if shapes is None else shapes[0],
-            solver=stats.pop("solver"),
-            stats=stats,
+            solver=r["stats"].pop("solver"),
+            stats=r["stats"],
         )
 
     def eigenvalues_vs_time(
@@ -556,23 +567,22 @@ class FlexibleBody:
             full decomposition).
         """
         geometric = bool(geometric_stiffness)
-        motion = self._motion_rows(omega, eps, a_O if geometric else None)
+        motion = self._frames(omega, eps, a_O if geometric else None)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric, constraints)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        re, im, shapes, stats = _core.eig_solve(
-            ctx, motion, n_modes, bool(include_eps), bool(mode_shapes), order == "tracked", kg
-        )
+        r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
+                            vectors=bool(mode_shapes), tracked=order == "tracked", axial_force=kg)
         return EigenResult(
-            eigenvalues=re,
-            eigenvalues_imag=im,
-            mode_shapes=shapes,
-            solver=stats.pop("solver"),
+            eigenvalues=r["eigenvalues"],
+            eigenvalues_imag=r["eigenvalues_imag"],
+            mode_shapes=r["mode_shapes"],
+            solver=r["stats"].pop("solver"),
             order=order,
-            stats=stats,
+            stats=r["stats"],
         )
 
 
@@ -620,13 +630,14 @@ class FlexibleBody:
         True
         """
         geometric = bool(geometric_stiffness)
-        motion = self._motion_rows(omega, eps, a_O if geometric else None)
+        motion = self._frames(omega, eps, a_O if geometric else None)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        re, im = _core.eig_gyroscopic(ctx, motion, n_modes, bool(include_eps), kg)
-        return GyroscopicResult(s=re + 1j * im)
+        r = _core.eig_gyroscopic(eig=ctx, frames=motion, n_modes=n_modes,
+                                 include_eps=bool(include_eps), axial_force=kg)
+        return GyroscopicResult(s=r["s_re"] + 1j * r["s_im"])
 
 
 @dataclass(frozen=True)
@@ -676,7 +687,7 @@ class PlanarBeam(_StraightBody):
     The beam lies on its frame's x axis from ``origin`` to ``origin + length``;
     nodes are numbered along the axis and each carries (u, v, theta): axial and
     lateral displacement [m] and rotation theta = dv/dx [rad].  Rotary inertia of
-    the section is neglected (the consistent line mass of SPEC.md).
+    the section is neglected (the consistent line mass of docs/theory.md section 2.1).
 
     Parameters
     ----------
@@ -714,7 +725,7 @@ class PlanarBeam(_StraightBody):
     29.036
     """
 
-    _kind = _BEAM2
+    _kind = "beam2"
     dof_names = ("u", "v", "theta")
     _support_dofs = {"clamped": (0, 1, 2), "fixed": (0, 1, 2), "pinned": (0, 1), "roller": (1,)}
     _presets = {
@@ -769,7 +780,7 @@ class AxialBar(_StraightBody):
     225.0
     """
 
-    _kind = _BAR2
+    _kind = "bar2"
     dof_names = ("u",)
     _support_dofs = {"fixed": (0,), "clamped": (0,), "pinned": (0,)}
     _presets = {
@@ -781,4 +792,4 @@ class AxialBar(_StraightBody):
     _default_supports = "fixed-free"
 
     def __init__(self, length, n_elements, E, A, rho, origin=0.0):
-        self._build(length, n_elements, origin, E, A, 1.0, rho)  # a bar has no bending
+        self._build(length, n_elements, origin, E, A, None, rho)  # a bar has no bending

@@ -3,7 +3,7 @@
 A planar frame turns about its z axis by the angle theta(t) and its origin O moves
 in the plane.  The body's equations need, at every instant, the angular velocity
 omega, the angular acceleration eps and the origin's acceleration a_O in the body
-frame (SPEC.md section 1); Hamilton's momentum also needs the origin's velocity.
+frame (docs/theory.md section 1); Hamilton's momentum also needs the origin's velocity.
 Three ways to give them:
 
 * :meth:`Motion.constant_speed` -- omega constant, origin at rest (evaluated in C);
@@ -39,6 +39,8 @@ class MotionState:
         which does not give it).
     a_O : ndarray, shape (nt, 2)
         Acceleration of the origin minus gravity, in the body frame [m/s^2].
+    frames : ndarray of kanefem.frames.FRAME_DTYPE, shape (nt,)
+        The same as the core sees it (see :mod:`kanefem.frames`).
     """
 
     t: np.ndarray
@@ -46,6 +48,7 @@ class MotionState:
     eps: np.ndarray
     v_O: np.ndarray
     a_O: np.ndarray
+    frames: np.ndarray
 
 
 class Motion:
@@ -65,9 +68,9 @@ class Motion:
         frame needs (constant speed and samples: yes; a function: no).
     """
 
-    def __init__(self, kind, spec, t_range, has_angle, text):
+    def __init__(self, kind, make, t_range, has_angle, text):
         self.kind = kind
-        self._spec = spec
+        self._make = make  # gravity (2,) -> the core's motion
         self.t_range = t_range
         self.has_angle = has_angle
         self._text = text
@@ -96,8 +99,9 @@ class Motion:
         """
         omega = _checks.real("omega", omega)
         theta0 = _checks.real("theta0", theta0)
-        return cls("constant", ("constant", omega, theta0), (-math.inf, math.inf), True,
-                   f"constant_speed({omega!r}, theta0={theta0!r})")
+        return cls("constant",
+                   lambda g: _core.motion_constant(omega=omega, theta0=theta0, gravity=g),
+                   (-math.inf, math.inf), True, f"constant_speed({omega!r}, theta0={theta0!r})")
 
     @classmethod
     def from_function(cls, f) -> "Motion":
@@ -126,8 +130,8 @@ class Motion:
         if not callable(f):
             raise TypeError(f"f must be callable, got {f!r}")
         name = getattr(f, "__name__", type(f).__name__)
-        return cls("function", ("function", f), (-math.inf, math.inf), False,
-                   f"from_function({name})")
+        return cls("function", lambda g: _core.motion_function(f=f), (-math.inf, math.inf),
+                   False, f"from_function({name})")
 
     @classmethod
     def from_samples(cls, t, theta, r_O=None) -> "Motion":
@@ -168,23 +172,23 @@ class Motion:
         theta = _checks.array("theta", theta, shape=(n,))
         r = np.zeros((n, 2)) if r_O is None else _checks.array("r_O", r_O, shape=(n, 2))
         y = np.column_stack([theta, r])
-        coef = _core.spline_fit(t, y)
-        return cls("samples", ("spline", t, coef), (float(t[0]), float(t[-1])), True,
+        coef = _core.spline_fit(t=t, y=y)
+        return cls("samples", lambda g: _core.motion_spline(t=t, coef=coef, gravity=g),
+                   (float(t[0]), float(t[-1])), True,
                    f"from_samples(<{n} samples on [{t[0]:g}, {t[-1]:g}] s>)")
 
     # ------------------------------------------------------------ use
 
-    def _core_spec(self, gravity=None):
-        """The core's description of this motion, with gravity (global frame)."""
-        if self.kind == "function":
-            if gravity is not None:
-                raise ValueError(
-                    "gravity needs the frame's angle, which a function motion does not give: "
-                    "subtract it from a_O (in the body frame) inside the function instead"
-                )
-            return self._spec
-        g = (0.0, 0.0) if gravity is None else tuple(_checks.array("gravity", gravity, shape=(2,)))
-        return self._spec + g
+    def _core_motion(self, gravity=None):
+        """The core's motion (a capsule the integrators evaluate in C), with gravity
+        given in the global frame."""
+        if gravity is not None and not self.has_angle:
+            raise ValueError(
+                "gravity needs the frame's angle, which a function motion does not give: "
+                "subtract it from a_O (in the body frame) inside the function instead"
+            )
+        g = np.zeros(2) if gravity is None else _checks.array("gravity", gravity, shape=(2,))
+        return self._make(g)
 
     def evaluate(self, t, gravity=None) -> MotionState:
         """The motion at times t, as the simulation sees it.
@@ -203,5 +207,6 @@ class Motion:
         t = np.atleast_1d(_checks.array("t", t))
         if t.ndim != 1:
             raise ValueError(f"t must be a 1-D array of times, got shape {t.shape}")
-        rows = _core.motion_eval(self._core_spec(gravity), t, 2)
-        return MotionState(t=t, omega=rows[:, 2], eps=rows[:, 5], v_O=rows[:, 6:8], a_O=rows[:, 9:11])
+        f = _core.motion_eval(motion=self._core_motion(gravity), t=t)
+        return MotionState(t=t, omega=f["omega"][:, 2], eps=f["eps"][:, 2], v_O=f["v"][:, :2],
+                           a_O=f["a"][:, :2], frames=f)

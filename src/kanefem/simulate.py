@@ -1,6 +1,6 @@
 """Responses in time: the elastic body in its moving frame, integrated by the C core.
 
-    M d'' + C(t) d' + K(t) d = f(t)                                  (SPEC.md section 4)
+    M d'' + C(t) d' + K(t) d = f(t)                                  (docs/theory.md section 4)
 
 with C = 2 sum W_ij S_ij + damping, K = K + K_eps + K_om [+ K_G], f = Q - q_a - q_eps -
 q_om, every term a combination of the body's inertia invariants; supports eliminated.
@@ -251,11 +251,12 @@ class _Progress:
 # ---------------------------------------------------------------- simulate
 
 
-def _loads_spec(loads, ndof):
+def _core_loads(loads, ndof):
+    """The core's loads (a capsule evaluated in C, or calling a Python function)."""
     if loads is None:
         return None
     if callable(loads):
-        return loads
+        return _core.loads_function(f=loads)
     items = [loads] if isinstance(loads, HarmonicLoad) else (list(loads) if isinstance(loads, (list, tuple)) else [])
     if not items or not all(isinstance(q, HarmonicLoad) for q in items):
         raise TypeError("loads must be None, a callable f(t) -> vector over all DOFs, "
@@ -263,7 +264,7 @@ def _loads_spec(loads, ndof):
     A = np.array([_checks.array("loads amplitude", q.amplitude, shape=(ndof,)) for q in items])
     om = np.array([_checks.real("loads omega", q.omega) for q in items])
     ph = np.array([_checks.real("loads phase", q.phase) for q in items])
-    return ("harmonic", None, A, om, ph)
+    return _core.loads_harmonic(amplitudes=A, omega=om, phase=ph)
 
 
 def _damping_spec(damping, body, fixed):
@@ -387,10 +388,13 @@ def simulate(
     DivergenceError
         The solution became non-finite or exceeded ``divergence_limit`` (the message
         names the time).
+    StepLimitError
+        max_steps was reached, or an RK step size fell below what the time's precision
+        resolves (tolerances that cannot be met); the message names the time.
+    KeyboardInterrupt
+        Ctrl-C (checked about every 0.1 s while the core runs).
     KanefemError
-        A callback stopped the run; or (as its subclass LinAlgError, the core's "did
-        not converge") max_steps was reached or an RK step size underflowed, with the
-        time in the message.
+        The base of the above; also raised directly when a progress callable stops the run.
 
     Examples
     --------
@@ -467,14 +471,17 @@ def simulate(
     prog = _Progress(progress, t_end)
     t0 = time.perf_counter()
     try:
-        d, v, p, stats = _core.simulate(
-            body._body, fixed.astype(np.uint8), motion._core_spec(gravity), _loads_spec(loads, ndof),
-            METHODS[method], t_eval, d0, v0, dt if method in _IMPLICIT else first, rho_inf, rtol,
-            atol, max_step, max_steps, limit, rayleigh, dense, bool(geometric_stiffness),
-            method == "rk45-hamilton", prog.fn,
+        r = _core.simulate(
+            body=body._body, fixed=fixed, motion=motion._core_motion(gravity), t_eval=t_eval,
+            loads=_core_loads(loads, ndof), method=METHODS[method], d0=d0, v0=v0,
+            dt=dt if method in _IMPLICIT else first, rho_inf=rho_inf, rtol=rtol, atol=atol,
+            max_step=max_step, max_steps=max_steps, limit=limit, rayleigh_alpha=rayleigh[0],
+            rayleigh_beta=rayleigh[1], damping=dense, geometric=bool(geometric_stiffness),
+            momentum=method == "rk45-hamilton", progress=prog.fn,
         )
     finally:
         prog.close()
+    d, v, p, stats = r["d"], r["v"], r["p"], r["stats"]
     stats["wall_time"] = time.perf_counter() - t0
     if trim:
         t_eval, d, v = t_eval[:-1], d[:-1], v[:-1]

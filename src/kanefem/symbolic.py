@@ -17,7 +17,7 @@ method derives, from these kinematics alone, the left-hand side of
 
     M d'' + C d' + (K + K_eps + K_om) d + q_a + q_eps + q_om = Q
 
-(SPEC.md section 1):
+(docs/theory.md section 1):
 
 * ``"kane"``: partial velocities dv/dd', generalized inertia forces
   F*_r = -int m (dv/dd'_r) . a, generalized elastic forces -dV/dd_r;
@@ -540,7 +540,7 @@ class Derivation:
         return residual.xreplace(plain).applyfunc(_expand_rational)
 
     def matrices(self) -> dict:
-        """The equations split into the terms of SPEC.md section 1.
+        """The equations split into the terms of docs/theory.md section 1.
 
         Returns
         -------

@@ -1,4 +1,4 @@
-"""The wind-pump mechanism of the papers (SPEC.md section 5): rigid two-DOF dynamics by
+"""The wind-pump mechanism of the papers (docs/theory.md section 5): rigid two-DOF dynamics by
 Kane's method, joint forces, and the elastic lever BC' over the crank cycle.
 
 An electric motor turns a disc (the crank AB, angle alpha); the elastic lever BC' drives
@@ -172,7 +172,7 @@ class WindPumpParams:
                 object.__setattr__(self, f.name, _checks.real(f.name, getattr(self, f.name)))
         for name in ("E2", "I2"):  # the lever's elasticity (the rigid model does not use it)
             _checks.real(name, getattr(self, name), positive=True)
-        _core.windpump_check(self._vector())
+        _core.windpump_check(params=self._vector())
 
     def _vector(self):
         """The core's parameter vector (order of kanefem._core.windpump_names())."""
@@ -214,13 +214,13 @@ class WindPumpMotion(ResultMixin):
         (0 or pi at a dead point).
     points : dict of ndarray, shape (nt, 2)
         Global coordinates of "A", "B", "C" (C') and "D" [m].
-    lever_frame : ndarray, shape (nt, 12)
+    lever_frame : ndarray of kanefem.FRAME_DTYPE, shape (nt,)
         The lever frame's motion (origin B, x along B->C') as the core's rows
         (omega, eps, v, a - g in the lever frame), for the elastic lever.
     drive : str
         "constant-speed", "torque" or "recorded".
     stats : dict
-        Integration statistics (steps, rejected, nfev), steady-state data
+        Integration statistics (steps, rejected, evaluations, ...), steady-state data
         (floquet_multipliers), or smoothing data (noise, lam) for recorded motions.
     params : WindPumpParams
         The parameters the motion was solved with.
@@ -479,6 +479,8 @@ class WindPump:
                 raise ValueError(f"{path}: not valid TOML: {exc}") from None
         flat = {}
         for key, value in data.items():
+            if key == "run" and isinstance(value, dict):
+                continue  # the command line's options of the run that wrote the file (python -m kanefem)
             if isinstance(value, dict):
                 if key not in GROUPS:
                     raise ValueError(f"{path}: unknown table [{key}] (known: {', '.join(GROUPS)})")
@@ -493,15 +495,21 @@ class WindPump:
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"{path}: {exc}") from None
 
-    def to_toml(self, path):
-        """Write all parameters to a TOML file (atomically); return its path."""
+    def to_toml(self, path, run=None):
+        """Write all parameters to a TOML file (atomically); return its path.
+
+        ``run``, a dict of scalars, is written as a ``[run]`` table (the command line's
+        options; :meth:`from_toml` skips it).
+        """
         p = self.params
         tables = {g: {k: getattr(p, k) for k in keys} for g, keys in GROUPS.items()}
-        return write_toml(
-            path, tables,
-            comment="kanefem wind-pump configuration (SI units, angles in radians)\n"
-            "see kanefem.WindPumpParams for the meaning of every value",
-        )
+        comment = ("kanefem wind-pump configuration (SI units, angles in radians)\n"
+                   "see kanefem.WindPumpParams for the meaning of every value")
+        if run:
+            tables["run"] = dict(run)
+            comment += ("\n[run]: the options of the run that wrote this file (python -m kanefem "
+                        "windpump --help);\n--config FILE runs it again, options given with it override them")
+        return write_toml(path, tables, comment=comment)
 
     # ------------------------------------------------------------ kinematics
 
@@ -509,7 +517,8 @@ class WindPump:
         cols = np.broadcast_arrays(*(np.asarray(v, float) for v in (alpha, x_D, omega1, xdot_D, eps1, xddot_D)))
         shape = cols[0].shape
         s = np.column_stack([c.ravel() for c in cols]) if cols[0].size else np.zeros((0, 6))
-        return shape, _core.windpump_kinematics(self._vec, s[:, 0:2], s[:, 2:4], s[:, 4:6])
+        return shape, _core.windpump_kinematics(params=self._vec, q=s[:, 0:2], u=s[:, 2:4],
+                                                udot=s[:, 4:6])
 
     def points(self, alpha, x_D) -> dict:
         """Global coordinates of A, B, C' and D at crank angles and slider positions.
@@ -646,7 +655,8 @@ class WindPump:
                 raise ValueError("omega1 is only used with drive='torque' (the speed is rpm here)")
             if steady_state:
                 y0[1], y0[3], stats = self._periodic(omega, y0, rtol, atol)
-            states, st = _core.windpump_simulate(self._vec, 0, tt, y0, omega=omega, rtol=rtol, atol=atol)
+            r = _core.windpump_simulate(params=self._vec, mode=0, t=tt, y0=y0, omega=omega,
+                                        rtol=rtol, atol=atol)
         else:
             if steady_state:
                 raise ValueError("steady_state needs drive='constant-speed'")
@@ -655,8 +665,10 @@ class WindPump:
             law = torque if callable(torque) else _constant(_checks.real("torque", torque))
             if omega1 is not None:
                 y0[2] = _checks.real("omega1", omega1)
-            states, st = _core.windpump_simulate(self._vec, 1, tt, y0, torque=law, rtol=rtol, atol=atol)
-        stats.update(st)
+            r = _core.windpump_simulate(params=self._vec, mode=1, t=tt, y0=y0, torque=law,
+                                        rtol=rtol, atol=atol)
+        states = r["states"]
+        stats.update(r["stats"])
         return self._motion(tt, states, drive, stats)
 
     @staticmethod
@@ -679,8 +691,9 @@ class WindPump:
 
         def flow(z):
             y = np.array([y0[0], z[0], omega, z[1]])
-            st, _ = _core.windpump_simulate(self._vec, 0, tgrid, y, omega=omega, rtol=tol, atol=atol)
-            return st[-1, [1, 3]]
+            r = _core.windpump_simulate(params=self._vec, mode=0, t=tgrid, y0=y, omega=omega,
+                                        rtol=tol, atol=atol)
+            return r["states"][-1, [1, 3]]
 
         z = np.array([y0[1], y0[3]])
         scale = np.array([self.params.l1, self.params.l1 * omega])  # a natural size of x_D, xdot_D
@@ -731,13 +744,14 @@ class WindPump:
         sx = SmoothingSpline(ts, xd, noise=nx)
         tt = ts if t is None else _checks.array("t", t, ndim=1)
         states = np.column_stack([sa(tt), sx(tt), sa(tt, 1), sx(tt, 1), sa(tt, 2), sx(tt, 2), np.zeros(tt.size)])
-        forces = _core.windpump_joint_forces(self._vec, states)
+        forces = _core.windpump_joint_forces(params=self._vec, states=states)
         states[:, 6] = forces[:, 9]
         stats = {"noise": (sa.noise, sx.noise), "lam": (sa.lam, sx.lam)}
         return self._motion(tt, states, "recorded", stats)
 
     def _motion(self, t, states, drive, stats):
-        k = _core.windpump_kinematics(self._vec, states[:, 0:2], states[:, 2:4], states[:, 4:6])
+        k = _core.windpump_kinematics(params=self._vec, q=states[:, 0:2], u=states[:, 2:4],
+                                      udot=states[:, 4:6])
         return WindPumpMotion(
             t=np.asarray(t, float), alpha=states[:, 0], x_D=states[:, 1], omega1=states[:, 2],
             xdot_D=states[:, 3], eps1=states[:, 4], xddot_D=states[:, 5],
@@ -773,7 +787,7 @@ class WindPump:
         JointForces
         """
         self._check_motion(motion)
-        f = _core.windpump_joint_forces(self._vec, motion._states())
+        f = _core.windpump_joint_forces(params=self._vec, states=motion._states())
         F_B, F_C = f[:, 2:4], f[:, 4:6]
         return JointForces(
             t=motion.t, F_A=f[:, 0:2], F_B=F_B, F_C=F_C, F_D=f[:, 6:8], N_guide=f[:, 8],
@@ -789,7 +803,7 @@ class WindPump:
         e2 = np.column_stack([np.cos(motion.theta2), np.sin(motion.theta2)])
         f_first = np.sum(F_B * e2, axis=1)  # force on the lever at B, along B->C'
         mu = p.rho2 * p.A2
-        return np.column_stack([-f_first, mu * motion.lever_frame[:, 9], -0.5 * mu * motion.omega2**2])
+        return np.column_stack([-f_first, mu * motion.lever_frame["a"][:, 0], -0.5 * mu * motion.omega2**2])
 
     # ------------------------------------------------------------ the elastic lever
 
@@ -940,10 +954,10 @@ class WindPump:
         return dataclasses.replace(r, t=motion.t.copy())
 
     @staticmethod
-    def _lever_quasi_static(beam, row):
-        """Solve (K + K_eps + K_om) d = -q_a - q_eps - q_om at one instant (row: the
-        lever frame's omega, eps, v, a - g), supports pinned-pinned."""
-        terms = beam.motion_terms(row[2], row[5], row[9:11])
+    def _lever_quasi_static(beam, frame):
+        """Solve (K + K_eps + K_om) d = -q_a - q_eps - q_om at one instant (frame: the
+        lever frame's state, a record of kanefem.FRAME_DTYPE), supports pinned-pinned."""
+        terms = beam.motion_terms(frame["omega"][2], frame["eps"][2], frame["a"][:2])
         K = beam.stiffness_matrix() + terms.K_eps + terms.K_om
         f = -(terms.q_a + terms.q_eps + terms.q_om)
         free = ~beam.support_mask("pinned-pinned")

@@ -1,0 +1,356 @@
+"""The command line (python -m kanefem) as a user runs it: in subprocesses.
+
+One run's outputs are one set: an output folder holds either the set it held before a run
+or the run's complete new set (checked against the SHA-256 of every file in manifest.json),
+whatever moment the run is killed at; errors are one line on stderr with exit status 2.
+"""
+
+import hashlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from kanefem import WindPump
+
+# no display: the command line must draw its figures with matplotlib's Agg backend
+ENV = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "MPLBACKEND")}
+SMALL = ["--points", "24", "--revolutions", "0.25"]  # 6 instants: a run takes about a second
+PNGS = {"motion.png", "joint_forces.png", "lever_eigenvalues.png"}
+CSVS = {"motion.csv", "joint_forces.csv", "lever_eigenvalues.csv"}
+# two runs whose sets differ: A writes lever_response.csv, B does not (a stale file if left)
+RUN_A = ["windpump", *SMALL, "--response"]
+RUN_B = ["windpump", *SMALL, "--rpm", "120"]
+FILES_A = CSVS | PNGS | {"windpump.toml", "lever_response.csv"}
+FILES_B = CSVS | PNGS | {"windpump.toml"}
+
+
+def kanefem(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "kanefem", *map(str, args)], capture_output=True,
+                          text=True, env=ENV, cwd=cwd, timeout=300)
+
+
+def start(*args):
+    return subprocess.Popen([sys.executable, "-m", "kanefem", *map(str, args)], env=ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def complete_set(folder):
+    """folder's manifest, after checking that folder holds exactly the files it lists with
+    the SHA-256 it lists (hashed here with hashlib, not with kanefem's code)."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert sorted(os.listdir(folder)) == sorted([*manifest["files"], "manifest.json"])
+    for name, entry in manifest["files"].items():
+        data = (folder / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"] and len(data) == entry["bytes"], name
+    return manifest
+
+
+def leftovers(out):
+    """The hidden partial/aside folders of runs on out (siblings .NAME.partial-*, .NAME.old-*)."""
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+
+
+def one_error_line(r, *names):
+    """r ended with status 2 and one line on stderr naming each of names, no traceback."""
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    for name in names:
+        assert str(name) in lines[0], (name, lines[0])
+    return lines[0]
+
+
+def dead_pid():
+    """The id of a process that has ended and been reaped (kill(pid, 0) fails for it)."""
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+# ---------------------------------------------------------------- one consistent set
+
+
+def test_killed_at_any_moment_the_folder_holds_one_complete_set(tmp_path):
+    out = tmp_path / "out"
+    r = kanefem(*RUN_A, "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert set(complete_set(out)["files"]) == FILES_A  # the figures by default, on no display
+    # Each run replaces the set it finds by the other one (A -> B -> A ...), so that a mix,
+    # or a stale lever_response.csv, would show.  SIGKILL at moments polled for (the partial
+    # folder has appeared: computing; it holds a figure: writing; it holds the manifest: about
+    # to swap) and at random delays over a run.  Whatever the moment, the folder is the set it
+    # was or the run's complete new one: the run writes only into its hidden partial folder,
+    # which replaces the folder in one rename (renameat2 exchange).
+    runs = {140.0: (RUN_A, FILES_A), 120.0: (RUN_B, FILES_B)}
+    t0 = time.monotonic()
+    assert kanefem(*RUN_B, "--out", out).returncode == 0
+    full = time.monotonic() - t0  # one run's duration, to spread the random delays over
+    now = 120.0
+    rng = random.Random(8)
+    moments = ["partial", "motion.png", "manifest.json"] + [rng.uniform(0.0, 1.3 * full) for _ in range(3)]
+    seen_leftover = False
+    for moment in moments:
+        new = 140.0 if now == 120.0 else 120.0
+        proc = start(*runs[new][0], "--out", out)
+        hit = False
+        if isinstance(moment, float):
+            time.sleep(moment)
+        else:
+            while not hit and proc.poll() is None:  # poll for the moment (the run may finish first)
+                partial = list(tmp_path.glob(f".out.partial-{proc.pid}-*"))
+                try:
+                    hit = bool(partial) and (moment == "partial" or moment in os.listdir(partial[0]))
+                except FileNotFoundError:  # swapped in between
+                    pass
+                time.sleep(0.001)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        found = complete_set(out)["options"]["rpm"]
+        assert found in (now, new), (moment, found)
+        assert set(complete_set(out)["files"]) == runs[found][1], moment  # no stale file
+        if moment == "partial" and hit:  # killed while computing: its partial folder stays behind
+            assert leftovers(out) and found == now
+        seen_leftover |= bool(leftovers(out))
+        now = found
+    assert seen_leftover
+    # the next run removes what the killed ones left (their processes are gone)
+    r = kanefem(*RUN_B, "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert leftovers(out) == [] and complete_set(out)["options"]["rpm"] == 120.0
+
+
+def test_ctrl_c_leaves_the_folder_unchanged(tmp_path):
+    out = tmp_path / "out"
+    assert kanefem(*RUN_A, "--out", out).returncode == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    proc = start(*RUN_B, "--out", out)
+    while not list(tmp_path.glob(".out.partial-*")):  # the run has started its set
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=120)[1]
+    # Ctrl-C raises KeyboardInterrupt in the computation, before the swap: the run removes
+    # its partial folder and reports the folder unchanged, exit status 130 as a shell's
+    assert proc.returncode == 130, err
+    assert err.splitlines() == [f"kanefem windpump: interrupted; --out {out} unchanged"]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert leftovers(out) == []
+
+
+def test_ctrl_c_is_held_during_the_swap():
+    from kanefem._io import _sigint_deferred
+
+    # SIGINT inside the block runs no KeyboardInterrupt there (the renames finish), and is
+    # delivered when the block ends
+    done = False
+    with pytest.raises(KeyboardInterrupt):
+        with _sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)  # the handler runs here if it is not held
+            done = True
+    assert done
+
+
+def test_a_new_run_removes_the_files_of_an_earlier_one(tmp_path):
+    out = tmp_path / "out"
+    assert kanefem(*RUN_A, "--out", out).returncode == 0
+    r = kanefem("windpump", *SMALL, "--no-plots", "--out", out)
+    assert r.returncode == 0, r.stderr
+    # the set is the new run's alone: no PNG, no lever_response.csv of the first run
+    assert set(complete_set(out)["files"]) == CSVS | {"windpump.toml"}
+    assert sorted(os.listdir(tmp_path)) == ["out"]  # nothing hidden next to it either
+
+
+def test_a_crash_between_the_two_renames_is_recovered(tmp_path):
+    # Without renameat2 the swap is two renames; a run killed between them leaves no folder,
+    # its old set aside (.out.old-PID-*) and the new one in its partial folder.  The next run
+    # puts the old set back (the killed run did not finish) and removes the partial folder;
+    # a folder of a live process (here the test's own) is left alone.
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert kanefem("eigen", "--modes", "2", "--out", a).returncode == 0
+    assert kanefem("eigen", "--modes", "3", "--out", b).returncode == 0
+    out = tmp_path / "out"
+    pid = dead_pid()
+    a.rename(tmp_path / f".out.old-{pid}-1a2b")
+    b.rename(tmp_path / f".out.partial-{pid}-3c4d")
+    live = tmp_path / f".out.partial-{os.getpid()}-5e6f"
+    live.mkdir()
+    # a run that then fails (bad --points, after it has set up its output) leaves the recovered set
+    r = kanefem("windpump", "--points", "0", "--out", out)
+    one_error_line(r, "--points")
+    assert complete_set(out)["options"]["modes"] == 2
+    assert leftovers(out) == [live.name]
+
+
+def test_two_renames_where_the_system_cannot_exchange(tmp_path, monkeypatch, capsys):
+    import kanefem._io
+    from kanefem.__main__ import main
+
+    # the fallback swap: old folder aside, new one in place, old removed
+    monkeypatch.setattr(kanefem._io, "_exchange", lambda a, b: False)
+    out = tmp_path / "out"
+    assert main(["eigen", "--modes", "2", "--out", str(out)]) == 0
+    assert main(["eigen", "--modes", "3", "--body", "bar", "--out", str(out)]) == 0
+    m = complete_set(out)
+    assert (m["options"]["modes"], m["options"]["body"]) == (3, "bar")
+    assert sorted(os.listdir(tmp_path)) == ["out"]
+    # the CSV holds 3 modes: the new table, not the old one
+    assert len((out / "eigenvalues.csv").read_text().splitlines()) == 4
+
+
+def test_output_folders_of_the_user_are_never_replaced(tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("draft")
+    # not empty and no manifest: not kanefem's folder
+    one_error_line(kanefem("eigen", "--out", mine), f"--out {mine}", "manifest.json")
+    assert os.listdir(mine) == ["thesis.tex"] and (mine / "thesis.tex").read_text() == "draft"
+    # kanefem's folder with a file of the user's in it: the file is named, nothing replaced
+    out = tmp_path / "out"
+    assert kanefem("eigen", "--out", out).returncode == 0
+    (out / "notes.txt").write_text("mine")
+    one_error_line(kanefem("eigen", "--out", out), "'notes.txt'")
+    assert (out / "notes.txt").read_text() == "mine"
+    # an empty folder holds nothing to lose: it becomes the set
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert kanefem("eigen", "--out", empty).returncode == 0
+    assert set(complete_set(empty)["files"]) == {"eigenvalues.csv"}
+    # a folder that does not exist yet, under folders that do not either
+    deep = tmp_path / "x" / "y" / "z"
+    assert kanefem("eigen", "--out", deep).returncode == 0
+    complete_set(deep)
+
+
+def test_a_failed_run_creates_no_folders(tmp_path):
+    # the parent folders a run made for its set are removed when it fails
+    r = kanefem("windpump", "--modes", "100", "--out", tmp_path / "x" / "y")
+    one_error_line(r, "--modes")
+    assert os.listdir(tmp_path) == []
+
+
+# ---------------------------------------------------------------- windpump.toml re-runs the run
+
+
+def test_a_run_from_its_windpump_toml_reproduces_its_tables(tmp_path):
+    cfg = WindPump(M3=4.5).to_toml(tmp_path / "cfg.toml")
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    r = kanefem("windpump", "--config", cfg, "--rpm", "120", "--revolutions", "0.25", "--points", "48",
+                "--modes", "3", "--elements", "6", "--no-eps", "--geometric-stiffness", "--response",
+                "--no-plots", "--out", a)
+    assert r.returncode == 0, r.stderr
+    # windpump.toml holds the parameters and every option; the same computation from it gives
+    # the same bytes (same inputs, deterministic code)
+    r = kanefem("windpump", "--config", a / "windpump.toml", "--out", b)
+    assert r.returncode == 0, r.stderr
+    for name in CSVS | {"lever_response.csv", "windpump.toml"}:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    ma, mb = complete_set(a), complete_set(b)
+    assert set(mb["files"]) == set(ma["files"])
+    drop = ("config", "out")
+    assert {k: v for k, v in ma["options"].items() if k not in drop} == \
+        {k: v for k, v in mb["options"].items() if k not in drop}
+    assert ma["kanefem"] == mb["kanefem"] and ma["options"]["eps"] is False
+    assert WindPump.from_toml(b / "windpump.toml").params.M3 == 4.5
+    # options given with --config override its [run] table (numbers and flags both ways)
+    r = kanefem("windpump", "--config", a / "windpump.toml", "--rpm", "100", "--eps", "--no-response",
+                "--out", c)
+    assert r.returncode == 0, r.stderr
+    run = _toml(c / "windpump.toml")["run"]
+    assert (run["rpm"], run["eps"], run["response"], run["plots"]) == (100.0, True, False, False)
+    assert (run["points"], run["modes"], run["elements"], run["geometric-stiffness"]) == (48, 3, 6, True)
+    assert set(complete_set(c)["files"]) == CSVS | {"windpump.toml"}
+    assert (c / "motion.csv").read_bytes() != (a / "motion.csv").read_bytes()  # 100 rpm, not 120
+
+
+def _toml(path):
+    try:
+        import tomllib
+    except ImportError:
+        import tomli as tomllib
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+# ---------------------------------------------------------------- errors: one line, exit 2
+
+
+@pytest.mark.parametrize("case", ["out-is-a-file", "out-under-a-file", "out-in-proc", "eigen-out-is-a-file",
+                                  "config-missing", "config-is-a-folder"])
+def test_os_errors_are_one_line(tmp_path, case):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    # the OS refuses these, to root too: a path under a regular file (ENOTDIR), /proc
+    args, names = {
+        "out-is-a-file": (["windpump", "--out", afile], ["--out", afile, "not a folder"]),
+        "out-under-a-file": (["windpump", "--out", afile / "sub"], ["--out", afile / "sub", "Not a directory"]),
+        "out-in-proc": (["windpump", "--out", "/proc/kanefem-test"], ["--out", "/proc/kanefem-test"]),
+        "eigen-out-is-a-file": (["eigen", "--out", afile], ["--out", afile]),
+        "config-missing": (["windpump", "--config", tmp_path / "no.toml"], ["--config", "no.toml", "No such file"]),
+        "config-is-a-folder": (["windpump", "--config", tmp_path], ["--config", tmp_path]),
+    }[case]
+    one_error_line(kanefem(*args, cwd=tmp_path), *names)
+    assert os.listdir(tmp_path) == ["afile"] and afile.read_text() == "x"  # nothing written or left
+
+
+@pytest.mark.parametrize("text, names", [
+    ("l1 = \n", ["not valid TOML"]),
+    ('[rocker]\nM3 = "heavy"\n', ["M3"]),
+    ("zeta = 1\n", ["'zeta'"]),
+    ("[wheel]\nr = 1\n", ["[wheel]"]),
+    ("[run]\nrpms = 3\n", ["'rpms'"]),
+    ("[run]\ngeometric_stiffness = true\n", ["'geometric_stiffness'"]),  # the option's spelling
+    ("[run]\npoints = 3.5\n", ["points = 3.5", "integer"]),
+    ("[run]\nrpm = true\n", ["rpm = True", "number"]),
+    ("[run]\neps = 1\n", ["eps = 1", "true or false"]),
+    ("[run]\nkanefem = 1\n", ["kanefem = 1"]),
+])
+def test_bad_config_files_are_one_line_naming_the_key(tmp_path, text, names):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text)
+    one_error_line(kanefem("windpump", "--config", cfg, cwd=tmp_path), "--config", cfg, *names)
+    assert os.listdir(tmp_path) == ["c.toml"]
+
+
+@pytest.mark.parametrize("args, option", [
+    (["windpump", "--points", "0"], "--points"),
+    (["windpump", "--modes", "100"], "--modes"),
+    (["windpump", "--elements", "0"], "--elements"),
+    (["windpump", "--rpm", "-5"], "--rpm"),
+    (["windpump", "--revolutions", "0"], "--revolutions"),
+    (["eigen", "--length", "-1"], "--length"),
+    (["eigen", "--supports", "glued"], "--supports"),
+    (["eigen", "--modes", "0"], "--modes"),
+])
+def test_bad_option_values_name_the_option(tmp_path, args, option):
+    # kanefem's ValueError names its argument (points_per_revolution, n_modes, ...); the
+    # command line names the option that set it
+    line = one_error_line(kanefem(*args, "--out", tmp_path / "o"), option)
+    assert line.startswith(f"kanefem {args[0]}: error: {option}: ")
+    assert os.listdir(tmp_path) == []
+
+
+# ---------------------------------------------------------------- pictures by default
+
+
+def test_matplotlib_is_a_dependency_of_the_default_install():
+    from importlib.metadata import requires
+
+    # the README's first command (pip install . && python -m kanefem windpump) draws the
+    # figures on a fresh machine only if a plain install brings matplotlib
+    plain = [r for r in requires("kanefem") if "extra ==" not in r]
+    assert any(r.startswith("matplotlib") for r in plain), plain
+    assert any(r.startswith("matplotlib") and 'extra == "plot"' in r for r in requires("kanefem"))
+
+
+def test_agg_backend_without_a_display(tmp_path):
+    code = ("from kanefem.__main__ import _headless_matplotlib; _headless_matplotlib(); "
+            "import matplotlib; print(matplotlib.get_backend())")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV)
+    assert r.stdout.strip().lower() == "agg", r.stderr

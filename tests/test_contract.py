@@ -1,0 +1,275 @@
+"""The boundary between Python and the C core (issue 8): one frame type, keyword calls,
+one statistics layout, one family of errors, values outside the double range refused
+before LAPACK sees them, long C loops that stop on Ctrl-C, a bounded context cache."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import numpy.linalg
+import pytest
+
+import kanefem
+from kanefem import _core, frames
+
+STEEL = dict(E=210e9, A=2e-4, I=1.67e-9, rho=7850.0)
+
+
+# ---------------------------------------------------------------- the frame type
+
+
+def test_frame_dtype_is_the_c_struct():
+    """Five 3-vectors of doubles, packed in the order of struct kf_frame (the binding
+    builds the dtype from offsetof, so this pins the layout the core reads)."""
+    d = kanefem.FRAME_DTYPE
+    assert d.names == ("omega", "eps", "v", "a", "vdot")
+    assert d.itemsize == 15 * 8
+    assert [d.fields[n][1] for n in d.names] == [0, 24, 48, 72, 96]
+    assert all(d.fields[n][0] == np.dtype(("<f8", (3,))) for n in d.names)
+
+
+def test_planar_frames_fill_z_rates_and_in_plane_vectors():
+    f = frames.planar([1.0, 2.0, 3.0], eps=0.5, a_O=(0.0, -9.81), v_O=[[1, 2], [3, 4], [5, 6]])
+    assert f.shape == (3,)
+    np.testing.assert_array_equal(f["omega"], [[0, 0, 1], [0, 0, 2], [0, 0, 3]])
+    np.testing.assert_array_equal(f["eps"][:, 2], 0.5)
+    np.testing.assert_array_equal(f["a"], [[0, -9.81, 0]] * 3)
+    np.testing.assert_array_equal(f["v"][:, :2], [[1, 2], [3, 4], [5, 6]])
+    with pytest.raises(ValueError, match="a_O"):
+        frames.planar([1.0, 2.0], a_O=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="eps"):
+        frames.planar([1.0, 2.0], eps=[1.0, 2.0, 3.0])
+
+
+def test_motion_evaluate_returns_the_frames_the_core_integrates():
+    m = kanefem.Motion.from_samples(np.linspace(0, 1, 21), 1.5 * np.linspace(0, 1, 21) ** 2)
+    s = m.evaluate([0.25, 0.5], gravity=(0.0, -9.81))
+    assert s.frames.dtype == kanefem.FRAME_DTYPE
+    # theta = 1.5 t^2: omega = 3 t, eps = 3; the spline of a quadratic is exact
+    np.testing.assert_allclose(s.frames["omega"][:, 2], [0.75, 1.5], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(s.eps, [3.0, 3.0], rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(s.a_O, s.frames["a"][:, :2])
+
+
+def test_a_planar_body_refuses_rotation_about_x_or_y():
+    """The core checks each frame: a planar body turns about z only, and says which field."""
+    beam = kanefem.PlanarBeam(0.6, 4, **STEEL)
+    f = frames.empty(1)
+    f["omega"][0] = (0.3, 0.0, 1.0)
+    with pytest.raises(ValueError, match="omega.*about its frame's z axis"):
+        _core.motion_terms(body=beam._body, frame=f)
+    ctx = beam._eig_context("pinned-pinned")
+    f["omega"][0] = (0.0, 0.0, 1.0)
+    f["eps"][0] = (0.0, 2.0, 0.0)
+    with pytest.raises(ValueError, match="instant 0: eps"):
+        _core.eig_solve(eig=ctx, frames=f, n_modes=1, include_eps=True, vectors=False, tracked=False)
+
+
+def test_a_function_motion_may_return_vectors():
+    """omega and eps as numbers (about z) or 3-vectors, a_O with 2 or 3 components: the
+    same frame either way."""
+    bar = kanefem.AxialBar(1.0, 4, E=210e9, A=2e-5, rho=5e4)
+    r1 = kanefem.simulate(bar, kanefem.Motion.from_function(lambda t: (3.0, 0.0, (0.0, 0.0))),
+                          0.01, dt=1e-4, progress=False)
+    r2 = kanefem.simulate(bar, kanefem.Motion.from_function(lambda t: ((0, 0, 3.0), (0, 0, 0), (0, 0, 0))),
+                          0.01, dt=1e-4, progress=False)
+    np.testing.assert_array_equal(r1.d, r2.d)
+    with pytest.raises(ValueError, match="about its frame's z axis"):
+        kanefem.simulate(bar, kanefem.Motion.from_function(lambda t: ((1.0, 0, 3.0), 0.0, (0, 0))),
+                         0.01, dt=1e-4, progress=False)
+    with pytest.raises(TypeError, match="omega from the motion function"):
+        kanefem.simulate(bar, kanefem.Motion.from_function(lambda t: ("x", 0.0, (0, 0))),
+                         0.01, dt=1e-4, progress=False)
+
+
+# ---------------------------------------------------------------- one statistics layout
+
+
+def test_integration_statistics_have_the_same_keys_everywhere():
+    keys = {"steps", "rejected", "evaluations", "factorizations", "solves"}
+    bar = kanefem.AxialBar(1.0, 4, E=210e9, A=2e-5, rho=5e4)
+    for method in kanefem.simulate.__globals__["METHODS"]:
+        r = kanefem.simulate(bar, kanefem.Motion.constant_speed(3.0), 0.01, dt=1e-4,
+                             method=method, progress=False)
+        assert keys <= set(r.stats), (method, r.stats)
+    motion = kanefem.WindPump().solve(rpm=140, revolutions=0.1, steady_state=False)
+    assert keys <= set(motion.stats)
+    # the rigid motion's right-hand side ran: at least 6 evaluations per step (DP5)
+    assert motion.stats["evaluations"] >= 6 * motion.stats["steps"] > 0
+
+
+# ---------------------------------------------------------------- the error family
+
+
+def test_error_family():
+    assert issubclass(kanefem.LinAlgError, kanefem.KanefemError)
+    assert issubclass(kanefem.LinAlgError, numpy.linalg.LinAlgError)
+    assert issubclass(kanefem.GeometryError, (kanefem.KanefemError, ValueError))
+    assert issubclass(kanefem.GeometryError, kanefem.KanefemError)
+    assert issubclass(kanefem.DivergenceError, kanefem.KanefemError)
+    assert issubclass(kanefem.StepLimitError, kanefem.KanefemError)
+    assert issubclass(kanefem.RangeError, kanefem.KanefemError)
+    assert issubclass(kanefem.RangeError, FloatingPointError)
+    assert issubclass(kanefem.RangeError, ValueError)
+
+
+def test_max_steps_is_a_step_limit_error_naming_it():
+    """Exhausting max_steps was a LinAlgError ('did not converge'); it is its own error."""
+    bar = kanefem.AxialBar(1.0, 10, E=210e9, A=2e-5, rho=5e4)
+    with pytest.raises(kanefem.StepLimitError, match="max_steps"):
+        kanefem.simulate(bar, kanefem.Motion.constant_speed(3.0), 0.1, method="rk45-lagrange",
+                         max_steps=20, progress=False)
+    with pytest.raises(kanefem.StepLimitError, match="dt"):
+        kanefem.simulate(bar, kanefem.Motion.constant_speed(3.0), 0.1, dt=1e-4, max_steps=10,
+                         progress=False)
+
+
+# ---------------------------------------------------------------- the double range
+
+
+@pytest.mark.parametrize("section, name", [
+    (dict(I=1e300), "E"),        # E I / l^3 overflows: xerbla ended the process before
+    (dict(rho=1e-300), "rho"),   # element masses subnormal: lambda was -omega^2 for all modes
+    (dict(rho=1e-320), "rho"),   # masses zero: the message blamed the supports
+])
+def test_sections_outside_the_double_range_are_named(section, name):
+    with pytest.raises(kanefem.RangeError, match=name):
+        kanefem.PlanarBeam(0.6, 10, **{**STEEL, **section}).eigenvalues(2, eps=1.0)
+
+
+def test_stiffness_to_mass_overflow_is_named_at_the_eigen_context():
+    """Each matrix finite, their ratio not: refused when the standard form is built."""
+    beam = kanefem.PlanarBeam(0.6, 10, **{**STEEL, "rho": 1e-290, "E": 1e20})
+    with pytest.raises(kanefem.RangeError, match="stiffness-to-mass"):
+        beam.eigenvalues(2)
+
+
+def test_omega_whose_square_overflows_is_refused():
+    """omega = 1e160 returned -inf eigenvalues."""
+    beam = kanefem.PlanarBeam(0.6, 10, **STEEL)
+    with pytest.raises(kanefem.RangeError, match="omega"):
+        beam.eigenvalues(2, omega=1e160)
+    with pytest.raises(kanefem.RangeError, match="omega"):
+        beam.eigenvalues_vs_time([1.0, 1e160], [0.0, 0.0], 2)
+    with pytest.raises(kanefem.RangeError, match="omega"):
+        beam.motion_terms(1e200)
+
+
+def test_linked_and_scipy_lapack_never_see_a_non_finite_matrix():
+    """In a fresh process on each LAPACK route: the overflow case that made reference
+    LAPACK's xerbla print and exit(0) now raises in Python and the process goes on."""
+    code = textwrap.dedent("""
+        import kanefem
+        try:
+            kanefem.PlanarBeam(0.6, 10, E=210e9, A=2e-4, I=1e300, rho=7850).eigenvalues(2, eps=1.0)
+        except kanefem.RangeError as e:
+            print("raised", kanefem.lapack_source().split()[0])
+    """)
+    routes = {"linked": {}, "scipy": {"KANEFEM_LAPACK_SOURCE": "scipy"}}
+    if not _core.lapack_linked():
+        routes.pop("linked")
+    for want, env in routes.items():
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, **env}, timeout=120)
+        assert out.returncode == 0 and out.stdout.strip() == f"raised {want}", out
+
+
+# ---------------------------------------------------------------- integers, messages
+
+
+def test_huge_integers_are_value_errors_naming_the_argument():
+    """The binding's int parsing raised OverflowError."""
+    beam = kanefem.PlanarBeam(0.6, 4, **STEEL)
+    with pytest.raises(ValueError, match="n_modes"):
+        beam.eigenvalues(2**40)
+    with pytest.raises(ValueError, match="max_steps"):
+        kanefem.simulate(beam, kanefem.Motion.constant_speed(1.0), 0.01, max_steps=2**70,
+                         progress=False)
+
+
+def test_callback_messages_carry_the_time():
+    """PyErr_Format has no %g: the messages printed a literal '%g' instead of the time."""
+    bar = kanefem.AxialBar(1.0, 4, E=210e9, A=2e-5, rho=5e4)
+    with pytest.raises(ValueError) as info:
+        kanefem.simulate(bar, kanefem.Motion.constant_speed(1.0), 0.01, dt=1e-3,
+                         loads=lambda t: np.zeros(3), progress=False)
+    assert "%g" not in str(info.value) and "at t = 0" in str(info.value)
+    with pytest.raises(ValueError) as info:
+        kanefem.simulate(bar, kanefem.Motion.from_function(lambda t: (1.0, 0.0, (0.0,))), 0.01,
+                         dt=1e-3, progress=False)
+    assert "%g" not in str(info.value) and "at t = 0" in str(info.value)
+
+
+def test_every_core_function_takes_keywords():
+    """The binding's functions are called by keyword from the package; a positional
+    slip cannot silently swap two floats."""
+    bar = kanefem.AxialBar(1.0, 2, E=210e9, A=2e-5, rho=5e4)
+    terms = _core.motion_terms(body=bar._body, frame=frames.planar(2.0))
+    np.testing.assert_allclose(terms["K_om"], -4.0 * bar.mass_matrix(), rtol=1e-15)
+    with pytest.raises(TypeError):
+        _core.motion_terms(bar._body, frames.planar(2.0), 1.0)
+
+
+# ---------------------------------------------------------------- the context cache
+
+
+def test_eigen_context_cache_is_bounded():
+    """Contexts keyed by constraint matrices grew without limit (+426 MiB for 100 distinct
+    matrices on a 100-element beam); now the least recently used are dropped, and a
+    dropped one is rebuilt with the same answer."""
+    beam = kanefem.PlanarBeam(1.0, 20, **STEEL)
+    first = None
+    for k in range(30):
+        G = np.zeros((1, beam.ndof))
+        G[0, 3 * (k % 19) + 4] = 1.0 + k  # distinct matrices
+        r = beam.eigenvalues(1, constraints=G, supports="pinned-pinned")
+        first = r.eigenvalues[0] if first is None else first
+    assert len(beam._eig_cache) <= kanefem.bodies._EIG_CACHE_SIZE
+    G = np.zeros((1, beam.ndof))
+    G[0, 4] = 1.0
+    again = beam.eigenvalues(1, constraints=G, supports="pinned-pinned").eigenvalues[0]
+    assert abs(again - first) <= 1e-12 * abs(first)
+
+
+# ---------------------------------------------------------------- Ctrl-C in C loops
+
+
+def _interrupt_after_start(code, ready="ready"):
+    """Run code in a child, send SIGINT once it prints `ready` plus 0.5 s, return (seconds
+    from the signal to the child's exit, stderr)."""
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == ready
+        time.sleep(0.5)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+        return time.monotonic() - sent, err
+    finally:
+        child.kill()
+
+
+@pytest.mark.parametrize("call", [
+    # 3e6 instants ignored SIGINT for 76 s
+    "beam.eigenvalues_vs_time(np.full(3_000_000, 15.0), np.full(3_000_000, 30.0), 2)",
+    "beam.gyroscopic_eigenvalues(np.full(200_000, 15.0), np.zeros(200_000), 2)",
+    # 5000 turns ignored it for 6 s
+    "kanefem.WindPump().solve(rpm=140, revolutions=5000, steady_state=False)",
+])
+def test_ctrl_c_stops_long_core_loops(call):
+    code = f"""
+        import numpy as np, kanefem
+        beam = kanefem.PlanarBeam(0.6, 10, E=210e9, A=2e-4, I=1.67e-9, rho=7850)
+        print("ready", flush=True)
+        {call}
+        print("finished", flush=True)
+    """
+    delay, err = _interrupt_after_start(code)
+    assert "KeyboardInterrupt" in err, err
+    # the core looks at signals every 0.1 s; allow for a loaded 2-core machine
+    assert delay < 10.0, delay
