@@ -19,8 +19,8 @@ import numpy as np
 from . import _checks
 from ._io import atomic_write
 
-#: at most this many frames by default (a turn at 360 instants is subsampled)
-DEFAULT_FRAMES = 72
+#: at most this many frames by default (a turn at 360 instants: one every 10 degrees)
+DEFAULT_FRAMES = 36
 
 
 def lever_shape(motion, d, k, magnify, n_sub=8):
@@ -128,7 +128,7 @@ def draw_frame(pump, motion, k=0, response=None, magnify=None, ax=None):
     return ax
 
 
-def animate(pump, motion, response=None, path=None, magnify=None, frames=None, fps=20):
+def animate(pump, motion, response=None, path=None, magnify=None, frames=None, fps=12):
     """Animate the wind pump over a motion, the lever's elastic deformation magnified.
 
     Parameters
@@ -147,7 +147,7 @@ def animate(pump, motion, response=None, path=None, magnify=None, frames=None, f
         tenth of the lever's length).
     frames : int, optional
         Number of frames, instants evenly spread over the motion (default all, at most
-        72).
+        36: one frame per 10 degrees of a turn at 360 instants).
     fps : float
         Frames per second of the file.
 
@@ -196,5 +196,5 @@ def animate(pump, motion, response=None, path=None, magnify=None, frames=None, f
         return anim
     with tempfile.TemporaryDirectory() as tmp:
         tmp_file = Path(tmp) / ("animation" + path.suffix.lower())
-        anim.save(tmp_file, writer=writer, dpi=90)
+        anim.save(tmp_file, writer=writer, dpi=80)
         return atomic_write(path, lambda f: f.write(tmp_file.read_bytes()), mode="wb")

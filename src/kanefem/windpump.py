@@ -479,7 +479,7 @@ class WindPump:
                 raise ValueError(f"{path}: not valid TOML: {exc}") from None
         flat = {}
         for key, value in data.items():
-            if key == "run" and isinstance(value, dict):
+            if key in ("run", "sweep") and isinstance(value, dict):
                 continue  # the command line's options of the run that wrote the file (python -m kanefem)
             if isinstance(value, dict):
                 if key not in GROUPS:
