@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -357,7 +358,9 @@ def test_progress_is_off_when_not_interactive_and_on_when_asked(capsys, caplog, 
             bars.append(self)
 
     monkeypatch.setattr(tqdm_auto, "tqdm", Recorded)
-    # under pytest stderr is not a terminal: no bar by default
+    # under pytest stderr is not a terminal: no bar by default, even where ipykernel was
+    # imported (as the notebook tests do) without a notebook running
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
     with caplog.at_level(logging.INFO, logger="kanefem"):
         kanefem.sweep(counting_study, {"x": [1.0, 2.0, 3.0]})
     assert bars == [] and capsys.readouterr().err == ""

@@ -208,7 +208,10 @@ class SimulationResult(ResultMixin):
 
 
 def _interactive():
-    if "ipykernel" in sys.modules:
+    """A notebook's kernel, or a terminal on stderr (not just ipykernel imported, as by a
+    test runner that executes notebooks)."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if type(shell).__name__ == "ZMQInteractiveShell":
         return True
     try:
         return sys.stderr.isatty()
