@@ -265,8 +265,9 @@ class OutputSet:
             for p in reversed(missing):
                 os.mkdir(p)
                 self._made.append(p)
-            self.folder = Path(tempfile.mkdtemp(prefix=self._leftover_prefix("partial") + f"{os.getpid()}-",
-                                                dir=t.parent))
+            with _sigint_deferred():  # Ctrl-C between mkdtemp and the assignment would lose the folder
+                self.folder = Path(tempfile.mkdtemp(prefix=self._leftover_prefix("partial") + f"{os.getpid()}-",
+                                                    dir=t.parent))
             os.chmod(self.folder, 0o777 & ~_umask())  # mkdtemp's is private (0700)
         except BaseException:
             self._discard()
