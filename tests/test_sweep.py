@@ -281,6 +281,8 @@ def test_store_refuses_to_mix_in_other_studies_or_points(tmp_path):
     kanefem.sweep(counting_study, {"x": [1.0, 2.0]}, store=store, progress=False)
     with pytest.raises(kanefem.StoreError, match="holds the study 'test_sweep.counting_study'"):
         kanefem.sweep(failing_study, {"x": [1.0]}, store=store, progress=False)
+    holder = _Store(store, "test_sweep.counting_study", ["x"])  # the refused sweep let go of the lock
+    holder.close()
     # another point's file under this point's key (a copied or renamed file)
     a, b = (store / f"{point_key({'x': v})}.npz" for v in (1.0, 2.0))
     b.write_bytes(a.read_bytes())

@@ -255,8 +255,12 @@ class _Store:
         self.study = study
         self._lock = None
         self._take_lock()
-        self._remove_leftovers()
-        self._check_manifest(names)
+        try:
+            self._remove_leftovers()
+            self._check_manifest(names)
+        except BaseException:
+            self.close()  # another study's store: release it at once, not when collected
+            raise
 
     def _take_lock(self):
         try:
