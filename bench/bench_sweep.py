@@ -20,7 +20,7 @@ threads.  Run once per LAPACK route (KANEFEM_LAPACK_SOURCE=scipy for SciPy's).
 """
 
 import concurrent.futures as cf
-import functools
+import hashlib
 import os
 import tempfile
 import time
@@ -52,7 +52,13 @@ def main():
     print(f"kanefem {kanefem.__version__}, LAPACK: {kanefem.lapack_source()}, {os.cpu_count()} CPU(s), "
           f"{n} points, best of {args.repeat}")
 
-    print(f"load average {os.getloadavg()[0]:.2f} (other jobs on the machine lower the 2-thread ratios)")
+    # what 2 threads can gain on this machine right now: hashlib releases the GIL and
+    # shares nothing, so its ratio is the ceiling (2.0 on 2 idle cores; other jobs lower it)
+    blob = os.urandom(16 << 20)
+    with cf.ThreadPoolExecutor(1) as one, cf.ThreadPoolExecutor(2) as two:
+        tb1, _ = best(lambda: list(one.map(lambda _: hashlib.sha256(blob).digest(), range(8))), args.repeat)
+        tb2, _ = best(lambda: list(two.map(lambda _: hashlib.sha256(blob).digest(), range(8))), args.repeat)
+    print(f"load average {os.getloadavg()[0]:.2f}; the machine's 2-thread ceiling now (SHA-256): {tb1 / tb2:.2f}x")
     with cf.ThreadPoolExecutor(1) as one, cf.ThreadPoolExecutor(2) as two:
         t1, c1 = best(lambda: solve_all(rpms, one), args.repeat)
         t2, c2 = best(lambda: solve_all(rpms, two), args.repeat)
