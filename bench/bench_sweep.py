@@ -12,7 +12,8 @@ instant) at N crank speeds, run
 * with a store (one NPZ per point, written atomically with fsync) against none.
 
 First, the call that used to serialize threads: WindPump.solve (steady state, one
-turn) for N speeds on 1 and 2 threads; before the per-step 2x2 and 11x11 solves were
+turn) for N speeds on 1 and 2 threads, and on 2 processes (sharing nothing: the
+ceiling for this workload under whatever else loads the machine); before the per-step 2x2 and 11x11 solves were
 taken out of LAPACK, SciPy's OpenBLAS route ran it at 0.70-0.80x of serial on 2
 threads.  Run once per LAPACK route (KANEFEM_LAPACK_SOURCE=scipy for SciPy's).
 
@@ -20,7 +21,6 @@ threads.  Run once per LAPACK route (KANEFEM_LAPACK_SOURCE=scipy for SciPy's).
 """
 
 import concurrent.futures as cf
-import hashlib
 import os
 import tempfile
 import time
@@ -30,17 +30,12 @@ from _timing import best, repeat_args
 from kanefem import studies
 
 
-def solve_all(rpms, executor):
-    """Solve at every speed; return the CPU time the threads spent [s] (a lock that
-    spins, as OpenBLAS's does, shows there even when other jobs load the machine)."""
-    pump = kanefem.WindPump()
-
-    def one(rpm):
-        c0 = time.thread_time()
-        pump.solve(rpm=rpm, revolutions=1, steady_state=True)
-        return time.thread_time() - c0
-
-    return sum(executor.map(one, rpms))
+def solve_one(rpm):
+    """One steady-state turn; the CPU time it took [s] (a lock that spins, as OpenBLAS's
+    does, shows there even when other jobs load the machine)."""
+    c0 = time.thread_time()
+    kanefem.WindPump().solve(rpm=rpm, revolutions=1, steady_state=True)
+    return time.thread_time() - c0
 
 
 def main():
@@ -52,18 +47,15 @@ def main():
     print(f"kanefem {kanefem.__version__}, LAPACK: {kanefem.lapack_source()}, {os.cpu_count()} CPU(s), "
           f"{n} points, best of {args.repeat}")
 
-    # what 2 threads can gain on this machine right now: hashlib releases the GIL and
-    # shares nothing, so its ratio is the ceiling (2.0 on 2 idle cores; other jobs lower it)
-    blob = os.urandom(16 << 20)
-    with cf.ThreadPoolExecutor(1) as one, cf.ThreadPoolExecutor(2) as two:
-        tb1, _ = best(lambda: list(one.map(lambda _: hashlib.sha256(blob).digest(), range(8))), args.repeat)
-        tb2, _ = best(lambda: list(two.map(lambda _: hashlib.sha256(blob).digest(), range(8))), args.repeat)
-    print(f"load average {os.getloadavg()[0]:.2f}; the machine's 2-thread ceiling now (SHA-256): {tb1 / tb2:.2f}x")
-    with cf.ThreadPoolExecutor(1) as one, cf.ThreadPoolExecutor(2) as two:
-        t1, c1 = best(lambda: solve_all(rpms, one), args.repeat)
-        t2, c2 = best(lambda: solve_all(rpms, two), args.repeat)
+    print(f"load average {os.getloadavg()[0]:.2f} (other jobs on the 2 cores lower every 2-way ratio; "
+          "2 processes share nothing and give this workload's ceiling)")
+    with cf.ThreadPoolExecutor(1) as one, cf.ThreadPoolExecutor(2) as two, cf.ProcessPoolExecutor(2) as procs:
+        list(procs.map(solve_one, rpms[:2]))  # start the workers
+        t1, c1 = best(lambda: sum(one.map(solve_one, rpms)), args.repeat)
+        t2, c2 = best(lambda: sum(two.map(solve_one, rpms)), args.repeat)
+        tp, _ = best(lambda: sum(procs.map(solve_one, rpms)), args.repeat)
     print(f"{'WindPump.solve x' + str(n):34s} 1 thread {t1:7.3f} s   2 threads {t2:7.3f} s   ratio {t1 / t2:5.2f}x"
-          f"   CPU time 2 threads / 1 thread {c2 / c1:.2f}")
+          f"   (2 processes {t1 / tp:.2f}x; CPU time 2 threads / 1 thread {c2 / c1:.2f})")
 
     t1, ref = best(lambda: kanefem.sweep(study, grid, workers=1, progress=False), args.repeat)
     t2, res = best(lambda: kanefem.sweep(study, grid, workers=2, progress=False), args.repeat)
