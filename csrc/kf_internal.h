@@ -55,6 +55,17 @@ int kf_la_orth_lwork(int m, int n, int *lwork, kf_error *err);
 int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int lwork,
                kf_error *err);
 
+/* Small dense systems (a few unknowns, solved at every step of an ODE), in plain
+ * loops instead of LAPACK: for n <= ~16 a LAPACK call costs more than the
+ * arithmetic, and a threaded BLAS may serialize concurrent callers on a lock
+ * (kf_matrix.c).  Column-major a (n x n, leading dimension lda), overwritten
+ * by its factor; b (n) overwritten by the solution.  KF_ENOTPD (Cholesky: a
+ * pivot <= 0) or KF_ESING (LU with partial pivoting: an exactly zero pivot),
+ * as potrf/getrf report them, or KF_ERANGE (a non-finite entry in a or b, as
+ * the kf_la_* wrappers refuse it); no message (the caller knows what failed). */
+int kf_small_cholesky_solve(int n, double *a, int lda, double *b);
+int kf_small_lu_solve(int n, double *a, int lda, double *b);
+
 /* Checked allocation: zeroed, returns NULL on overflow or failure. */
 void *kf_calloc(size_t count, size_t size);
 

@@ -93,17 +93,16 @@ int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const dou
             Mf[a + b * nf] = M[i + free_idx[b] * nu];
     }
     if (nf > 0) {
-        int rc = kf_la_potrf(nf, Mf, nf, err);
-        if (rc == KF_ENOTPD)
+        /* a few unknowns at every step of the ODE: plain loops, not LAPACK */
+        int rc = kf_small_cholesky_solve(nf, Mf, nf, rhs);
+        if (rc == KF_ERANGE)
+            return kf_fail(err, KF_ERANGE, "mass",
+                           "Kane's equations have a non-finite generalized mass or force "
+                           "(values beyond the double range)");
+        if (rc)
             return kf_fail(err, KF_ESING, "mass",
                            "the generalized mass A^T M A is not positive definite (masses "
                            "that cannot move with the free coordinates?)");
-        if (!rc)
-            rc = kf_la_trsm('L', 'N', nf, 1, Mf, nf, rhs, nf, err);
-        if (!rc)
-            rc = kf_la_trsm('L', 'T', nf, 1, Mf, nf, rhs, nf, err);
-        if (rc)
-            return rc;
         for (int a = 0; a < nf; a++)
             udot[free_idx[a]] = rhs[a];
     }
@@ -395,7 +394,6 @@ int kf_windpump_joint_forces(const kf_windpump *p, const kf_windpump_kin *kin, d
     enum { n = KF_WINDPUMP_NFORCE };
     enum { XA, YA, XB, YB, XC, YC, XD, YD, NG, MM, RD };
     double K[n * n], b[n];
-    int ipiv[n];
     memset(K, 0, sizeof K);
 #define KK(row, col) K[(row) + (col) * n]
     double mass[KF_WP_NR], Q[KF_WP_NR];
@@ -435,16 +433,18 @@ int kf_windpump_joint_forces(const kf_windpump *p, const kf_windpump_kin *kin, d
     KK(9, XD) = 1.0, KK(9, RD) = 1.0, b[9] = mass[KF_WP_XD] * a[KF_WP_XD] - Q[KF_WP_XD];
     KK(10, YD) = 1.0, KK(10, NG) = 1.0, b[10] = mass[KF_WP_XD] * g;
 #undef KK
-    int rc = kf_la_getrf(n, K, n, ipiv, err);
-    if (rc == KF_ESING)
+    /* 11 unknowns at every output instant: plain loops, not LAPACK */
+    int rc = kf_small_lu_solve(n, K, n, b);
+    if (rc == KF_ERANGE)
+        return kf_fail(err, KF_ERANGE, "x_D",
+                       "the joint-force equations are not finite at alpha = %.9g rad, x_D = "
+                       "%.9g m (values beyond the double range)",
+                       kin->q[0], kin->q[1]);
+    if (rc)
         return kf_fail(err, KF_EGEOM, "x_D",
                        "the joint forces are undetermined at alpha = %.9g rad, x_D = %.9g m "
                        "(a dead point)",
                        kin->q[0], kin->q[1]);
-    if (!rc)
-        rc = kf_la_getrs(n, 1, K, n, ipiv, b, n, err);
-    if (rc)
-        return rc;
     memcpy(f, b, sizeof b);
     return KF_OK;
 }

@@ -42,6 +42,7 @@ from .simulate import (  # noqa: E402
     simulate,
 )
 from . import studies  # noqa: E402
+from .sweep import StoreError, SweepResult, sweep  # noqa: E402  (issue 12)
 
 
 # the wind-pump mechanism (issue 4)
@@ -95,3 +96,4 @@ __all__ += [  # time integration (issue 3)
     "simulate",
     "studies",
 ]
+__all__ += ["StoreError", "SweepResult", "sweep"]  # studies at scale (issue 12)

@@ -32,7 +32,7 @@ class _Stop(Exception):
 
 # Namespace entries that are not options of a run (argparse bookkeeping, where the
 # parameters come from, where the files go); every other entry is one, recorded in [run].
-_NOT_RUN = ("job", "func", "config", "out", "pump")
+_NOT_RUN = ("job", "func", "config", "out", "pump", "sweep", "store", "workers")  # the sweep's: its [sweep] table
 # API arguments named in kanefem's messages whose option has another name
 _API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
 
@@ -139,8 +139,12 @@ def _cmd_windpump(args):
     from .windpump import WindPump
 
     pump = getattr(args, "pump", None) or WindPump()  # args.pump: read from --config
+    grid = _sweep_grid(args)
     with _output_set(args) as out:
-        _windpump_files(args, pump, out.folder)
+        if grid:
+            _windpump_sweep(args, pump, grid, out.folder)
+        else:
+            _windpump_files(args, pump, out.folder)
     for path in out.files:
         print(f"wrote {path}")
     return 0
@@ -192,6 +196,8 @@ def _windpump_files(args, pump, folder):
         f = eig.frequencies_hz[:, k]
         print(f"  mode {k + 1}: f = {f.min():.6g} .. {f.max():.6g} Hz, lambda = "
               f"{eig.eigenvalues[:, k].min():.8g} .. {eig.eigenvalues[:, k].max():.8g} rad^2/s^2")
+    if args.animate:
+        _windpump_animation(pump, motion, args.elements, folder)
     if not args.plots:
         print("plots: not asked for (--no-plots)")
         return
@@ -202,6 +208,134 @@ def _windpump_files(args, pump, folder):
         _plots.windpump_figures(folder, pump, motion, forces, eig)
     except ImportError as exc:
         print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
+
+
+# ---------------------------------------------------------------- sweeps and animation (issue 12)
+
+
+def _sweep_values(name, spec):
+    """``a:b:n`` (n values from a to b) or ``v1,v2,...``, as floats (ints for branch)."""
+    from .windpump import WindPumpParams
+
+    kind = int if name == "branch" else float
+    try:
+        if ":" in spec:
+            a, b, n = spec.split(":")
+            n = int(n)
+            if n < 1:
+                raise ValueError
+            values = np.linspace(float(a), float(b), n).tolist()
+        else:
+            values = [kind(v) for v in spec.split(",")]
+    except ValueError:
+        raise ValueError(f"--sweep {name}={spec}: expected START:STOP:COUNT (e.g. 100:200:11) or a "
+                         "comma-separated list of numbers") from None
+    if name != "rpm" and name not in WindPumpParams.__dataclass_fields__:
+        raise ValueError(f"--sweep {name}={spec}: {name!r} is not rpm or a wind-pump parameter "
+                         f"({', '.join(WindPumpParams.__dataclass_fields__)})")
+    return [kind(v) for v in values]
+
+
+def _sweep_grid(args):
+    """The grid of --sweep options, or of the [sweep] table of --config; {} for none."""
+    specs = args.sweep
+    if not specs and args.config:
+        from .windpump import _tomllib
+
+        with open(args.config, "rb") as f:
+            table = _tomllib().load(f).get("sweep", {})
+        specs = []
+        for name, v in table.items():  # "100:200:11", or a list of numbers
+            if isinstance(v, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+                v = ",".join(map(repr, v))
+            if not isinstance(v, str):
+                raise ValueError(f"--config {args.config}: [sweep] {name} = {v!r} must be a list of "
+                                 "numbers or a string START:STOP:COUNT")
+            specs.append(f"{name}={v}")
+    grid = {}
+    for spec in specs or ():
+        name, eq, values = spec.partition("=")
+        if not eq:
+            raise ValueError(f"--sweep {spec}: expected NAME=START:STOP:COUNT or NAME=V1,V2,...")
+        if name in grid:
+            raise ValueError(f"--sweep {spec}: {name} is swept twice")
+        grid[name] = _sweep_values(name.strip(), values.strip())
+    return grid
+
+
+def _windpump_sweep(args, pump, grid, folder):
+    """The lever's eigenvalues over a grid of rpm and wind-pump parameters; every point
+    stored in --store as it finishes (a run stopped in any way resumes there)."""
+    import functools
+
+    from . import studies
+    from .sweep import StoreError, sweep
+    from .windpump import WindPumpParams
+
+    if args.revolutions != 1.0 or args.response or args.gyroscopic or args.animate:
+        raise ValueError("--sweep computes one turn's lever eigenvalues per point: without "
+                         "--revolutions, --response, --gyroscopic and --animate")
+    ref = WindPumpParams()
+    changed = {n: getattr(pump.params, n) for n in WindPumpParams.__dataclass_fields__
+               if getattr(pump.params, n) != getattr(ref, n)}
+    if "rpm" not in grid:
+        changed["rpm"] = args.rpm
+    study = functools.partial(studies.windpump_lever, n_modes=args.modes, n_elements=args.elements,
+                              include_eps=args.eps, geometric_stiffness=args.geometric_stiffness,
+                              points_per_revolution=args.points, steady_state=not args.transient)
+    store = args.store or f"{os.path.normpath(args.out)}-store"
+    n = math.prod(len(v) for v in grid.values())
+    print(f"kanefem {__version__}: sweep of the wind pump's lever eigenvalues over {n} point(s) "
+          f"({', '.join(f'{k}: {len(v)}' for k, v in grid.items())}); points stored in {store}")
+    try:
+        res = sweep(study, {**changed, **grid}, store=store, workers=args.workers, progress=None)
+    except KeyboardInterrupt:
+        print(f"interrupted: the finished points are in {store}; the same command resumes there")
+        raise
+    except StoreError as exc:
+        raise _Stop(2, f"error: --store {store}: {_one_line(exc)}") from None
+    print(f"{len(res)} point(s): {sum(i['stored'] for i in res.info)} read from the store, "
+          f"{sum(not i['stored'] for i in res.info)} computed")
+    names = list(grid)
+    scalars = ["f1_min_hz", "f1_max_hz", "motor_torque_max", "mean_power_W", "F_B_max_N"]
+    rows = [[p[k] for k in names] + [float(r[s]) for s in scalars] for p, r in zip(res.params, res.results)]
+    write_csv(folder, "sweep.csv", names + scalars, rows)
+    f = res.stack("frequencies_hz")  # (points, instants, modes)
+    rows = [[p[k] for k in names] + [m + 1, f[i, :, m].min(), f[i, :, m].mean(), f[i, :, m].max()]
+            for i, p in enumerate(res.params) for m in range(f.shape[2])]
+    write_csv(folder, "sweep_lever_frequencies.csv", names + ["mode", "f_min_Hz", "f_mean_Hz", "f_max_Hz"], rows)
+    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
+    pump.to_toml(folder / "windpump.toml", run={**run, "kanefem": __version__})
+    with open(folder / "windpump.toml", "a") as toml:  # the grid, so that --config runs the sweep again
+        toml.write("\n[sweep]\n" + "".join(f"{k} = [{', '.join(map(repr, v))}]\n" for k, v in grid.items()))
+    for m in range(f.shape[2]):
+        print(f"  mode {m + 1}: f = {f[:, :, m].min():.6g} .. {f[:, :, m].max():.6g} Hz over the grid")
+    if args.plots:
+        try:
+            _headless_matplotlib()
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+            ax = fig.add_subplot()
+            x = "rpm" if "rpm" in grid else names[0]
+            if len(names) == 1:
+                res.campbell(x, ax=ax)
+            else:
+                res.plot("f1_min_hz", x=x, ax=ax)
+            ax.set_title("lever BC' over the sweep")
+            fig.savefig(folder / "sweep.png", dpi=120)
+        except ImportError as exc:
+            print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
+
+
+def _windpump_animation(pump, motion, n_elements, folder):
+    """windpump.gif: the pump over the motion, the lever's deflection magnified."""
+    try:
+        _headless_matplotlib()
+        response = pump.lever_response(motion, n_elements=n_elements, progress=False)
+        pump.animate(motion, response=response, path=folder / "windpump.gif")
+    except ImportError as exc:
+        print(f"animation skipped: {exc}")
 
 
 def build_parser():
@@ -279,6 +413,20 @@ def build_parser():
     w.add_argument("--out", default="windpump-output", metavar="DIR",
                    help="output folder (default windpump-output), replaced as a whole by this run's "
                    "files; refused if it exists and is not a kanefem output folder")
+    w.add_argument("--animate", action=flag, default=False,
+                   help="also write windpump.gif: the pump over the motion with the lever's elastic "
+                   "deflection (Newmark response) magnified; default off")
+    w.add_argument("--sweep", action="append", default=None, metavar="NAME=SPEC",
+                   help="sweep rpm or a wind-pump parameter: NAME=START:STOP:COUNT (e.g. "
+                   "rpm=100:200:11) or NAME=V1,V2,...; repeat for a full-factorial grid (or give "
+                   "the grid as a [sweep] table in --config). Writes sweep.csv (per point: the "
+                   "lever's lowest frequency over the turn, motor torque, power, force at B), "
+                   "sweep_lever_frequencies.csv, sweep.png and windpump.toml")
+    w.add_argument("--store", default=None, metavar="DIR",
+                   help="with --sweep: folder of the finished points, one NPZ file each, kept "
+                   "between runs: a stopped sweep resumes there (default: OUT-store)")
+    w.add_argument("--workers", type=int, default=None,
+                   help="with --sweep: threads (default: the number of CPUs)")
     w.set_defaults(func=_cmd_windpump)
     p.jobs = {"eigen": e, "windpump": w}
     return p

@@ -22,6 +22,7 @@ from typing import Mapping
 import numpy as np
 
 from . import _checks, _core, frames
+from ._results import ResultMixin
 from .constraints import maggi_basis
 
 #: element kinds of the core, by name: {name: {kind, dim, nodes, dofs_per_node}}
@@ -65,7 +66,7 @@ def _signed_hz(lam):
 
 
 @dataclass(frozen=True)
-class EigenResult:
+class EigenResult(ResultMixin):
     """Frozen-time eigenvalues of a body (one instant, or a leading time axis).
 
     Attributes
@@ -640,7 +641,7 @@ class FlexibleBody:
 
 
 @dataclass(frozen=True)
-class GyroscopicResult:
+class GyroscopicResult(ResultMixin):
     """Complex eigenvalues s of s^2 M + s C + K_eff over a time grid (issue 4).
 
     Attributes

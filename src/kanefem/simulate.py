@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _checks, _core
+from ._results import ResultMixin
 from .motion import Motion
 
 METHODS = {"newmark": 0, "generalized-alpha": 1, "rk45-lagrange": 2, "rk45-hamilton": 3}
@@ -156,7 +157,7 @@ class HarmonicLoad:
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(ResultMixin):
     """The response of a body in time.
 
     Attributes
@@ -207,7 +208,10 @@ class SimulationResult:
 
 
 def _interactive():
-    if "ipykernel" in sys.modules:
+    """A notebook's kernel, or a terminal on stderr (not just ipykernel imported, as by a
+    test runner that executes notebooks)."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if type(shell).__name__ == "ZMQInteractiveShell":
         return True
     try:
         return sys.stderr.isatty()

@@ -9,10 +9,21 @@
 
 Each returns :class:`kanefem.SimulationResult` objects; the notebooks in
 ``notebooks/`` plot them.
+
+Ready-made studies for :func:`kanefem.sweep` (keyword parameters in, a mapping of
+arrays and scalars out; module-level, so they also run on processes and Dask):
+
+* :func:`windpump_lever` -- the lever's eigenvalues over a crank turn of the wind
+  pump, against rpm and any :class:`~kanefem.WindPumpParams` field;
+* :func:`beam_eigenvalues` -- a beam's or bar's eigenvalues against the frame's
+  speed, acceleration, section, ... (a Campbell diagram over omega);
+* :func:`rotating_bar_response` -- seed 002's rotating bar against section, forcing
+  period, mass, ... (:func:`rotating_bar_sweep` is the same with full results).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -164,10 +175,159 @@ def rotating_bar_sweep(parameter, values, t_end=0.1, method="newmark", dt=1e-5, 
     dict
         value -> SimulationResult, in the order given.
     """
+    from .simulate import SimulationResult
+    from .sweep import sweep
+
     if parameter not in RotatingBar.__dataclass_fields__:
         raise ValueError(f"parameter = {parameter!r} is not one of {tuple(RotatingBar.__dataclass_fields__)}")
-    base = RotatingBar(**params)
-    return {v: rotating_bar(t_end, method, dt, t_eval, **{**base.__dict__, parameter: v}) for v in values}
+    values = list(values)
+    fixed = {k: v for k, v in RotatingBar(**params).__dict__.items() if k != parameter}
+    study = functools.partial(rotating_bar, t_end=t_end, method=method, dt=dt, t_eval=t_eval, **fixed)
+    res = sweep(study, [{parameter: v} for v in values], progress=False)
+    return {v: res.result(k, SimulationResult) for k, v in enumerate(values)}
+
+
+def rotating_bar_response(t_end=0.1, n_out=201, method="newmark", dt=1e-5, **params):
+    """A study for :func:`kanefem.sweep`: the rotating bar's axial response (seed 002,
+    section 4c, Figs. 9-14) for one set of :class:`RotatingBar` fields.
+
+    Parameters
+    ----------
+    t_end : float
+        End time [s].
+    n_out : int
+        Output instants, equally spaced over [0, t_end].
+    method, dt
+        As in :func:`rotating_bar`.
+    **params
+        Fields of :class:`RotatingBar` (area, force_period, mass, omega, force,
+        damping_ratio, n_elements, length, E).
+
+    Returns
+    -------
+    dict
+        ``t`` (n_out,) [s]; ``u`` (n_out, n_elements + 1) nodal axial displacements
+        [m]; ``tip`` (n_out,) [m]; scalars ``tip_mean`` and ``tip_range`` [m] over the
+        second half of the run; ``steps``.
+
+    Examples
+    --------
+    >>> import kanefem
+    >>> res = kanefem.sweep(rotating_bar_response, {"area": [0.2e-4, 0.4e-4], "t_end": 0.01},
+    ...                     progress=False)
+    >>> mean = res.to_dataframe()["tip_mean"]
+    >>> bool(1.8 < mean[0] / mean[1] < 2.2)   # the stretch scales with 1 / EA
+    True
+    """
+    n_out = _checks.integer("n_out", n_out, minimum=2)
+    t = np.linspace(0.0, _checks.real("t_end", t_end, positive=True), n_out)
+    r = rotating_bar(t_end, method=method, dt=dt, t_eval=t, **params)
+    tip = r.d[:, -1]
+    late = tip[n_out // 2:]
+    return {"t": r.t, "u": r.d, "tip": tip, "tip_mean": late.mean(), "tip_range": np.ptp(late),
+            "steps": r.stats.get("steps", 0)}
+
+
+# ---------------------------------------------------------------- eigenvalue studies
+
+
+def beam_eigenvalues(omega=0.0, eps=0.0, n_modes=4, body="beam", length=0.6, n_elements=10, E=210e9,
+                     A=2.0e-4, I=1.67e-9, rho=7850.0, supports=None, include_eps=True,  # noqa: E741
+                     geometric_stiffness=False):
+    """A study for :func:`kanefem.sweep`: frozen-time eigenvalues of a straight beam or
+    bar in a frame turning at omega [rad/s] with angular acceleration eps [rad/s^2].
+
+    The defaults are the command line's ``eigen`` job (the steel lever, pinned at
+    both ends).  Over ``omega`` it gives a Campbell diagram
+    (:meth:`kanefem.SweepResult.campbell`).
+
+    Parameters
+    ----------
+    omega, eps : float
+        The frame's angular velocity and acceleration.
+    n_modes : int
+    body : {"beam", "bar"}
+        :class:`~kanefem.PlanarBeam` or :class:`~kanefem.AxialBar` (no ``I``).
+    length, n_elements, E, A, I, rho
+        Geometry and material (SI).
+    supports : str, optional
+        A support preset (default: the body's, pinned-pinned for the beam here).
+    include_eps, geometric_stiffness : bool
+        As in :meth:`kanefem.FlexibleBody.eigenvalues`.
+
+    Returns
+    -------
+    dict
+        ``eigenvalues``, ``eigenvalues_imag`` [rad^2/s^2], ``frequencies_hz`` (n_modes,);
+        ``solver``.
+
+    Examples
+    --------
+    >>> r = beam_eigenvalues(omega=0.0, n_modes=1)
+    >>> round(float(r["frequencies_hz"][0]), 2)
+    65.21
+    """
+    _checks.choice("body", body, ("beam", "bar"))
+    if body == "beam":
+        b = PlanarBeam(length, n_elements, E=E, A=A, I=I, rho=rho)
+        supports = "pinned-pinned" if supports is None else supports
+    else:
+        b = AxialBar(length, n_elements, E=E, A=A, rho=rho)
+    r = b.eigenvalues(n_modes, omega=omega, eps=eps, supports=supports, include_eps=include_eps,
+                      mode_shapes=False, geometric_stiffness=geometric_stiffness)
+    return {"eigenvalues": r.eigenvalues, "eigenvalues_imag": r.eigenvalues_imag,
+            "frequencies_hz": r.frequencies_hz, "solver": r.solver}
+
+
+def windpump_lever(rpm=140.0, n_modes=2, n_elements=10, include_eps=True, geometric_stiffness=False,
+                   points_per_revolution=360, steady_state=True, **params):
+    """A study for :func:`kanefem.sweep`: the wind pump's periodic motion at ``rpm`` and
+    the frozen-time eigenvalues of its lever BC' over one crank turn (seed 000, Fig. 6).
+
+    Parameters
+    ----------
+    rpm : float
+        Crank speed [rev/min].
+    n_modes, n_elements, include_eps, geometric_stiffness
+        As in :meth:`kanefem.WindPump.lever_eigenvalues`.
+    points_per_revolution : int
+        Instants over the turn.
+    steady_state : bool
+        On the periodic motion (default), or the first turn from rest at x_D0.
+    **params
+        Any :class:`~kanefem.WindPumpParams` field (M3, L, k, l2, I2, ...).
+
+    Returns
+    -------
+    dict
+        Over the turn (nt,): ``t`` [s], ``alpha`` [rad], ``x_D`` [m], ``omega2``
+        [rad/s], ``motor_torque`` [N m]; (nt, n_modes): ``eigenvalues``
+        [rad^2/s^2], ``frequencies_hz``; scalars ``f1_min_hz``, ``f1_max_hz``,
+        ``motor_torque_max`` [N m], ``mean_power_W``, ``F_B_max_N`` (joint force at B).
+
+    Examples
+    --------
+    >>> r = windpump_lever(rpm=140, points_per_revolution=36)
+    >>> r["frequencies_hz"].shape, bool(60 < r["f1_min_hz"] < r["f1_max_hz"] < 70)
+    ((36, 2), True)
+    """
+    from .windpump import WindPump
+
+    pump = WindPump(**params)
+    motion = pump.solve(rpm=rpm, revolutions=1, steady_state=steady_state,
+                        points_per_revolution=points_per_revolution)
+    forces = pump.joint_forces(motion)
+    eig = pump.lever_eigenvalues(motion, n_modes=n_modes, n_elements=n_elements, include_eps=include_eps,
+                                 geometric_stiffness=geometric_stiffness)
+    f1 = eig.frequencies_hz[:, 0]
+    return {
+        "t": motion.t, "alpha": motion.alpha, "x_D": motion.x_D, "omega2": motion.omega2,
+        "motor_torque": forces.motor_torque, "eigenvalues": eig.eigenvalues,
+        "frequencies_hz": eig.frequencies_hz, "f1_min_hz": f1.min(), "f1_max_hz": f1.max(),
+        "motor_torque_max": forces.motor_torque.max(),
+        "mean_power_W": float(np.mean(forces.motor_torque * motion.omega1)),
+        "F_B_max_N": float(np.hypot(*forces.F_B.T).max()),
+    }
 
 
 # ---------------------------------------------------------------- spin-up

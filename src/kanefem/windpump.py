@@ -33,8 +33,9 @@ from typing import Callable
 
 import numpy as np
 
-from . import _checks, _core
+from . import _animation, _checks, _core
 from ._io import write_toml
+from ._results import ResultMixin
 from ._smoothing import SmoothingSpline
 from .bodies import PlanarBeam, _signed_hz
 
@@ -188,7 +189,7 @@ assert set(_CORE_NAMES) <= set(_FIELDS) and set(sum(GROUPS.values(), ())) == set
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
-class WindPumpMotion:
+class WindPumpMotion(ResultMixin):
     """The rigid motion of the wind pump at nt instants (arrays of length nt unless noted).
 
     Attributes
@@ -280,7 +281,7 @@ class WindPumpMotion:
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
-class JointForces:
+class JointForces(ResultMixin):
     """Joint (liaison) forces over a motion, from the Newton-Euler equations of the
     four bodies (global x, y components; arrays of length nt, or (nt, 2)).
 
@@ -340,7 +341,7 @@ class JointForces:
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
-class LeverEigenvalues:
+class LeverEigenvalues(ResultMixin):
     """Frozen-time eigenvalues of the lever BC' over a motion.
 
     Attributes
@@ -445,6 +446,9 @@ class WindPump:
         self._vec = self.params._vector()
         self._levers = {}
 
+    animate = _animation.animate  # the pump in motion, the lever's deformation magnified (GIF/MP4)
+    draw_frame = _animation.draw_frame
+
     def __repr__(self):
         p, ref = self.params, WindPumpParams()
         changed = [f"{n}={getattr(p, n)!r}" for n in _FIELDS if getattr(p, n) != getattr(ref, n)]
@@ -475,7 +479,7 @@ class WindPump:
                 raise ValueError(f"{path}: not valid TOML: {exc}") from None
         flat = {}
         for key, value in data.items():
-            if key == "run" and isinstance(value, dict):
+            if key in ("run", "sweep") and isinstance(value, dict):
                 continue  # the command line's options of the run that wrote the file (python -m kanefem)
             if isinstance(value, dict):
                 if key not in GROUPS:
