@@ -113,13 +113,30 @@ def frame_operators(frame):
 
 
 def _m_orthonormal(V, M, drop=1e-12):
-    """An M-orthonormal basis of span(V) (columns whose Gram eigenvalue is below drop
+    """An M-orthonormal basis of span(V) (directions whose Gram eigenvalue is below drop
     times the largest are dropped)."""
     G = V.T @ (M @ V)
     G = 0.5 * (G + G.T)
     s, U = np.linalg.eigh(G)
     k = s > drop * s[-1]
     return V @ (U[:, k] / np.sqrt(s[k]))
+
+
+def _m_extend(Q, W, M):
+    """Q (M-orthonormal) extended by the part of span(W) M-orthogonal to it: two rounds
+    of block Gram-Schmidt, then W's remainder orthonormalized on its own scale (a
+    correction can be many orders smaller than the basis)."""
+    for _ in range(2):
+        W = W - Q @ (Q.T @ (M @ W))
+    norms = np.sqrt(np.maximum(np.einsum("ik,ik->k", W, M @ W), 0.0))
+    W = W[:, norms > 0] / norms[norms > 0]
+    if W.shape[1] == 0:
+        return Q
+    Wq = _m_orthonormal(W, M, drop=1e-10)
+    for _ in range(2):
+        Wq = Wq - Q @ (Q.T @ (M @ Wq))
+    Wq = _m_orthonormal(Wq, M, drop=1e-10)
+    return np.column_stack([Q, Wq])
 
 
 def _sign_rule(X):
@@ -211,10 +228,9 @@ class SparseEigen:
         F = self.factor_rest()
         M = self.M
         p = X.shape[1]
-        V = X
+        Q = _m_orthonormal(X, M)
         lo, hi, scale = bracket
         for it in range(1, self.MAXIT + 1):
-            Q = _m_orthonormal(V, M)
             H = Q.T @ (A @ Q)
             if symmetric:
                 theta, Z = np.linalg.eigh(0.5 * (H + H.T))
@@ -234,7 +250,7 @@ class SparseEigen:
                 if np.all(th[:m] >= lo - scale * 1e-9) and np.all(th[:m] <= hi + scale * 1e-9):
                     return th, U, it
                 return None
-            V = np.column_stack([U, F.solve(R)])
+            Q = _m_extend(_m_orthonormal(U, M), F.solve(R), M)
         return None
 
 
