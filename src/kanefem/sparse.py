@@ -320,8 +320,8 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
             order = _track(prev, U, ctx.M)
         theta, imag, U = np.asarray(theta)[order], imag[order], U[:, order]
         if tracked and prev is not None:
-            s = np.sign(np.einsum("ik,ik->k", prev, ctx.M @ U))
-            U = U * np.where(s == 0, 1.0, s)
+            s = np.sign(np.einsum("ik,ik->k", prev, ctx.M @ U[:, :m]))
+            U[:, :m] = U[:, :m] * np.where(s == 0, 1.0, s)
         else:
             U = _sign_rule(U)
         prev = U[:, :m] if tracked else None
