@@ -254,6 +254,36 @@ class SparseEigen:
         return None
 
 
+def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, stats):
+    """The ms lowest eigenpairs at one frame: (theta, imag, U, the next continuation
+    basis X).  The planar shift if it applies, else certified continuation from X, else
+    ARPACK (section 3.12)."""
+    imag = np.zeros(ms)
+    if (dim == 2 or w2 == 0.0) and not skew:
+        # sum WW_ij S_ij = -w^2 M exactly: every eigenvalue shifts, no shape changes
+        stats["shifted"] += 1
+        return mu[:ms] - w2, imag, Xr[:, :ms], X
+    A, symmetric = ctx.matrix(f, include_eps)
+    # brackets of the ms lowest eigenvalues: [mu_k - |w|^2 - |e|, mu_k + |e|]
+    lo, hi = mu[0] - w2 - e_norm, mu[ms - 1] + e_norm
+    scale = abs(mu[p - 1]) + w2 + e_norm
+    separated = mu[ms] - w2 - e_norm > hi
+    got = ctx.continue_from(A, X, ms, symmetric, (lo, hi, scale)) if separated else None
+    if got is not None:
+        theta, U, its = got
+        stats["continued"] += 1
+        stats["iterations"] += its
+        return theta[:ms], imag, U[:, :ms], U
+    lam, V = ctx.full(A, ms, symmetric, -(w2 + e_norm + ctx.delta))
+    stats["full_solves"] += 1
+    if np.all(lam.imag == 0.0):
+        U = V.real
+        return lam.real, imag, U, (np.column_stack([U, Xr[:, ms:p]]) if p > ms else U)
+    # a complex pair: its two columns are the real and imaginary parts of its vector
+    U = np.column_stack([V[:, k].real if lam[k].imag >= 0 else V[:, k].imag for k in range(ms)])
+    return lam.real, lam.imag, U, X
+
+
 def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None):
     """Eigenvalues at each frame (section 3.12): the exact shift for in-plane spin of a
     plane body, certified continuation from the previous instant, ARPACK as the
@@ -270,61 +300,41 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
     lam_re = np.zeros((nt, m))
     lam_im = np.zeros((nt, m))
     shapes = np.zeros((nt, red.ndof, m)) if vectors else None
-    stats = {"full_solves": 0, "continued": 0, "iterations": 0, "shifted": 0}
+    stats = {"full_solves": 0, "continued": 0, "iterations": 0, "shifted": 0, "repeated": 0}
     general = False
     X = Xr
     prev = None
     dim = ctx.body.dim
+    last = None  # the previous instant's rates and processed (theta, imag, U)
     for t in range(nt):
         f = frames[t]
+        key = np.concatenate([f["omega"], f["eps"]]).tobytes()
         W, E, WW = frame_operators(f)
         w2 = float(np.dot(f["omega"], f["omega"]))
         e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
         skew = include_eps and np.any(E[:dim, :dim] != 0.0)
         general |= bool(skew)
-        imag = np.zeros(ms)
-        if (dim == 2 or w2 == 0.0) and not skew:
-            # sum WW_ij S_ij = -w^2 M exactly: every eigenvalue shifts, no shape changes
-            theta, U = mu[:ms] - w2, Xr[:, :ms]
-            stats["shifted"] += 1
+        if last is not None and last[0] == key:
+            # the same rates as the previous instant (a constant speed): the same modes
+            theta, imag, U = last[1]
+            stats["repeated"] += 1
         else:
-            A, symmetric = ctx.matrix(f, include_eps)
-            # brackets of the m_s lowest eigenvalues: [mu_k - |w|^2 - |e|, mu_k + |e|]
-            lo, hi = mu[0] - w2 - e_norm, mu[ms - 1] + e_norm
-            scale = abs(mu[p - 1]) + w2 + e_norm
-            separated = mu[ms] - w2 - e_norm > hi
-            got = ctx.continue_from(A, X, ms, symmetric, (lo, hi, scale)) if separated else None
-            if got is not None:
-                theta, U, its = got
-                stats["continued"] += 1
-                stats["iterations"] += its
-                X = U
-                theta, U = theta[:ms], U[:, :ms]
+            theta, imag, U, X = _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim,
+                                         stats)
+            U = np.array(U, dtype=float)
+            if np.all(imag == 0.0):
+                U = U / np.sqrt(np.einsum("ik,ik->k", U, ctx.M @ U))
+            order = np.arange(ms)
+            if tracked and prev is not None:
+                order = _track(prev, U, ctx.M)
+            theta, imag, U = np.asarray(theta)[order], imag[order], U[:, order]
+            if tracked and prev is not None:
+                sg = np.sign(np.einsum("ik,ik->k", prev, ctx.M @ U[:, :m]))
+                U[:, :m] = U[:, :m] * np.where(sg == 0, 1.0, sg)
             else:
-                sigma = -(w2 + e_norm + ctx.delta)
-                lam, V = ctx.full(A, ms, symmetric, sigma)
-                stats["full_solves"] += 1
-                theta, U = lam.real, V
-                imag = lam.imag
-                if np.all(lam.imag == 0.0):
-                    U = V.real
-                    X = np.column_stack([U, Xr[:, ms:p]])[:, :p] if p > ms else U
-                else:  # a complex pair: its two columns are the real and imaginary parts
-                    U = np.column_stack([V[:, k].real if lam[k].imag >= 0 else V[:, k].imag
-                                         for k in range(ms)])
-        U = np.array(U, dtype=float)
-        if np.all(imag == 0.0):
-            U = U / np.sqrt(np.einsum("ik,ik->k", U, ctx.M @ U))
-        order = np.arange(ms)
-        if tracked and prev is not None:
-            order = _track(prev, U, ctx.M)
-        theta, imag, U = np.asarray(theta)[order], imag[order], U[:, order]
-        if tracked and prev is not None:
-            s = np.sign(np.einsum("ik,ik->k", prev, ctx.M @ U[:, :m]))
-            U[:, :m] = U[:, :m] * np.where(s == 0, 1.0, s)
-        else:
-            U = _sign_rule(U)
-        prev = U[:, :m] if tracked else None
+                U = _sign_rule(U)
+            prev = U[:, :m] if tracked else None
+            last = (key, (theta, imag, U))
         lam_re[t] = theta[:m]
         lam_im[t] = imag[:m]
         if vectors:
