@@ -357,32 +357,38 @@ static int assemble(kf_body *b, kf_error *err)
                             for (int k = 0; k < 3; k++)
                                 KGe[k * ne2 + (size_t)a * ne + c] += w * v * xpow[k];
                     }
-            /* K += w B^T D B, over the nonzero columns of B */
+            /* K += w B^T D B over the nonzero entries of B (a continuum element's
+             * column has one to three of its six strains) */
             double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
-            int nz[KF_MAX_EDOF], nnz = 0;
+            int nz[KF_MAX_EDOF], nnz = 0, rows[KF_MAX_EDOF][KF_MAX_STRAIN], nrow[KF_MAX_EDOF];
             for (int c = 0; c < ne; c++) {
-                int any = 0;
+                int k = 0;
                 for (int r = 0; r < ns; r++)
-                    any |= B[r * ne + c] != 0.0;
-                if (any)
+                    if (B[r * ne + c] != 0.0)
+                        rows[nnz][k++] = r;
+                if (k) {
+                    nrow[nnz] = k;
                     nz[nnz++] = c;
+                }
             }
-            for (int r = 0; r < ns; r++)
-                for (int t = 0; t < nnz; t++) {
-                    int c = nz[t];
+            for (int t = 0; t < nnz; t++) {
+                int c = nz[t];
+                for (int r = 0; r < ns; r++) {
                     double v = 0.0;
-                    for (int k = 0; k < ns; k++)
-                        v += D[r * ns + k] * B[k * ne + c];
+                    for (int q = 0; q < nrow[t]; q++)
+                        v += D[r * ns + rows[t][q]] * B[rows[t][q] * ne + c];
                     DB[r * ne + c] = v;
                 }
+            }
             for (int ta = 0; ta < nnz; ta++) {
                 int a = nz[ta];
+                double *Ka = Ke + (size_t)a * ne;
                 for (int tc = 0; tc < nnz; tc++) {
                     int c = nz[tc];
                     double v = 0.0;
-                    for (int r = 0; r < ns; r++)
-                        v += B[r * ne + a] * DB[r * ne + c];
-                    Ke[(size_t)a * ne + c] += w * v;
+                    for (int q = 0; q < nrow[ta]; q++)
+                        v += B[rows[ta][q] * ne + a] * DB[rows[ta][q] * ne + c];
+                    Ka[c] += w * v;
                 }
             }
         }
