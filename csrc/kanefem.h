@@ -166,16 +166,36 @@ int kf_lapack_linked_available(void);
  * rows of a band are LU workspace, not part of the matrix (copy, axpy and
  * scale leave them alone).
  */
-typedef enum kf_storage { KF_DENSE = 0, KF_BAND = 1 } kf_storage;
+typedef enum kf_storage { KF_DENSE = 0, KF_BAND = 1, KF_CSR = 2 } kf_storage;
+
+/*
+ * KF_CSR (meshes, docs/theory.md section 3.11): compressed sparse rows on a
+ * pattern that every matrix of a body shares, so that a combination of them
+ * is an axpy over their value arrays.  The pattern lists, for row i, the
+ * sorted columns col[ptr[i] .. ptr[i+1]-1] (0-based, no duplicates); a CSR
+ * kf_mat holds a[nnz], the values at those positions, and borrows its
+ * pattern (it must outlive the matrix).  kl = ku = n - 1, ld = 0.
+ */
+typedef struct kf_pattern {
+    int n;
+    int nnz;
+    int *ptr; /* n + 1 */
+    int *col; /* nnz */
+} kf_pattern;
 
 typedef struct kf_mat {
     kf_storage kind;
     int n, kl, ku, ld;
     double *a;
+    const kf_pattern *pat; /* KF_CSR only (borrowed) */
 } kf_mat;
 
 int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *err);
-/* Allocate dst with the storage and shape of src (zeroed). */
+/* A zeroed CSR matrix on the pattern pat (borrowed). */
+int kf_mat_alloc_csr(kf_mat *m, const kf_pattern *pat, kf_error *err);
+void kf_pattern_free(kf_pattern *p);
+/* Allocate dst with the storage and shape of src (zeroed; a CSR dst borrows
+ * src's pattern). */
 int kf_mat_alloc_like(kf_mat *dst, const kf_mat *src, kf_error *err);
 void kf_mat_free(kf_mat *m);
 void kf_mat_zero(kf_mat *m);
@@ -185,7 +205,8 @@ int kf_mat_conform(const kf_mat *x, const kf_mat *y);
 int kf_mat_finite(const kf_mat *m);
 int kf_vec_finite(size_t n, const double *x);
 double kf_mat_get(const kf_mat *m, int i, int j);
-/* Add v to A(i,j); the entry must lie inside the band (returns KF_EINVAL if not). */
+/* Add v to A(i,j); the entry must lie inside the band or the sparse pattern
+ * (returns KF_EINVAL if not). */
 int kf_mat_add(kf_mat *m, int i, int j, double v);
 void kf_mat_copy(kf_mat *dst, const kf_mat *src);            /* conforming */
 void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x);  /* y += alpha x, conforming */
@@ -197,9 +218,11 @@ void kf_mat_to_rowmajor(const kf_mat *A, double *out);
 /* out = A as a dense column-major n x n array. */
 void kf_mat_to_colmajor(const kf_mat *A, double *out);
 /* dst(i,j) = src(map[i], map[j]) for i, j < dst->n; dst is allocated here with
- * the storage of src (deleting rows and columns keeps a band a band). */
+ * the storage of src (deleting rows and columns keeps a band a band); not for
+ * CSR (KF_EINVAL). */
 int kf_mat_extract(kf_mat *dst, const kf_mat *src, int n, const int *map, kf_error *err);
-/* LU factorization in place (dgetrf / dgbtrf), ipiv of length n. */
+/* LU factorization in place (dgetrf / dgbtrf), ipiv of length n; KF_EINVAL
+ * for CSR (sparse matrices are factored outside the core, section 3.12). */
 int kf_mat_lu(kf_mat *A, int *ipiv, kf_error *err);
 /* Solve A X = B with the LU factors; B is n x nrhs column-major, ldb >= n. */
 int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int ldb,
@@ -211,7 +234,19 @@ int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int 
  * (numbers never change; the binding exports them by name). */
 enum kf_element_kind {
     KF_BAR2 = 0,   /* axial bar, 2 nodes x (u); planar frame */
-    KF_BEAM2 = 1   /* planar Euler-Bernoulli beam, 2 nodes x (u, v, theta) */
+    KF_BEAM2 = 1,  /* planar Euler-Bernoulli beam, 2 nodes x (u, v, theta) */
+    /* plane and solid elements (meshes, docs/theory.md section 2.7); node order
+     * as VTK / meshio; plane: 2 DOFs (ux, uy) per node, solid: 3 (ux, uy, uz) */
+    KF_TRI3 = 4,   /* linear triangle */
+    KF_TRI6 = 5,   /* quadratic triangle */
+    KF_QUAD4 = 6,  /* bilinear quadrilateral */
+    KF_QUAD8 = 7,  /* serendipity quadrilateral */
+    KF_QUAD9 = 8,  /* biquadratic (Lagrange) quadrilateral */
+    KF_TET4 = 9,   /* linear tetrahedron */
+    KF_TET10 = 10, /* quadratic tetrahedron */
+    KF_HEX8 = 11,  /* trilinear hexahedron */
+    KF_HEX20 = 12, /* serendipity hexahedron */
+    KF_HEX27 = 13  /* triquadratic (Lagrange) hexahedron */
 };
 
 /* Section and material data shared by the elements of a body.  Fields an
@@ -221,6 +256,10 @@ typedef struct kf_section {
     double rho;    /* density [kg/m^3] */
     double A;      /* cross-section area [m^2] (line elements) */
     double Izz;    /* second moment of area for bending in the x-y plane [m^4] */
+    /* plane and solid elements (meshes) */
+    double nu;           /* Poisson's ratio, in (-1, 1/2) */
+    double thickness;    /* plane elements: thickness [m] */
+    double plane_strain; /* plane elements: 0 = plane stress, 1 = plane strain */
 } kf_section;
 
 /* Gauss-Legendre points and weights on [0, 1], n in 1..KF_GAUSS_MAX. */
@@ -244,6 +283,16 @@ typedef struct kf_body kf_body;
  */
 int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int nel,
                    const int *conn, const kf_section *sec, kf_error *err);
+/* The same with a chosen storage: KF_DENSE, KF_BAND, KF_CSR, or -1 for the
+ * automatic choice (kf_body_create's: CSR for plane and solid elements, band
+ * or dense for line elements).  CSR bodies build their pattern from the
+ * connectivity and assemble element by element (docs/theory.md section 3.11);
+ * kf_eig works on them (dense reduction, small bodies), kf_body_reduce and the
+ * integrators do not (meshes are integrated by the Python sparse Newmark). */
+int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                           const int *conn, const kf_section *sec, int storage, kf_error *err);
+/* The shared sparse pattern of a CSR body, or NULL. */
+const kf_pattern *kf_body_pattern(const kf_body *b);
 void kf_body_free(kf_body *b);
 
 int kf_body_ndof(const kf_body *b);

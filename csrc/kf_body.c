@@ -25,6 +25,7 @@ const double *kf_body_s(const kf_body *b, int i, int j)
     return b->s + (size_t)(i * b->dim + j) * b->ndof;
 }
 const double *kf_body_Mo(const kf_body *b, int i) { return b->Mo + (size_t)i * b->ndof; }
+const kf_pattern *kf_body_pattern(const kf_body *b) { return b->pattern; }
 
 void kf_body_free(kf_body *b)
 {
@@ -38,6 +39,7 @@ void kf_body_free(kf_body *b)
         kf_mat_free(&b->KG[k]);
         kf_mat_free(&b->P[k]);
     }
+    kf_pattern_free(b->pattern); /* after the matrices that borrow it */
     free(b->coords);
     free(b->conn);
     free(b->s);
@@ -132,67 +134,274 @@ int kf_body_next_point(const kf_body *b, kf_qpoint *p)
     return 1;
 }
 
-/* Integrate and assemble the invariants and K. */
-static void assemble(kf_body *b)
+/* ---------------------------------------------------------------- sparse pattern */
+
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/*
+ * The CSR pattern of a mesh (docs/theory.md section 3.11): DOF (v, k) couples
+ * with every DOF (w, l) of the nodes w that share an element with v, so the
+ * rows of one node have the same sorted columns, in blocks of ndofn.  Built
+ * from the node-element incidence with a marker array: O(nnz) work and memory.
+ */
+static int build_pattern(kf_body *b, kf_error *err)
+{
+    int nn = b->nnode, ne = b->el->nnode, nf = b->ndofn;
+    int *cnt = kf_calloc((size_t)nn + 1, sizeof(int)), *inc = NULL, *mark = NULL,
+        *adj = NULL, *adjptr = NULL;
+    kf_pattern *p = kf_calloc(1, sizeof *p);
+    int rc = KF_OK;
+    if (!cnt || !p)
+        goto nomem;
+    /* node -> elements (incidence, CSR in cnt/inc) */
+    for (size_t k = 0; k < (size_t)b->nel * ne; k++)
+        cnt[b->conn[k] + 1]++;
+    for (int v = 0; v < nn; v++)
+        cnt[v + 1] += cnt[v];
+    inc = kf_calloc((size_t)b->nel * ne, sizeof(int));
+    mark = kf_calloc((size_t)nn, sizeof(int));
+    adjptr = kf_calloc((size_t)nn + 1, sizeof(int));
+    if (!inc || !mark || !adjptr)
+        goto nomem;
+    {
+        int *fill = mark; /* reused as the fill pointer, then reset */
+        for (int v = 0; v < nn; v++)
+            fill[v] = cnt[v];
+        for (int e = 0; e < b->nel; e++)
+            for (int a = 0; a < ne; a++)
+                inc[fill[b->conn[(size_t)e * ne + a]]++] = e;
+        for (int v = 0; v < nn; v++)
+            mark[v] = -1;
+    }
+    /* node adjacency: count, then fill and sort each row */
+    size_t nadj = 0;
+    for (int v = 0; v < nn; v++) {
+        int c = 0;
+        for (int k = cnt[v]; k < cnt[v + 1]; k++)
+            for (int a = 0; a < ne; a++) {
+                int w = b->conn[(size_t)inc[k] * ne + a];
+                if (mark[w] != v) {
+                    mark[w] = v;
+                    c++;
+                }
+            }
+        nadj += (size_t)c;
+        if (nadj * nf * nf > (size_t)0x7fffffff) {
+            rc = kf_fail(err, KF_EINVAL, "cells", "the mesh couples more than 2^31 DOF pairs "
+                         "(its sparse pattern would overflow 32-bit indices)");
+            goto done;
+        }
+        adjptr[v + 1] = (int)nadj;
+    }
+    adj = kf_calloc(nadj > 0 ? nadj : 1, sizeof(int));
+    if (!adj)
+        goto nomem;
+    for (int v = 0; v < nn; v++)
+        mark[v] = -1;
+    for (int v = 0; v < nn; v++) {
+        int c = adjptr[v];
+        for (int k = cnt[v]; k < cnt[v + 1]; k++)
+            for (int a = 0; a < ne; a++) {
+                int w = b->conn[(size_t)inc[k] * ne + a];
+                if (mark[w] != v) {
+                    mark[w] = v;
+                    adj[c++] = w;
+                }
+            }
+        qsort(adj + adjptr[v], (size_t)(adjptr[v + 1] - adjptr[v]), sizeof(int), cmp_int);
+    }
+    /* DOF pattern */
+    p->n = b->ndof;
+    p->nnz = (int)(nadj * nf * nf);
+    p->ptr = kf_calloc((size_t)p->n + 1, sizeof(int));
+    p->col = kf_calloc(p->nnz > 0 ? (size_t)p->nnz : 1, sizeof(int));
+    if (!p->ptr || !p->col)
+        goto nomem;
+    {
+        int q = 0;
+        for (int v = 0; v < nn; v++)
+            for (int k = 0; k < nf; k++) {
+                p->ptr[v * nf + k] = q;
+                for (int t = adjptr[v]; t < adjptr[v + 1]; t++)
+                    for (int l = 0; l < nf; l++)
+                        p->col[q++] = adj[t] * nf + l;
+            }
+        p->ptr[p->n] = q;
+    }
+    b->pattern = p;
+    p = NULL;
+    goto done;
+nomem:
+    rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the sparse pattern of %d nodes", nn);
+done:
+    kf_pattern_free(p);
+    free(cnt);
+    free(inc);
+    free(mark);
+    free(adj);
+    free(adjptr);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- assembly */
+
+/*
+ * Where each entry (a, c) of element e's matrices goes: an index into the
+ * values of a CSR body (pos, ne x ne).  The rows of a node share their
+ * columns, so one search per node pair suffices.
+ */
+static void element_positions(const kf_body *b, int e, int *pos)
+{
+    const kf_pattern *p = b->pattern;
+    int nn = b->el->nnode, nf = b->ndofn, ne = nn * nf;
+    const int *nodes = b->conn + (size_t)e * nn;
+    for (int A = 0; A < nn; A++) {
+        int r0 = nodes[A] * nf, base = p->ptr[r0];
+        for (int C = 0; C < nn; C++) {
+            int lo = base, hi = p->ptr[r0 + 1] - 1, want = nodes[C] * nf;
+            while (lo < hi) { /* first column >= want: it is there */
+                int mid = lo + (hi - lo) / 2;
+                if (p->col[mid] < want)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            int off = lo - base;
+            for (int k = 0; k < nf; k++)
+                for (int l = 0; l < nf; l++)
+                    pos[(A * nf + k) * ne + C * nf + l] = p->ptr[r0 + k] + off + l;
+        }
+    }
+}
+
+/* dst += the element matrix Xe (ne x ne, row-major) at the element's DOFs;
+ * zero entries are skipped (they may lie outside a band). */
+static void scatter(const kf_body *b, kf_mat *dst, const double *Xe, int ne, const int *dofs,
+                    const int *pos)
+{
+    for (int a = 0; a < ne; a++)
+        for (int c = 0; c < ne; c++) {
+            double v = Xe[a * ne + c];
+            if (v == 0.0)
+                continue;
+            if (pos)
+                dst->a[pos[a * ne + c]] += v;
+            else
+                kf_mat_add(dst, dofs[a], dofs[c], v);
+        }
+}
+
+/*
+ * Integrate and assemble the invariants and K.  Each element's matrices are
+ * summed over its quadrature points first, then added to the body once: for a
+ * CSR body at positions found once per element (element_positions).
+ */
+static int assemble(kf_body *b, kf_error *err)
 {
     const kf_element_type *el = b->el;
-    int dim = b->dim, ns = el->nstrain;
+    int dim = b->dim, ns = el->nstrain, ne = el->nnode * el->ndofn, dd = dim * dim;
+    size_t ne2 = (size_t)ne * ne;
+    int geo = b->has_geometric && el->ngeo > 0;
+    /* element work: S_ij (dd blocks), K, K_G basis (3), CSR positions */
+    double *work = kf_calloc((size_t)(dd + 1 + (geo ? 3 : 0)) * ne2, sizeof(double));
+    int *pos = b->pattern ? kf_calloc(ne2, sizeof(int)) : NULL;
+    if (!work || (b->pattern && !pos)) {
+        free(work);
+        free(pos);
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate the element work space");
+    }
+    double *Se = work, *Ke = work + dd * ne2, *KGe = Ke + ne2;
     double mu = el->mu(&b->sec);
     double D[KF_MAX_STRAIN * KF_MAX_STRAIN];
     el->dmat(&b->sec, D);
     kf_qpoint p = {0};
-    while (kf_body_next_point(b, &p)) {
-        int ne = p.ne;
-        const int *dofs = p.dofs;
-        const double *N = p.N, *B = p.B, *G = p.G, *x = p.x;
-        double w = p.w, mw = mu * w;
-        for (int i = 0; i < dim; i++) {
-            const double *Ni = N + i * ne;
-            for (int a = 0; a < ne; a++) {
-                if (Ni[a] == 0.0)
-                    continue;
-                b->Mo[(size_t)i * b->ndof + dofs[a]] += mw * Ni[a];
-                for (int j = 0; j < dim; j++) {
-                    b->s[(size_t)(i * dim + j) * b->ndof + dofs[a]] += mw * Ni[a] * x[j];
-                    const double *Nj = N + j * ne;
-                    for (int c = 0; c < ne; c++)
-                        if (Nj[c] != 0.0)
-                            /* mw (Ni Nj): bitwise S_ij = S_ji^T, so M is exactly symmetric */
-                            kf_mat_add(&b->S[i * dim + j], dofs[a], dofs[c],
-                                       mw * (Ni[a] * Nj[c]));
+    int more = kf_body_next_point(b, &p);
+    while (more) {
+        int e = p.e;
+        memset(work, 0, (size_t)(dd + 1 + (geo ? 3 : 0)) * ne2 * sizeof(double));
+        int dofs[KF_MAX_EDOF];
+        memcpy(dofs, p.dofs, (size_t)ne * sizeof(int));
+        for (; more && p.e == e; more = kf_body_next_point(b, &p)) {
+            const double *N = p.N, *B = p.B, *G = p.G, *x = p.x;
+            double w = p.w, mw = mu * w;
+            for (int i = 0; i < dim; i++) {
+                const double *Ni = N + i * ne;
+                for (int a = 0; a < ne; a++) {
+                    if (Ni[a] == 0.0)
+                        continue;
+                    b->Mo[(size_t)i * b->ndof + dofs[a]] += mw * Ni[a];
+                    for (int j = 0; j < dim; j++) {
+                        b->s[(size_t)(i * dim + j) * b->ndof + dofs[a]] += mw * Ni[a] * x[j];
+                        const double *Nj = N + j * ne;
+                        double *Sij = Se + (i * dim + j) * ne2 + (size_t)a * ne;
+                        for (int c = 0; c < ne; c++)
+                            if (Nj[c] != 0.0)
+                                /* mw (Ni Nj): bitwise S_ij = S_ji^T, so M is exactly symmetric */
+                                Sij[c] += mw * (Ni[a] * Nj[c]);
+                    }
+                }
+            }
+            /* geometric basis: KG[k] += w x^k G^T G */
+            if (geo)
+                for (int a = 0; a < ne; a++)
+                    for (int c = 0; c < ne; c++) {
+                        double v = 0.0;
+                        for (int r = 0; r < el->ngeo; r++)
+                            v += G[r * ne + a] * G[r * ne + c];
+                        double xpow[3] = {1.0, x[0], x[0] * x[0]};
+                        if (v != 0.0)
+                            for (int k = 0; k < 3; k++)
+                                KGe[k * ne2 + (size_t)a * ne + c] += w * v * xpow[k];
+                    }
+            /* K += w B^T D B over the nonzero entries of B (a continuum element's
+             * column has one to three of its six strains) */
+            double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
+            int nz[KF_MAX_EDOF], nnz = 0, rows[KF_MAX_EDOF][KF_MAX_STRAIN], nrow[KF_MAX_EDOF];
+            for (int c = 0; c < ne; c++) {
+                int k = 0;
+                for (int r = 0; r < ns; r++)
+                    if (B[r * ne + c] != 0.0)
+                        rows[nnz][k++] = r;
+                if (k) {
+                    nrow[nnz] = k;
+                    nz[nnz++] = c;
+                }
+            }
+            for (int t = 0; t < nnz; t++) {
+                int c = nz[t];
+                for (int r = 0; r < ns; r++) {
+                    double v = 0.0;
+                    for (int q = 0; q < nrow[t]; q++)
+                        v += D[r * ns + rows[t][q]] * B[rows[t][q] * ne + c];
+                    DB[r * ne + c] = v;
+                }
+            }
+            for (int ta = 0; ta < nnz; ta++) {
+                int a = nz[ta];
+                double *Ka = Ke + (size_t)a * ne;
+                for (int tc = 0; tc < nnz; tc++) {
+                    int c = nz[tc];
+                    double v = 0.0;
+                    for (int q = 0; q < nrow[ta]; q++)
+                        v += B[rows[ta][q] * ne + a] * DB[rows[ta][q] * ne + c];
+                    Ka[c] += w * v;
                 }
             }
         }
-        /* geometric basis: KG[k] += w x^k G^T G */
-        if (b->has_geometric && el->ngeo > 0)
-            for (int a = 0; a < ne; a++)
-                for (int c = 0; c < ne; c++) {
-                    double v = 0.0;
-                    for (int r = 0; r < el->ngeo; r++)
-                        v += G[r * ne + a] * G[r * ne + c];
-                    double xpow[3] = {1.0, x[0], x[0] * x[0]};
-                    if (v != 0.0)
-                        for (int k = 0; k < 3; k++)
-                            kf_mat_add(&b->KG[k], dofs[a], dofs[c], w * v * xpow[k]);
-                }
-        /* K += w B^T D B */
-        double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
-        for (int r = 0; r < ns; r++)
-            for (int c = 0; c < ne; c++) {
-                double v = 0.0;
-                for (int k = 0; k < ns; k++)
-                    v += D[r * ns + k] * B[k * ne + c];
-                DB[r * ne + c] = v;
-            }
-        for (int a = 0; a < ne; a++)
-            for (int c = 0; c < ne; c++) {
-                double v = 0.0;
-                for (int r = 0; r < ns; r++)
-                    v += B[r * ne + a] * DB[r * ne + c];
-                if (v != 0.0)
-                    kf_mat_add(&b->K, dofs[a], dofs[c], w * v);
-            }
+        if (pos)
+            element_positions(b, e, pos);
+        for (int k = 0; k < dd; k++)
+            scatter(b, &b->S[k], Se + k * ne2, ne, dofs, pos);
+        scatter(b, &b->K, Ke, ne, dofs, pos);
+        for (int k = 0; k < 3 && geo; k++)
+            scatter(b, &b->KG[k], KGe + k * ne2, ne, dofs, pos);
     }
+    free(work);
+    free(pos);
     kf_mat_zero(&b->M);
     for (int i = 0; i < dim; i++)
         kf_mat_axpy(&b->M, 1.0, &b->S[i * dim + i]);
@@ -205,6 +414,7 @@ static void assemble(kf_body *b)
         kf_mat_axpy(&b->P[2], 1.0, Sxy);
         kf_mat_axpy(&b->P[2], 1.0, Syx);
     }
+    return KF_OK;
 }
 
 /* The section and the mesh can be valid numbers whose products leave the
@@ -237,6 +447,15 @@ static int check_scale(const kf_body *b, kf_error *err)
 int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int nel,
                    const int *conn, const kf_section *sec, kf_error *err)
 {
+    return kf_body_create_storage(out, kind, nnode, coords, nel, conn, sec, -1, err);
+}
+
+/* Dense storage beyond this many DOFs is refused (n^2 doubles per matrix). */
+#define KF_BODY_DENSE_MAX 20000
+
+int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                           const int *conn, const kf_section *sec, int storage, kf_error *err)
+{
     if (!out)
         return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
     *out = NULL;
@@ -253,6 +472,14 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
         return kf_fail(err, KF_EINVAL, "coords", "coords, conn and sec must not be NULL");
     if ((size_t)nnode * el->ndofn > (size_t)1 << 28)
         return kf_fail(err, KF_EINVAL, "nnode", "nnode = %d is too large", nnode);
+    if (storage < -1 || storage > KF_CSR)
+        return kf_fail(err, KF_EINVAL, "storage", "storage = %d is not -1 (automatic), %d "
+                       "(dense), %d (band) or %d (CSR)", storage, KF_DENSE, KF_BAND, KF_CSR);
+    if (storage == KF_DENSE && (size_t)nnode * el->ndofn > KF_BODY_DENSE_MAX)
+        return kf_fail(err, KF_EINVAL, "storage", "dense storage of %zu DOFs would take %zu "
+                       "doubles per matrix: use sparse (CSR) storage beyond %d DOFs",
+                       (size_t)nnode * el->ndofn, (size_t)nnode * el->ndofn * nnode * el->ndofn,
+                       KF_BODY_DENSE_MAX);
 
     kf_body *b = kf_calloc(1, sizeof *b);
     if (!b)
@@ -281,7 +508,21 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
     rc = check_mesh(b, &bw, err);
     if (rc)
         goto fail;
+    /* automatic: CSR for meshes, a band for a chain of line elements when it
+     * is narrow enough to pay, dense otherwise */
     kf_storage kind_st = (3 * bw + 1 < b->ndof) ? KF_BAND : KF_DENSE;
+    if (storage >= 0)
+        kind_st = (kf_storage)storage;
+    else if (kind >= KF_TRI3 && kind <= KF_HEX27)
+        kind_st = KF_CSR;
+    if (kind_st == KF_DENSE && b->ndof > KF_BODY_DENSE_MAX) {
+        rc = kf_fail(err, KF_EINVAL, "storage", "the connectivity of these %d DOFs has no narrow "
+                     "band, and dense storage is refused beyond %d DOFs: use CSR storage",
+                     b->ndof, KF_BODY_DENSE_MAX);
+        goto fail;
+    }
+    if (kind_st == KF_CSR && (rc = build_pattern(b, err)))
+        goto fail;
     /* a straight line body on the x axis, nodes from xa (first) to xb (last),
      * has a geometric stiffness in terms of its axial force N(x) */
     b->xa = b->coords[0];
@@ -293,19 +534,19 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
         for (int k = 1; k < b->dim; k++)
             b->has_geometric &= p[k] == 0.0;
     }
+    /* M first; every other matrix is made like it */
+    rc = kind_st == KF_CSR ? kf_mat_alloc_csr(&b->M, b->pattern, err)
+                           : kf_mat_alloc(&b->M, kind_st, b->ndof, bw, bw, err);
     for (int k = 0; k < 3 && !rc && b->has_geometric && el->ngeo > 0; k++)
-        rc = kf_mat_alloc(&b->KG[k], kind_st, b->ndof, bw, bw, err);
+        rc = kf_mat_alloc_like(&b->KG[k], &b->M, err);
     for (int k = 0; k < b->dim * b->dim && !rc; k++)
-        rc = kf_mat_alloc(&b->S[k], kind_st, b->ndof, bw, bw, err);
+        rc = kf_mat_alloc_like(&b->S[k], &b->M, err);
     if (!rc)
-        rc = kf_mat_alloc(&b->M, kind_st, b->ndof, bw, bw, err);
-    if (!rc)
-        rc = kf_mat_alloc(&b->K, kind_st, b->ndof, bw, bw, err);
+        rc = kf_mat_alloc_like(&b->K, &b->M, err);
     for (int k = 0; k < 3 && !rc && b->dim == 2; k++)
-        rc = kf_mat_alloc(&b->P[k], kind_st, b->ndof, bw, bw, err);
-    if (rc)
+        rc = kf_mat_alloc_like(&b->P[k], &b->M, err);
+    if (rc || (rc = assemble(b, err)))
         goto fail;
-    assemble(b);
     if ((rc = check_scale(b, err)))
         goto fail;
     *out = b;
@@ -528,6 +769,10 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
                    kf_error *err)
 {
     *out = NULL;
+    if (b->pattern)
+        return kf_fail(err, KF_EINVAL, "storage", "a body in sparse (CSR) storage is integrated "
+                       "by the sparse solvers (kanefem.simulate on a MeshBody), not reduced in "
+                       "the core");
     kf_body *r = kf_calloc(1, sizeof *r);
     if (!r)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body");

@@ -73,9 +73,9 @@ void *kf_calloc(size_t count, size_t size);
 
 /* Largest sizes over all element kinds (fixed buffers, no allocation in loops). */
 #define KF_MAX_DIM 3
-#define KF_MAX_EDOF 24    /* DOFs per element */
+#define KF_MAX_EDOF 81    /* DOFs per element (hex27: 27 nodes x 3) */
 #define KF_MAX_STRAIN 6
-#define KF_MAX_ENODE 8
+#define KF_MAX_ENODE 27
 
 /*
  * An element kind supplies its interpolation and its constitutive law; the
@@ -103,6 +103,8 @@ typedef struct kf_element_type {
 } kf_element_type;
 
 const kf_element_type *kf_element_get(int kind);
+/* The plane and solid kinds KF_TRI3..KF_HEX27 (kf_continuum.c), or NULL. */
+const kf_element_type *kf_continuum_get(int kind);
 
 /* ---------------------------------------------------------------- bodies */
 
@@ -126,6 +128,7 @@ struct kf_body {
     kf_mat P[3];
     double xa, xb; /* x of the first and last node */
     kf_mat KG[3];
+    kf_pattern *pattern; /* CSR bodies: the pattern every matrix borrows (owned) */
 };
 
 /*

@@ -1,5 +1,6 @@
 /*
- * kf_matrix.c -- square matrices in dense or LAPACK band storage.
+ * kf_matrix.c -- square matrices in dense, LAPACK band or compressed sparse
+ * row (CSR, on a shared pattern) storage.
  *
  * The solvers above this file (eigen, integrators) see only these
  * operations, so the same code runs on a banded beam and on a dense
@@ -9,7 +10,37 @@
 
 #include <string.h>
 
-static size_t mat_size(const kf_mat *m) { return (size_t)m->ld * (size_t)m->n; }
+static size_t mat_size(const kf_mat *m)
+{
+    if (m->kind == KF_CSR)
+        return m->pat ? (size_t)m->pat->nnz : 0;
+    return (size_t)m->ld * (size_t)m->n;
+}
+
+int kf_mat_alloc_csr(kf_mat *m, const kf_pattern *pat, kf_error *err)
+{
+    memset(m, 0, sizeof *m);
+    if (!pat || pat->n < 0 || pat->nnz < 0 || !pat->ptr || (pat->nnz > 0 && !pat->col))
+        return kf_fail(err, KF_EINVAL, "pattern", "a CSR matrix needs a valid pattern");
+    m->kind = KF_CSR;
+    m->n = pat->n;
+    m->kl = m->ku = pat->n > 0 ? pat->n - 1 : 0;
+    m->pat = pat;
+    m->a = kf_calloc(pat->nnz > 0 ? (size_t)pat->nnz : 1, sizeof(double));
+    if (!m->a)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a sparse matrix of %d entries",
+                       pat->nnz);
+    return KF_OK;
+}
+
+void kf_pattern_free(kf_pattern *p)
+{
+    if (!p)
+        return;
+    free(p->ptr);
+    free(p->col);
+    free(p);
+}
 
 int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *err)
 {
@@ -30,6 +61,9 @@ int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *er
     } else if (kind == KF_DENSE) {
         m->kl = m->ku = n > 0 ? n - 1 : 0;
         m->ld = n > 0 ? n : 1;
+    } else if (kind == KF_CSR) {
+        return kf_fail(err, KF_EINVAL, "kind", "a CSR matrix is made on a pattern "
+                       "(kf_mat_alloc_csr or kf_mat_alloc_like)");
     } else {
         return kf_fail(err, KF_EINVAL, "kind", "unknown matrix storage %d", (int)kind);
     }
@@ -43,6 +77,8 @@ int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *er
 
 int kf_mat_alloc_like(kf_mat *dst, const kf_mat *src, kf_error *err)
 {
+    if (src->kind == KF_CSR)
+        return kf_mat_alloc_csr(dst, src->pat, err);
     return kf_mat_alloc(dst, src->kind, src->n, src->kl, src->ku, err);
 }
 
@@ -52,6 +88,7 @@ void kf_mat_free(kf_mat *m)
         return;
     free(m->a);
     m->a = NULL;
+    m->pat = NULL;
     m->n = 0;
 }
 
@@ -66,6 +103,10 @@ static void stored_rows(const kf_mat *m, int *r0, int *nr)
 
 void kf_mat_zero(kf_mat *m)
 {
+    if (m->kind == KF_CSR) {
+        memset(m->a, 0, mat_size(m) * sizeof(double));
+        return;
+    }
     int r0, nr;
     stored_rows(m, &r0, &nr);
     if (r0 == 0) {
@@ -79,14 +120,14 @@ void kf_mat_zero(kf_mat *m)
 int kf_mat_conform(const kf_mat *x, const kf_mat *y)
 {
     return x->kind == y->kind && x->n == y->n && x->kl == y->kl && x->ku == y->ku &&
-           x->ld == y->ld;
+           x->ld == y->ld && x->pat == y->pat;
 }
 
 int kf_mat_finite(const kf_mat *m)
 {
     /* the storage outside the matrix (and the band's fill rows) is kept at
      * zero, so the whole array can be scanned */
-    return kf_vec_finite((size_t)m->ld * m->n, m->a);
+    return kf_vec_finite(mat_size(m), m->a);
 }
 
 int kf_vec_finite(size_t n, const double *x)
@@ -97,11 +138,31 @@ int kf_vec_finite(size_t n, const double *x)
     return 1;
 }
 
-/* Pointer to A(i,j), or NULL outside the band. */
+/* Position of column j in row i of a pattern (binary search), or -1. */
+static int csr_find(const kf_pattern *p, int i, int j)
+{
+    int lo = p->ptr[i], hi = p->ptr[i + 1] - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = p->col[mid];
+        if (c == j)
+            return mid;
+        if (c < j)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+/* Pointer to A(i,j), or NULL outside the band (or the sparse pattern). */
 static double *entry(const kf_mat *m, int i, int j)
 {
     if (i < 0 || j < 0 || i >= m->n || j >= m->n)
         return NULL;
+    if (m->kind == KF_CSR) {
+        int k = csr_find(m->pat, i, j);
+        return k < 0 ? NULL : m->a + k;
+    }
     if (m->kind == KF_DENSE)
         return m->a + i + (size_t)j * m->ld;
     if (i - j > m->kl || j - i > m->ku)
@@ -126,6 +187,10 @@ int kf_mat_add(kf_mat *m, int i, int j, double v)
 
 void kf_mat_copy(kf_mat *dst, const kf_mat *src)
 {
+    if (src->kind == KF_CSR) {
+        memcpy(dst->a, src->a, mat_size(src) * sizeof(double));
+        return;
+    }
     int r0, nr;
     stored_rows(src, &r0, &nr);
     for (int j = 0; j < src->n; j++)
@@ -135,6 +200,14 @@ void kf_mat_copy(kf_mat *dst, const kf_mat *src)
 
 void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x)
 {
+    if (y->kind == KF_CSR) { /* one pattern: an axpy over the values */
+        size_t nnz = mat_size(y);
+        double *restrict yv = y->a;
+        const double *restrict xv = x->a;
+        for (size_t k = 0; k < nnz; k++)
+            yv[k] += alpha * xv[k];
+        return;
+    }
     /* outside-band entries are zero in both, so whole stored columns can be summed */
     int r0, nr;
     stored_rows(y, &r0, &nr);
@@ -148,6 +221,12 @@ void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x)
 
 void kf_mat_scale(kf_mat *y, double alpha)
 {
+    if (y->kind == KF_CSR) {
+        size_t nnz = mat_size(y);
+        for (size_t k = 0; k < nnz; k++)
+            y->a[k] *= alpha;
+        return;
+    }
     int r0, nr;
     stored_rows(y, &r0, &nr);
     for (int j = 0; j < y->n; j++) {
@@ -165,6 +244,16 @@ void kf_mat_gemv(const kf_mat *A, double alpha, const double *x, double beta, do
     else if (beta != 1.0)
         for (int i = 0; i < n; i++)
             y[i] *= beta;
+    if (A->kind == KF_CSR) {
+        const kf_pattern *p = A->pat;
+        for (int i = 0; i < n; i++) {
+            double v = 0.0;
+            for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++)
+                v += A->a[k] * x[p->col[k]];
+            y[i] += alpha * v;
+        }
+        return;
+    }
     for (int j = 0; j < n; j++) {
         double xj = alpha * x[j];
         if (xj == 0.0)
@@ -183,6 +272,15 @@ static void to_dense(const kf_mat *A, double *out, int rowmajor)
 {
     int n = A->n;
     memset(out, 0, (size_t)n * n * sizeof(double));
+    if (A->kind == KF_CSR) {
+        const kf_pattern *p = A->pat;
+        for (int i = 0; i < n; i++)
+            for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
+                int j = p->col[k];
+                out[rowmajor ? (size_t)i * n + j : i + (size_t)j * n] = A->a[k];
+            }
+        return;
+    }
     for (int j = 0; j < n; j++) {
         int i0 = A->kind == KF_BAND ? (j - A->ku > 0 ? j - A->ku : 0) : 0;
         int i1 = A->kind == KF_BAND ? (j + A->kl < n - 1 ? j + A->kl : n - 1) : n - 1;
@@ -201,6 +299,9 @@ void kf_mat_to_colmajor(const kf_mat *A, double *out) { to_dense(A, out, 0); }
 
 int kf_mat_extract(kf_mat *dst, const kf_mat *src, int n, const int *map, kf_error *err)
 {
+    if (src->kind == KF_CSR)
+        return kf_fail(err, KF_EINVAL, "storage", "sparse (CSR) matrices are not reduced in "
+                       "the core: meshes eliminate supports in the sparse solvers");
     for (int i = 0; i < n; i++)
         if (map[i] < 0 || map[i] >= src->n || (i > 0 && map[i] <= map[i - 1]))
             return kf_fail(err, KF_EINVAL, "map",
@@ -220,6 +321,9 @@ int kf_mat_extract(kf_mat *dst, const kf_mat *src, int n, const int *map, kf_err
 
 int kf_mat_lu(kf_mat *A, int *ipiv, kf_error *err)
 {
+    if (A->kind == KF_CSR)
+        return kf_fail(err, KF_EINVAL, "storage", "sparse (CSR) matrices are factored outside "
+                       "the core (kanefem's sparse solvers, SciPy's SuperLU)");
     if (A->kind == KF_DENSE)
         return kf_la_getrf(A->n, A->a, A->ld, ipiv, err);
     return kf_la_gbtrf(A->n, A->kl, A->ku, A->a, A->ld, ipiv, err);
@@ -258,6 +362,8 @@ static void band_lu_solve(const kf_mat *LU, const int *ipiv, double *b)
 int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int ldb,
                     kf_error *err)
 {
+    if (LU->kind == KF_CSR)
+        return kf_fail(err, KF_EINVAL, "storage", "no LU factors for a sparse (CSR) matrix");
     if (LU->kind == KF_DENSE)
         return kf_la_getrs(LU->n, nrhs, LU->a, LU->ld, ipiv, b, ldb, err);
     if (nrhs < 0 || ldb < (LU->n > 1 ? LU->n : 1))

@@ -359,8 +359,14 @@ static int eig_conv(PyObject *obj, void *p)
 
 /* ================================================================ results */
 
+static PyObject *new_vector(const double *v, npy_intp n);
+
+/* A body-sized matrix: a dense (n, n) array, or for CSR storage the values
+ * (nnz,) on the body's pattern (body_pattern). */
 static PyObject *new_matrix_rowmajor(const kf_mat *m)
 {
+    if (m->kind == KF_CSR)
+        return new_vector(m->a, m->pat->nnz);
     npy_intp dims[2] = {m->n, m->n};
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
     if (out)
@@ -510,8 +516,12 @@ static PyObject *py_set_lapack_capsules(PyObject *self, PyObject *args, PyObject
 
 static PyObject *py_element_kinds(PyObject *self, PyObject *noargs)
 {
-    static const struct { const char *name; int kind; } kinds[] = {{"bar2", KF_BAR2},
-                                                                   {"beam2", KF_BEAM2}};
+    static const struct { const char *name; int kind; } kinds[] = {
+        {"bar2", KF_BAR2},   {"beam2", KF_BEAM2},
+        /* plane and solid elements (meshes) */
+        {"tri3", KF_TRI3},   {"tri6", KF_TRI6},   {"quad4", KF_QUAD4}, {"quad8", KF_QUAD8},
+        {"quad9", KF_QUAD9}, {"tet4", KF_TET4},   {"tet10", KF_TET10}, {"hex8", KF_HEX8},
+        {"hex20", KF_HEX20}, {"hex27", KF_HEX27}};
     PyObject *d = PyDict_New();
     for (size_t k = 0; d && k < sizeof kinds / sizeof kinds[0]; k++) {
         int dim, nnode, ndofn;
@@ -535,7 +545,11 @@ static const struct {
 } section_fields[] = {{"E", offsetof(kf_section, E)},
                       {"rho", offsetof(kf_section, rho)},
                       {"A", offsetof(kf_section, A)},
-                      {"Izz", offsetof(kf_section, Izz)}};
+                      {"Izz", offsetof(kf_section, Izz)},
+                      /* plane and solid elements */
+                      {"nu", offsetof(kf_section, nu)},
+                      {"thickness", offsetof(kf_section, thickness)},
+                      {"plane_strain", offsetof(kf_section, plane_strain)}};
 
 static int section_conv(PyObject *obj, void *p)
 {
@@ -570,13 +584,13 @@ static void body_destructor(PyObject *cap)
 
 static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"kind", "coords", "conn", "section", NULL};
-    int_arg kind = {"kind", 0, INT32_MAX, 0};
+    static char *kwlist[] = {"kind", "coords", "conn", "section", "storage", NULL};
+    int_arg kind = {"kind", 0, INT32_MAX, 0}, storage = {"storage", -1, KF_CSR, -1};
     f64_arg coords = {"coords", 2, {-1, -1}};
     PyObject *conn_obj;
     kf_section sec = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OO&", kwlist, int_conv, &kind, f64_conv,
-                                     &coords, &conn_obj, section_conv, &sec))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OO&|O&", kwlist, int_conv, &kind, f64_conv,
+                                     &coords, &conn_obj, section_conv, &sec, int_conv, &storage))
         return NULL;
     PyObject *result = NULL;
     PyArrayObject *conn = NULL;
@@ -612,8 +626,8 @@ static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
     int nnode = (int)f64_dim(&coords, 0), nel = (int)PyArray_DIM(conn, 0);
     kf_body *body = NULL;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_body_create(&body, (int)kind.v, nnode, f64_data(&coords), nel, PyArray_DATA(conn),
-                        &sec, &err);
+    rc = kf_body_create_storage(&body, (int)kind.v, nnode, f64_data(&coords), nel,
+                                PyArray_DATA(conn), &sec, (int)storage.v, &err);
     Py_END_ALLOW_THREADS
     if (rc) {
         raise_status(rc, &err);
@@ -634,9 +648,71 @@ static PyObject *py_body_info(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
         return NULL;
     const kf_mat *M = kf_body_mass(b);
-    return Py_BuildValue("{s:i,s:i,s:i,s:s,s:i,s:i}", "ndof", kf_body_ndof(b), "dim",
-                         kf_body_dim(b), "ndofn", kf_body_ndofn(b), "storage",
-                         M->kind == KF_BAND ? "band" : "dense", "kl", M->kl, "ku", M->ku);
+    const char *st = M->kind == KF_BAND ? "band" : M->kind == KF_CSR ? "csr" : "dense";
+    return Py_BuildValue("{s:i,s:i,s:i,s:s,s:i,s:i,s:i}", "ndof", kf_body_ndof(b), "dim",
+                         kf_body_dim(b), "ndofn", kf_body_ndofn(b), "storage", st, "kl", M->kl,
+                         "ku", M->ku, "nnz", M->kind == KF_CSR ? M->pat->nnz : 0);
+}
+
+/* The shared pattern of a CSR body: {"indptr": (ndof + 1,), "indices": (nnz,)}, int32. */
+static PyObject *py_body_pattern(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", NULL};
+    kf_body *b;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
+        return NULL;
+    const kf_pattern *p = kf_body_pattern(b);
+    if (!p)
+        return PyErr_Format(PyExc_ValueError, "the body is not in sparse (CSR) storage");
+    npy_intp np1 = (npy_intp)p->n + 1, nnz = p->nnz;
+    PyArrayObject *ptr = (PyArrayObject *)PyArray_SimpleNew(1, &np1, NPY_INT32);
+    PyArrayObject *col = (PyArrayObject *)PyArray_SimpleNew(1, &nnz, NPY_INT32);
+    if (!ptr || !col) {
+        Py_XDECREF(ptr);
+        Py_XDECREF(col);
+        return NULL;
+    }
+    memcpy(PyArray_DATA(ptr), p->ptr, (size_t)np1 * sizeof(int));
+    memcpy(PyArray_DATA(col), p->col, (size_t)nnz * sizeof(int));
+    return Py_BuildValue("{s:N,s:N}", "indptr", ptr, "indices", col);
+}
+
+/* stiffness K + sum_ij coef_ij S_ij, in the body's storage (kf_body_combine). */
+static PyObject *py_body_combine(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "coef", "stiffness", NULL};
+    kf_body *b;
+    f64_arg c = {"coef", 2, {-1, -1}};
+    real_arg k = {"stiffness", 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, body_conv, &b, f64_conv, &c,
+                                     real_conv, &k))
+        return NULL;
+    PyObject *result = NULL;
+    int dim = kf_body_dim(b);
+    if (f64_expect(&c, 0, dim, "the body's dimension") ||
+        f64_expect(&c, 1, dim, "the body's dimension")) {
+        f64_release(&c);
+        return NULL;
+    }
+    kf_mat out = {0};
+    kf_error err = {0};
+    int rc = kf_mat_alloc_like(&out, kf_body_mass(b), &err);
+    if (!rc) {
+        Py_BEGIN_ALLOW_THREADS
+        if (k.v != 0.0) {
+            kf_mat_copy(&out, kf_body_stiffness(b));
+            kf_mat_scale(&out, k.v);
+        }
+        kf_body_combine(b, f64_data(&c), 1.0, &out);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = new_matrix_rowmajor(&out);
+    kf_mat_free(&out);
+    f64_release(&c);
+    return result;
 }
 
 static PyObject *py_body_matrix(PyObject *self, PyObject *args, PyObject *kw)
@@ -1879,12 +1955,19 @@ static PyMethodDef methods[] = {
     {"element_kinds", py_element_kinds, METH_NOARGS,
      "element_kinds() -> {name: {kind, dim, nodes, dofs_per_node}} (kf_element_info)."},
     KW("body_create", py_body_create,
-       "body_create(kind, coords (nnode, dim), conn (nel, nodes), section {E, rho, A, Izz}) -> "
-       "body (kf_body_create)."),
+       "body_create(kind, coords (nnode, dim), conn (nel, nodes), section {E, rho, A, Izz, nu, "
+       "thickness, plane_strain}, storage=-1) -> body (kf_body_create_storage; storage -1 "
+       "automatic, 0 dense, 1 band, 2 CSR)."),
     KW("body_info", py_body_info, "body_info(body) -> dict of sizes and storage."),
+    KW("body_pattern", py_body_pattern,
+       "body_pattern(body) -> {indptr, indices}: the CSR pattern all matrices of a sparse body "
+       "share (their values come from body_matrix, body_combine, motion_terms)."),
+    KW("body_combine", py_body_combine,
+       "body_combine(body, coef (dim, dim), stiffness=0) -> stiffness K + sum coef_ij S_ij "
+       "(kf_body_combine); dense (n, n), or the values (nnz,) of a CSR body."),
     KW("body_matrix", py_body_matrix,
-       "body_matrix(body, name, i=0, j=0): 'M', 'K', 'S' (i, j) as dense arrays; 's' (i, j), "
-       "'Mo' (i) as vectors."),
+       "body_matrix(body, name, i=0, j=0): 'M', 'K', 'S' (i, j) as dense arrays (or the values "
+       "(nnz,) of a CSR body); 's' (i, j), 'Mo' (i) as vectors."),
     KW("motion_terms", py_motion_terms,
        "motion_terms(body, frame (1,)) -> {C, K_eps, K_om, q_eps, q_om, q_a} "
        "(kf_body_motion_terms)."),

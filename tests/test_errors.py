@@ -135,7 +135,7 @@ def test_core_validates_meshes_itself():
     with pytest.raises(ValueError, match="shape"):
         create(1, np.zeros((3, 3)), [[0, 1]])
     with pytest.raises(ValueError, match="kind"):
-        create(7, nodes, [[0, 1]])
+        create(99, nodes, [[0, 1]])  # kinds 0..13 exist
     with pytest.raises(ValueError, match="x axis"):
         create(0, np.array([[0.0, 0], [1, 1]]), [[0, 1]])
     with pytest.raises(ValueError, match="E = -1"):

@@ -55,6 +55,9 @@ from .windpump import (  # noqa: E402
     WindPumpParams,
 )
 
+# plane and solid elements from meshes (issue 10)
+from .meshes import Mesh, MeshBody  # noqa: E402
+
 
 def lapack_source():
     """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
@@ -86,6 +89,7 @@ __all__ = [
     "WindPumpMotion",
     "WindPumpParams",
 ]
+__all__ += ["Mesh", "MeshBody"]  # meshes (issue 10)
 __all__ += [  # time integration (issue 3)
     "HarmonicLoad",
     "ModalDamping",

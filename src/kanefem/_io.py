@@ -26,17 +26,20 @@ def _umask():
     return mask
 
 
-def atomic_write(path, write, mode="w", **open_kw):
-    """Call ``write(fileobj)`` on a temporary file, then move it to ``path``."""
+@contextlib.contextmanager
+def atomic_path(path):
+    """A temporary file name beside ``path`` to write to (for writers that take a file
+    name, such as meshio); on leaving the block it is synced and moved onto ``path``,
+    on an exception removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
+    os.close(fd)
     try:
         # mkstemp makes the file private (0600); give it the mode open() would
         os.chmod(tmp, 0o666 & ~_umask())
-        with os.fdopen(fd, mode, **open_kw) as f:
-            write(f)
-            f.flush()
+        yield Path(tmp)
+        with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -45,7 +48,14 @@ def atomic_write(path, write, mode="w", **open_kw):
         except FileNotFoundError:
             pass
         raise
-    return path
+
+
+def atomic_write(path, write, mode="w", **open_kw):
+    """Call ``write(fileobj)`` on a temporary file, then move it to ``path``."""
+    with atomic_path(path) as tmp:
+        with open(tmp, mode, **open_kw) as f:
+            write(f)
+    return Path(path)
 
 
 def write_csv(folder, name, header, rows):

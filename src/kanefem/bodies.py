@@ -127,8 +127,13 @@ class FlexibleBody:
         section = {"E": E, "rho": rho, "A": A}
         if I is not None:
             section["Izz"] = I
+        self._attach(nodes, elements, section)
+
+    def _attach(self, nodes, elements, section, storage=-1):
+        """Build the core's body of kind ``self._kind`` (section: the C field names;
+        storage: -1 automatic, 0 dense, 1 band, 2 CSR) and read its sizes."""
         self._body = _core.body_create(kind=_KINDS[self._kind]["kind"], coords=nodes,
-                                       conn=elements, section=section)
+                                       conn=elements, section=section, storage=storage)
         info = _core.body_info(self._body)
         self.ndof = info["ndof"]
         self.dim = info["dim"]

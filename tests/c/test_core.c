@@ -1482,6 +1482,317 @@ static void test_hardening(void)
     CHECK(!strcmp(err.msg, "second (first 1)") && !strcmp(err.arg, "x"), "%s", err.msg);
 }
 
+/* ---------------------------------------------------------------- plane and solid elements */
+
+/* Reference nodes of a continuum kind (VTK order): quads/hexes on [-1, 1]^d,
+ * simplices on the unit simplex (vertices, then edge midpoints). */
+static int ref_nodes(int kind, double *xi, int *dim)
+{
+    static const double quad[9][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}, {0, -1},
+                                      {1, 0},   {0, 1},  {-1, 0}, {0, 0}};
+    static const double hex[27][3] = {
+        {-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1},
+        {-1, 1, 1},   {0, -1, -1}, {1, 0, -1}, {0, 1, -1},  {-1, 0, -1}, {0, -1, 1}, {1, 0, 1},
+        {0, 1, 1},    {-1, 0, 1},  {-1, -1, 0}, {1, -1, 0}, {1, 1, 0},   {-1, 1, 0}, {-1, 0, 0},
+        {1, 0, 0},    {0, -1, 0},  {0, 1, 0},   {0, 0, -1}, {0, 0, 1},   {0, 0, 0}};
+    static const int tri_e[3][2] = {{0, 1}, {1, 2}, {2, 0}};
+    static const int tet_e[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};
+    int nn;
+    kf_element_info(kind, dim, &nn, NULL, NULL);
+    int d = *dim;
+    if (kind == KF_QUAD4 || kind == KF_QUAD8 || kind == KF_QUAD9 || kind == KF_HEX8 ||
+        kind == KF_HEX20 || kind == KF_HEX27) {
+        for (int a = 0; a < nn; a++)
+            for (int k = 0; k < d; k++)
+                xi[a * d + k] = d == 2 ? quad[a][k] : hex[a][k];
+        return nn;
+    }
+    memset(xi, 0, (size_t)nn * d * sizeof(double));
+    for (int v = 1; v <= d; v++)
+        xi[v * d + v - 1] = 1.0;
+    for (int e = 0; e < nn - d - 1; e++)
+        for (int k = 0; k < d; k++) {
+            const int *ed = d == 2 ? tri_e[e] : tet_e[e];
+            xi[(d + 1 + e) * d + k] = 0.5 * (xi[ed[0] * d + k] + xi[ed[1] * d + k]);
+        }
+    return nn;
+}
+
+static void test_continuum(void)
+{
+    /* an affine (straight-sided) distortion x = A xi + c with det A > 0 */
+    const double A3[9] = {0.7, 0.2, -0.1, 0.1, 0.5, 0.15, -0.05, 0.1, 0.4}, c3[3] = {0.3, -0.2, 1.1};
+    const double A2[4] = {0.7, 0.25, -0.1, 0.45}, c2[2] = {0.3, -0.2};
+    kf_section sec = {0};
+    sec.E = 70e9;
+    sec.rho = 2700;
+    sec.nu = 0.33;
+    sec.thickness = 0.02;
+    for (int kind = KF_TRI3; kind <= KF_HEX27; kind++) {
+        double xi[27 * 3], x[27 * 3];
+        int dim, nn = ref_nodes(kind, xi, &dim);
+        const double *A = dim == 2 ? A2 : A3, *c = dim == 2 ? c2 : c3;
+        double det = dim == 2 ? A[0] * A[3] - A[1] * A[2]
+                              : A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
+                                    A[2] * (A[3] * A[7] - A[4] * A[6]);
+        for (int a = 0; a < nn; a++)
+            for (int i = 0; i < dim; i++) {
+                x[a * dim + i] = c[i];
+                for (int k = 0; k < dim; k++)
+                    x[a * dim + i] += A[i * dim + k] * xi[a * dim + k];
+            }
+        int simplex = kind == KF_TRI3 || kind == KF_TRI6 || kind == KF_TET4 || kind == KF_TET10;
+        /* reference volume, first and second moments of xi */
+        double vref = simplex ? (dim == 2 ? 0.5 : 1.0 / 6.0) : (dim == 2 ? 4.0 : 8.0);
+        double m1 = simplex ? vref / (dim + 1) : 0.0;
+        double m2d = simplex ? 2.0 * vref / ((dim + 1) * (dim + 2)) : vref / 3.0; /* int xi_k^2 */
+        double m2o = simplex ? vref / ((dim + 1) * (dim + 2)) : 0.0;             /* int xi_k xi_l */
+        double mu = dim == 2 ? sec.rho * sec.thickness : sec.rho;
+        int conn[27];
+        for (int a = 0; a < nn; a++)
+            conn[a] = a;
+        for (int storage = KF_DENSE; storage <= KF_CSR; storage += 2) {
+            kf_body *b = NULL;
+            kf_error err = {0};
+            int rc = kf_body_create_storage(&b, kind, nn, x, 1, conn, &sec, storage, &err);
+            CHECK(rc == KF_OK, "kind %d: %s", kind, err.msg);
+            if (rc)
+                continue;
+            int n = kf_body_ndof(b);
+            const kf_mat *M = kf_body_mass(b), *K = kf_body_stiffness(b);
+            /* mass, first and second moments: exact for straight-sided cells */
+            double vol = det * vref, mass = 0.0;
+            for (int i = 0; i < n; i += dim)
+                for (int j = 0; j < n; j += dim)
+                    mass += kf_mat_get(M, i, j);
+            CHECK(fabs(mass - mu * vol) <= 1e-13 * mu * vol, "kind %d: mass %.17g vs rho V %.17g",
+                  kind, mass, mu * vol);
+            for (int j = 0; j < dim; j++) {
+                double first = 0.0, exact1 = c[j] * vref, exact2 = c[j] * c[j] * vref;
+                for (int k = 0; k < dim; k++) {
+                    exact1 += A[j * dim + k] * m1;
+                    exact2 += 2.0 * c[j] * A[j * dim + k] * m1;
+                    for (int l = 0; l < dim; l++)
+                        exact2 += A[j * dim + k] * A[j * dim + l] * (k == l ? m2d : m2o);
+                }
+                for (int a = 0; a < nn; a++)
+                    first += kf_body_s(b, 0, j)[a * dim];
+                CHECK(fabs(first - mu * det * exact1) <= 1e-13 * mu * vol,
+                      "kind %d: int rho x_%d = %.17g vs %.17g", kind, j, first, mu * det * exact1);
+                /* u_x = x_j at the nodes: d^T S_xx d = int rho x_j^2 (degree 2) */
+                double d[81] = {0}, Sd[81], q2 = 0.0;
+                for (int a = 0; a < nn; a++)
+                    d[a * dim] = x[a * dim + j];
+                kf_mat_gemv(kf_body_S(b, 0, 0), 1.0, d, 0.0, Sd);
+                for (int i = 0; i < n; i++)
+                    q2 += d[i] * Sd[i];
+                CHECK(fabs(q2 - mu * det * exact2) <= 1e-12 * mu * det * exact2,
+                      "kind %d: int rho x_%d^2 = %.17g vs %.17g", kind, j, q2, mu * det * exact2);
+            }
+            /* patch test: a linear field gives its constant strain at every point,
+             * and a rigid rotation no forces */
+            const kf_element_type *el = kf_element_get(kind);
+            double G[9] = {1e-3, 2e-4, -3e-4, -5e-4, 4e-4, 1e-4, 2e-4, -1e-4, -2e-4};
+            double d[81], N[3 * 81], B[6 * 81], Gg[3 * 81], xq[3], w;
+            for (int a = 0; a < nn; a++)
+                for (int i = 0; i < dim; i++) {
+                    d[a * dim + i] = 1e-4 * (i + 1);
+                    for (int k = 0; k < dim; k++)
+                        d[a * dim + i] += G[i * 3 + k] * x[a * dim + k];
+                }
+            double want[6];
+            if (dim == 2) {
+                want[0] = G[0];
+                want[1] = G[4];
+                want[2] = G[1] + G[3];
+            } else {
+                want[0] = G[0];
+                want[1] = G[4];
+                want[2] = G[8];
+                want[3] = G[5] + G[7];
+                want[4] = G[2] + G[6];
+                want[5] = G[1] + G[3];
+            }
+            double worst = 0.0, wsum = 0.0;
+            for (int q = 0; q < el->nquad; q++) {
+                el->eval(x, q, N, B, Gg, xq, &w);
+                wsum += w;
+                for (int r = 0; r < el->nstrain; r++) {
+                    double e = 0.0;
+                    for (int k = 0; k < n; k++)
+                        e += B[r * n + k] * d[k];
+                    worst = fmax(worst, fabs(e - want[r]));
+                }
+            }
+            CHECK(worst <= 1e-15, "kind %d: patch test strain error %g", kind, worst);
+            CHECK(fabs(wsum - vol) <= 1e-14 * vol, "kind %d: weights sum %.17g vs %.17g", kind,
+                  wsum, vol);
+            double rot[81], Kr[81], kmax = 0.0, knorm = 0.0;
+            for (int a = 0; a < nn; a++) { /* rotation about z (and a translation) */
+                rot[a * dim] = -x[a * dim + 1] + 0.3;
+                rot[a * dim + 1] = x[a * dim] - 0.1;
+                if (dim == 3)
+                    rot[a * dim + 2] = 0.2;
+            }
+            kf_mat_gemv(K, 1.0, rot, 0.0, Kr);
+            for (int i = 0; i < n; i++) {
+                kmax = fmax(kmax, fabs(Kr[i]));
+                knorm = fmax(knorm, fabs(kf_mat_get(K, i, i)));
+            }
+            CHECK(kmax <= 1e-13 * knorm, "kind %d: K (rigid motion) = %g of %g", kind, kmax, knorm);
+            kf_body_free(b);
+        }
+        /* an inverted cell (two vertices swapped) and a degenerate one are refused */
+        double xs[27 * 3];
+        memcpy(xs, x, sizeof xs);
+        for (int k = 0; k < dim; k++) {
+            double t = xs[1 * dim + k];
+            xs[1 * dim + k] = xs[2 * dim + k];
+            xs[2 * dim + k] = t;
+        }
+        if (!simplex) /* keep the mid-edge nodes consistent: reflect the whole cell */
+            for (int a = 0; a < nn; a++)
+                xs[a * dim] = -x[a * dim];
+        kf_body *b = NULL;
+        kf_error err = {0};
+        int rc = kf_body_create(&b, kind, nn, xs, 1, conn, &sec, &err);
+        CHECK(rc == KF_EINVAL && strstr(err.msg, "cell 0") && strstr(err.msg, "inverted"),
+              "kind %d: %s", kind, err.msg);
+        kf_body_free(b);
+        for (int a = 0; a < nn; a++) /* flattened onto x_0 = 0 */
+            xs[a * dim] = 0.0 * x[a * dim];
+        memcpy(xs + dim, x + dim, 0);
+        for (int a = 0; a < nn; a++)
+            for (int k = 1; k < dim; k++)
+                xs[a * dim + k] = x[a * dim + k];
+        rc = kf_body_create(&b, kind, nn, xs, 1, conn, &sec, &err);
+        CHECK(rc == KF_EINVAL && strstr(err.msg, "cell 0") && strstr(err.msg, "degenerate"),
+              "kind %d: %s", kind, err.msg);
+        kf_body_free(b);
+        /* section checks name the field */
+        kf_section bad = sec;
+        bad.nu = 0.5;
+        rc = kf_body_create(&b, kind, nn, x, 1, conn, &bad, &err);
+        CHECK(rc == KF_EINVAL && !strcmp(err.arg, "nu"), "kind %d: %s", kind, err.msg);
+        kf_body_free(b);
+        if (dim == 2) {
+            bad = sec;
+            bad.thickness = 0.0;
+            rc = kf_body_create(&b, kind, nn, x, 1, conn, &bad, &err);
+            CHECK(rc == KF_EINVAL && !strcmp(err.arg, "thickness"), "kind %d: %s", kind, err.msg);
+            kf_body_free(b);
+        }
+    }
+}
+
+/* CSR storage: the same body in dense and CSR storage has the same matrices, and
+ * the motion terms and products agree. */
+static void test_csr(void)
+{
+    /* a 3 x 2 grid of quad4 cells */
+    double xy[12 * 2];
+    int conn[6 * 4], k = 0;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 4; i++) {
+            xy[2 * (j * 4 + i)] = 0.25 * i + 0.02 * j;
+            xy[2 * (j * 4 + i) + 1] = 0.1 * j;
+        }
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 3; i++) {
+            int v = j * 4 + i;
+            conn[k++] = v;
+            conn[k++] = v + 1;
+            conn[k++] = v + 5;
+            conn[k++] = v + 4;
+        }
+    kf_section sec = {0};
+    sec.E = 2e11;
+    sec.rho = 7800;
+    sec.nu = 0.3;
+    sec.thickness = 0.01;
+    kf_body *bd = NULL, *bs = NULL;
+    kf_error err = {0};
+    CHECK(kf_body_create_storage(&bd, KF_QUAD4, 12, xy, 6, conn, &sec, KF_DENSE, &err) == KF_OK,
+          "%s", err.msg);
+    CHECK(kf_body_create(&bs, KF_QUAD4, 12, xy, 6, conn, &sec, &err) == KF_OK, "%s", err.msg);
+    if (!bd || !bs) {
+        kf_body_free(bd);
+        kf_body_free(bs);
+        return;
+    }
+    const kf_pattern *p = kf_body_pattern(bs);
+    CHECK(p && kf_body_mass(bs)->kind == KF_CSR && !kf_body_pattern(bd), "storage");
+    /* node couplings (self included): 4 corners with 4, 6 edge nodes with 6, 2 interior
+     * nodes with 9; 2 x 2 DOF blocks */
+    CHECK(p && p->nnz == 4 * (4 * 4 + 6 * 6 + 2 * 9), "nnz = %d", p ? p->nnz : -1);
+    int n = kf_body_ndof(bs);
+    double worst = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            worst = fmax(worst, fabs(kf_mat_get(kf_body_mass(bs), i, j) -
+                                     kf_mat_get(kf_body_mass(bd), i, j)));
+            worst = fmax(worst, fabs(kf_mat_get(kf_body_stiffness(bs), i, j) -
+                                     kf_mat_get(kf_body_stiffness(bd), i, j)) * 1e-11);
+        }
+    /* the same products, summed element by element in the same order */
+    CHECK(worst == 0.0, "dense vs CSR: %g", worst);
+    kf_frame f = {{0, 0, 12.0}, {0, 0, 40.0}, {0, 0, 0}, {1.0, -9.81, 0}};
+    kf_mat Cs, Cd, Ks, Kd;
+    double q[6 * 24], x[24], ys[24], yd[24];
+    kf_mat_alloc_like(&Cs, kf_body_mass(bs), NULL);
+    kf_mat_alloc_like(&Ks, kf_body_mass(bs), NULL);
+    kf_mat_alloc_like(&Cd, kf_body_mass(bd), NULL);
+    kf_mat_alloc_like(&Kd, kf_body_mass(bd), NULL);
+    CHECK(kf_body_motion_terms(bs, &f, &Cs, &Ks, NULL, q, q + 24, q + 48, &err) == KF_OK, "%s",
+          err.msg);
+    CHECK(kf_body_motion_terms(bd, &f, &Cd, &Kd, NULL, q + 72, q + 96, q + 120, &err) == KF_OK,
+          "%s", err.msg);
+    for (int i = 0; i < n; i++)
+        x[i] = sin(1.0 + i);
+    kf_mat_gemv(&Cs, 1.0, x, 0.0, ys);
+    kf_mat_axpy(&Cs, 0.5, &Ks);
+    kf_mat_gemv(&Ks, 2.0, x, 1.0, ys);
+    kf_mat_gemv(&Cd, 1.0, x, 0.0, yd);
+    kf_mat_axpy(&Cd, 0.5, &Kd);
+    kf_mat_gemv(&Kd, 2.0, x, 1.0, yd);
+    double dy = 0.0, sy = 0.0, dq = 0.0;
+    for (int i = 0; i < n; i++) {
+        dy = fmax(dy, fabs(ys[i] - yd[i]));
+        sy = fmax(sy, fabs(yd[i]));
+    }
+    for (int i = 0; i < 72; i++)
+        dq = fmax(dq, fabs(q[i] - q[72 + i]));
+    CHECK(dy <= 1e-14 * sy && dq == 0.0, "CSR vs dense products: %g of %g, loads %g", dy, sy, dq);
+    /* an entry outside the pattern is refused; LU and reduction are not for CSR */
+    CHECK(kf_mat_add(&Cs, 0, n - 1, 1.0) == KF_EINVAL, "outside the pattern");
+    CHECK(kf_mat_lu(&Cs, NULL, &err) == KF_EINVAL && !strcmp(err.arg, "storage"), "%s", err.msg);
+    kf_body *r = NULL;
+    int map[2] = {0, 1};
+    CHECK(kf_body_reduce(bs, 2, map, 0, &r, &err) == KF_EINVAL && !r, "%s", err.msg);
+    /* the dense eigen solver works on a CSR body (its reduction reads entries) */
+    unsigned char fixed[24] = {0};
+    fixed[0] = fixed[1] = fixed[8] = fixed[9] = 1; /* nodes 0 and 4 */
+    kf_eig *es = NULL, *ed = NULL;
+    CHECK(kf_eig_create(&es, bs, fixed, 0, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eig_create(&ed, bd, fixed, 0, &err) == KF_OK, "%s", err.msg);
+    if (es && ed) {
+        kf_eig_opts o = {3, 1, 0, 0, NULL, NULL};
+        double ls[3], lsi[3], ld[3], ldi[3];
+        kf_eig_solve(es, 1, &f, NULL, &o, ls, lsi, NULL, NULL, &err);
+        kf_eig_solve(ed, 1, &f, NULL, &o, ld, ldi, NULL, NULL, &err);
+        for (int i = 0; i < 3; i++)
+            CHECK(ls[i] == ld[i], "eigenvalue %d: %.17g vs %.17g", i, ls[i], ld[i]);
+    }
+    kf_eig_free(es);
+    kf_eig_free(ed);
+    kf_mat_free(&Cs);
+    kf_mat_free(&Ks);
+    kf_mat_free(&Cd);
+    kf_mat_free(&Kd);
+    kf_body_free(bs);
+    kf_body_free(bd);
+}
+
 int main(void)
 {
     test_gauss();
@@ -1508,6 +1819,8 @@ int main(void)
     test_eig_projected();
     test_ode();
     test_hardening();
+    test_continuum();
+    test_csr();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

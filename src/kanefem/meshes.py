@@ -1,0 +1,984 @@
+"""Meshes of plane and solid elements: node and connectivity arrays, read and written
+with meshio, generated in code for simple shapes.
+
+A :class:`Mesh` is what a mesher gives: nodes (n, dim), cells of one element kind
+(nel, nodes per cell) in VTK/meshio node order, and named node sets (for supports).
+:class:`kanefem.MeshBody` turns it into a flexible body in a moving frame
+(docs/theory.md section 2.7).
+
+Cell types (meshio names) and the element kinds they become:
+
+============  =======  =====  ===========================================
+meshio        kind     dim    element
+============  =======  =====  ===========================================
+triangle      tri3     2      linear triangle
+triangle6     tri6     2      quadratic triangle
+quad          quad4    2      bilinear quadrilateral
+quad8         quad8    2      serendipity quadrilateral
+quad9         quad9    2      biquadratic quadrilateral
+tetra         tet4     3      linear tetrahedron
+tetra10       tet10    3      quadratic tetrahedron
+hexahedron    hex8     3      trilinear hexahedron
+hexahedron20  hex20    3      serendipity hexahedron
+hexahedron27  hex27    3      triquadratic hexahedron
+============  =======  =====  ===========================================
+
+Linear elements lock in bending (a thin link meshed with tri3/quad4/tet4/hex8 is far
+too stiff); use the quadratic ones for links.
+
+>>> m = Mesh.rectangle(1.0, 0.1, 10, 1, cell="quad9")
+>>> m.kind, m.nodes.shape, m.cells.shape
+('quad9', (63, 2), (10, 9))
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import _checks, _core, frames as _frames_mod
+from .bodies import EigenResult, FlexibleBody, MotionTerms
+from ._io import atomic_path, atomic_write
+
+#: meshio cell type -> element kind
+CELL_KINDS = {
+    "triangle": "tri3",
+    "triangle6": "tri6",
+    "quad": "quad4",
+    "quad8": "quad8",
+    "quad9": "quad9",
+    "tetra": "tet4",
+    "tetra10": "tet10",
+    "hexahedron": "hex8",
+    "hexahedron20": "hex20",
+    "hexahedron27": "hex27",
+}
+#: element kind -> meshio cell type
+KIND_CELLS = {v: k for k, v in CELL_KINDS.items()}
+_CELL_DIM = {c: (2 if k[0] in "tq" and not k.startswith("tet") else 3) for c, k in CELL_KINDS.items()}
+#: topological dimension of meshio cell types that may appear beside the body's cells
+_OTHER_DIMS = {"vertex": 0, "line": 1, "line3": 1, "triangle7": 2, "quad": 2, "wedge": 3,
+               "wedge15": 3, "wedge18": 3, "pyramid": 3, "pyramid13": 3, "pyramid14": 3}
+
+# reference node positions (in units of half a cell) of the structured generators, VTK order
+_QUAD_REF = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1), (0, -1), (1, 0), (0, 1), (-1, 0), (0, 0)])
+_HEX_REF = np.array(
+    [(-1, -1, -1), (1, -1, -1), (1, 1, -1), (-1, 1, -1), (-1, -1, 1), (1, -1, 1), (1, 1, 1), (-1, 1, 1),
+     (0, -1, -1), (1, 0, -1), (0, 1, -1), (-1, 0, -1), (0, -1, 1), (1, 0, 1), (0, 1, 1), (-1, 0, 1),
+     (-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0),
+     (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1), (0, 0, 0)])
+_TRI_EDGES = [(0, 1), (1, 2), (2, 0)]
+_TET_EDGES = [(0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3)]
+
+
+def _meshio():
+    try:
+        import meshio
+    except ImportError:  # pragma: no cover - the optional extra
+        raise ImportError("reading and writing mesh files needs meshio: pip install 'kanefem[mesh]'") from None
+    return meshio
+
+
+@dataclass
+class Mesh:
+    """Nodes and cells of one element kind, with named node sets.
+
+    Parameters
+    ----------
+    nodes : array_like, shape (n, dim)
+        Node coordinates in the body frame [m], dim 2 (plane) or 3 (solid).
+    cells : array_like of int, shape (nel, nodes per cell)
+        Node indices of each cell, in VTK/meshio order (counter-clockwise in the plane).
+    cell_type : str
+        A meshio cell type (see the module table), e.g. ``"quad9"``, ``"tetra10"``.
+    point_sets : dict of str -> array of int, optional
+        Named node sets (e.g. from the mesh file), usable as supports.
+
+    Attributes
+    ----------
+    kind : str
+        The element kind (``"quad9"``, ``"tet10"``, ...).
+    dim : int
+        2 or 3.
+    """
+
+    nodes: np.ndarray
+    cells: np.ndarray
+    cell_type: str
+    point_sets: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.cell_type not in CELL_KINDS:
+            raise ValueError(f"cell_type = {self.cell_type!r} is not supported; supported cell types: "
+                             f"{', '.join(CELL_KINDS)}")
+        self.nodes = _checks.array("nodes", self.nodes, ndim=2)
+        dim = _CELL_DIM[self.cell_type]
+        if self.nodes.shape[1] != dim:
+            raise ValueError(f"nodes must have shape (n, {dim}) for {self.cell_type} cells, "
+                             f"got {self.nodes.shape}")
+        cells = np.asarray(self.cells)
+        if cells.dtype.kind not in "iu":
+            raise TypeError(f"cells must be an integer array, got dtype {cells.dtype}")
+        nn = _NODES_PER_CELL[self.cell_type]
+        if cells.ndim != 2 or cells.shape[1] != nn:
+            raise ValueError(f"cells must have shape (nel, {nn}) for {self.cell_type}, got {cells.shape}")
+        if cells.shape[0] == 0:
+            raise ValueError("the mesh has no cells")
+        bad = np.flatnonzero((cells < 0).any(axis=1) | (cells >= self.nodes.shape[0]).any(axis=1))
+        if bad.size:
+            c = int(bad[0])
+            raise ValueError(f"cell {c} refers to node(s) {cells[c].tolist()}, outside 0..{self.nodes.shape[0] - 1} "
+                             "(missing nodes)")
+        self.cells = cells.astype(np.int64)
+        self.point_sets = {str(k): np.unique(np.asarray(v, dtype=np.int64)) for k, v in self.point_sets.items()}
+        for name, idx in self.point_sets.items():
+            if idx.size and (idx[0] < 0 or idx[-1] >= self.nodes.shape[0]):
+                raise ValueError(f"point set {name!r} refers to nodes outside 0..{self.nodes.shape[0] - 1}")
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def kind(self) -> str:
+        return CELL_KINDS[self.cell_type]
+
+    @property
+    def dim(self) -> int:
+        return self.nodes.shape[1]
+
+    @property
+    def n_nodes(self) -> int:
+        return self.nodes.shape[0]
+
+    @property
+    def n_cells(self) -> int:
+        return self.cells.shape[0]
+
+    def __repr__(self):
+        return (f"Mesh({self.cell_type}: {self.n_nodes} nodes, {self.n_cells} cells, dim {self.dim}, "
+                f"point sets {sorted(self.point_sets)})")
+
+    # ------------------------------------------------------------ node sets
+
+    def nodes_where(self, predicate) -> np.ndarray:
+        """Indices of the nodes whose coordinates satisfy ``predicate``.
+
+        Parameters
+        ----------
+        predicate : callable
+            ``predicate(x) -> bool array`` with ``x`` the (n, dim) node coordinates,
+            e.g. ``lambda x: np.isclose(x[:, 0], 0.0)``.
+        """
+        mask = np.asarray(predicate(self.nodes.copy()))
+        if mask.dtype != bool or mask.shape != (self.n_nodes,):
+            raise ValueError(f"a node predicate must return a boolean array of shape ({self.n_nodes},), "
+                             f"got {mask.dtype} {mask.shape}")
+        return np.flatnonzero(mask)
+
+    def unused_nodes(self) -> np.ndarray:
+        """Nodes that belong to no cell."""
+        used = np.zeros(self.n_nodes, dtype=bool)
+        used[self.cells.ravel()] = True
+        return np.flatnonzero(~used)
+
+    def pruned(self) -> "Mesh":
+        """The same mesh without the nodes that belong to no cell (renumbered; point sets
+        keep their used nodes)."""
+        used = np.zeros(self.n_nodes, dtype=bool)
+        used[self.cells.ravel()] = True
+        new = np.cumsum(used) - 1
+        sets = {k: new[v[used[v]]] for k, v in self.point_sets.items()}
+        return Mesh(self.nodes[used], new[self.cells], self.cell_type, sets)
+
+    def transformed(self, rotation, translation=None) -> "Mesh":
+        """The mesh moved rigidly: x -> R x + t (R a proper rotation, dim x dim)."""
+        R = _checks.array("rotation", rotation, shape=(self.dim, self.dim))
+        if not np.allclose(R @ R.T, np.eye(self.dim), atol=1e-12) or np.linalg.det(R) < 0:
+            raise ValueError("rotation must be a proper rotation matrix (R R^T = I, det R = 1)")
+        t = np.zeros(self.dim) if translation is None else _checks.array("translation", translation,
+                                                                         shape=(self.dim,))
+        return Mesh(self.nodes @ R.T + t, self.cells.copy(), self.cell_type, dict(self.point_sets))
+
+    # ------------------------------------------------------------ meshio
+
+    @classmethod
+    def read(cls, path, *, dim=None, prune=False, file_format=None) -> "Mesh":
+        """Read a mesh file with meshio (Gmsh .msh, Abaqus .inp, VTU, ...).
+
+        The body's cells are the cells of the highest dimension in the file (one
+        supported type; see :func:`Mesh.from_meshio`); lower-dimensional cells (boundary
+        lines, faces) and named sets become node sets for supports.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        dim : {2, 3}, optional
+            Take the cells of this dimension (default: the highest in the file).
+        prune : bool
+            Drop nodes that belong to no body cell (a mesher's geometry points) instead
+            of raising.
+        file_format : str, optional
+            meshio's format name, when the file's extension does not say it.
+        """
+        meshio = _meshio()
+        return cls.from_meshio(meshio.read(os.fspath(path), file_format=file_format), dim=dim, prune=prune)
+
+    @classmethod
+    def from_meshio(cls, m, *, dim=None, prune=False) -> "Mesh":
+        """A Mesh from a ``meshio.Mesh``.
+
+        Node sets are gathered from ``point_sets`` (e.g. Abaqus NSET), from
+        ``cell_sets`` (e.g. Gmsh physical groups, Abaqus ELSET: the nodes of those
+        cells) and from Gmsh's ``gmsh:physical`` tags named in ``field_data``.
+
+        Raises
+        ------
+        ValueError
+            No supported cells; several supported cell types of the body's dimension
+            (mixed kinds); cells of a lower dimension whose nodes are not all nodes of
+            the body's cells (mixed dimensions), naming the cell; a plane mesh whose z
+            coordinates vary; unused nodes (unless ``prune``); unsupported cell types of
+            the body's dimension.
+        """
+        blocks = [(b.type, np.asarray(b.data)) for b in m.cells]
+        known = [(i, t) for i, (t, _) in enumerate(blocks) if t in CELL_KINDS]
+        if dim is None:
+            dims = [_CELL_DIM[t] for _, t in known] + [_OTHER_DIMS.get(t, 0) for t, _ in blocks]
+            top = max(dims) if dims else 0
+        else:
+            top = _checks.integer("dim", dim, minimum=2, maximum=3)
+        body = [(i, t) for i, t in known if _CELL_DIM[t] == top]
+        other_top = [t for t, _ in blocks if t not in CELL_KINDS and _OTHER_DIMS.get(t, -1) == top]
+        if other_top:
+            raise ValueError(f"cell type(s) {sorted(set(other_top))} of dimension {top} are not supported; "
+                             f"supported: {', '.join(CELL_KINDS)}")
+        types = sorted({t for _, t in body})
+        if not types:
+            raise ValueError(f"the mesh has no supported cells of dimension {top} "
+                             f"(cell types {[t for t, _ in blocks]}; supported: {', '.join(CELL_KINDS)})")
+        if len(types) > 1:
+            raise ValueError(f"the mesh mixes cell types {types}: a body is made of one element kind")
+        ctype = types[0]
+        cells = np.concatenate([blocks[i][1] for i, _ in body])
+        pts = np.asarray(m.points, dtype=float)
+        if top == 2:
+            if pts.shape[1] == 3:
+                z = pts[:, 2]
+                if np.ptp(z) > 1e-12 * max(1.0, np.ptp(pts[:, :2])):
+                    k = int(np.argmax(np.abs(z - z[0])))
+                    raise ValueError(f"a plane mesh must lie in a plane z = const; node {k} has z = {z[k]!r} "
+                                     f"and node 0 z = {z[0]!r}")
+            pts = pts[:, :2]
+        in_body = np.zeros(len(pts), dtype=bool)
+        in_body[cells.ravel()] = True
+        # lower-dimensional cells must lie on the body (boundary cells, for node sets)
+        for i, (t, data) in enumerate(blocks):
+            if any(i == j for j, _ in body) or data.size == 0:
+                continue
+            d = _CELL_DIM.get(t, _OTHER_DIMS.get(t))
+            if d is None:
+                raise ValueError(f"cell block {i} has the unknown cell type {t!r}")
+            if d > top:
+                raise ValueError(f"cell block {i} ({t}) is of dimension {d} > {top}")
+            off = ~in_body[data].all(axis=1)
+            if off.any():
+                c = int(np.flatnonzero(off)[0])
+                raise ValueError(f"mixed dimensions: cell {c} of block {i} ({t}) has nodes "
+                                 f"{data[c].tolist()} that belong to no {ctype} cell")
+        sets = {}
+        for name, idx in (m.point_sets or {}).items():
+            sets[name] = np.asarray(idx)
+        for name, per_block in (m.cell_sets or {}).items():
+            nodes = [np.asarray(blocks[i][1])[np.asarray(sel, dtype=np.int64)].ravel()
+                     for i, sel in enumerate(per_block) if sel is not None and len(sel)]
+            if nodes:
+                sets.setdefault(name, np.unique(np.concatenate(nodes)))
+        tags = (m.cell_data or {}).get("gmsh:physical")
+        if tags is not None:
+            for name, (tag, _) in ((n, v[:2]) for n, v in (m.field_data or {}).items()):
+                nodes = [blocks[i][1][np.asarray(tg) == tag].ravel() for i, tg in enumerate(tags)]
+                nodes = [x for x in nodes if x.size]
+                if nodes:
+                    sets.setdefault(name, np.unique(np.concatenate(nodes)))
+        mesh = cls.__new__(cls)
+        mesh.nodes, mesh.cells, mesh.cell_type, mesh.point_sets = pts, cells, ctype, sets
+        mesh.__post_init__()
+        unused = mesh.unused_nodes()
+        if unused.size:
+            if not prune:
+                raise ValueError(f"node {int(unused[0])} (and {unused.size - 1} more) belongs to no {ctype} "
+                                 "cell; pass prune=True to drop unused nodes")
+            mesh = mesh.pruned()
+        return mesh
+
+    def to_meshio(self, point_data=None):
+        """A ``meshio.Mesh`` of this mesh (3-D points), with optional point data
+        ``{name: (n,) or (n, k) array}``."""
+        meshio = _meshio()
+        pts = self.nodes if self.dim == 3 else np.column_stack([self.nodes, np.zeros(self.n_nodes)])
+        return meshio.Mesh(pts, [(self.cell_type, self.cells)], point_data=point_data or {},
+                           point_sets={k: v for k, v in self.point_sets.items()})
+
+    def write(self, path, point_data=None, file_format=None):
+        """Write the mesh (and point data) with meshio, atomically; the format from the
+        extension (``.vtu``, ``.msh``, ``.inp``, ...) or ``file_format``."""
+        return write_meshio(path, self.to_meshio(point_data), file_format)
+
+    # ------------------------------------------------------------ generators
+
+    @classmethod
+    def rectangle(cls, lx, ly, nx, ny, cell="quad", origin=(0.0, 0.0)) -> "Mesh":
+        """A structured mesh of the rectangle [0, lx] x [0, ly] (+ origin).
+
+        Parameters
+        ----------
+        lx, ly : float
+            Side lengths [m].
+        nx, ny : int
+            Cells along x and y (triangles: two per square cell).
+        cell : str
+            A plane cell type: ``"triangle"``, ``"triangle6"``, ``"quad"``, ``"quad8"``,
+            ``"quad9"`` (or the kind names ``"tri3"``, ``"quad9"``, ...).
+        origin : (float, float)
+        """
+        lx = _checks.real("lx", lx, positive=True)
+        ly = _checks.real("ly", ly, positive=True)
+        org = _checks.array("origin", origin, shape=(2,))
+        return cls.structured((nx, ny), cell, lambda s: org + s * [lx, ly])
+
+    @classmethod
+    def box(cls, lx, ly, lz, nx, ny, nz, cell="hexahedron", origin=(0.0, 0.0, 0.0)) -> "Mesh":
+        """A structured mesh of the box [0, lx] x [0, ly] x [0, lz] (+ origin).
+
+        ``cell``: ``"tetra"``, ``"tetra10"`` (six tetrahedra per cube, Kuhn's
+        subdivision), ``"hexahedron"``, ``"hexahedron20"``, ``"hexahedron27"`` (or the
+        kind names).
+        """
+        ls = [_checks.real(n, v, positive=True) for n, v in (("lx", lx), ("ly", ly), ("lz", lz))]
+        org = _checks.array("origin", origin, shape=(3,))
+        return cls.structured((nx, ny, nz), cell, lambda s: org + s * ls)
+
+    @classmethod
+    def annulus(cls, r_inner, r_outer, n_r, n_theta, cell="quad9", thickness=None, n_z=1,
+                angle=2 * np.pi) -> "Mesh":
+        """A ring (or disc sector) r_inner <= r <= r_outer about the origin, in the x-y
+        plane; with ``thickness`` a solid ring of that height along z (cells of the
+        solid type, e.g. ``"hexahedron27"``).  A full turn (angle 2 pi) is closed
+        (the seam's nodes are merged).  Nodes lie on the circles exactly, so with
+        quadratic cells the curved sides are represented to second order.
+        """
+        r0 = _checks.real("r_inner", r_inner, positive=True)
+        r1 = _checks.real("r_outer", r_outer, positive=True)
+        if not r1 > r0:
+            raise ValueError(f"r_outer = {r1!r} must exceed r_inner = {r0!r}")
+        ang = _checks.real("angle", angle, positive=True)
+        if thickness is None:
+            def f(s):
+                r, th = r0 + (r1 - r0) * s[:, 0], ang * s[:, 1]
+                return np.column_stack([r * np.cos(th), r * np.sin(th)])
+            m = cls.structured((n_r, n_theta), cell, f)
+        else:
+            h = _checks.real("thickness", thickness, positive=True)
+
+            def f(s):
+                r, th = r0 + (r1 - r0) * s[:, 0], ang * s[:, 1]
+                return np.column_stack([r * np.cos(th), r * np.sin(th), h * s[:, 2]])
+            m = cls.structured((n_r, n_theta, n_z), cell, f)
+        if np.isclose(ang, 2 * np.pi):
+            m = m.merged(1e-9 * r1)
+        return m
+
+    @classmethod
+    def structured(cls, shape, cell, mapping) -> "Mesh":
+        """A structured mesh of the unit square or cube, mapped to space.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            Cells per direction, (nx, ny) or (nx, ny, nz).
+        cell : str
+            Cell type (meshio name or kind name) of that dimension.
+        mapping : callable
+            ``mapping(s) -> x``: from reference coordinates s (m, dim) in [0, 1]^dim to
+            node coordinates (m, dim); it must preserve orientation.
+        """
+        cell = KIND_CELLS.get(cell, cell)
+        if cell not in CELL_KINDS:
+            raise ValueError(f"cell = {cell!r} is not one of {', '.join(CELL_KINDS)}")
+        dim = len(shape)
+        if dim != _CELL_DIM[cell]:
+            raise ValueError(f"cell = {cell!r} needs {_CELL_DIM[cell]} cell counts, got shape {shape!r}")
+        n = [_checks.integer(f"n{'xyz'[k]}", v, minimum=1, maximum=100_000) for k, v in enumerate(shape)]
+        # a lattice with two steps per cell holds every node of every order
+        lat = [2 * v + 1 for v in n]
+        corners = np.array(list(itertools.product(*[range(v) for v in n])))
+        centres = 2 * corners + 1  # lattice coordinates of the cell centres
+        local = _local_nodes(cell)  # (k, nodes, dim) lattice offsets from the centre
+        cells_lat = (centres[:, None, None, :] + local[None]).reshape(-1, local.shape[1], dim)
+        strides = np.cumprod([1] + lat[:-1])
+        idx = (cells_lat * strides).sum(axis=2)
+        grid = np.array(list(itertools.product(*[range(v) for v in lat[::-1]])))[:, ::-1]
+        s = grid / (np.array(lat) - 1)
+        gidx = (grid * strides).sum(axis=1)
+        order = np.argsort(gidx)
+        nodes = np.asarray(mapping(s[order]), dtype=float)
+        mesh = cls(nodes, idx, cell)
+        return mesh.pruned()
+
+    def merged(self, tol) -> "Mesh":
+        """The mesh with nodes closer than ``tol`` merged into one (e.g. the seam of a
+        closed ring)."""
+        key = np.round(self.nodes / tol).astype(np.int64)
+        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        sets = {k: np.unique(inverse[v]) for k, v in self.point_sets.items()}
+        return Mesh(self.nodes[first], inverse[self.cells], self.cell_type, sets)
+
+
+_NODES_PER_CELL = {"triangle": 3, "triangle6": 6, "quad": 4, "quad8": 8, "quad9": 9, "tetra": 4,
+                   "tetra10": 10, "hexahedron": 8, "hexahedron20": 20, "hexahedron27": 27}
+
+
+def _kuhn_tets():
+    """Six positively oriented tetrahedra of the cube [-1, 1]^3 (Kuhn's subdivision
+    along the main diagonal), as corner offsets."""
+    tets = []
+    for perm in itertools.permutations(range(3)):
+        p = np.array([-1, -1, -1])
+        verts = [p.copy()]
+        for axis in perm:
+            p[axis] = 1
+            verts.append(p.copy())
+        v = np.array(verts)
+        if np.linalg.det(v[1:] - v[0]) < 0:
+            v[[1, 2]] = v[[2, 1]]
+        tets.append(v)
+    return tets
+
+
+def _local_nodes(cell):
+    """Lattice offsets (k cells per square/cube, nodes, dim) of a cell type's nodes from
+    the centre of a structured square/cube (two lattice steps per cell)."""
+    if cell in ("quad", "quad8", "quad9"):
+        return _QUAD_REF[None, : _NODES_PER_CELL[cell]]
+    if cell in ("hexahedron", "hexahedron20", "hexahedron27"):
+        return _HEX_REF[None, : _NODES_PER_CELL[cell]]
+    if cell in ("triangle", "triangle6"):
+        simplices = [np.array([(-1, -1), (1, -1), (1, 1)]), np.array([(-1, -1), (1, 1), (-1, 1)])]
+        edges = _TRI_EDGES
+    else:
+        simplices = _kuhn_tets()
+        edges = _TET_EDGES
+    out = []
+    for v in simplices:
+        nodes = list(v)
+        if cell in ("triangle6", "tetra10"):
+            nodes += [(v[i] + v[j]) // 2 for i, j in edges]
+        out.append(nodes)
+    return np.array(out)
+
+
+def write_meshio(path, mesh, file_format=None):
+    """Write a meshio.Mesh atomically: into a temporary file beside ``path``, then moved
+    onto it (meshio writes by file name)."""
+    meshio = _meshio()
+    path = Path(path)
+    fmt = file_format
+    if fmt is None:
+        fmt = meshio._helpers._filetypes_from_path(path)[0]
+
+    with atomic_path(path) as tmp:
+        meshio.write(tmp, mesh, file_format=fmt)
+    return path
+
+
+# ---------------------------------------------------------------- the body
+
+
+def _sparse():
+    try:
+        import scipy.sparse as sp
+    except ImportError:  # pragma: no cover - the optional extra
+        raise ImportError("mesh bodies need SciPy: pip install 'kanefem[mesh]'") from None
+    return sp
+
+
+_STORAGE = {"auto": -1, "dense": 0, "band": 1, "csr": 2, "sparse": 2}
+#: free DOFs up to which solver="auto" uses the dense eigen solver of the core (O(n^3))
+_DENSE_EIGEN_MAX = 300
+
+
+def _rates(name, value, nt, spatial_ok):
+    """omega or eps as (nt, 3): a number (about z) per instant, or a 3-vector per instant.
+    nt None: one instant (a number or shape (3,))."""
+    a = _checks.array(name, value)
+    if nt is None:
+        if a.ndim == 0:
+            return np.array([[0.0, 0.0, float(a)]])
+        if a.shape == (3,):
+            out = a[None, :].copy()
+        else:
+            raise ValueError(f"{name} must be a number (about z) or a 3-vector, got shape {a.shape}")
+    elif a.ndim == 0:
+        out = np.zeros((nt, 3))
+        out[:, 2] = float(a)
+    elif a.shape == (nt,):
+        out = np.zeros((nt, 3))
+        out[:, 2] = a
+    elif a.shape == (nt, 3):
+        out = a.copy()
+    else:
+        raise ValueError(f"{name} must have shape ({nt},) (about z) or ({nt}, 3), got {a.shape}")
+    if not spatial_ok and np.any(out[:, :2] != 0.0):
+        raise ValueError(f"{name} = {out[np.flatnonzero(np.any(out[:, :2] != 0, axis=1))[0]].tolist()}: "
+                         "a plane mesh turns about its frame's z axis only")
+    return out
+
+
+def _frames_of(omega, eps, a_O, nt, dim):
+    """Frame records (nt,) from rates about z or 3-vectors and a_O (dim components)."""
+    spatial = dim == 3
+    om = _rates("omega", omega, nt, spatial)
+    n = om.shape[0]
+    ep = _rates("eps", eps, n if nt is not None else None, spatial)
+    if ep.shape[0] != n:
+        raise ValueError(f"omega and eps must describe the same instants, got {n} and {ep.shape[0]}")
+    f = _frames_mod.empty(n)
+    f["omega"], f["eps"] = om, ep
+    if a_O is not None:
+        a = _checks.array("a_O", a_O)
+        if a.shape == (dim,):
+            a = np.broadcast_to(a, (n, dim))
+        if a.shape != (n, dim):
+            raise ValueError(f"a_O must have shape ({dim},) or ({n}, {dim}), got {a.shape}")
+        f["a"][:, :dim] = a
+    return f
+
+
+def _check_frames(frames, dim):
+    """A user's frame array (FRAME_DTYPE, 0-d or 1-d) as 1-d, checked as the core does."""
+    if not isinstance(frames, np.ndarray) or frames.dtype != _frames_mod.FRAME_DTYPE:
+        raise TypeError("frames must be an array of kanefem.FRAME_DTYPE (see kanefem.frames)")
+    f = np.atleast_1d(frames)
+    if f.ndim != 1:
+        raise ValueError(f"frames must be 1-D, got shape {frames.shape}")
+    for name in ("omega", "eps", "v", "a", "vdot"):
+        if not np.all(np.isfinite(f[name])):
+            raise ValueError(f"frames[{name!r}] must be finite")
+    if dim == 2 and (np.any(f["omega"][:, :2] != 0) or np.any(f["eps"][:, :2] != 0)):
+        raise ValueError("frames: a plane mesh turns about its frame's z axis only "
+                         "(omega and eps must be (0, 0, w))")
+    return f
+
+
+class MeshBody(FlexibleBody):
+    """A flexible body meshed with plane or solid elements, in a moving frame.
+
+    The body's equations are those of every kanefem body (docs/theory.md section 1),
+    with the invariants integrated over the mesh (section 2.7) and stored on one sparse
+    pattern (section 3.11).  Matrices are returned as ``scipy.sparse`` CSR matrices.
+
+    Parameters
+    ----------
+    mesh : Mesh
+        Nodes (body-frame coordinates [m]) and cells of one kind, e.g. from
+        :meth:`Mesh.read` or :meth:`Mesh.rectangle`.
+    E : float
+        Young's modulus [Pa].
+    nu : float
+        Poisson's ratio, in (-1, 0.5).
+    rho : float
+        Density [kg/m^3].
+    thickness : float
+        Plane meshes: the thickness [m] (mass and stiffness per unit area are rho t and
+        D t).  Not for solid meshes.
+    plane_strain : bool
+        Plane meshes: plane strain instead of plane stress.
+    storage : {"auto", "csr", "dense", "band"}
+        The core's storage of the matrices: "auto" (= "csr") for any size; "dense" or
+        "band" for small meshes (to compare paths).
+
+    Notes
+    -----
+    DOFs are node-major, ``node * dim + k`` with k in :attr:`dof_names` (``ux, uy[,
+    uz]``).  Rates: ``omega``/``eps`` are numbers (about the frame's z axis) or, for
+    solid meshes, 3-vectors in body axes; ``a_O`` has dim components (origin
+    acceleration minus gravity, body axes); or pass ``frames`` (:data:`FRAME_DTYPE`).
+    Supports: see :meth:`support_mask`; the default is none (free-free).
+
+    Examples
+    --------
+    >>> import numpy as np, kanefem
+    >>> mesh = kanefem.Mesh.rectangle(1.0, 0.05, 40, 2, cell="quad9")
+    >>> plate = kanefem.MeshBody(mesh, E=2.1e11, nu=0.3, rho=7800, thickness=0.01)
+    >>> r = plate.eigenvalues(1, supports={lambda x: x[:, 0] == 0.0: "fixed"})
+    >>> round(float(r.frequencies_hz[0]), 0)   # 1.8751^2 sqrt(EI/(rho A L^4)) / 2 pi = 41.8
+    42.0
+    """
+
+    _default_supports = None
+    _presets: dict = {}
+
+    def __init__(self, mesh, *, E, nu, rho, thickness=None, plane_strain=False, storage="auto"):
+        from collections import OrderedDict
+
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"mesh must be a kanefem.Mesh, got {mesh!r}")
+        _checks.choice("storage", storage, tuple(_STORAGE))
+        self.mesh = mesh
+        self._kind = mesh.kind
+        self.E = _checks.real("E", E, positive=True)
+        self.nu = _checks.real("nu", nu)
+        self.rho = _checks.real("rho", rho, positive=True)
+        section = {"E": self.E, "nu": self.nu, "rho": self.rho}
+        if mesh.dim == 2:
+            if thickness is None:
+                raise ValueError("a plane mesh needs its thickness (thickness=...)")
+            self.thickness = _checks.real("thickness", thickness, positive=True)
+            self.plane_strain = bool(plane_strain)
+            section.update(thickness=self.thickness, plane_strain=float(self.plane_strain))
+        else:
+            if thickness is not None or plane_strain:
+                raise ValueError("thickness and plane_strain are for plane meshes; this mesh is solid")
+            self.thickness, self.plane_strain = None, False
+        self.dof_names = ("ux", "uy", "uz")[: mesh.dim]
+        self._attach(mesh.nodes, mesh.cells, section, _STORAGE[storage])
+        self._eig_cache = OrderedDict()
+        if self.storage == "csr":
+            pat = _core.body_pattern(body=self._body)
+            self._indptr, self._indices = pat["indptr"], pat["indices"]
+
+    def __repr__(self):
+        return (f"MeshBody({self.mesh.cell_type}: {self.n_nodes} nodes, {self.mesh.n_cells} cells, "
+                f"{self.ndof} DOFs, E={self.E!r}, nu={self.nu!r}, rho={self.rho!r}"
+                + (f", thickness={self.thickness!r}" + (", plane strain" if self.plane_strain else "")
+                   if self.dim == 2 else "") + f", storage={self.storage!r})")
+
+    # ------------------------------------------------------------ matrices
+
+    def _values(self, name, i=0, j=0):
+        return _core.body_matrix(self._body, name, i, j)
+
+    def _vector(self, name, i=0, j=0):
+        return _core.body_matrix(self._body, name, i, j)
+
+    def _sparse(self, values):
+        """A body-sized matrix from the core (CSR values or a dense array) as CSR."""
+        sp = _sparse()
+        if self.storage == "csr":
+            return sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof))
+        return sp.csr_matrix(values)
+
+    def mass_matrix(self):
+        """Consistent mass matrix M = sum_i S_ii [kg], scipy.sparse CSR (ndof, ndof)."""
+        return self._sparse(self._values("M"))
+
+    def stiffness_matrix(self):
+        """Elastic stiffness K = int B^T D B [N/m], scipy.sparse CSR (ndof, ndof)."""
+        return self._sparse(self._values("K"))
+
+    def inertia_invariants(self) -> dict:
+        """The inertia invariants: ``S`` a dim x dim nested list of CSR matrices S_ij [kg],
+        ``s`` (dim, dim, ndof) [kg m], ``Mo`` (dim, ndof) [kg] (docs/theory.md section 1.4)."""
+        d = self.dim
+        S = [[self._sparse(self._values("S", i, j)) for j in range(d)] for i in range(d)]
+        s = np.array([[self._vector("s", i, j) for j in range(d)] for i in range(d)])
+        Mo = np.array([self._vector("Mo", i) for i in range(d)])
+        return {"S": S, "s": s, "Mo": Mo}
+
+    def combination(self, coef, stiffness=0.0):
+        """stiffness * K + sum_ij coef_ij S_ij (CSR): one axpy per block on the shared
+        pattern (the form of every motion term)."""
+        c = _checks.array("coef", coef, shape=(self.dim, self.dim))
+        k = _checks.real("stiffness", stiffness)
+        return self._sparse(_core.body_combine(body=self._body, coef=c, stiffness=k))
+
+    # ------------------------------------------------------------ motion
+
+    def _frame(self, omega, eps, a_O):
+        return _frames_of(omega, eps, a_O, None, self.dim)
+
+    def _frames(self, omega, eps, a_O):
+        om = _checks.array("omega", omega)
+        if om.ndim == 0:
+            raise ValueError("omega must give one value (or 3-vector) per instant, got a number")
+        return _frames_of(omega, eps, a_O, om.shape[0], self.dim)
+
+    def _motion(self, omega, eps, a_O, frames, one):
+        if frames is not None:
+            f = _check_frames(frames, self.dim)
+            if one and f.shape[0] != 1:
+                raise ValueError(f"frames must hold one instant here, got {f.shape[0]}")
+            return f
+        if one:
+            return self._frame(omega, eps, a_O)
+        if omega is None:
+            raise TypeError("give omega (and eps) or frames")
+        return self._frames(omega, 0.0 if eps is None else eps, a_O)
+
+    def motion_terms(self, omega=0.0, eps=0.0, a_O=None, *, frames=None) -> MotionTerms:
+        """The motion terms at one instant (docs/theory.md section 1.2), matrices as CSR.
+
+        Parameters
+        ----------
+        omega, eps : float or array_like, shape (3,)
+            Angular velocity [rad/s] and acceleration [rad/s^2]: about z, or a 3-vector
+            in body axes (solid meshes).
+        a_O : array_like, shape (dim,), optional
+            Origin acceleration minus gravity, body axes [m/s^2].
+        frames : ndarray of FRAME_DTYPE, optional
+            One frame record instead of the rates.
+        """
+        f = self._motion(omega, eps, a_O, frames, True)
+        r = _core.motion_terms(body=self._body, frame=f)
+        return MotionTerms(C=self._sparse(r["C"]), K_eps=self._sparse(r["K_eps"]),
+                           K_om=self._sparse(r["K_om"]), q_eps=r["q_eps"], q_om=r["q_om"], q_a=r["q_a"])
+
+    # ------------------------------------------------------------ supports
+
+    def node_set(self, selector) -> np.ndarray:
+        """Node indices of a selector: a point-set name of the mesh, a predicate
+        ``f(x) -> bool array`` on the (n, dim) coordinates, a node index or an array of
+        node indices."""
+        if isinstance(selector, str):
+            if selector not in self.mesh.point_sets:
+                raise ValueError(f"supports: {selector!r} is not a node set of the mesh "
+                                 f"({', '.join(map(repr, self.mesh.point_sets)) or 'it has none'})")
+            return self.mesh.point_sets[selector]
+        if callable(selector):
+            return self.mesh.nodes_where(selector)
+        idx = np.atleast_1d(np.asarray(selector))
+        if idx.dtype.kind not in "iu" or idx.ndim != 1:
+            raise TypeError(f"supports: a node selector must be a set name, a predicate or node indices, "
+                            f"got {selector!r}")
+        if idx.size and (idx.min() < -self.n_nodes or idx.max() >= self.n_nodes):
+            raise ValueError(f"supports: node index out of range for {self.n_nodes} nodes")
+        return np.unique(idx % self.n_nodes)
+
+    def support_mask(self, supports) -> np.ndarray:
+        """Which DOFs the supports fix (boolean, length ndof).
+
+        Parameters
+        ----------
+        supports : dict or list of (selector, kind) pairs, or None
+            selector: a node-set name of the mesh (from the file), a predicate on the
+            coordinates (``lambda x: np.isclose(x[:, 0], 0)``), a node index or an array
+            of indices; kind: ``"fixed"`` (also ``"clamped"``, ``"pinned"``: every
+            displacement component) or a tuple of DOF names from :attr:`dof_names`.
+
+        Raises
+        ------
+        ValueError
+            An unknown set name or kind, a selector that selects no node.
+        """
+        fixed = np.zeros(self.ndof, dtype=bool)
+        if supports is None:
+            return fixed
+        items = supports.items() if isinstance(supports, dict) else supports
+        try:
+            items = list(items)
+        except TypeError:
+            raise TypeError(f"supports must be a dict or a list of (selector, kind) pairs, got {supports!r}") from None
+        for pair in items:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise TypeError(f"supports: each entry must be a (selector, kind) pair, got {pair!r}")
+            selector, kind = pair
+            nodes = self.node_set(selector)
+            if nodes.size == 0:
+                raise ValueError(f"supports: {selector!r} selects no node")
+            if isinstance(kind, str):
+                if kind not in ("fixed", "clamped", "pinned"):
+                    raise ValueError(f"supports[{selector!r}] = {kind!r} is not 'fixed' (or 'clamped', "
+                                     f"'pinned') or a tuple of DOF names from {self.dof_names}")
+                offsets = range(self.dim)
+            else:
+                try:
+                    offsets = [self.dof_names.index(n) for n in kind]
+                except (TypeError, ValueError):
+                    raise ValueError(f"supports[{selector!r}] = {kind!r}: DOF names must come from "
+                                     f"{self.dof_names}") from None
+            for off in offsets:
+                fixed[nodes * self.dim + off] = True
+        return fixed
+
+    # ------------------------------------------------------------ eigenvalues
+
+    def _solver(self, solver, fixed, constraints=None):
+        _checks.choice("solver", solver, ("auto", "dense", "sparse"))
+        if solver == "auto":
+            solver = "dense" if (constraints is not None or (~fixed).sum() <= _DENSE_EIGEN_MAX) else "sparse"
+        if solver == "sparse" and self.storage != "csr":
+            raise ValueError("solver='sparse' needs the body in CSR storage (storage='auto')")
+        if solver == "sparse" and constraints is not None:
+            raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
+        return solver
+
+    def _sparse_context(self, fixed):
+        from .sparse import SparseEigen
+
+        key = ("sparse", fixed.tobytes())
+        ctx = self._cache_get(key)
+        if ctx is None:
+            ctx = self._cache_put(key, SparseEigen(self, fixed))
+        return ctx
+
+    def _solve(self, motion, n_modes, supports, include_eps, order, mode_shapes, solver, constraints,
+               geometric_stiffness, progress):
+        if geometric_stiffness:
+            raise ValueError("geometric_stiffness is defined for straight line bodies, not meshes "
+                             "(docs/theory.md section 2.6)")
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        fixed = self.support_mask(supports)
+        solver = self._solver(solver, fixed, constraints)
+        if solver == "dense":
+            ctx = self._eig_context(supports, False, constraints)
+            r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
+                                vectors=bool(mode_shapes), tracked=order == "tracked",
+                                progress=None if progress is None else (lambda t: progress(t)))
+            st = r["stats"]
+            return r["eigenvalues"], r["eigenvalues_imag"], r["mode_shapes"], st
+        from .sparse import eigen_solve
+
+        ctx = self._sparse_context(fixed)
+        if n_modes > ctx.red.n - 6:
+            raise ValueError(f"n_modes = {n_modes} is out of 1..{ctx.red.n - 6} for the sparse solver "
+                             f"({ctx.red.n} free DOFs); use solver='dense'")
+        lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
+                                          order == "tracked", progress)
+        return lam, im, shapes, st
+
+    def eigenvalues(self, n_modes, omega=0.0, eps=0.0, supports=None, include_eps=True, mode_shapes=True,
+                    geometric_stiffness=False, a_O=None, end_forces=None, axial_force=None,
+                    constraints=None, *, frames=None, solver="auto") -> EigenResult:
+        """Frozen-time eigenvalues of (K + K_om [+ K_eps]) phi = lambda M phi at one instant.
+
+        Parameters
+        ----------
+        n_modes : int
+            Number of lowest modes.
+        omega, eps : float or array_like, shape (3,)
+            Rates about z, or 3-vectors in body axes (solid meshes); or ``frames``.
+        supports : dict or list, optional
+            See :meth:`support_mask`; default none (free-free: rigid-body modes at
+            lambda = -omega^2 ... 0 come first).
+        include_eps, mode_shapes, constraints
+            As for :meth:`FlexibleBody.eigenvalues` (constraints: dense solver only).
+        solver : {"auto", "dense", "sparse"}
+            "dense": the core's dense solver (section 3.5); "sparse": shift-invert
+            Lanczos/Arnoldi (ARPACK + SuperLU, section 3.12); "auto": dense up to 300
+            free DOFs.
+
+        Returns
+        -------
+        EigenResult
+            ``stats`` also says how instants were solved (``shifted``: planar exact shift;
+            ``continued``; ``full_solves``).
+        """
+        if end_forces is not None or axial_force is not None:
+            raise ValueError("end_forces and axial_force belong to geometric stiffness, which meshes do not have")
+        motion = self._motion(omega, eps, a_O, frames, True)
+        lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, "ascending", mode_shapes,
+                                          solver, constraints, geometric_stiffness, None)
+        st = dict(st)
+        return EigenResult(eigenvalues=lam[0], eigenvalues_imag=im[0],
+                           mode_shapes=None if shapes is None else shapes[0], solver=st.pop("solver"),
+                           stats=st)
+
+    def eigenvalues_vs_time(self, omega=None, eps=None, n_modes=1, supports=None, include_eps=True,
+                            order="ascending", mode_shapes=True, geometric_stiffness=False, a_O=None,
+                            end_forces=None, axial_force=None, constraints=None, *, frames=None,
+                            solver="auto", progress=None) -> EigenResult:
+        """Frozen-time eigenvalues over a time grid (docs/theory.md sections 3.7, 3.12).
+
+        Parameters
+        ----------
+        omega, eps : array_like, shape (nt,) or (nt, 3)
+            Rates at each instant (about z, or 3-vectors); or ``frames`` (nt,).
+        n_modes, supports, include_eps, mode_shapes, constraints, solver
+            As in :meth:`eigenvalues`.
+        order : {"ascending", "tracked"}
+            Tracked: mode k keeps its identity between instants (by the M-inner product
+            of the shapes).
+        progress : callable, optional
+            ``progress(k)`` after instant k (sparse solver).
+
+        Returns
+        -------
+        EigenResult
+            ``eigenvalues`` (nt, n_modes), ``mode_shapes`` (nt, ndof, n_modes) or None.
+        """
+        if end_forces is not None or axial_force is not None:
+            raise ValueError("end_forces and axial_force belong to geometric stiffness, which meshes do not have")
+        _checks.choice("order", order, ("ascending", "tracked"))
+        motion = self._motion(omega, eps, a_O, frames, False)
+        lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, order, mode_shapes, solver,
+                                          constraints, geometric_stiffness, progress)
+        st = dict(st)
+        return EigenResult(eigenvalues=lam, eigenvalues_imag=im, mode_shapes=shapes, solver=st.pop("solver"),
+                           order=order, stats=st)
+
+    # ------------------------------------------------------------ output
+
+    def displacement_field(self, d) -> np.ndarray:
+        """Nodal displacements d (ndof,) as (n_nodes, 3) vectors (z = 0 in the plane)."""
+        d = _checks.array("d", d, shape=(self.ndof,))
+        out = np.zeros((self.n_nodes, 3))
+        out[:, : self.dim] = d.reshape(self.n_nodes, self.dim)
+        return out
+
+    def write_vtu(self, path, displacement=None, point_data=None):
+        """Write the mesh with a displacement field (ndof,) and other point data to a VTU
+        file for ParaView, atomically."""
+        data = dict(point_data or {})
+        if displacement is not None:
+            data["displacement"] = self.displacement_field(displacement)
+        return self.mesh.write(path, point_data=data, file_format="vtu")
+
+    def write_modes(self, path, result, instant=0):
+        """Write the mode shapes of an EigenResult (one instant) to a VTU file: point data
+        ``mode_k`` (unit mass-normalized displacement vectors) and the eigenvalue and
+        frequency of each mode in its name (``mode_1_f=12.34Hz``)."""
+        shapes = result.mode_shapes
+        if shapes is None:
+            raise ValueError("the result has no mode shapes (mode_shapes=True)")
+        lam = np.atleast_2d(result.eigenvalues)
+        if shapes.ndim == 3:
+            shapes = shapes[_checks.integer("instant", instant, minimum=0, maximum=shapes.shape[0] - 1)]
+            lam = lam[instant]
+        else:
+            lam = lam[0]
+        if shapes.shape[0] != self.ndof:
+            raise ValueError(f"the mode shapes have {shapes.shape[0]} DOFs, the body {self.ndof}")
+        f = np.sign(lam) * np.sqrt(np.abs(lam)) / (2 * np.pi)
+        data = {f"mode_{k + 1}_f={f[k]:.6g}Hz": self.displacement_field(shapes[:, k])
+                for k in range(shapes.shape[1])}
+        return self.mesh.write(path, point_data=data, file_format="vtu")
+
+    def write_response(self, path, result, every=1):
+        """Write a response in time (a SimulationResult) as a ParaView collection: one VTU
+        per written instant in the folder ``<path stem>_vtu`` beside ``path`` (a .pvd file
+        listing them with their times); every file atomically, the .pvd last."""
+        from xml.sax.saxutils import quoteattr
+
+        path = Path(path)
+        if path.suffix != ".pvd":
+            raise ValueError(f"path must end in .pvd, got {str(path)!r}")
+        every = _checks.integer("every", every, minimum=1)
+        d = np.asarray(result.d)
+        if d.ndim != 2 or d.shape[1] != self.ndof:
+            raise ValueError(f"result.d must have shape (nt, {self.ndof}), got {d.shape}")
+        folder = path.parent / (path.stem + "_vtu")
+        entries = []
+        for k in range(0, d.shape[0], every):
+            name = f"{path.stem}_{k:06d}.vtu"
+            data = {"velocity": self.displacement_field(result.v[k])} if getattr(result, "v", None) is not None else {}
+            self.write_vtu(folder / name, d[k], data)
+            entries.append((float(result.t[k]), f"{folder.name}/{name}"))
+        lines = ['<?xml version="1.0"?>',
+                 '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">', "  <Collection>"]
+        lines += [f'    <DataSet timestep="{t!r}" group="" part="0" file={quoteattr(f)}/>' for t, f in entries]
+        lines += ["  </Collection>", "</VTKFile>", ""]
+        return atomic_write(path, lambda fo: fo.write("\n".join(lines)))

@@ -1,0 +1,494 @@
+"""Sparse linear algebra of mesh bodies: supports on a CSR pattern, the factorization,
+frozen-time eigenvalues by shift-invert Lanczos/Arnoldi with continuation over a time
+grid, and Newmark with a reused factorization (docs/theory.md sections 3.11-3.13, 4.13).
+
+The C core assembles every matrix of a mesh body (M, K and the inertia blocks S_ij) on
+one CSR pattern, so any combination K + sum c_ij S_ij is an axpy over value arrays
+(``_core.body_combine``); this module restricts such values to the free DOFs (a gather)
+and hands them to SciPy: SuperLU (``scipy.sparse.linalg.splu``) factors, ARPACK
+(``eigsh``/``eigs`` in shift-invert mode) finds the lowest modes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from . import _checks, _core
+
+
+def _scipy():
+    try:
+        import scipy.linalg as la
+        import scipy.sparse as sp
+        import scipy.sparse.linalg as spla
+    except ImportError:  # pragma: no cover - the optional extra
+        raise ImportError("mesh bodies need SciPy: pip install 'kanefem[mesh]'") from None
+    return sp, spla, la
+
+
+# ---------------------------------------------------------------- supports on a pattern
+
+
+class Reduction:
+    """The free-DOF part of a CSR pattern: which stored values survive when the rows and
+    columns of fixed DOFs are deleted, and the reduced pattern.  Reducing a matrix is
+    then one gather, ``values[keep]`` (section 3.11).
+
+    Parameters
+    ----------
+    indptr, indices : ndarray of int32
+        The body's shared pattern.
+    fixed : ndarray of bool, shape (ndof,)
+    """
+
+    def __init__(self, indptr, indices, fixed):
+        n = indptr.shape[0] - 1
+        free = ~np.asarray(fixed, dtype=bool)
+        rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
+        keep = free[rows] & free[indices]
+        self.keep = np.flatnonzero(keep)
+        new = (np.cumsum(free) - 1).astype(np.int32)
+        self.indices = new[indices[self.keep]]
+        counts = np.bincount(rows[self.keep], minlength=n)[free]
+        self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+        self.free = np.flatnonzero(free)
+        self.n = self.free.shape[0]
+        self.ndof = n
+
+    def matrix(self, values):
+        """The reduced CSR matrix of full-pattern values."""
+        sp, _, _ = _scipy()
+        return sp.csr_matrix((values[self.keep], self.indices, self.indptr), shape=(self.n, self.n))
+
+    def scatter(self, x):
+        """Free-DOF vectors (n, ...) to all DOFs (zero at the supports)."""
+        out = np.zeros((self.ndof,) + x.shape[1:], dtype=x.dtype)
+        out[self.free] = x
+        return out
+
+
+# ---------------------------------------------------------------- factorization
+
+
+class Factor:
+    """A sparse factorization A = LU by SuperLU, with ``solve(b)`` for vectors or blocks.
+
+    A symmetric A (positive definite after the shift of section 3.12) is ordered by
+    minimum degree on A + A^T and pivoted on the diagonal (SuperLU's symmetric mode),
+    which keeps the fill of a symmetric ordering; a general A by COLAMD with partial
+    pivoting.
+    """
+
+    def __init__(self, A, symmetric):
+        _, spla, _ = _scipy()
+        A = A.tocsc()
+        if symmetric:
+            self.lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                                options={"SymmetricMode": True})
+        else:
+            self.lu = spla.splu(A, permc_spec="COLAMD")
+        self.n = A.shape[0]
+        self.nnz = self.lu.L.nnz + self.lu.U.nnz
+
+    def solve(self, b):
+        return self.lu.solve(np.asarray(b, dtype=float))
+
+
+# ---------------------------------------------------------------- frames
+
+
+def frame_operators(frame):
+    """W, E and W W (3 x 3) of one frame record (body axes)."""
+    def skew(w):
+        return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+    W = skew(np.asarray(frame["omega"], dtype=float))
+    E = skew(np.asarray(frame["eps"], dtype=float))
+    return W, E, W @ W
+
+
+# ---------------------------------------------------------------- eigenvalues
+
+
+def _m_orthonormal(V, M, drop=1e-12):
+    """An M-orthonormal basis of span(V) (directions whose Gram eigenvalue is below drop
+    times the largest are dropped)."""
+    G = V.T @ (M @ V)
+    G = 0.5 * (G + G.T)
+    s, U = np.linalg.eigh(G)
+    k = s > drop * s[-1]
+    return V @ (U[:, k] / np.sqrt(s[k]))
+
+
+def _m_extend(Q, W, M):
+    """Q (M-orthonormal) extended by the part of span(W) M-orthogonal to it: two rounds
+    of block Gram-Schmidt, then W's remainder orthonormalized on its own scale (a
+    correction can be many orders smaller than the basis)."""
+    for _ in range(2):
+        W = W - Q @ (Q.T @ (M @ W))
+    norms = np.sqrt(np.maximum(np.einsum("ik,ik->k", W, M @ W), 0.0))
+    W = W[:, norms > 0] / norms[norms > 0]
+    if W.shape[1] == 0:
+        return Q
+    Wq = _m_orthonormal(W, M, drop=1e-10)
+    for _ in range(2):
+        Wq = Wq - Q @ (Q.T @ (M @ Wq))
+    Wq = _m_orthonormal(Wq, M, drop=1e-10)
+    return np.column_stack([Q, Wq])
+
+
+def _sign_rule(X):
+    """Make the first component within 1e-9 of the largest magnitude positive (column-wise,
+    as the dense solver, section 3.9)."""
+    for k in range(X.shape[1]):
+        a = np.abs(X[:, k])
+        i = int(np.argmax(a >= (1.0 - 1e-9) * a.max()))
+        if X[i, k] < 0:
+            X[:, k] = -X[:, k]
+    return X
+
+
+class SparseEigen:
+    """Frozen-time eigenvalues of a mesh body with fixed DOFs (section 3.12).
+
+    Holds what is constant: the reduced M and K, the at-rest modes (mu_k, X) with a few
+    guard modes, and the factor of K + delta M that serves as the shift-invert operator
+    at rest and as the preconditioner of the continuation.
+    """
+
+    #: guard modes beyond the requested ones (continuation and certificate)
+    GUARD = 4
+    #: relative residual at which a continued Ritz pair is accepted
+    TOL = 1e-10
+    MAXIT = 30
+
+    def __init__(self, body, fixed):
+        self.body = body
+        self.red = Reduction(body._indptr, body._indices, fixed)
+        if self.red.n == 0:
+            raise ValueError("the supports fix every DOF: nothing can move")
+        self.M = self.red.matrix(body._values("M"))
+        self.K = self.red.matrix(body._values("K"))
+        dk, dm = self.K.diagonal(), self.M.diagonal()
+        # delta: far below the lowest eigenvalue of interest, large enough that K + delta M
+        # is safely positive definite when K has rigid-body modes (section 3.12)
+        self.scale = float(np.max(dk / dm))
+        self.delta = 1e-8 * self.scale
+        self.F = None
+        self.rest = {}
+
+    def factor_rest(self):
+        if self.F is None:
+            self.F = Factor(self.K + self.delta * self.M, symmetric=True)
+        return self.F
+
+    def matrix(self, frame, include_eps):
+        """A(t) = K + sum (WW [+ E])_ij S_ij over the free DOFs, and whether it is
+        symmetric."""
+        W, E, WW = frame_operators(frame)
+        d = self.body.dim
+        c = WW[:d, :d] + (E[:d, :d] if include_eps else 0.0)
+        symmetric = not (include_eps and np.any(E[:d, :d] != 0.0))
+        return self.red.matrix(_core.body_combine(body=self.body._body, coef=c, stiffness=1.0)), symmetric
+
+    def at_rest(self, p):
+        """The p lowest modes of (K, M): mu (p,), X (n, p), M-orthonormal."""
+        if p not in self.rest:
+            mu, X = self.full(self.K, p, True, -self.delta, self.factor_rest())
+            self.rest[p] = (mu.real, X.real)
+        return self.rest[p]
+
+    def full(self, A, k, symmetric, sigma, F=None, v0=None):
+        """The k eigenvalues of (A, M) nearest above sigma by ARPACK in shift-invert mode
+        (sigma below the spectrum: the lowest ones), sorted by real part."""
+        _, spla, _ = _scipy()
+        n = self.red.n
+        if F is None:
+            F = Factor(A - sigma * self.M, symmetric)
+        op = spla.LinearOperator((n, n), matvec=F.solve, dtype=float)
+        if n <= k + 1 or (not symmetric and n <= k + 2):
+            raise ValueError(f"n_modes = {k} is too many for {n} free DOFs with the sparse solver "
+                             "(use solver='dense')")
+        if symmetric:
+            lam, X = spla.eigsh(A, k=k, M=self.M, sigma=sigma, which="LM", OPinv=op, v0=v0)
+        else:
+            kk = min(k + 1, n - 2)  # one more, so a complex pair is not cut
+            lam, X = spla.eigs(A, k=kk, M=self.M, sigma=sigma, which="LM", OPinv=op, v0=v0)
+        order = np.lexsort((lam.imag, lam.real))[:k]
+        return lam[order], X[:, order]
+
+    def continue_from(self, A, X, m, symmetric, bracket):
+        """Block Rayleigh-Ritz from the basis X, expanded by preconditioned residuals
+        F^-1 R with F the factor at rest (a Davidson step).  Returns (theta, U, iterations)
+        once the m lowest Ritz pairs have relative residuals below TOL and lie in the
+        brackets, else None."""
+        _, _, la = _scipy()
+        F = self.factor_rest()
+        M = self.M
+        p = X.shape[1]
+        Q = _m_orthonormal(X, M)
+        lo, hi, scale = bracket
+        for it in range(1, self.MAXIT + 1):
+            H = Q.T @ (A @ Q)
+            if symmetric:
+                theta, Z = np.linalg.eigh(0.5 * (H + H.T))
+            else:
+                theta, Z = la.eig(H)
+                order = np.lexsort((theta.imag, theta.real))
+                theta, Z = theta[order], Z[:, order]
+                if np.any(np.abs(theta[:m].imag) > 0.0):
+                    return None  # a complex pair: the full solver decides
+                theta, Z = theta.real, Z.real
+            U = Q @ Z[:, :p]
+            th = theta[:p]
+            R = A @ U - (M @ U) * th
+            MU = M @ U
+            res = np.linalg.norm(R, axis=0) / ((np.abs(th) + scale) * np.linalg.norm(MU, axis=0))
+            if np.all(res[:m] <= self.TOL):
+                if np.all(th[:m] >= lo - scale * 1e-9) and np.all(th[:m] <= hi + scale * 1e-9):
+                    return th, U, it
+                return None
+            Q = _m_extend(_m_orthonormal(U, M), F.solve(R), M)
+        return None
+
+
+def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, stats):
+    """The ms lowest eigenpairs at one frame: (theta, imag, U, the next continuation
+    basis X).  The planar shift if it applies, else certified continuation from X, else
+    ARPACK (section 3.12)."""
+    imag = np.zeros(ms)
+    if (dim == 2 or w2 == 0.0) and not skew:
+        # sum WW_ij S_ij = -w^2 M exactly: every eigenvalue shifts, no shape changes
+        stats["shifted"] += 1
+        return mu[:ms] - w2, imag, Xr[:, :ms], X
+    A, symmetric = ctx.matrix(f, include_eps)
+    # brackets of the ms lowest eigenvalues: [mu_k - |w|^2 - |e|, mu_k + |e|]
+    lo, hi = mu[0] - w2 - e_norm, mu[ms - 1] + e_norm
+    scale = abs(mu[p - 1]) + w2 + e_norm
+    separated = mu[ms] - w2 - e_norm > hi
+    got = ctx.continue_from(A, X, ms, symmetric, (lo, hi, scale)) if separated else None
+    if got is not None:
+        theta, U, its = got
+        stats["continued"] += 1
+        stats["iterations"] += its
+        return theta[:ms], imag, U[:, :ms], U
+    lam, V = ctx.full(A, ms, symmetric, -(w2 + e_norm + ctx.delta))
+    stats["full_solves"] += 1
+    if np.all(lam.imag == 0.0):
+        U = V.real
+        return lam.real, imag, U, (np.column_stack([U, Xr[:, ms:p]]) if p > ms else U)
+    # a complex pair: its two columns are the real and imaginary parts of its vector
+    U = np.column_stack([V[:, k].real if lam[k].imag >= 0 else V[:, k].imag for k in range(ms)])
+    return lam.real, lam.imag, U, X
+
+
+def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None):
+    """Eigenvalues at each frame (section 3.12): the exact shift for in-plane spin of a
+    plane body, certified continuation from the previous instant, ARPACK as the
+    safeguard.  Returns the arrays and stats of an EigenResult."""
+    red = ctx.red
+    nt = frames.shape[0]
+    m = n_modes
+    p = min(m + ctx.GUARD, red.n - 2)
+    if p < m + 1:
+        raise ValueError(f"n_modes = {m} is too many for {red.n} free DOFs with the sparse solver "
+                         "(use solver='dense')")
+    mu, Xr = ctx.at_rest(p)
+    ms = min(m + 2, p) if tracked else m
+    lam_re = np.zeros((nt, m))
+    lam_im = np.zeros((nt, m))
+    shapes = np.zeros((nt, red.ndof, m)) if vectors else None
+    stats = {"full_solves": 0, "continued": 0, "iterations": 0, "shifted": 0, "repeated": 0}
+    general = False
+    X = Xr
+    prev = None
+    dim = ctx.body.dim
+    last = None  # the previous instant's rates and processed (theta, imag, U)
+    for t in range(nt):
+        f = frames[t]
+        key = np.concatenate([f["omega"], f["eps"]]).tobytes()
+        W, E, WW = frame_operators(f)
+        w2 = float(np.dot(f["omega"], f["omega"]))
+        e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
+        skew = include_eps and np.any(E[:dim, :dim] != 0.0)
+        general |= bool(skew)
+        if last is not None and last[0] == key:
+            # the same rates as the previous instant (a constant speed): the same modes
+            theta, imag, U = last[1]
+            stats["repeated"] += 1
+        else:
+            theta, imag, U, X = _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim,
+                                         stats)
+            U = np.array(U, dtype=float)
+            if np.all(imag == 0.0):
+                U = U / np.sqrt(np.einsum("ik,ik->k", U, ctx.M @ U))
+            order = np.arange(ms)
+            if tracked and prev is not None:
+                order = _track(prev, U, ctx.M)
+            theta, imag, U = np.asarray(theta)[order], imag[order], U[:, order]
+            if tracked and prev is not None:
+                sg = np.sign(np.einsum("ik,ik->k", prev, ctx.M @ U[:, :m]))
+                U[:, :m] = U[:, :m] * np.where(sg == 0, 1.0, sg)
+            else:
+                U = _sign_rule(U)
+            prev = U[:, :m] if tracked else None
+            last = (key, (theta, imag, U))
+        lam_re[t] = theta[:m]
+        lam_im[t] = imag[:m]
+        if vectors:
+            shapes[t] = red.scatter(U[:, :m])
+        if progress is not None:
+            progress(t)
+    stats["solver"] = "general" if general else "symmetric"
+    return lam_re, lam_im, shapes, stats
+
+
+def _track(prev, U, M):
+    """Assign each previous mode the candidate with the largest |M-inner product|
+    (greedy, as the dense solver, section 3.9); unassigned candidates follow in order."""
+    C = np.abs(prev.T @ (M @ U))
+    m = prev.shape[1]
+    order = [-1] * m
+    taken = set()
+    for _ in range(m):
+        C_masked = C.copy()
+        for k in range(m):
+            if order[k] >= 0:
+                C_masked[k, :] = -1
+        for j in taken:
+            C_masked[:, j] = -1
+        k, j = np.unravel_index(np.argmax(C_masked), C.shape)
+        order[k] = j
+        taken.add(j)
+    rest = [j for j in range(U.shape[1]) if j not in taken]
+    return np.array(order + rest)
+
+
+# ---------------------------------------------------------------- Newmark
+
+
+def newmark(body, fixed, frames_at, loads, t_eval, dt, d0, v0, *, rho_inf=None, rayleigh=(0.0, 0.0),
+            limit=0.0, max_steps=0, progress=None):
+    """Newmark's average acceleration (or generalized-alpha, rho_inf given) on the free
+    DOFs of a mesh body, with the effective matrix factored once and reused while the
+    frame's motion (and so the matrix) stays the same (section 4.13).  Mirrors the
+    core's fixed-step integrator (kf_integrate.c): the same steps, balance and cubic
+    Hermite outputs.
+
+    frames_at(times) -> frame array; loads(t) -> Q over all DOFs or None.
+    """
+    sp, _, _ = _scipy()
+    red = Reduction(body._indptr, body._indices, fixed)
+    n, free = red.n, red.free
+    dim = body.dim
+    Mv = body._values("M")
+    M = red.matrix(Mv)
+    s = np.array([[body._vector("s", i, j)[free] for j in range(dim)] for i in range(dim)])
+    Mo = np.array([body._vector("Mo", i)[free] for i in range(dim)])
+    alpha_r, beta_r = rayleigh
+    am, af, beta, gamma = 0.0, 0.0, 0.25, 0.5
+    if rho_inf is not None:
+        r = rho_inf
+        am, af = (2 * r - 1) / (r + 1), r / (r + 1)
+        gamma = 0.5 - am + af
+        beta = 0.25 * (1 - am + af) ** 2
+    t0, tend = 0.0, float(t_eval[-1])
+    span = tend - t0
+    nsteps = max(1, math.ceil(span / dt * (1.0 - 4.0 * np.finfo(float).eps)))
+    if max_steps and nsteps > max_steps:
+        from . import StepLimitError
+        raise StepLimitError(f"dt = {dt!r} needs {nsteps} steps to reach t = {tend!r}, more than "
+                             f"max_steps = {max_steps}")
+    h = span / nsteps
+    limit = limit or 1e100
+    stats = {"steps": 0, "rejected": 0, "evaluations": 0, "factorizations": 0, "solves": 0}
+
+    def frame_terms(frame):
+        """(W, E + WW) on the body's dims and the force's frame part -q_a - q_eps - q_om."""
+        W, E, WW = frame_operators(frame)
+        W, EW = W[:dim, :dim], (E + WW)[:dim, :dim]
+        q = np.einsum("ij,ijk->k", EW, s) + np.asarray(frame["a"])[:dim] @ Mo
+        return W, EW, q
+
+    def matrices(W, EW):
+        """C = 2 sum W_ij S_ij + alpha M + beta K and K(t) = K + sum (E + WW)_ij S_ij."""
+        C = red.matrix(_core.body_combine(body=body._body, coef=2.0 * W + alpha_r * np.eye(dim),
+                                          stiffness=beta_r))
+        K = red.matrix(_core.body_combine(body=body._body, coef=EW, stiffness=1.0))
+        return C, K
+
+    def force(t, q):
+        stats["evaluations"] += 1
+        f = -q
+        if loads is not None:
+            f = f + np.asarray(loads(t), dtype=float)[free]
+        return f
+
+    times = t0 + h * np.arange(1, nsteps + 1)
+    times[-1] = tend
+    starts = np.concatenate([[t0], times[:-1]])
+    tas = times - af * (times - starts)
+    fr = frames_at(np.concatenate([[t0], tas]))
+    d = np.asarray(d0, dtype=float)[free].copy()
+    v = np.asarray(v0, dtype=float)[free].copy()
+    W, EW, q = frame_terms(fr[0])
+    C, K = matrices(W, EW)
+    Mf = Factor(M, symmetric=True)
+    stats["factorizations"] += 1
+    a = Mf.solve(force(t0, q) - C @ v - K @ d)
+    stats["solves"] += 1
+    if not np.all(np.isfinite(a)):
+        from . import DivergenceError
+        raise DivergenceError(f"the initial acceleration is not finite at t = {t0!r}: check the loads "
+                              "and the motion")
+    nout = len(t_eval)
+    dout = np.zeros((nout, red.ndof))
+    vout = np.zeros((nout, red.ndof))
+    k = 0
+    key = None
+    last_prog = time.perf_counter()
+    for step in range(nsteps):
+        tn, t1, ta = starts[step], times[step], tas[step]
+        while k < nout and t_eval[k] <= tn:
+            dout[k, free], vout[k, free] = d, v
+            k += 1
+        W, EW, q = frame_terms(fr[step + 1])
+        fkey = W.tobytes() + EW.tobytes()
+        if fkey != key:  # the matrices changed: combine and refactor
+            C, K = matrices(W, EW)
+            Emat = (1 - am) * M + (1 - af) * gamma * h * C + (1 - af) * beta * h * h * K
+            # without Coriolis and K_eps (and so symmetric) the symmetric ordering pays
+            sym = not np.any(W) and np.allclose(EW, EW.T, rtol=0, atol=0)
+            Ef = Factor(Emat, symmetric=sym)
+            stats["factorizations"] += 1
+            key = fkey
+        ds = d + h * v + (0.5 - beta) * h * h * a
+        vs = v + (1 - gamma) * h * a
+        r = force(ta, q) - C @ ((1 - af) * vs + af * v) - K @ ((1 - af) * ds + af * d)
+        if am != 0.0:
+            r -= am * (M @ a)
+        a1 = Ef.solve(r)
+        stats["solves"] += 1
+        d1 = ds + beta * h * h * a1
+        v1 = vs + gamma * h * a1
+        big = float(np.max(np.abs(d1))) if n else 0.0
+        if not (np.all(np.isfinite(d1)) and np.all(np.isfinite(v1))) or big > limit:
+            from . import DivergenceError
+            raise DivergenceError(f"the solution diverged at t = {t1!r}: max |d| = {big:g} "
+                                  f"(limit {limit:g})")
+        stats["steps"] += 1
+        while k < nout and t_eval[k] <= t1:
+            th = (t_eval[k] - tn) / h
+            th2, th3 = th * th, th * th * th
+            h00, h10 = 2 * th3 - 3 * th2 + 1, (th3 - 2 * th2 + th) * h
+            h01, h11 = -2 * th3 + 3 * th2, (th3 - th2) * h
+            dout[k, free] = h00 * d + h10 * v + h01 * d1 + h11 * v1
+            vout[k, free] = h00 * v + h10 * a + h01 * v1 + h11 * a1
+            k += 1
+        d, v, a = d1, v1, a1
+        if progress is not None and time.perf_counter() - last_prog > 0.1:
+            progress(t1)
+            last_prog = time.perf_counter()
+    return dout, vout, stats
