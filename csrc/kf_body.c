@@ -128,7 +128,10 @@ int kf_body_next_point(const kf_body *b, kf_qpoint *p)
         element_dofs(b, p->e, p->dofs);
         element_coords(b, p->e, p->xe);
     }
-    b->el->eval(p->xe, p->q, p->N, p->B, p->G, p->x, &p->w);
+    if (b->el->eval_section)
+        b->el->eval_section(p->xe, &b->sec, p->q, p->N, p->B, p->G, p->x, &p->w);
+    else
+        b->el->eval(p->xe, p->q, p->N, p->B, p->G, p->x, &p->w);
     return 1;
 }
 

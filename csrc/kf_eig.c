@@ -634,6 +634,19 @@ static int overflow_at(int t, const kf_frame *f, const char *what, kf_error *err
                    f->eps[1], f->eps[2]);
 }
 
+/* Nonzero if instant f makes the same matrix A as instant g: the same omega,
+ * the same eps where K_eps is included, the same axial force (kf, kg rows or
+ * NULL). */
+static int same_instant(const kf_frame *f, const kf_frame *g, int include_eps, const double *kf,
+                        const double *kg)
+{
+    for (int k = 0; k < 3; k++)
+        if (f->omega[k] != g->omega[k] || (include_eps && f->eps[k] != g->eps[k]) ||
+            (kf && kf[k] != kg[k]))
+            return 0;
+    return 1;
+}
+
 /* Stop a long loop when the caller's progress function says so. */
 static int poll(kf_progress_fn *progress, void *params, int t, kf_error *err)
 {
@@ -656,7 +669,7 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
     int ms = tracked ? (m + 2 < n ? m + 2 : n) : m;
     int p = 2 * ms > ms + 4 ? 2 * ms : ms + 4;
     p = p < n ? p : n;
-    kf_eig_stats st = {KF_SOLVER_SYMMETRIC, 0, 0, 0};
+    kf_eig_stats st = {KF_SOLVER_SYMMETRIC, 0, 0, 0, 0};
     eig_ws w;
     if ((rc = ws_alloc(&w, n, p, ms, m, err)))
         return rc;
@@ -687,8 +700,15 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
         /* geometric stiffness: a varying symmetric term */
         const double *cg = kg && e->KGt[0] ? kg + 3 * (size_t)t : NULL;
         int geo = cg && (cg[0] != 0.0 || cg[1] != 0.0 || cg[2] != 0.0);
+        if (!shift_only)
+            sigma = 0.0; /* the centrifugal term goes into the matrix */
 
-        if (shift_only && !skew && !geo) {
+        if (t > 0 && same_instant(&frame[t], &frame[t - 1], opt->include_eps, cg,
+                                  cg ? cg - 3 : NULL)) {
+            /* the matrix of the previous instant (a constant spin about any axis):
+             * its candidates theta, U are still in the workspace */
+            st.reused++;
+        } else if (shift_only && !skew && !geo) {
             /* the eigen-decomposition of A0, shifted */
             for (int k = 0; k < ms; k++) {
                 w.theta_re[k] = e->lam0[k];
@@ -700,13 +720,11 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
             /* A = A0 [+ sum WW_ij St_ij] [+ sum c_k KGt_k] [+ sum E_ij Gt_ij]; a
              * centrifugal shift sigma stays outside and is added at the end */
             memcpy(w.A, e->A0, nn * sizeof(double));
-            if (!shift_only) {
+            if (!shift_only)
                 for (int k = 0; k < dim * dim; k++)
                     if (WW[k] != 0.0)
                         for (size_t i = 0; i < nn; i++)
                             w.A[i] += WW[k] * e->St[k][i];
-                sigma = 0.0;
-            }
             for (int k = 0; geo && k < 3; k++)
                 if (cg[k] != 0.0)
                     for (size_t i = 0; i < nn; i++)

@@ -80,6 +80,9 @@ void *kf_calloc(size_t count, size_t size);
  *   w:                           quadrature weight times measure (length,
  *                                area or volume).
  * mu is the mass per unit measure, D (nstrain x nstrain) the constitutive matrix.
+ * A kind whose points depend on the section (the spatial beam integrates over
+ * its cross-section with section points, docs/theory.md section 2.7) sets
+ * eval_section, which also receives the section, and leaves eval NULL.
  */
 typedef struct kf_element_type {
     const char *name;
@@ -89,6 +92,8 @@ typedef struct kf_element_type {
                  double *w);
     double (*mu)(const kf_section *sec);
     void (*dmat)(const kf_section *sec, double *D);
+    void (*eval_section)(const double *xe, const kf_section *sec, int q, double *N, double *B,
+                         double *G, double *x, double *w);
 } kf_element_type;
 
 const kf_element_type *kf_element_get(int kind);

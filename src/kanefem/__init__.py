@@ -95,3 +95,8 @@ __all__ += [  # time integration (issue 3)
     "simulate",
     "studies",
 ]
+
+# spatial motion (issue 9): the 3D beam and bar
+from .bodies import Bar3D, Beam3D  # noqa: E402
+
+__all__ += ["Bar3D", "Beam3D"]
