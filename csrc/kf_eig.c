@@ -26,6 +26,11 @@
  *      iteration does not converge, a full dgeev decides;
  *   3. continuing from the previous instant keeps each mode's identity, which
  *      KF_ORDER_TRACKED uses to follow modes through crossings.
+ * For spatial bodies (dim 3) W W is a multiple of I only at rest: the
+ * centrifugal term sum (WW)_ij St_ij changes the shapes, so each instant is
+ * a full dense solve (dsyevr, or dgeev with K_eps), except an instant equal to
+ * the one before (a constant spin about any axis), whose solution is reused
+ * (docs/theory.md section 3.11).
  */
 #include "kf_internal.h"
 
@@ -447,16 +452,25 @@ static void normalize(int n, double *x)
 
 /*
  * Full dense solve of A (ws->A, destroyed copy): the ms eigenpairs of lowest
- * real part into theta_re/theta_im/U, and a p-dim start basis into X.
+ * real part into theta_re/theta_im/U, and a p-dim start basis into X; with
+ * vectors 0, the eigenvalues only (U and X are left as they are).
  */
-static int full_general(eig_ws *w, kf_error *err)
+static int full_general(eig_ws *w, int vectors, kf_error *err)
 {
     int n = w->n, rc;
     memcpy(w->LU, w->A, (size_t)n * n * sizeof(double));
-    rc = kf_la_geev(n, w->LU, n, w->wr, w->wi, w->VR, n, w->work, w->lwork, err);
+    rc = kf_la_geev(n, w->LU, n, w->wr, w->wi, vectors ? w->VR : NULL, n, w->work, w->lwork,
+                    err);
     if (rc)
         return rc;
     sort_by_real(n, w->wr, w->wi, w->order);
+    if (!vectors) {
+        for (int k = 0; k < w->ms; k++) {
+            w->theta_re[k] = w->wr[w->order[k]];
+            w->theta_im[k] = w->wi[w->order[k]];
+        }
+        return KF_OK;
+    }
     int nkeep = w->p > w->ms ? w->p : w->ms;
     for (int k = 0; k < nkeep; k++) {
         int j = w->order[k];
@@ -766,9 +780,13 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                     }
                 }
                 if (!got) {
-                    rc = full_general(&w, err);
+                    /* the eigenvectors serve the shapes, the tracking and, for a planar
+                     * body, the next instant's continuation; a spatial body's next
+                     * instant can continue only at rest (from the predictor then) */
+                    int vec = opt->vectors || tracked || dim == 2;
+                    rc = full_general(&w, vec, err);
                     st.full_solves++;
-                    have_basis = 1;
+                    have_basis = vec;
                 }
             }
             if (rc)
