@@ -365,6 +365,7 @@ typedef struct {
     int n, p, ms;
     double *A, *LU, *X, *AX, *H, *Z, *wr, *wi, *VR, *work, *tau, *U, *theta_re, *theta_im;
     double *Yprev, *phi, *Xp;
+    double *lam_s, *Zs; /* the symmetric part's lowest p + 1 eigenpairs (section 3.11) */
     int *ipiv, *iwork, *order, *sel;
     unsigned char *used;
     int lwork, liwork;
@@ -375,6 +376,7 @@ static void ws_free(eig_ws *w)
     free(w->A); free(w->LU); free(w->X); free(w->AX); free(w->H); free(w->Z);
     free(w->wr); free(w->wi); free(w->VR); free(w->work); free(w->tau); free(w->U);
     free(w->theta_re); free(w->theta_im); free(w->Yprev); free(w->phi); free(w->Xp);
+    free(w->lam_s); free(w->Zs);
     free(w->ipiv); free(w->iwork); free(w->order); free(w->sel); free(w->used);
 }
 
@@ -400,6 +402,8 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->VR = kf_calloc(nn, sizeof(double));
     w->X = kf_calloc((size_t)n * p, sizeof(double));
     w->Xp = kf_calloc((size_t)n * p, sizeof(double));
+    w->lam_s = kf_calloc((size_t)n, sizeof(double));
+    w->Zs = kf_calloc((size_t)n * (p + 1), sizeof(double));
     w->AX = kf_calloc((size_t)n * p, sizeof(double));
     w->U = kf_calloc((size_t)n * ms, sizeof(double));
     w->H = kf_calloc((size_t)p * p, sizeof(double));
@@ -417,7 +421,7 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->order = kf_calloc((size_t)n, sizeof(int));
     w->sel = kf_calloc((size_t)m, sizeof(int));
     w->used = kf_calloc((size_t)ms, 1);
-    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->AX || !w->U || !w->H || !w->Z || !w->wr ||
+    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->lam_s || !w->Zs || !w->AX || !w->U || !w->H || !w->Z || !w->wr ||
         !w->wi || !w->theta_re || !w->theta_im || !w->tau || !w->work || !w->Yprev || !w->phi ||
         !w->ipiv || !w->iwork || !w->order || !w->sel || !w->used) {
         ws_free(w);
@@ -554,18 +558,18 @@ static int ritz_certify(eig_ws *w, const double *B, const double *lam0, double r
  * Certified continuation on A (ws->A).  First Rayleigh-Ritz alone on the
  * first-order predicted basis Xp (no factorization: for the small eps of a
  * mechanism this is usually enough); then shifted subspace iteration from the
- * basis in ws->X.  lam0 are the eigenvalues of the symmetric part, r bounds
- * the skew part.  Returns 1 if ms eigenpairs were found and certified (ws->X
+ * basis in ws->X.  lam0 are the eigenvalues of the symmetric part (at least
+ * the p + 1 lowest), snorm bounds its norm, r bounds the skew part.  Returns 1 if ms eigenpairs were found and certified (ws->X
  * then holds the basis to continue from), 0 if not (the caller solves in
  * full), < 0 on error.
  */
-static int continuation(eig_ws *w, const double *lam0, double r, int *iters, kf_error *err)
+static int continuation(eig_ws *w, const double *lam0, double r, double snorm, int *iters,
+                        kf_error *err)
 {
     int n = w->n, p = w->p, ms = w->ms, rc, got;
     if (ms >= n || p >= n || lam0[ms] - lam0[ms - 1] <= 2.0 * r)
         return 0;
-    double anorm = fabs(lam0[0]) > fabs(lam0[n - 1]) ? fabs(lam0[0]) : fabs(lam0[n - 1]);
-    anorm += r;
+    double anorm = snorm + r;
 
     if ((rc = kf_la_orth(n, p, w->Xp, n, w->tau, w->work, w->lwork, err)))
         return -rc;
@@ -743,6 +747,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                 if (cg[k] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cg[k] * e->KGt[k][i];
+            if (skew && !(shift_only && !geo))
+                memcpy(w.VR, w.A, nn * sizeof(double)); /* the symmetric part */
             for (int q = 0; q < e->npair; q++)
                 if (cpair[q] != 0.0)
                     for (size_t i = 0; i < nn; i++)
@@ -756,8 +762,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                 st.full_solves++;
                 have_basis = 0;
             } else {
-                /* continuation is certified against A0's spectrum: only when the
-                 * symmetric part is A0 itself */
+                /* continuation is certified against the spectrum of the symmetric
+                 * part: A0's, known, when that is A0 itself (planar shift) */
                 int got = 0;
                 if (shift_only && !geo) {
                     /* A0's eigenvectors, corrected to first order in E */
@@ -769,20 +775,38 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                                 w.Xp[i] += cpair[q] * e->D[q][i];
                     if (!have_basis)
                         memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
-                    got = continuation(&w, e->lam0, r, &st.iterations, err);
-                    if (got < 0) {
-                        rc = -got;
+                    double snorm = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
+                    got = continuation(&w, e->lam0, r, snorm, &st.iterations, err);
+                } else if (p < n) {
+                    /* certified against this instant's own symmetric part S (a spatial
+                     * centrifugal term, K_G): its p + 1 lowest eigenpairs by dsyevr,
+                     * the p lowest vectors the predicted basis (section 3.11) */
+                    double snorm = 0.0;
+                    for (size_t i = 0; i < nn; i++)
+                        snorm += w.VR[i] * w.VR[i];
+                    snorm = sqrt(snorm); /* Frobenius >= spectral */
+                    rc = kf_la_syevr(n, w.VR, n, 1, p + 1, w.lam_s, w.Zs, n,
+                                     w.iwork + w.liwork - 2 * n, w.work, w.lwork, w.iwork,
+                                     w.liwork - 2 * n, err);
+                    if (rc)
                         goto done;
-                    }
-                    if (got) {
-                        st.continued++;
-                        have_basis = 1;
-                    }
+                    memcpy(w.Xp, w.Zs, (size_t)n * p * sizeof(double));
+                    if (!have_basis)
+                        memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
+                    got = continuation(&w, w.lam_s, r, snorm, &st.iterations, err);
+                }
+                if (got < 0) {
+                    rc = -got;
+                    goto done;
+                }
+                if (got) {
+                    st.continued++;
+                    have_basis = 1;
                 }
                 if (!got) {
                     /* the eigenvectors serve the shapes, the tracking and, for a planar
-                     * body, the next instant's continuation; a spatial body's next
-                     * instant can continue only at rest (from the predictor then) */
+                     * body, the next instant's continuation (a spatial body's next
+                     * instant starts from its symmetric part's eigenvectors) */
                     int vec = opt->vectors || tracked || dim == 2;
                     rc = full_general(&w, vec, err);
                     st.full_solves++;
