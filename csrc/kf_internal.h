@@ -55,6 +55,11 @@ int kf_la_orth_lwork(int m, int n, int *lwork, kf_error *err);
 int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int lwork,
                kf_error *err);
 
+/* y += a x1 + b x2 (conforming), each entry in one expression: with x2 = x1^T
+ * bitwise (S_ji = S_ij^T), b = -a adds an exactly skew and b = a an exactly
+ * symmetric matrix (kf_body_combine of a spatial body, kf_matrix.c). */
+void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat *x2);
+
 /* Checked allocation: zeroed, returns NULL on overflow or failure. */
 void *kf_calloc(size_t count, size_t size);
 
