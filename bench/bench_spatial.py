@@ -16,18 +16,26 @@ joint on a moving base, the motion given by 121 recorded samples of its orientat
    scipy.linalg.lu_factor (dense) or solved by scipy.linalg.solve_banded (band).
 
 Times are the best of several runs (the one-off context or factorization included
-in every run); the ratio is SciPy time / kanefem time.
+in every run), BLAS threads set to 1 unless the environment says otherwise; the
+ratio is SciPy time / kanefem time.  KANEFEM_LAPACK_SOURCE=scipy runs the core on
+SciPy's LAPACK, the same one the alternative uses.
 
     python bench/bench_spatial.py [--repeat 5] [--quick]
 """
 
 import math
+import os
 
-import numpy as np
-import scipy.linalg as sl
+# one thread on both sides (the core is single-threaded; a threaded BLAS on a shared
+# machine measures the other processes); set these variables to override
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
-import kanefem
-from _timing import best, repeat_args
+import numpy as np  # noqa: E402
+import scipy.linalg as sl  # noqa: E402
+
+import kanefem  # noqa: E402
+from _timing import best, repeat_args  # noqa: E402
 
 L, N_EL = 0.8, 20
 SECTION = dict(E=2.1e11, A=3e-4, rho=7850.0, Izz=2.5e-9, Iyy=6e-9, J=7e-9, nu=0.3)
