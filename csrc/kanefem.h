@@ -235,6 +235,9 @@ int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int 
 enum kf_element_kind {
     KF_BAR2 = 0,   /* axial bar, 2 nodes x (u); planar frame */
     KF_BEAM2 = 1,  /* planar Euler-Bernoulli beam, 2 nodes x (u, v, theta) */
+    KF_BAR3D = 2,  /* spatial bar (truss), 2 nodes x (u, v, w) */
+    KF_BEAM3D = 3, /* spatial Euler-Bernoulli beam, 2 nodes x (u, v, w, theta_x, theta_y,
+                    * theta_z): axial, two bendings, torsion (docs/theory.md section 2.8) */
     /* plane and solid elements (meshes, docs/theory.md section 2.7); node order
      * as VTK / meshio; plane: 2 DOFs (ux, uy) per node, solid: 3 (ux, uy, uz) */
     KF_TRI3 = 4,   /* linear triangle */
@@ -256,10 +259,16 @@ typedef struct kf_section {
     double rho;    /* density [kg/m^3] */
     double A;      /* cross-section area [m^2] (line elements) */
     double Izz;    /* second moment of area for bending in the x-y plane [m^4] */
-    /* plane and solid elements (meshes) */
-    double nu;           /* Poisson's ratio, in (-1, 1/2) */
-    double thickness;    /* plane elements: thickness [m] */
-    double plane_strain; /* plane elements: 0 = plane stress, 1 = plane strain */
+    double nu;     /* Poisson's ratio, in (-1, 1/2): the spatial beam's shear modulus
+                    * G = E / (2 (1 + nu)); plane and solid elements */
+    /* the spatial beam (KF_BEAM3D); Izz is then int y^2 dA about the section's local z */
+    double Iyy;    /* second moment int z^2 dA, bending in the element's x-z plane [m^4] */
+    double J;      /* torsion constant [m^4] (torsional stiffness G J) */
+    double ref[3]; /* orientation vector in the body frame: with the element axis e1,
+                    * e3 = e1 x ref / |e1 x ref|, e2 = e3 x e1 (the section's local y) */
+    /* plane elements (meshes) */
+    double thickness;    /* thickness [m] */
+    double plane_strain; /* 0 = plane stress, 1 = plane strain */
 } kf_section;
 
 /* Gauss-Legendre points and weights on [0, 1], n in 1..KF_GAUSS_MAX. */
@@ -420,6 +429,9 @@ typedef struct kf_eig_stats {
     int full_solves;    /* instants solved by a full (dense) eigen decomposition */
     int continued;      /* instants solved by continuation from the previous one */
     int iterations;     /* subspace iterations spent in continuation */
+    int reused;         /* instants equal to the one before (the same omega, eps where
+                         * included, and axial force: a constant spin), whose solution
+                         * was reused */
 } kf_eig_stats;
 
 /*
@@ -833,6 +845,36 @@ typedef struct kf_motion_spline {
     double g[2];
 } kf_motion_spline;
 int kf_motion_spline_eval(double t, kf_frame *out, void *params, kf_error *err);
+
+/*
+ * Built-in spatial motions (docs/theory.md section 4.6); gravity g is in the
+ * global frame, R the frame's orientation (global = R local).
+ *
+ * A constant spin: omega constant in body axes (it is then constant in global
+ * axes too, R0 omega), R(t) = R0 exp(t [omega]x) (Rodrigues), origin at rest.
+ */
+typedef struct kf_motion_spin {
+    double omega[3]; /* angular velocity, body axes [rad/s] */
+    double R0[9];    /* orientation at t = 0, row-major */
+    double g[3];
+} kf_motion_spin;
+int kf_motion_spin_eval(double t, kf_frame *out, void *params, kf_error *err);
+
+/*
+ * A rotation given by samples: kf_spline_fit coefficients of 7 channels, the
+ * quaternion q = (w, x, y, z) (samples of one sign-continuous unit quaternion)
+ * and the origin position (x, y, z) (global).  Between samples R is that of
+ * q / |q|; omega and eps are the exact derivatives of this interpolant in
+ * body axes: omega = 2 vec(q* q') / |q|^2, eps = 2 vec(q* q'') / |q|^2 -
+ * 2 (q . q') / |q|^2 omega.
+ */
+typedef struct kf_motion_rotation {
+    int n;
+    const double *t, *coef;
+    double g[3];
+} kf_motion_rotation;
+#define KF_MOTION_ROTATION_NCH 7
+int kf_motion_rotation_eval(double t, kf_frame *out, void *params, kf_error *err);
 
 /* Q(t) = Q0 + sum_k A_k sin(omega_k t + phase_k): Q0 (ndof, or NULL), A (nh x ndof). */
 typedef struct kf_loads_harmonic {

@@ -130,7 +130,10 @@ int kf_body_next_point(const kf_body *b, kf_qpoint *p)
         element_dofs(b, p->e, p->dofs);
         element_coords(b, p->e, p->xe);
     }
-    b->el->eval(p->xe, p->q, p->N, p->B, p->G, p->x, &p->w);
+    if (b->el->eval_section)
+        b->el->eval_section(p->xe, &b->sec, p->q, p->N, p->B, p->G, p->x, &p->w);
+    else
+        b->el->eval(p->xe, p->q, p->N, p->B, p->G, p->x, &p->w);
     return 1;
 }
 
@@ -621,9 +624,17 @@ void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out
                 kf_mat_axpy(out, w[k], basis[k]);
         return;
     }
-    for (int k = 0; k < b->dim * b->dim; k++)
-        if (c[k] != 0.0)
-            kf_mat_axpy(out, c[k], &b->S[k]);
+    /* spatial: the diagonal blocks, then each pair (S_ij, S_ji = S_ij^T) in one pass, so
+     * that a skew c (W, E) gives an exactly skew and a symmetric c (W W) an exactly
+     * symmetric matrix */
+    int d = b->dim;
+    for (int i = 0; i < d; i++)
+        if (c[i * d + i] != 0.0)
+            kf_mat_axpy(out, c[i * d + i], &b->S[i * d + i]);
+    for (int i = 0; i < d; i++)
+        for (int j = i + 1; j < d; j++)
+            if (c[i * d + j] != 0.0 || c[j * d + i] != 0.0)
+                kf_mat_axpy2(out, c[i * d + j], &b->S[i * d + j], c[j * d + i], &b->S[j * d + i]);
 }
 
 void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double *out)

@@ -173,6 +173,97 @@ int kf_motion_spline_eval(double t, kf_frame *out, void *params, kf_error *err)
     return 0;
 }
 
+/* The spatial frame state from the orientation R (row-major, global = R
+ * local), omega, eps (body axes) and the origin's global velocity and
+ * acceleration: body-frame components R^T (.), gravity folded into a, vdot =
+ * a_L - omega x v_L. */
+static void spatial_frame(const double *R, const double *om, const double *ep, const double *vO,
+                          const double *aO, const double *g, kf_frame *out)
+{
+    memset(out, 0, sizeof *out);
+    double vL[3], aL[3];
+    for (int j = 0; j < 3; j++) {
+        double v = 0.0, a = 0.0, gl = 0.0;
+        for (int i = 0; i < 3; i++) {
+            v += R[3 * i + j] * vO[i];
+            a += R[3 * i + j] * aO[i];
+            gl += R[3 * i + j] * g[i];
+        }
+        vL[j] = v, aL[j] = a;
+        out->omega[j] = om[j];
+        out->eps[j] = ep[j];
+        out->v[j] = v;
+        out->a[j] = a - gl;
+    }
+    out->vdot[0] = aL[0] - (om[1] * vL[2] - om[2] * vL[1]);
+    out->vdot[1] = aL[1] - (om[2] * vL[0] - om[0] * vL[2]);
+    out->vdot[2] = aL[2] - (om[0] * vL[1] - om[1] * vL[0]);
+}
+
+int kf_motion_spin_eval(double t, kf_frame *out, void *params, kf_error *err)
+{
+    const kf_motion_spin *m = params;
+    const double *w = m->omega;
+    double wn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    /* R(t) = R0 E with E = exp(t [omega]x) = I + s [k]x + (1 - c) [k]x^2 (Rodrigues) */
+    double E[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, R[9];
+    if (wn > 0.0) {
+        double k[3] = {w[0] / wn, w[1] / wn, w[2] / wn}, th = wn * t;
+        double c = cos(th), s = sin(th);
+        double K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                E[3 * i + j] = (i == j ? c : 0.0) + s * K[3 * i + j] + (1 - c) * k[i] * k[j];
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            R[3 * i + j] = m->R0[3 * i] * E[j] + m->R0[3 * i + 1] * E[3 + j] +
+                           m->R0[3 * i + 2] * E[6 + j];
+    const double zero[3] = {0.0, 0.0, 0.0};
+    spatial_frame(R, w, zero, zero, zero, m->g, out);
+    return 0;
+}
+
+/* vec(conj(p) r) for quaternions (w, x, y, z) */
+static void qconj_mul_vec(const double *p, const double *r, double *out)
+{
+    out[0] = p[0] * r[1] - r[0] * p[1] - (p[2] * r[3] - p[3] * r[2]);
+    out[1] = p[0] * r[2] - r[0] * p[2] - (p[3] * r[1] - p[1] * r[3]);
+    out[2] = p[0] * r[3] - r[0] * p[3] - (p[1] * r[2] - p[2] * r[1]);
+}
+
+int kf_motion_rotation_eval(double t, kf_frame *out, void *params, kf_error *err)
+{
+    const kf_motion_rotation *m = params;
+    double y[3 * KF_MOTION_ROTATION_NCH]; /* channel c: value, first, second derivative */
+    if (kf_spline_eval(m->n, m->t, KF_MOTION_ROTATION_NCH, m->coef, t, y, err))
+        return -1;
+    double q[4], q1[4], q2[4];
+    for (int k = 0; k < 4; k++)
+        q[k] = y[3 * k], q1[k] = y[3 * k + 1], q2[k] = y[3 * k + 2];
+    double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(n2 > 1e-8)) {
+        kf_fail(err, KF_EINVAL, "rotations", "the interpolated quaternion vanishes at t = %.17g "
+                "(|q|^2 = %g): samples too far apart to interpolate the rotation", t, n2);
+        return -1;
+    }
+    double om[3], ep[3], qq1 = q[0] * q1[0] + q[1] * q1[1] + q[2] * q1[2] + q[3] * q1[3];
+    qconj_mul_vec(q, q1, om);
+    qconj_mul_vec(q, q2, ep);
+    for (int k = 0; k < 3; k++) {
+        om[k] *= 2.0 / n2;
+        ep[k] = 2.0 * ep[k] / n2 - 2.0 * qq1 / n2 * om[k];
+    }
+    /* R of q / |q| */
+    double w = q[0], a = q[1], b = q[2], c = q[3], f = 2.0 / n2;
+    double R[9] = {1 - f * (b * b + c * c), f * (a * b - w * c), f * (a * c + w * b),
+                   f * (a * b + w * c), 1 - f * (a * a + c * c), f * (b * c - w * a),
+                   f * (a * c - w * b), f * (b * c + w * a), 1 - f * (a * a + b * b)};
+    const double vO[3] = {y[13], y[16], y[19]}, aO[3] = {y[14], y[17], y[20]};
+    spatial_frame(R, om, ep, vO, aO, m->g, out);
+    return 0;
+}
+
 int kf_loads_harmonic_eval(double t, double *Q, void *params, kf_error *err)
 {
     const kf_loads_harmonic *h = params;

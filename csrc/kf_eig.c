@@ -26,6 +26,11 @@
  *      iteration does not converge, a full dgeev decides;
  *   3. continuing from the previous instant keeps each mode's identity, which
  *      KF_ORDER_TRACKED uses to follow modes through crossings.
+ * For spatial bodies (dim 3) W W is a multiple of I only at rest: the
+ * centrifugal term sum (WW)_ij St_ij changes the shapes, so each instant is
+ * a full dense solve (dsyevr, or dgeev with K_eps), except an instant equal to
+ * the one before (a constant spin about any axis), whose solution is reused
+ * (docs/theory.md section 3.14).
  */
 #include "kf_internal.h"
 
@@ -360,6 +365,7 @@ typedef struct {
     int n, p, ms;
     double *A, *LU, *X, *AX, *H, *Z, *wr, *wi, *VR, *work, *tau, *U, *theta_re, *theta_im;
     double *Yprev, *phi, *Xp;
+    double *lam_s, *Zs; /* the symmetric part's lowest p + 1 eigenpairs (section 3.14) */
     int *ipiv, *iwork, *order, *sel;
     unsigned char *used;
     int lwork, liwork;
@@ -370,6 +376,7 @@ static void ws_free(eig_ws *w)
     free(w->A); free(w->LU); free(w->X); free(w->AX); free(w->H); free(w->Z);
     free(w->wr); free(w->wi); free(w->VR); free(w->work); free(w->tau); free(w->U);
     free(w->theta_re); free(w->theta_im); free(w->Yprev); free(w->phi); free(w->Xp);
+    free(w->lam_s); free(w->Zs);
     free(w->ipiv); free(w->iwork); free(w->order); free(w->sel); free(w->used);
 }
 
@@ -395,6 +402,8 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->VR = kf_calloc(nn, sizeof(double));
     w->X = kf_calloc((size_t)n * p, sizeof(double));
     w->Xp = kf_calloc((size_t)n * p, sizeof(double));
+    w->lam_s = kf_calloc((size_t)n, sizeof(double));
+    w->Zs = kf_calloc((size_t)n * (p + 1), sizeof(double));
     w->AX = kf_calloc((size_t)n * p, sizeof(double));
     w->U = kf_calloc((size_t)n * ms, sizeof(double));
     w->H = kf_calloc((size_t)p * p, sizeof(double));
@@ -412,7 +421,7 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->order = kf_calloc((size_t)n, sizeof(int));
     w->sel = kf_calloc((size_t)m, sizeof(int));
     w->used = kf_calloc((size_t)ms, 1);
-    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->AX || !w->U || !w->H || !w->Z || !w->wr ||
+    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->lam_s || !w->Zs || !w->AX || !w->U || !w->H || !w->Z || !w->wr ||
         !w->wi || !w->theta_re || !w->theta_im || !w->tau || !w->work || !w->Yprev || !w->phi ||
         !w->ipiv || !w->iwork || !w->order || !w->sel || !w->used) {
         ws_free(w);
@@ -447,16 +456,25 @@ static void normalize(int n, double *x)
 
 /*
  * Full dense solve of A (ws->A, destroyed copy): the ms eigenpairs of lowest
- * real part into theta_re/theta_im/U, and a p-dim start basis into X.
+ * real part into theta_re/theta_im/U, and a p-dim start basis into X; with
+ * vectors 0, the eigenvalues only (U and X are left as they are).
  */
-static int full_general(eig_ws *w, kf_error *err)
+static int full_general(eig_ws *w, int vectors, kf_error *err)
 {
     int n = w->n, rc;
     memcpy(w->LU, w->A, (size_t)n * n * sizeof(double));
-    rc = kf_la_geev(n, w->LU, n, w->wr, w->wi, w->VR, n, w->work, w->lwork, err);
+    rc = kf_la_geev(n, w->LU, n, w->wr, w->wi, vectors ? w->VR : NULL, n, w->work, w->lwork,
+                    err);
     if (rc)
         return rc;
     sort_by_real(n, w->wr, w->wi, w->order);
+    if (!vectors) {
+        for (int k = 0; k < w->ms; k++) {
+            w->theta_re[k] = w->wr[w->order[k]];
+            w->theta_im[k] = w->wi[w->order[k]];
+        }
+        return KF_OK;
+    }
     int nkeep = w->p > w->ms ? w->p : w->ms;
     for (int k = 0; k < nkeep; k++) {
         int j = w->order[k];
@@ -540,18 +558,18 @@ static int ritz_certify(eig_ws *w, const double *B, const double *lam0, double r
  * Certified continuation on A (ws->A).  First Rayleigh-Ritz alone on the
  * first-order predicted basis Xp (no factorization: for the small eps of a
  * mechanism this is usually enough); then shifted subspace iteration from the
- * basis in ws->X.  lam0 are the eigenvalues of the symmetric part, r bounds
- * the skew part.  Returns 1 if ms eigenpairs were found and certified (ws->X
+ * basis in ws->X.  lam0 are the eigenvalues of the symmetric part (at least
+ * the p + 1 lowest), snorm bounds its norm, r bounds the skew part.  Returns 1 if ms eigenpairs were found and certified (ws->X
  * then holds the basis to continue from), 0 if not (the caller solves in
  * full), < 0 on error.
  */
-static int continuation(eig_ws *w, const double *lam0, double r, int *iters, kf_error *err)
+static int continuation(eig_ws *w, const double *lam0, double r, double snorm, int *iters,
+                        kf_error *err)
 {
     int n = w->n, p = w->p, ms = w->ms, rc, got;
     if (ms >= n || p >= n || lam0[ms] - lam0[ms - 1] <= 2.0 * r)
         return 0;
-    double anorm = fabs(lam0[0]) > fabs(lam0[n - 1]) ? fabs(lam0[0]) : fabs(lam0[n - 1]);
-    anorm += r;
+    double anorm = snorm + r;
 
     if ((rc = kf_la_orth(n, p, w->Xp, n, w->tau, w->work, w->lwork, err)))
         return -rc;
@@ -634,6 +652,19 @@ static int overflow_at(int t, const kf_frame *f, const char *what, kf_error *err
                    f->eps[1], f->eps[2]);
 }
 
+/* Nonzero if instant f makes the same matrix A as instant g: the same omega,
+ * the same eps where K_eps is included, the same axial force (kf, kg rows or
+ * NULL). */
+static int same_instant(const kf_frame *f, const kf_frame *g, int include_eps, const double *kf,
+                        const double *kg)
+{
+    for (int k = 0; k < 3; k++)
+        if (f->omega[k] != g->omega[k] || (include_eps && f->eps[k] != g->eps[k]) ||
+            (kf && kf[k] != kg[k]))
+            return 0;
+    return 1;
+}
+
 /* Stop a long loop when the caller's progress function says so. */
 static int poll(kf_progress_fn *progress, void *params, int t, kf_error *err)
 {
@@ -656,7 +687,7 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
     int ms = tracked ? (m + 2 < n ? m + 2 : n) : m;
     int p = 2 * ms > ms + 4 ? 2 * ms : ms + 4;
     p = p < n ? p : n;
-    kf_eig_stats st = {KF_SOLVER_SYMMETRIC, 0, 0, 0};
+    kf_eig_stats st = {KF_SOLVER_SYMMETRIC, 0, 0, 0, 0};
     eig_ws w;
     if ((rc = ws_alloc(&w, n, p, ms, m, err)))
         return rc;
@@ -687,8 +718,15 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
         /* geometric stiffness: a varying symmetric term */
         const double *cg = kg && e->KGt[0] ? kg + 3 * (size_t)t : NULL;
         int geo = cg && (cg[0] != 0.0 || cg[1] != 0.0 || cg[2] != 0.0);
+        if (!shift_only)
+            sigma = 0.0; /* the centrifugal term goes into the matrix */
 
-        if (shift_only && !skew && !geo) {
+        if (t > 0 && same_instant(&frame[t], &frame[t - 1], opt->include_eps, cg,
+                                  cg ? cg - 3 : NULL)) {
+            /* the matrix of the previous instant (a constant spin about any axis):
+             * its candidates theta, U are still in the workspace */
+            st.reused++;
+        } else if (shift_only && !skew && !geo) {
             /* the eigen-decomposition of A0, shifted */
             for (int k = 0; k < ms; k++) {
                 w.theta_re[k] = e->lam0[k];
@@ -700,17 +738,17 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
             /* A = A0 [+ sum WW_ij St_ij] [+ sum c_k KGt_k] [+ sum E_ij Gt_ij]; a
              * centrifugal shift sigma stays outside and is added at the end */
             memcpy(w.A, e->A0, nn * sizeof(double));
-            if (!shift_only) {
+            if (!shift_only)
                 for (int k = 0; k < dim * dim; k++)
                     if (WW[k] != 0.0)
                         for (size_t i = 0; i < nn; i++)
                             w.A[i] += WW[k] * e->St[k][i];
-                sigma = 0.0;
-            }
             for (int k = 0; geo && k < 3; k++)
                 if (cg[k] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cg[k] * e->KGt[k][i];
+            if (skew && !(shift_only && !geo))
+                memcpy(w.VR, w.A, nn * sizeof(double)); /* the symmetric part */
             for (int q = 0; q < e->npair; q++)
                 if (cpair[q] != 0.0)
                     for (size_t i = 0; i < nn; i++)
@@ -724,8 +762,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                 st.full_solves++;
                 have_basis = 0;
             } else {
-                /* continuation is certified against A0's spectrum: only when the
-                 * symmetric part is A0 itself */
+                /* continuation is certified against the spectrum of the symmetric
+                 * part: A0's, known, when that is A0 itself (planar shift) */
                 int got = 0;
                 if (shift_only && !geo) {
                     /* A0's eigenvectors, corrected to first order in E */
@@ -737,20 +775,42 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                                 w.Xp[i] += cpair[q] * e->D[q][i];
                     if (!have_basis)
                         memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
-                    got = continuation(&w, e->lam0, r, &st.iterations, err);
-                    if (got < 0) {
-                        rc = -got;
+                    double snorm = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
+                    got = continuation(&w, e->lam0, r, snorm, &st.iterations, err);
+                } else if (p < n) {
+                    /* certified against this instant's own symmetric part S (a spatial
+                     * centrifugal term, K_G): its p + 1 lowest eigenpairs by dsyevr,
+                     * the p lowest vectors the predicted basis (section 3.14) */
+                    double snorm = 0.0;
+                    for (size_t i = 0; i < nn; i++)
+                        snorm += w.VR[i] * w.VR[i];
+                    snorm = sqrt(snorm); /* Frobenius >= spectral */
+                    rc = kf_la_syevr(n, w.VR, n, 1, p + 1, w.lam_s, w.Zs, n,
+                                     w.iwork + w.liwork - 2 * n, w.work, w.lwork, w.iwork,
+                                     w.liwork - 2 * n, err);
+                    if (rc)
                         goto done;
-                    }
-                    if (got) {
-                        st.continued++;
-                        have_basis = 1;
-                    }
+                    memcpy(w.Xp, w.Zs, (size_t)n * p * sizeof(double));
+                    if (!have_basis)
+                        memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
+                    got = continuation(&w, w.lam_s, r, snorm, &st.iterations, err);
+                }
+                if (got < 0) {
+                    rc = -got;
+                    goto done;
+                }
+                if (got) {
+                    st.continued++;
+                    have_basis = 1;
                 }
                 if (!got) {
-                    rc = full_general(&w, err);
+                    /* the eigenvectors serve the shapes, the tracking and, for a planar
+                     * body, the next instant's continuation (a spatial body's next
+                     * instant starts from its symmetric part's eigenvectors) */
+                    int vec = opt->vectors || tracked || dim == 2;
+                    rc = full_general(&w, vec, err);
                     st.full_solves++;
-                    have_basis = 1;
+                    have_basis = vec;
                 }
             }
             if (rc)

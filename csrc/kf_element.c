@@ -69,9 +69,9 @@ static void line_geometry(const double *xe, double *len, double *c, double *s)
     *s = dy / *len;
 }
 
-static int line_check(const double *xe, const kf_section *sec, int el, kf_error *err)
+/* A line element of length len with the section's E, rho, A positive. */
+static int length_check(double len, const kf_section *sec, int el, kf_error *err)
 {
-    double len = hypot(xe[2] - xe[0], xe[3] - xe[1]);
     if (!(len > 0.0) || !isfinite(len))
         return kf_fail(err, KF_EINVAL, "coords", "element %d has length %g (its two nodes "
                        "coincide or are not finite)", el, len);
@@ -82,6 +82,11 @@ static int line_check(const double *xe, const kf_section *sec, int el, kf_error 
     if (!(sec->A > 0.0) || !isfinite(sec->A))
         return kf_fail(err, KF_EINVAL, "A", "A = %g must be positive and finite", sec->A);
     return KF_OK;
+}
+
+static int line_check(const double *xe, const kf_section *sec, int el, kf_error *err)
+{
+    return length_check(hypot(xe[2] - xe[0], xe[3] - xe[1]), sec, el, err);
 }
 
 static double line_mu(const kf_section *sec) { return sec->rho * sec->A; }
@@ -199,11 +204,237 @@ static void beam_dmat(const kf_section *sec, double *D)
     D[3] = sec->E * sec->Izz;
 }
 
+/* ---------------------------------------------------------------- spatial line elements
+ *
+ * The bar3d and beam3d kinds (docs/theory.md section 2.8): two nodes anywhere in
+ * the body frame.  Element axes: e1 along the element; e2, e3 across it (for the
+ * beam fixed by the section's orientation vector ref, for the bar any pair).
+ * Lam holds them as rows, so local = Lam body for a vector; nodal DOF rows
+ * given over local DOFs go to body DOFs by r T with T = diag(Lam, Lam, ...).
+ */
+
+static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+static void cross3(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Length and axis e1 of a 2-node element in space. */
+static double axis3(const double *xe, double *e1)
+{
+    double d[3] = {xe[3] - xe[0], xe[4] - xe[1], xe[5] - xe[2]};
+    double len = norm3(d);
+    for (int k = 0; k < 3; k++)
+        e1[k] = d[k] / len;
+    return len;
+}
+
+/* Lam's rows e2 = e3 x e1 and e3 = e1 x h / |e1 x h| from e1 (row 0) and a helper h
+ * not parallel to it. */
+static void complete_axes(double *Lam, const double *h)
+{
+    double e3[3];
+    cross3(Lam, h, e3);
+    double n = norm3(e3);
+    for (int k = 0; k < 3; k++)
+        Lam[6 + k] = e3[k] / n;
+    cross3(Lam + 6, Lam, Lam + 3);
+}
+
+/* r (over local DOFs, blocks of 3) -> r T over body DOFs, nb blocks. */
+static void rows_to_body(const double *Lam, int nb, const double *r, double *out)
+{
+    for (int k = 0; k < nb; k++)
+        for (int j = 0; j < 3; j++)
+            out[3 * k + j] = r[3 * k] * Lam[j] + r[3 * k + 1] * Lam[3 + j] +
+                             r[3 * k + 2] * Lam[6 + j];
+}
+
+static int line3_check(const double *xe, const kf_section *sec, int el, kf_error *err)
+{
+    double e1[3];
+    return length_check(axis3(xe, e1), sec, el, err);
+}
+
+/* ------------------------------------------------ bar3d
+ *
+ * 2 nodes x (u, v, w): every component linear, N = [(1 - xi) I, xi I] (the
+ * consistent mass moves across the bar as well as along it), the axial strain
+ * B = e1^T [-I, I] / l, and the two transverse slopes as the geometric rows, G =
+ * [e2; e3]^T [-I, I] / l, so G^T G = (I - e1 e1^T) / l^2 whatever the pair e2, e3.
+ * Two Gauss points integrate N^T N, N^T x and x^2 G^T G exactly.
+ */
+#define BAR3_NQ 2
+
+static void bar3d_eval(const double *xe, int q, double *N, double *B, double *G, double *x,
+                       double *w)
+{
+    double gx[BAR3_NQ], gw[BAR3_NQ];
+    gauss_fixed(BAR3_NQ, gx, gw);
+    double Lam[9], xi = gx[q];
+    double L = axis3(xe, Lam);
+    /* helper: the coordinate axis least aligned with e1 (ties to the first), so a bar
+     * on the body's x axis gets e2 = y, e3 = z */
+    int k = 0;
+    for (int i = 1; i < 3; i++)
+        if (fabs(Lam[i]) < fabs(Lam[k]))
+            k = i;
+    double h[3] = {0, 0, 0};
+    h[k] = 1.0;
+    complete_axes(Lam, h);
+    memset(N, 0, 3 * 6 * sizeof(double));
+    for (int i = 0; i < 3; i++) {
+        N[i * 6 + i] = 1.0 - xi;
+        N[i * 6 + 3 + i] = xi;
+        B[i] = -Lam[i] / L;
+        B[3 + i] = Lam[i] / L;
+        for (int r = 0; r < 2; r++) {
+            G[r * 6 + i] = -Lam[3 * (r + 1) + i] / L;
+            G[r * 6 + 3 + i] = Lam[3 * (r + 1) + i] / L;
+        }
+        x[i] = xe[i] + xi * (xe[3 + i] - xe[i]);
+    }
+    *w = gw[q] * L;
+}
+
+/* ------------------------------------------------ beam3d
+ *
+ * 2 nodes x (u, v, w, theta_x, theta_y, theta_z) in body axes; in element axes
+ * (a = e1, b = e2, c = e3) per node (u_a, u_b, u_c, th_a, th_b, th_c):
+ *   u_a  linear (axial),          u_b  cubic Hermite in (u_b, th_c), th_c = du_b/ds,
+ *   th_a linear (torsion),        u_c  cubic Hermite in (u_c, th_b), th_b = -du_c/ds.
+ * Strains (u_a', u_b'', u_c'', th_a') with D = diag(EA, E Izz, E Iyy, G J);
+ * geometric rows (u_b', u_c').  The mass is integrated over the section too: at
+ * 4 section points (y, z) = (+-a, 0), (0, +-b), a^2 = 2 Izz / A, b^2 = 2 Iyy / A,
+ * each of weight A / 4 (so int dA = A, int y^2 = Izz, int z^2 = Iyy, int y = int z
+ * = int yz = 0), the point of the section displaces by the centroid's
+ * displacement plus the torsional rotation, u_c + th_a e1 x (y e2 + z e3) =
+ * (u_a, u_b - z th_a, u_c + y th_a) in element axes, and lies at x_c + y e2 + z e3.
+ * This gives the torsional mass rho (Izz + Iyy) int N_th^T N_th and leaves the
+ * centroid's line mass (no rotary inertia of bending) as PlanarBeam's.  Four
+ * line points (Hermite N^T N is of degree 6) times 4 section points.
+ */
+#define BEAM3_NQ 4
+#define BEAM3_NS 4
+
+/* Element axes from the nodes and the section's ref (checked by beam3d_check); the length. */
+static double beam3d_axes(const double *xe, const double *ref, double *Lam)
+{
+    double L = axis3(xe, Lam);
+    complete_axes(Lam, ref);
+    return L;
+}
+
+static int beam3d_check(const double *xe, const kf_section *sec, int el, kf_error *err)
+{
+    int rc = line3_check(xe, sec, el, err);
+    if (rc)
+        return rc;
+    const struct { const char *name; double v; } pos[] = {
+        {"Izz", sec->Izz}, {"Iyy", sec->Iyy}, {"J", sec->J}};
+    for (int k = 0; k < 3; k++)
+        if (!(pos[k].v > 0.0) || !isfinite(pos[k].v))
+            return kf_fail(err, KF_EINVAL, pos[k].name, "%s = %g must be positive and finite",
+                           pos[k].name, pos[k].v);
+    if (!(sec->nu > -1.0 && sec->nu <= 0.5))
+        return kf_fail(err, KF_EINVAL, "nu", "nu = %g must lie in (-1, 0.5]", sec->nu);
+    const double *r = sec->ref;
+    double rn = norm3(r), e1[3], c[3];
+    if (!(rn > 0.0) || !isfinite(rn))
+        return kf_fail(err, KF_EINVAL, "ref", "ref = (%g, %g, %g) must be a finite nonzero "
+                       "vector (the orientation of the section's local y axis)", r[0], r[1], r[2]);
+    axis3(xe, e1);
+    cross3(e1, r, c);
+    /* sin of the angle between the axis and ref */
+    if (!(norm3(c) > 1e-6 * rn))
+        return kf_fail(err, KF_EINVAL, "ref", "ref = (%g, %g, %g) is parallel to element %d "
+                       "(axis (%g, %g, %g)): it cannot orient the section", r[0], r[1], r[2], el,
+                       e1[0], e1[1], e1[2]);
+    return KF_OK;
+}
+
+static void beam3d_eval(const double *xe, const kf_section *sec, int q, double *N, double *B,
+                        double *G, double *x, double *w)
+{
+    double gx[BEAM3_NQ], gw[BEAM3_NQ];
+    gauss_fixed(BEAM3_NQ, gx, gw);
+    double Lam[9];
+    double L = beam3d_axes(xe, sec->ref, Lam);
+    int lq = q / BEAM3_NS, sp = q % BEAM3_NS;
+    double a = sqrt(2.0 * sec->Izz / sec->A), b = sqrt(2.0 * sec->Iyy / sec->A);
+    const double ys[BEAM3_NS] = {a, -a, 0.0, 0.0}, zs[BEAM3_NS] = {0.0, 0.0, b, -b};
+    double y = ys[sp], z = zs[sp];
+    double xi = gx[lq], xi2 = xi * xi, xi3 = xi2 * xi;
+    double H[4] = {1 - 3 * xi2 + 2 * xi3, L * (xi - 2 * xi2 + xi3), 3 * xi2 - 2 * xi3,
+                   L * (xi3 - xi2)};
+    double dH[4] = {(-6 * xi + 6 * xi2) / L, 1 - 4 * xi + 3 * xi2, (6 * xi - 6 * xi2) / L,
+                    3 * xi2 - 2 * xi};
+    double ddH[4] = {(-6 + 12 * xi) / (L * L), (-4 + 6 * xi) / L, (6 - 12 * xi) / (L * L),
+                     (6 * xi - 2) / L};
+    /* local DOF k of node n: 6 n + k, k = (u_a, u_b, u_c, th_a, th_b, th_c) */
+    double Na[12] = {0}, Nb[12] = {0}, Nc[12] = {0}, Nt[12] = {0};
+    double dNa[12] = {0}, dNb[12] = {0}, dNc[12] = {0}, dNt[12] = {0};
+    double ddNb[12] = {0}, ddNc[12] = {0};
+    for (int n = 0; n < 2; n++) {
+        double lin = n ? xi : 1.0 - xi, dlin = (n ? 1.0 : -1.0) / L;
+        const double *Hn = H + 2 * n, *dHn = dH + 2 * n, *ddHn = ddH + 2 * n;
+        Na[6 * n] = lin;
+        dNa[6 * n] = dlin;
+        Nt[6 * n + 3] = lin;
+        dNt[6 * n + 3] = dlin;
+        Nb[6 * n + 1] = Hn[0], Nb[6 * n + 5] = Hn[1];
+        dNb[6 * n + 1] = dHn[0], dNb[6 * n + 5] = dHn[1];
+        ddNb[6 * n + 1] = ddHn[0], ddNb[6 * n + 5] = ddHn[1];
+        Nc[6 * n + 2] = Hn[0], Nc[6 * n + 4] = -Hn[1];
+        dNc[6 * n + 2] = dHn[0], dNc[6 * n + 4] = -dHn[1];
+        ddNc[6 * n + 2] = ddHn[0], ddNc[6 * n + 4] = -ddHn[1];
+    }
+    /* the section point's displacement in element axes, rows over local DOFs */
+    double Nl[3][12];
+    for (int k = 0; k < 12; k++) {
+        Nl[0][k] = Na[k];
+        Nl[1][k] = Nb[k] - z * Nt[k];
+        Nl[2][k] = Nc[k] + y * Nt[k];
+    }
+    /* over body DOFs (r T), then the displacement back to body axes (Lam^T) */
+    double Nlb[3][12];
+    for (int i = 0; i < 3; i++)
+        rows_to_body(Lam, 4, Nl[i], Nlb[i]);
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 12; k++)
+            N[j * 12 + k] = Lam[j] * Nlb[0][k] + Lam[3 + j] * Nlb[1][k] + Lam[6 + j] * Nlb[2][k];
+    rows_to_body(Lam, 4, dNa, B);
+    rows_to_body(Lam, 4, ddNb, B + 12);
+    rows_to_body(Lam, 4, ddNc, B + 24);
+    rows_to_body(Lam, 4, dNt, B + 36);
+    rows_to_body(Lam, 4, dNb, G);
+    rows_to_body(Lam, 4, dNc, G + 12);
+    for (int j = 0; j < 3; j++)
+        x[j] = xe[j] + xi * (xe[3 + j] - xe[j]) + y * Lam[3 + j] + z * Lam[6 + j];
+    *w = gw[lq] * L / BEAM3_NS;
+}
+
+static void beam3d_dmat(const kf_section *sec, double *D)
+{
+    double Gs = sec->E / (2.0 * (1.0 + sec->nu));
+    memset(D, 0, 16 * sizeof(double));
+    D[0] = sec->E * sec->A;
+    D[5] = sec->E * sec->Izz;
+    D[10] = sec->E * sec->Iyy;
+    D[15] = Gs * sec->J;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static const kf_element_type kinds[] = {
     [KF_BAR2] = {"bar2", 2, 2, 1, 1, 0, BAR_NQ, bar_check, bar_eval, line_mu, bar_dmat},
     [KF_BEAM2] = {"beam2", 2, 2, 3, 2, 1, BEAM_NQ, beam_check, beam_eval, line_mu, beam_dmat},
+    [KF_BAR3D] = {"bar3d", 3, 2, 3, 1, 2, BAR3_NQ, line3_check, bar3d_eval, line_mu, bar_dmat},
+    [KF_BEAM3D] = {"beam3d", 3, 2, 6, 4, 2, BEAM3_NQ * BEAM3_NS, beam3d_check, NULL, line_mu,
+                   beam3d_dmat, beam3d_eval},
 };
 
 const kf_element_type *kf_element_get(int kind)

@@ -66,6 +66,11 @@ int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int 
 int kf_small_cholesky_solve(int n, double *a, int lda, double *b);
 int kf_small_lu_solve(int n, double *a, int lda, double *b);
 
+/* y += a x1 + b x2 (conforming), each entry in one expression: with x2 = x1^T
+ * bitwise (S_ji = S_ij^T), b = -a adds an exactly skew and b = a an exactly
+ * symmetric matrix (kf_body_combine of a spatial body, kf_matrix.c). */
+void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat *x2);
+
 /* Checked allocation: zeroed, returns NULL on overflow or failure. */
 void *kf_calloc(size_t count, size_t size);
 
@@ -91,6 +96,9 @@ void *kf_calloc(size_t count, size_t size);
  *   w:                           quadrature weight times measure (length,
  *                                area or volume).
  * mu is the mass per unit measure, D (nstrain x nstrain) the constitutive matrix.
+ * A kind whose points depend on the section (the spatial beam integrates over
+ * its cross-section with section points, docs/theory.md section 2.8) sets
+ * eval_section, which also receives the section, and leaves eval NULL.
  */
 typedef struct kf_element_type {
     const char *name;
@@ -100,6 +108,8 @@ typedef struct kf_element_type {
                  double *w);
     double (*mu)(const kf_section *sec);
     void (*dmat)(const kf_section *sec, double *D);
+    void (*eval_section)(const double *xe, const kf_section *sec, int q, double *N, double *B,
+                         double *G, double *x, double *w);
 } kf_element_type;
 
 const kf_element_type *kf_element_get(int kind);

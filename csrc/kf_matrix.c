@@ -219,6 +219,27 @@ void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x)
     }
 }
 
+void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat *x2)
+{
+    if (y->kind == KF_CSR) { /* one pattern: entry by entry over the values */
+        size_t nnz = mat_size(y);
+        double *restrict yv = y->a;
+        const double *restrict v1 = x1->a, *restrict v2 = x2->a;
+        for (size_t k = 0; k < nnz; k++)
+            yv[k] += a * v1[k] + b * v2[k];
+        return;
+    }
+    int r0, nr;
+    stored_rows(y, &r0, &nr);
+    for (int j = 0; j < y->n; j++) {
+        double *restrict yc = y->a + (size_t)j * y->ld + r0;
+        const double *restrict c1 = x1->a + (size_t)j * x1->ld + r0;
+        const double *restrict c2 = x2->a + (size_t)j * x2->ld + r0;
+        for (int r = 0; r < nr; r++)
+            yc[r] += a * c1[r] + b * c2[r];
+    }
+}
+
 void kf_mat_scale(kf_mat *y, double alpha)
 {
     if (y->kind == KF_CSR) {

@@ -410,9 +410,10 @@ static PyObject *stats_dict(const kf_stats *s)
 
 static PyObject *eig_stats_dict(const kf_eig_stats *s)
 {
-    return Py_BuildValue("{s:s,s:i,s:i,s:i}", "solver",
+    return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i}", "solver",
                          s->solver == KF_SOLVER_GENERAL ? "general" : "symmetric", "full_solves",
-                         s->full_solves, "continued", s->continued, "iterations", s->iterations);
+                         s->full_solves, "continued", s->continued, "iterations", s->iterations,
+                         "reused", s->reused);
 }
 
 /* ================================================================ progress and Ctrl-C
@@ -518,6 +519,8 @@ static PyObject *py_element_kinds(PyObject *self, PyObject *noargs)
 {
     static const struct { const char *name; int kind; } kinds[] = {
         {"bar2", KF_BAR2},   {"beam2", KF_BEAM2},
+        /* spatial line elements */
+        {"bar3d", KF_BAR3D}, {"beam3d", KF_BEAM3D},
         /* plane and solid elements (meshes) */
         {"tri3", KF_TRI3},   {"tri6", KF_TRI6},   {"quad4", KF_QUAD4}, {"quad8", KF_QUAD8},
         {"quad9", KF_QUAD9}, {"tet4", KF_TET4},   {"tet10", KF_TET10}, {"hex8", KF_HEX8},
@@ -538,16 +541,22 @@ static PyObject *py_element_kinds(PyObject *self, PyObject *noargs)
 }
 
 /* The section: a dict of the fields of struct kf_section that the element
- * kind uses, by their C names; an unknown key is an error. */
+ * kind uses, by their C names; an unknown key is an error.  A field is one
+ * double, or `count` of them (an array field, given as a sequence). */
 static const struct {
     const char *name;
     size_t offset;
+    int count; /* 0: one number */
 } section_fields[] = {{"E", offsetof(kf_section, E)},
                       {"rho", offsetof(kf_section, rho)},
                       {"A", offsetof(kf_section, A)},
                       {"Izz", offsetof(kf_section, Izz)},
-                      /* plane and solid elements */
                       {"nu", offsetof(kf_section, nu)},
+                      /* the spatial beam */
+                      {"Iyy", offsetof(kf_section, Iyy)},
+                      {"J", offsetof(kf_section, J)},
+                      {"ref", offsetof(kf_section, ref), 3},
+                      /* plane elements */
                       {"thickness", offsetof(kf_section, thickness)},
                       {"plane_strain", offsetof(kf_section, plane_strain)}};
 
@@ -569,10 +578,19 @@ static int section_conv(PyObject *obj, void *p)
             PyErr_Format(PyExc_ValueError, "section has an unknown field %R", key);
             return 0;
         }
+        double *dst = (double *)((char *)s + section_fields[f].offset);
+        if (section_fields[f].count) {
+            f64_arg a = {section_fields[f].name, 1, {section_fields[f].count}};
+            if (!f64_conv(value, &a))
+                return 0;
+            memcpy(dst, f64_data(&a), (size_t)section_fields[f].count * sizeof(double));
+            f64_release(&a);
+            continue;
+        }
         real_arg r = {section_fields[f].name, 0.0};
         if (!real_conv(value, &r))
             return 0;
-        *(double *)((char *)s + section_fields[f].offset) = r.v;
+        *dst = r.v;
     }
     return 1;
 }
@@ -1169,6 +1187,8 @@ typedef struct py_source {
     int ndof;              /* loads: the body's DOFs (0: any, checked per call) */
     kf_motion_constant constant;
     kf_motion_spline spline;
+    kf_motion_spin spin;
+    kf_motion_rotation rotation;
     kf_loads_harmonic harmonic;
     double *data;          /* the owned arrays the parameters point into */
     PyObject *fn;          /* a Python callable (owned) */
@@ -1388,6 +1408,31 @@ static PyObject *py_motion_constant(PyObject *self, PyObject *args, PyObject *kw
     return s ? source_capsule(s, MOTION_CAPSULE) : NULL;
 }
 
+/* A source holding copies of the sample times t and spline coefficients of nch
+ * channels (from spline_fit), or NULL with an exception; which says what to use. */
+static py_source *spline_source(const f64_arg *t, const f64_arg *coef, int nch, const char *kind,
+                                const char *which)
+{
+    npy_intp n = f64_dim(t, 0);
+    if (n < 4 || f64_dim(coef, 0) != (n - 1) * nch * 4) {
+        fail(PyExc_ValueError, "motion %s: coefficients do not match the samples (use %s)", kind,
+             which);
+        return NULL;
+    }
+    py_source *s = source_new(kind);
+    if (!s)
+        return NULL;
+    size_t nc = (size_t)(n - 1) * nch * 4;
+    if (!(s->data = malloc(((size_t)n + nc) * sizeof(double)))) {
+        free(s);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(s->data, f64_data(t), (size_t)n * sizeof(double));
+    memcpy(s->data + n, f64_data(coef), nc * sizeof(double));
+    return s;
+}
+
 static PyObject *py_motion_spline(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"t", "coef", "gravity", NULL};
@@ -1395,29 +1440,56 @@ static PyObject *py_motion_spline(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&", kwlist, f64_conv, &t, f64_conv, &coef,
                                      f64_conv, &g))
         return NULL;
-    py_source *s = NULL;
-    npy_intp n = f64_dim(&t, 0);
-    if (n < 4 || f64_dim(&coef, 0) != (n - 1) * 12) {
-        PyErr_SetString(PyExc_ValueError, "motion spline: coefficients do not match the samples "
-                                          "(use kanefem.Motion.from_samples)");
-        goto done;
+    py_source *s = spline_source(&t, &coef, 3, "spline", "kanefem.Motion.from_samples");
+    if (s) {
+        s->spline = (kf_motion_spline){(int)f64_dim(&t, 0), s->data, s->data + f64_dim(&t, 0),
+                                       {f64_data(&g)[0], f64_data(&g)[1]}};
+        s->motion = kf_motion_spline_eval;
+        s->params = &s->spline;
     }
-    if (!(s = source_new("spline")))
-        goto done;
-    size_t nc = (size_t)(n - 1) * 12;
-    if (!(s->data = malloc(((size_t)n + nc) * sizeof(double)))) {
-        free(s);
-        s = NULL;
-        PyErr_NoMemory();
-        goto done;
+    f64_release(&t);
+    f64_release(&coef);
+    f64_release(&g);
+    return s ? source_capsule(s, MOTION_CAPSULE) : NULL;
+}
+
+static PyObject *py_motion_spin(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"omega", "R0", "gravity", NULL};
+    f64_arg om = {"omega", 1, {3}}, R0 = {"R0", 2, {3, 3}}, g = {"gravity", 1, {3}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&", kwlist, f64_conv, &om, f64_conv, &R0,
+                                     f64_conv, &g))
+        return NULL;
+    py_source *s = source_new("spin");
+    if (s) {
+        memcpy(s->spin.omega, f64_data(&om), sizeof s->spin.omega);
+        memcpy(s->spin.R0, f64_data(&R0), sizeof s->spin.R0);
+        memcpy(s->spin.g, f64_data(&g), sizeof s->spin.g);
+        s->motion = kf_motion_spin_eval;
+        s->params = &s->spin;
     }
-    memcpy(s->data, f64_data(&t), (size_t)n * sizeof(double));
-    memcpy(s->data + n, f64_data(&coef), nc * sizeof(double));
-    s->spline = (kf_motion_spline){(int)n, s->data, s->data + n,
-                                   {f64_data(&g)[0], f64_data(&g)[1]}};
-    s->motion = kf_motion_spline_eval;
-    s->params = &s->spline;
-done:
+    f64_release(&om);
+    f64_release(&R0);
+    f64_release(&g);
+    return s ? source_capsule(s, MOTION_CAPSULE) : NULL;
+}
+
+static PyObject *py_motion_rotation(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"t", "coef", "gravity", NULL};
+    f64_arg t = {"t", 1, {-1}}, coef = {"coef", 1, {-1}}, g = {"gravity", 1, {3}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&", kwlist, f64_conv, &t, f64_conv, &coef,
+                                     f64_conv, &g))
+        return NULL;
+    py_source *s = spline_source(&t, &coef, KF_MOTION_ROTATION_NCH, "rotation",
+                                 "kanefem.Motion.from_rotations");
+    if (s) {
+        s->rotation = (kf_motion_rotation){(int)f64_dim(&t, 0), s->data,
+                                           s->data + f64_dim(&t, 0), {0, 0, 0}};
+        memcpy(s->rotation.g, f64_data(&g), sizeof s->rotation.g);
+        s->motion = kf_motion_rotation_eval;
+        s->params = &s->rotation;
+    }
     f64_release(&t);
     f64_release(&coef);
     f64_release(&g);
@@ -1999,6 +2071,11 @@ static PyMethodDef methods[] = {
        "motion_constant(omega, theta0, gravity (2,)) -> motion (kf_motion_constant)."),
     KW("motion_spline", py_motion_spline,
        "motion_spline(t (n,), coef, gravity (2,)) -> motion (kf_motion_spline)."),
+    KW("motion_spin", py_motion_spin,
+       "motion_spin(omega (3,), R0 (3, 3), gravity (3,)) -> motion (kf_motion_spin)."),
+    KW("motion_rotation", py_motion_rotation,
+       "motion_rotation(t (n,), coef, gravity (3,)) -> motion (kf_motion_rotation): coef from "
+       "spline_fit of (quaternion w, x, y, z, origin x, y, z)."),
     KW("motion_function", py_motion_function,
        "motion_function(f) -> motion: f(t) -> (omega, eps, a_O), body frame."),
     KW("motion_eval", py_motion_eval, "motion_eval(motion, t (nt,)) -> frames (nt,)."),

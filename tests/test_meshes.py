@@ -517,7 +517,7 @@ def test_bad_mesh_files_raise(tmp_path):
 
 def test_bad_arguments_raise_naming_them():
     b = body(Mesh.rectangle(0.2, 0.05, 4, 1, cell="quad8"))
-    with pytest.raises(ValueError, match="plane mesh turns about its frame's z axis"):
+    with pytest.raises(ValueError, match="planar body turns about its frame's z axis"):
         b.eigenvalues(2, omega=(1.0, 0.0, 2.0))
     with pytest.raises(ValueError, match="'nowhere' is not a node set"):
         b.support_mask({"nowhere": "fixed"})

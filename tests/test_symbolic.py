@@ -248,3 +248,33 @@ def test_bad_arguments(kwargs, exc, match):
 def test_difference_needs_the_same_coordinates():
     with pytest.raises(ValueError, match="coordinates"):
         symbolic.difference(derived("kane", 2), derived("kane", 1))
+
+
+# ---------------------------------------------------------------- one spatial element (issue 9)
+
+
+def spatial(method):
+    """~10 s each: made once per session."""
+    k = ("spatial", method)
+    if k not in _CACHE:
+        _CACHE[k] = symbolic.derive_spatial(method)
+    return _CACHE[k]
+
+
+def test_spatial_element_kane_equals_gibbs_appell_exactly():
+    """Seed 004's route for a 3D element in general motion: Kane's partial velocities and
+    Gibbs-Appell's energy of accelerations give identical polynomials."""
+    kane, ga = spatial("kane"), spatial("gibbs-appell")
+    assert (kane.equations - ga.equations).applyfunc(sympy.expand).is_zero_matrix
+    # Gibbs-Appell differentiates less: no partial velocities (12 x 3 derivatives)
+    assert ga.cost.derivatives < kane.cost.derivatives
+
+
+@pytest.mark.parametrize("method", symbolic.SPATIAL_METHODS)
+def test_spatial_element_equals_the_core(method):
+    """Every term of the symbolic equations at random section, position and spatial motion
+    equals the C core's one-element Beam3D (section points vs exact section moments, Gauss
+    vs exact line integrals): round-off, measured below 1e-15."""
+    out = symbolic.compare_spatial_with_core(spatial(method), seed=3)
+    for name in ("M", "C", "K", "K_eps", "K_om", "q_a", "q_eps", "q_om"):
+        assert out[name] < 1e-13, (name, out[name])

@@ -101,3 +101,8 @@ __all__ += [  # time integration (issue 3)
     "studies",
 ]
 __all__ += ["StoreError", "SweepResult", "sweep"]  # studies at scale (issue 12)
+
+# spatial motion (issue 9): the 3D beam and bar
+from .bodies import Bar3D, Beam3D  # noqa: E402
+
+__all__ += ["Bar3D", "Beam3D"]

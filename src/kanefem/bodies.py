@@ -86,7 +86,8 @@ class EigenResult(ResultMixin):
         ``"ascending"`` or ``"tracked"``.
     stats : dict
         How the instants were solved: ``full_solves``, ``continued``,
-        ``iterations``.
+        ``iterations``, ``reused`` (instants equal to the one before, e.g. a constant
+        spin, whose solution was reused).
     """
 
     eigenvalues: np.ndarray
@@ -123,10 +124,12 @@ class FlexibleBody:
     _presets: Mapping[str, tuple] = {}
     _default_supports = "free-free"
 
-    def __init__(self, nodes, elements, *, E, A, rho, I=None):  # noqa: E741 (I is the name users know)
+    def __init__(self, nodes, elements, *, E, A, rho, I=None, section=None):  # noqa: E741 (I is the name users know)
+        extra = section
         section = {"E": E, "rho": rho, "A": A}
         if I is not None:
             section["Izz"] = I
+        section.update(extra or {})  # further C fields (a spatial beam's Iyy, J, nu, ref)
         self._attach(nodes, elements, section)
 
     def _attach(self, nodes, elements, section, storage=-1):
@@ -173,34 +176,45 @@ class FlexibleBody:
 
     # ------------------------------------------------------------ motion
 
-    def _frame(self, omega, eps, a_O):
-        """One instant of the frame's motion (a length-1 frame array), planar rates."""
-        omega = _checks.real("omega", omega)
-        eps = _checks.real("eps", eps)
-        if a_O is not None:
-            a_O = _checks.array("a_O", a_O, shape=(self.dim,))
-        return frames.planar(omega, eps, a_O, dim=self.dim)
+    def _frame(self, omega, eps, a_O, given=None):
+        """One instant of the frame's motion (a length-1 frame array): planar rates
+        (numbers, about z) or spatial ones (3-vectors), or a given frame array."""
+        if given is not None:
+            return frames.given(given, "frames", one=True)
+        return frames.from_rates(omega, eps, a_O, dim=self.dim)
 
-    def motion_terms(self, omega, eps=0.0, a_O=None) -> MotionTerms:
+    def motion_terms(self, omega=0.0, eps=0.0, a_O=None, *, frames=None) -> MotionTerms:
         """The motion terms at one instant of the frame's rigid motion.
 
         Parameters
         ----------
-        omega : float
-            Angular velocity of the frame about its z axis [rad/s].
-        eps : float
-            Angular acceleration [rad/s^2].
-        a_O : array_like, shape (2,), optional
+        omega : float or array_like, shape (3,)
+            Angular velocity of the frame [rad/s]: a number (about its z axis) or, for a
+            spatial body, a 3-vector in body axes.
+        eps : float or array_like, shape (3,)
+            Angular acceleration [rad/s^2], the same way.
+        a_O : array_like, shape (dim,), optional
             Acceleration of the frame origin in the body frame [m/s^2]; subtract
-            gravity (a_O - g, both in the body frame) to include it.
+            gravity (a_O - g, both in the body frame) to include it.  A spatial body
+            takes 2 or 3 components.
+        frames : ndarray of kanefem.FRAME_DTYPE, optional
+            The instant as a frame state (see :mod:`kanefem.frames`) instead of the
+            rates above.
 
         Returns
         -------
         MotionTerms
-        """
-        return MotionTerms(**_core.motion_terms(body=self._body, frame=self._frame(omega, eps, a_O)))
 
-    def inertia_forces(self, d, d_t, d_tt, omega=0.0, eps=0.0, a_O=None, route="invariants"):
+        Raises
+        ------
+        ValueError
+            Non-finite rates; a planar body given a rotation about x or y.
+        """
+        frame = self._frame(omega, eps, a_O, frames)
+        return MotionTerms(**_core.motion_terms(body=self._body, frame=frame))
+
+    def inertia_forces(self, d, d_t, d_tt, omega=0.0, eps=0.0, a_O=None, route="invariants", *,
+                       frames=None):
         """Kane's generalized inertia forces at one state of the body.
 
         F*_r = -int rho (R N_r)^T a dV, with the partial velocities R N_r of the
@@ -212,8 +226,9 @@ class FlexibleBody:
         ----------
         d, d_t, d_tt : array_like, shape (ndof,)
             Nodal displacements [m, rad], their rates and accelerations.
-        omega, eps : float
-            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame.
+        omega, eps : float or array_like, shape (3,)
+            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame (numbers:
+            about z; 3-vectors: body axes, spatial bodies).
         a_O : array_like, shape (dim,), optional
             Acceleration of the frame origin in the body frame [m/s^2] (a_O - g to
             include gravity).
@@ -222,6 +237,8 @@ class FlexibleBody:
             K_om) d + q_a + q_eps + q_om), as the equations of motion use them;
             ``"quadrature"``: the integral itself, by each element's Gauss rule in the
             C core at this state (an independent check of the invariants).
+        frames : ndarray of kanefem.FRAME_DTYPE, optional
+            The instant as a frame state instead of omega, eps, a_O.
 
         Returns
         -------
@@ -247,12 +264,12 @@ class FlexibleBody:
         _checks.choice("route", route, ("invariants", "quadrature"))
         states = [_checks.array(name, v, shape=(self.ndof,))
                   for name, v in (("d", d), ("d_t", d_t), ("d_tt", d_tt))]
-        frame = self._frame(omega, eps, a_O)
+        frame = self._frame(omega, eps, a_O, frames)
         if route == "quadrature":
             return _core.inertia_forces_direct(body=self._body, d=states[0], d_t=states[1],
                                                d_tt=states[2], frame=frame)
         d, d_t, d_tt = states
-        t = self.motion_terms(omega, eps, a_O)
+        t = self.motion_terms(frames=frame)
         return -(self.mass_matrix() @ d_tt + t.C @ d_t + (t.K_eps + t.K_om) @ d
                  + t.q_a + t.q_eps + t.q_om)
 
@@ -371,15 +388,14 @@ class FlexibleBody:
 
     # ------------------------------------------------------------ geometric stiffness
 
-    def _frames(self, omega, eps, a_O):
-        """Instants of the frame's motion (a frame array (nt,)), planar rates."""
-        om = _checks.array("omega", omega, ndim=1)
-        ep = _checks.array("eps", eps, ndim=1)
-        if om.shape != ep.shape:
-            raise ValueError(f"omega and eps must have the same length, got {om.shape} and {ep.shape}")
-        if a_O is not None:
-            a_O = _checks.array("a_O", a_O, shape=(om.shape[0], self.dim))
-        return frames.planar(om, ep, a_O, dim=self.dim)
+    def _frames(self, omega, eps, a_O, given=None):
+        """Instants of the frame's motion (a frame array (nt,)): planar rates ((nt,)
+        numbers about z) or spatial ones ((nt, 3) vectors), or a given frame array."""
+        if given is not None:
+            return frames.given(given, "frames")
+        if omega is None or eps is None:
+            raise TypeError("give the frame's motion as omega and eps, or as frames=")
+        return frames.from_rates(omega, eps, a_O, instants=True, dim=self.dim)
 
     def _axial_rows(self, motion, supports, end_forces):
         """Quasi-static axial-force coefficients (nt, 3) at the frame states motion."""
@@ -397,31 +413,35 @@ class FlexibleBody:
             return _checks.array("axial_force", axial_force, shape=(motion.shape[0], 3))
         return self._axial_rows(motion, supports, end_forces)
 
-    def axial_force(self, omega=0.0, eps=0.0, a_O=None, supports=None, end_forces=(0.0, 0.0)):
+    def axial_force(self, omega=0.0, eps=0.0, a_O=None, supports=None, end_forces=(0.0, 0.0), *,
+                    frames=None):
         """Axial force of the quasi-static axial equilibrium, N(x) = c0 + c1 x + c2 x^2.
 
         The body (a straight line on its frame's x axis) carries the inertial load of
-        its frame's motion, -rho A (a_x - omega^2 x) per unit length, and the applied
+        its frame's motion, -rho A (a_x + (W W)_xx x) per unit length ((W W)_xx =
+        -omega^2 in the plane, -(omega_y^2 + omega_z^2) in space), and the applied
         axial end forces; the supports say which ends are axially fixed (one fixed end:
         the free end sets N; both: no net elongation; none: the first end sets N).
 
         Parameters
         ----------
-        omega, eps : float
-            Frame angular velocity [rad/s] and acceleration [rad/s^2].
-        a_O : array_like, shape (2,), optional
+        omega, eps : float or array_like, shape (3,)
+            Frame angular velocity [rad/s] and acceleration [rad/s^2] (numbers: about z).
+        a_O : array_like, shape (dim,), optional
             Acceleration of the frame origin minus gravity, in the body frame [m/s^2].
         supports : str or dict, optional
             As in :meth:`eigenvalues`.
         end_forces : (float, float)
             Applied axial forces at the first and last node, +x positive [N].
+        frames : ndarray of kanefem.FRAME_DTYPE, optional
+            The instant as a frame state instead of omega, eps, a_O.
 
         Returns
         -------
         ndarray, shape (3,)
             (c0, c1, c2) [N, N/m, N/m^2], tension positive, x the body-frame coordinate.
         """
-        motion = self._frame(omega, eps, a_O)
+        motion = self._frame(omega, eps, a_O, frames)
         supports = self._default_supports if supports is None else supports
         return self._axial_rows(motion, supports, end_forces)[0]
 
@@ -457,6 +477,8 @@ class FlexibleBody:
         end_forces=None,
         axial_force=None,
         constraints=None,
+        *,
+        frames=None,
     ) -> EigenResult:
         """Frozen-time eigenvalues at one instant of the frame's motion.
 
@@ -468,8 +490,9 @@ class FlexibleBody:
         ----------
         n_modes : int
             Number of lowest modes, 1..(free DOFs).
-        omega, eps : float
-            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame.
+        omega, eps : float or array_like, shape (3,)
+            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame: numbers
+            (about z) or, for a spatial body, 3-vectors in body axes.
         supports : str or dict, optional
             See :meth:`support_mask`; default: the class's usual supports
             (``"pinned-pinned"`` for a beam, ``"fixed-free"`` for a bar).
@@ -485,7 +508,7 @@ class FlexibleBody:
             seeds' model.
         a_O, end_forces, axial_force
             Only used with ``geometric_stiffness``: origin acceleration minus gravity
-            in the body frame [m/s^2] (2,), axial end forces [N] (2,), or the axial
+            in the body frame [m/s^2] (dim,), axial end forces [N] (2,), or the axial
             force coefficients (c0, c1, c2) directly.
         constraints : array_like, shape (k, ndof), optional
             Linear constraints G d = 0 on the DOFs, eliminated by Maggi's projection
@@ -494,6 +517,8 @@ class FlexibleBody:
             and satisfy G phi = 0.  With constraints, ``supports=None`` means no
             supports (give both to combine them), and the quasi-static axial force of
             ``geometric_stiffness`` takes its end conditions from ``supports`` only.
+        frames : ndarray of kanefem.FRAME_DTYPE, optional
+            The instant as a frame state instead of omega, eps, a_O.
 
         Returns
         -------
@@ -511,7 +536,7 @@ class FlexibleBody:
         geometric = bool(geometric_stiffness)
         ctx = self._eig_context(supports, geometric, constraints)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
-        motion = self._frame(omega, eps, a_O if geometric else None)
+        motion = self._frame(omega, eps, a_O if geometric else None, frames)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
@@ -529,9 +554,9 @@ class FlexibleBody:
 
     def eigenvalues_vs_time(
         self,
-        omega,
-        eps,
-        n_modes,
+        omega=None,
+        eps=None,
+        n_modes=None,
         supports=None,
         include_eps=True,
         order="ascending",
@@ -541,19 +566,22 @@ class FlexibleBody:
         end_forces=None,
         axial_force=None,
         constraints=None,
+        *,
+        frames=None,
     ) -> EigenResult:
         """Frozen-time eigenvalues over a time grid, in one call to the core.
 
         Parameters
         ----------
-        omega, eps : array_like, shape (nt,)
+        omega, eps : array_like, shape (nt,) or (nt, 3)
             Angular velocity [rad/s] and acceleration [rad/s^2] of the frame at
-            each instant.
+            each instant: numbers (about z) or, for a spatial body, 3-vectors in body
+            axes.
         n_modes : int
             Number of modes, 1..(free DOFs).
         supports, include_eps, mode_shapes, geometric_stiffness, end_forces, constraints
             As in :meth:`eigenvalues`.
-        a_O : array_like, shape (nt, 2), optional
+        a_O : array_like, shape (nt, dim), optional
             With ``geometric_stiffness``: origin acceleration minus gravity at each
             instant, in the body frame [m/s^2].
         axial_force : array_like, shape (nt, 3), optional
@@ -563,6 +591,9 @@ class FlexibleBody:
             ``"ascending"``: sorted by value at every instant.  ``"tracked"``: mode
             k keeps its identity from instant to instant (matched by shape), so a
             curve follows one mode through crossings.
+        frames : ndarray of kanefem.FRAME_DTYPE, shape (nt,), optional
+            The instants as frame states (e.g. ``Motion.evaluate(t).frames``) instead of
+            omega, eps, a_O.
 
         Returns
         -------
@@ -572,7 +603,7 @@ class FlexibleBody:
             full decomposition).
         """
         geometric = bool(geometric_stiffness)
-        motion = self._frames(omega, eps, a_O if geometric else None)
+        motion = self._frames(omega, eps, a_O if geometric else None, frames)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
@@ -595,15 +626,17 @@ class FlexibleBody:
 
     def gyroscopic_eigenvalues(
         self,
-        omega,
-        eps,
-        n_modes,
+        omega=None,
+        eps=None,
+        n_modes=None,
         supports=None,
         include_eps=True,
         geometric_stiffness=False,
         a_O=None,
         end_forces=None,
         axial_force=None,
+        *,
+        frames=None,
     ):
         """Complex eigenvalues s of (s^2 M + s C + K_eff) phi = 0 at each instant.
 
@@ -613,11 +646,12 @@ class FlexibleBody:
 
         Parameters
         ----------
-        omega, eps : array_like, shape (nt,)
-            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame.
+        omega, eps : array_like, shape (nt,) or (nt, 3)
+            Angular velocity [rad/s] and acceleration [rad/s^2] of the frame (numbers:
+            about z; 3-vectors: body axes).
         n_modes : int
             Number of eigenvalues per instant, 1..(free DOFs).
-        supports, include_eps, geometric_stiffness, a_O, end_forces, axial_force
+        supports, include_eps, geometric_stiffness, a_O, end_forces, axial_force, frames
             As in :meth:`eigenvalues_vs_time`.
 
         Returns
@@ -635,7 +669,7 @@ class FlexibleBody:
         True
         """
         geometric = bool(geometric_stiffness)
-        motion = self._frames(omega, eps, a_O if geometric else None)
+        motion = self._frames(omega, eps, a_O if geometric else None, frames)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric)
@@ -667,7 +701,7 @@ class GyroscopicResult(ResultMixin):
 class _StraightBody(FlexibleBody):
     """A straight body of equal line elements on its frame's x axis."""
 
-    def _build(self, length, n_elements, origin, E, A, I, rho):  # noqa: E741
+    def _build(self, length, n_elements, origin, E, A, I, rho, section=None):  # noqa: E741
         self.length = _checks.real("length", length, positive=True)
         self.n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=10_000_000)
         self.origin = _checks.real("origin", origin)
@@ -675,10 +709,11 @@ class _StraightBody(FlexibleBody):
         self.A = _checks.real("A", A, positive=True)
         self.rho = _checks.real("rho", rho, positive=True)
         n = self.n_elements
-        x = self.origin + self.length * np.arange(n + 1) / n
-        nodes = np.column_stack([x, np.zeros(n + 1)])
+        nodes = np.zeros((n + 1, _KINDS[self._kind]["dim"]))
+        nodes[:, 0] = self.origin + self.length * np.arange(n + 1) / n
         elements = np.column_stack([np.arange(n), np.arange(1, n + 1)])
-        FlexibleBody.__init__(self, nodes, elements, E=self.E, A=self.A, I=I, rho=self.rho)
+        FlexibleBody.__init__(self, nodes, elements, E=self.E, A=self.A, I=I, rho=self.rho,
+                              section=section)
 
     def __repr__(self):
         fields = ["length", "n_elements", "E", "A", "I", "rho", "origin"]
@@ -798,3 +833,171 @@ class AxialBar(_StraightBody):
 
     def __init__(self, length, n_elements, E, A, rho, origin=0.0):
         self._build(length, n_elements, origin, E, A, None, rho)  # a bar has no bending
+
+
+# ---------------------------------------------------------------- spatial bodies (issue 9)
+
+
+class Beam3D(_StraightBody):
+    """A straight spatial Euler-Bernoulli beam of equal elements (docs/theory.md section 2.8).
+
+    The beam lies on its frame's x axis from ``origin`` to ``origin + length``; each
+    node carries (u, v, w, theta_x, theta_y, theta_z): displacements along the body
+    axes [m] and rotations about them [rad].  Axial displacement and torsion are linear,
+    the two bendings cubic Hermite (theta_z = dv/dx, theta_y = -dw/dx); no shear
+    deformation and no rotary inertia of bending, so that in planar motion its in-plane
+    equations are :class:`PlanarBeam`'s.  The section's mass turns with the torsion:
+    its polar moment Izz + Iyy gives the torsional mass.  The frame may move in space:
+    every method takes omega and eps as 3-vectors in body axes (or numbers, about z).
+
+    Parameters
+    ----------
+    length : float
+        Length [m].
+    n_elements : int
+        Number of equal elements (>= 1).
+    E : float
+        Young's modulus [Pa].
+    A : float
+        Cross-section area [m^2].
+    Izz : float
+        Second moment of area int y^2 dA, for bending in the x-y plane (v), as
+        PlanarBeam's I [m^4].
+    Iyy : float
+        Second moment of area int z^2 dA, for bending in the x-z plane (w) [m^4].
+    J : float
+        Torsion constant [m^4] (Izz + Iyy for a circular section).
+    rho : float
+        Density [kg/m^3].
+    nu : float
+        Poisson's ratio; the shear modulus is E / (2 (1 + nu)).
+    ref : array_like, shape (3,)
+        Orientation vector in the body frame: the section's local y axis is the part
+        of ref normal to the beam (default the body's y axis).
+    origin : float
+        Position of the first node on the frame's x axis [m].
+
+    Notes
+    -----
+    Supports: presets ``"clamped-free"`` (the default: a blade, a robot link),
+    ``"clamped-clamped"``, ``"clamped-pinned"``, ``"pinned-pinned"``,
+    ``"pinned-free"``, ``"free-free"``; or ``{node: kind}`` with kind
+    ``"clamped"``/``"fixed"`` (all six), ``"pinned"`` (u, v, w and theta_x: a fork
+    support, free to bend both ways but held against twist), ``"spherical"`` (u, v,
+    w), or a tuple of DOF names.  :meth:`from_mesh` builds a beam of any node and
+    element arrays.
+
+    Examples
+    --------
+    >>> beam = Beam3D(1.0, 20, E=2.1e11, A=1e-4, Izz=1e-8, Iyy=1e-8, J=2e-8, rho=7800)
+    >>> beam.ndof
+    126
+    >>> r = beam.eigenvalues(2, omega=(0.0, 0.0, 50.0))   # spin about z: lag softens
+    >>> bool(r.eigenvalues[0] < r.eigenvalues[1])
+    True
+    """
+
+    _kind = "beam3d"
+    dof_names = ("u", "v", "w", "theta_x", "theta_y", "theta_z")
+    _support_dofs = {"clamped": (0, 1, 2, 3, 4, 5), "fixed": (0, 1, 2, 3, 4, 5),
+                     "pinned": (0, 1, 2, 3), "spherical": (0, 1, 2)}
+    _presets = {
+        "clamped-free": ("clamped", None),
+        "clamped-clamped": ("clamped", "clamped"),
+        "clamped-pinned": ("clamped", "pinned"),
+        "pinned-pinned": ("pinned", "pinned"),
+        "pinned-free": ("pinned", None),
+        "free-free": (None, None),
+    }
+    _default_supports = "clamped-free"
+
+    def __init__(self, length, n_elements, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
+                 origin=0.0):
+        section = self._section(Izz, Iyy, J, nu, ref)
+        self._build(length, n_elements, origin, E, A, self.Izz, rho, section=section)
+
+    def _section(self, Izz, Iyy, J, nu, ref):
+        self.Izz = _checks.real("Izz", Izz, positive=True)
+        self.Iyy = _checks.real("Iyy", Iyy, positive=True)
+        self.J = _checks.real("J", J, positive=True)
+        self.nu = _checks.real("nu", nu)
+        self.ref = tuple(float(v) for v in _checks.array("ref", ref, shape=(3,)))
+        return {"Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref}
+
+    @classmethod
+    def from_mesh(cls, nodes, elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0)):
+        """A spatial beam of any 2-node elements: nodes (n, 3) in the body frame,
+        elements (nel, 2) of node indices.  ``ref`` orients every element's section
+        (it must not be parallel to any element).  Geometric stiffness needs a straight
+        body on the frame's x axis with its nodes in ascending x.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> nodes = np.array([[0, 0, 0], [0, 0.5, 0], [0.5, 0.5, 0]])  # an L-shaped frame
+        >>> frame = Beam3D.from_mesh(nodes, [[0, 1], [1, 2]], E=2.1e11, A=1e-4, Izz=1e-8,
+        ...                          Iyy=1e-8, J=2e-8, rho=7800, ref=(0, 0, 1))
+        >>> frame.ndof
+        18
+        """
+        body = cls.__new__(cls)
+        section = body._section(Izz, Iyy, J, nu, ref)
+        FlexibleBody.__init__(body, nodes, elements, E=E, A=A, I=body.Izz, rho=rho,
+                              section=section)
+        return body
+
+
+class Bar3D(_StraightBody):
+    """A straight spatial bar (truss member) of equal elements (docs/theory.md section 2.8).
+
+    The bar lies on its frame's x axis from ``origin`` to ``origin + length``; each
+    node carries (u, v, w) [m].  Every displacement component is interpolated linearly
+    (the consistent mass moves across the bar too), the bar resists stretching only:
+    without geometric stiffness its lateral motions have no stiffness, with it (the
+    tension of a spinning bar) it is a string.
+
+    Parameters
+    ----------
+    length, n_elements, E, A, rho, origin
+        As in :class:`AxialBar`.
+
+    Notes
+    -----
+    Supports: presets ``"fixed-free"`` (the default), ``"fixed-fixed"``,
+    ``"free-fixed"``, ``"free-free"``; or ``{node: "fixed"}`` (u, v, w), or a tuple of
+    DOF names.  :meth:`from_mesh` builds a truss of any node and element arrays.
+
+    Examples
+    --------
+    >>> bar = Bar3D(1.0, 10, E=210e9, A=2e-5, rho=7800)
+    >>> r = bar.eigenvalues(2, omega=(0.0, 0.0, 20.0), geometric_stiffness=True)
+    >>> round(float(r.angular_frequencies[1]), 6)   # a hinged spinning string flaps at Omega
+    20.0
+    """
+
+    _kind = "bar3d"
+    dof_names = ("u", "v", "w")
+    _support_dofs = {"fixed": (0, 1, 2), "clamped": (0, 1, 2), "pinned": (0, 1, 2)}
+    _presets = AxialBar._presets
+    _default_supports = "fixed-free"
+
+    def __init__(self, length, n_elements, E, A, rho, origin=0.0):
+        self._build(length, n_elements, origin, E, A, None, rho)
+
+    @classmethod
+    def from_mesh(cls, nodes, elements, *, E, A, rho):
+        """A truss of 2-node bars: nodes (n, 3) in the body frame, elements (nel, 2).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> nodes = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+        >>> tet = Bar3D.from_mesh(nodes, [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]],
+        ...                       E=210e9, A=1e-4, rho=7800)
+        >>> lam = tet.eigenvalues(7, supports="free-free").eigenvalues
+        >>> int((np.abs(lam) < 1e-6 * lam.max()).sum())   # six rigid-body modes
+        6
+        """
+        body = cls.__new__(cls)
+        FlexibleBody.__init__(body, nodes, elements, E=E, A=A, rho=rho)
+        return body

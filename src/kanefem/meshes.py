@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _checks, _core, frames as _frames_mod
+from . import _checks, _core
 from .bodies import EigenResult, FlexibleBody, MotionTerms
 from ._io import atomic_path, atomic_write
 
@@ -511,69 +511,6 @@ _STORAGE = {"auto": -1, "dense": 0, "band": 1, "csr": 2, "sparse": 2}
 _DENSE_EIGEN_MAX = 300
 
 
-def _rates(name, value, nt, spatial_ok):
-    """omega or eps as (nt, 3): a number (about z) per instant, or a 3-vector per instant.
-    nt None: one instant (a number or shape (3,))."""
-    a = _checks.array(name, value)
-    if nt is None:
-        if a.ndim == 0:
-            return np.array([[0.0, 0.0, float(a)]])
-        if a.shape == (3,):
-            out = a[None, :].copy()
-        else:
-            raise ValueError(f"{name} must be a number (about z) or a 3-vector, got shape {a.shape}")
-    elif a.ndim == 0:
-        out = np.zeros((nt, 3))
-        out[:, 2] = float(a)
-    elif a.shape == (nt,):
-        out = np.zeros((nt, 3))
-        out[:, 2] = a
-    elif a.shape == (nt, 3):
-        out = a.copy()
-    else:
-        raise ValueError(f"{name} must have shape ({nt},) (about z) or ({nt}, 3), got {a.shape}")
-    if not spatial_ok and np.any(out[:, :2] != 0.0):
-        raise ValueError(f"{name} = {out[np.flatnonzero(np.any(out[:, :2] != 0, axis=1))[0]].tolist()}: "
-                         "a plane mesh turns about its frame's z axis only")
-    return out
-
-
-def _frames_of(omega, eps, a_O, nt, dim):
-    """Frame records (nt,) from rates about z or 3-vectors and a_O (dim components)."""
-    spatial = dim == 3
-    om = _rates("omega", omega, nt, spatial)
-    n = om.shape[0]
-    ep = _rates("eps", eps, n if nt is not None else None, spatial)
-    if ep.shape[0] != n:
-        raise ValueError(f"omega and eps must describe the same instants, got {n} and {ep.shape[0]}")
-    f = _frames_mod.empty(n)
-    f["omega"], f["eps"] = om, ep
-    if a_O is not None:
-        a = _checks.array("a_O", a_O)
-        if a.shape == (dim,):
-            a = np.broadcast_to(a, (n, dim))
-        if a.shape != (n, dim):
-            raise ValueError(f"a_O must have shape ({dim},) or ({n}, {dim}), got {a.shape}")
-        f["a"][:, :dim] = a
-    return f
-
-
-def _check_frames(frames, dim):
-    """A user's frame array (FRAME_DTYPE, 0-d or 1-d) as 1-d, checked as the core does."""
-    if not isinstance(frames, np.ndarray) or frames.dtype != _frames_mod.FRAME_DTYPE:
-        raise TypeError("frames must be an array of kanefem.FRAME_DTYPE (see kanefem.frames)")
-    f = np.atleast_1d(frames)
-    if f.ndim != 1:
-        raise ValueError(f"frames must be 1-D, got shape {frames.shape}")
-    for name in ("omega", "eps", "v", "a", "vdot"):
-        if not np.all(np.isfinite(f[name])):
-            raise ValueError(f"frames[{name!r}] must be finite")
-    if dim == 2 and (np.any(f["omega"][:, :2] != 0) or np.any(f["eps"][:, :2] != 0)):
-        raise ValueError("frames: a plane mesh turns about its frame's z axis only "
-                         "(omega and eps must be (0, 0, w))")
-    return f
-
-
 class MeshBody(FlexibleBody):
     """A flexible body meshed with plane or solid elements, in a moving frame.
 
@@ -698,26 +635,11 @@ class MeshBody(FlexibleBody):
 
     # ------------------------------------------------------------ motion
 
-    def _frame(self, omega, eps, a_O):
-        return _frames_of(omega, eps, a_O, None, self.dim)
-
-    def _frames(self, omega, eps, a_O):
-        om = _checks.array("omega", omega)
-        if om.ndim == 0:
-            raise ValueError("omega must give one value (or 3-vector) per instant, got a number")
-        return _frames_of(omega, eps, a_O, om.shape[0], self.dim)
-
     def _motion(self, omega, eps, a_O, frames, one):
-        if frames is not None:
-            f = _check_frames(frames, self.dim)
-            if one and f.shape[0] != 1:
-                raise ValueError(f"frames must hold one instant here, got {f.shape[0]}")
-            return f
+        """The frame states of one instant or of a time grid (the body's _frame/_frames)."""
         if one:
-            return self._frame(omega, eps, a_O)
-        if omega is None:
-            raise TypeError("give omega (and eps) or frames")
-        return self._frames(omega, 0.0 if eps is None else eps, a_O)
+            return self._frame(omega, eps, a_O, frames)
+        return self._frames(omega, 0.0 if eps is None else eps, a_O, frames)
 
     def motion_terms(self, omega=0.0, eps=0.0, a_O=None, *, frames=None) -> MotionTerms:
         """The motion terms at one instant (docs/theory.md section 1.2), matrices as CSR.

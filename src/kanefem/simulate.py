@@ -340,7 +340,8 @@ def simulate(
     Parameters
     ----------
     body : FlexibleBody
-        E.g. :class:`kanefem.AxialBar`, :class:`kanefem.PlanarBeam`.
+        E.g. :class:`kanefem.AxialBar`, :class:`kanefem.PlanarBeam`, :class:`kanefem.Beam3D`
+        (a planar body takes rotations about its frame's z axis only).
     motion : Motion
         The rigid motion of the body's frame (:class:`kanefem.Motion`).
     t_end : float
@@ -384,9 +385,11 @@ def simulate(
     divergence_limit : float, optional
         Stop with DivergenceError when some |d_i| exceeds this (default 1e100); the
         solution becoming non-finite always stops.
-    gravity : array_like, shape (2,), optional
-        Gravity in the global frame [m/s^2], e.g. (0, -9.81); needs a motion whose
-        angle is known (constant speed or samples).
+    gravity : array_like, shape (2,) or (3,), optional
+        Gravity in the global frame [m/s^2], e.g. (0, -9.81) for a planar motion, (0,
+        0, -9.81) for a spatial one (:meth:`Motion.constant_spin`,
+        :meth:`Motion.from_rotations`); needs a motion whose orientation is known (all
+        but a function motion).
     geometric_stiffness : bool
         Add K_G(t) from the quasi-static axial force of each instant (the frame's
         inertial loads, gravity, the axial end loads in ``loads`` and the axial

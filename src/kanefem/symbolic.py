@@ -90,6 +90,10 @@ __all__ = [
     "format_cost_table",
     "write_cost_csv",
     "read_cost_csv",
+    "SPATIAL_METHODS",
+    "SpatialDerivation",
+    "derive_spatial",
+    "compare_spatial_with_core",
 ]
 
 METHODS = ("kane", "gibbs-appell", "lagrange", "hamilton", "maggi")
@@ -963,3 +967,226 @@ def format_cost_table(rows, route="element"):
             + " / ".join(times)
         )
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- one spatial element (issue 9)
+#
+# Seed 004's route for a three-dimensional element in general motion: one Beam3D element
+# on the frame's x axis from (x0, y0, z0), section axes along the body's y and z, a frame
+# turning with omega(t) = (Omega_x, Omega_y, Omega_z)(t) and an origin moving with v_O(t)
+# (both in body axes).  The section is integrated exactly through its moments: a point
+# (y, z) of the section displaces by the centroid's displacement plus the torsional
+# rotation, (u, v - z theta_x, w + y theta_x), and lies at (x0 + xi l, y0 + y, z0 + z);
+# int dA = A, int y^2 dA = Izz, int z^2 dA = Iyy, int y = int z = int yz = 0.  The C core
+# integrates the same field with four section points (docs/theory.md section 2.8); here
+# the moments are used directly, an independent route.
+
+sy, sz = sympy.symbols("y_s z_s")  # section coordinates
+A_s, Izz_s, Iyy_s, EIzz, EIyy, GJ = sympy.symbols("A I_zz I_yy EI_zz EI_yy GJ")
+y0, z0 = sympy.symbols("y0 z0")
+rho_s = sympy.Symbol("rho")
+#: body-axes rates and origin motion of the spatial derivation (plain symbols)
+omega3 = sympy.symbols("omega_x omega_y omega_z")
+eps3 = sympy.symbols("epsilon_x epsilon_y epsilon_z")
+a3 = sympy.symbols("a_x a_y a_z")
+v3 = sympy.symbols("v_x v_y v_z")
+_omega3_t = [sympy.Function(f"Omega_{c}")(t) for c in "xyz"]
+_v3_t = [sympy.Function(f"V_{c}")(t) for c in "xyz"]
+SPATIAL_METHODS = ("kane", "gibbs-appell")
+_SECTION_MOMENTS = {(0, 0): A_s, (1, 0): 0, (0, 1): 0, (1, 1): 0, (2, 0): Izz_s, (0, 2): Iyy_s}
+
+
+def _shape3(length):
+    """N (3 x 12) of a Beam3D element at section point (y_s, z_s); DOFs node-major
+    (u, v, w, theta_x, theta_y, theta_z), the C core's."""
+    H = [1 - 3 * xi**2 + 2 * xi**3, length * (xi - 2 * xi**2 + xi**3), 3 * xi**2 - 2 * xi**3,
+         length * (xi**3 - xi**2)]
+    N = sympy.zeros(3, 12)
+    for n, lin in enumerate((1 - xi, xi)):
+        c = 6 * n
+        N[0, c] = lin                                 # u
+        N[1, c + 1], N[1, c + 5] = H[2 * n], H[2 * n + 1]   # v, theta_z = v'
+        N[2, c + 2], N[2, c + 4] = H[2 * n], -H[2 * n + 1]  # w, theta_y = -w'
+        N[1, c + 3], N[2, c + 3] = -sz * lin, sy * lin      # torsion turns the section
+    return N
+
+
+def _cross3(w, r):
+    return sympy.Matrix([w[1] * r[2] - w[2] * r[1], w[2] * r[0] - w[0] * r[2], w[0] * r[1] - w[1] * r[0]])
+
+
+def _integral_element(f, g):
+    """int over the element (length l, section moments) of rho f g, f and g polynomial
+    in xi, y_s, z_s (exact)."""
+    pf = sympy.Poly(sympy.expand(f), xi, sy, sz).as_dict()
+    pg = sympy.Poly(sympy.expand(g), xi, sy, sz).as_dict()
+    out = []
+    for (i, a, b), cf in pf.items():
+        for (j, c, d), cg in pg.items():
+            moment = _SECTION_MOMENTS.get((a + c, b + d))
+            if moment is None:
+                raise ValueError(f"section moment of degree {(a + c, b + d)} is not known")
+            if moment != 0:
+                out.append(cf * cg * moment / (i + j + 1))
+    return rho_s * l * sympy.expand(sympy.Add(*out))
+
+
+@dataclass
+class SpatialDerivation:
+    """The equations of one Beam3D element in general spatial motion by one method.
+
+    Attributes
+    ----------
+    method : str
+        ``"kane"`` or ``"gibbs-appell"``.
+    coordinates, rates, accelerations : sympy.Matrix
+        ``d0..d11`` (node-major (u, v, w, theta_x, theta_y, theta_z)) and the symbols of
+        their rates.
+    equations : sympy.Matrix
+        The left-hand side of M d'' + C d' + (K + K_eps + K_om) d + q_a + q_eps + q_om = 0
+        in the symbols of :data:`omega3`, :data:`eps3`, :data:`a3`, the state and the
+        section (expanded).
+    cost : Cost
+    """
+
+    method: str
+    coordinates: sympy.Matrix
+    rates: sympy.Matrix
+    accelerations: sympy.Matrix
+    equations: sympy.Matrix
+    cost: Cost
+
+    def matrices(self) -> dict:
+        """The equations split into M, C, K, K_eps, K_om (12 x 12) and q_a, q_eps, q_om
+        (12 x 1), as :meth:`Derivation.matrices` does for the planar element."""
+        R = self.equations
+        state0 = {s: 0 for s in (*self.coordinates, *self.rates, *self.accelerations)}
+        Kall = R.jacobian(self.coordinates)
+        rest = {s: 0 for s in (*omega3, *eps3)}
+        K = Kall.xreplace(rest)
+        Keps = sum((e * Kall.diff(e) for e in eps3), sympy.zeros(12, 12))
+        q0 = R.xreplace(state0)
+        qa = sum((a * q0.diff(a) for a in a3), sympy.zeros(12, 1))
+        qe = sum((e * q0.diff(e) for e in eps3), sympy.zeros(12, 1))
+        expand = lambda m: m.applyfunc(sympy.expand)  # noqa: E731
+        return {"M": R.jacobian(self.accelerations), "C": R.jacobian(self.rates), "K": K,
+                "K_eps": expand(Keps), "K_om": expand(Kall - K - Keps), "q_a": expand(qa),
+                "q_eps": expand(qe), "q_om": expand(q0 - qa - qe)}
+
+
+def derive_spatial(method):
+    """Derive the equations of one Beam3D element in general spatial motion, by Kane's
+    method or by Gibbs-Appell's (seed 004's route).
+
+    Kane: partial velocities v_r = dv/dd'_r, generalized inertia forces F*_r = -int rho
+    v_r . a, elastic forces -dV/dd_r.  Gibbs-Appell: the energy of accelerations S = 1/2
+    int rho a . a without its part free of d'' (seed 004's E_a0, which no equation
+    sees), S = 1/2 int rho (N d'').(N d'') + int rho (N d'').a_r with a = N d'' + a_r,
+    and dS/dd''_r + dV/dd_r.  Here v = v_O + d/dt(r) + omega x r, a = dv/dt + omega x v in
+    body axes (the transport theorem), r = x + N d, and V = 1/2 int (EA u'^2 + EI_zz v''^2
+    + EI_yy w''^2 + GJ theta_x'^2) ds.
+
+    Parameters
+    ----------
+    method : {"kane", "gibbs-appell"}
+
+    Returns
+    -------
+    SpatialDerivation
+    """
+    _checks.choice("method", method, SPATIAL_METHODS)
+    D = DerivativeCount()
+    t0 = time.perf_counter()
+    names = [f"d{k}" for k in range(12)]
+    q = [sympy.Function(s)(t) for s in names]
+    qd = [sympy.Derivative(f, t) for f in q]
+    qdd = [sympy.Derivative(f, (t, 2)) for f in q]
+    N = _shape3(l)
+    r = sympy.Matrix([x0 + xi * l, y0 + sy, z0 + sz]) + N * sympy.Matrix(q)
+    w = _omega3_t
+    v = sympy.Matrix(_v3_t) + D.dt(r) + _cross3(w, r)
+    a = D.dt(v) + _cross3(w, v)
+    # elastic energy from the generalized strains
+    dN = [D.scalar(N[0, k].xreplace({sy: 0, sz: 0}), xi, "d/dxi") for k in range(12)]
+    u1 = sum(dN[k] * q[k] for k in range(12)) / l
+    vb = sum(N[1, k].xreplace({sy: 0, sz: 0}) * q[k] for k in range(12))
+    wc = sum(N[2, k].xreplace({sy: 0, sz: 0}) * q[k] for k in range(12))
+    th = sum(((1 - xi) if k == 3 else xi if k == 9 else 0) * q[k] for k in range(12))
+    v2 = D.scalar(D.scalar(vb, xi, "d/dxi"), xi, "d/dxi") / l**2
+    w2 = D.scalar(D.scalar(wc, xi, "d/dxi"), xi, "d/dxi") / l**2
+    t1 = D.scalar(th, xi, "d/dxi") / l
+
+    def line(f):
+        p = _xi_powers(f)
+        return _integral01(p, p)
+
+    V = l * (EA * line(u1) + EIzz * line(v2) + EIyy * line(w2) + GJ * line(t1)) / 2
+    gradV = D.grad(V, q, "d/dq")
+    if method == "kane":
+        partial = D.jacobian(v, qd, "d/dq'")
+        R = [sum(_integral_element(partial[c, k], a[c]) for c in range(3)) + gradV[k]
+             for k in range(12)]
+    else:
+        Nqdd = N * sympy.Matrix(qdd)
+        a_rest = (a - Nqdd).applyfunc(sympy.expand)
+        S = sum(_integral_element(Nqdd[c], Nqdd[c]) / 2 + _integral_element(Nqdd[c], a_rest[c])
+                for c in range(3))
+        dS = D.grad(S, qdd, "d/dq''")
+        R = [dS[k] + gradV[k] for k in range(12)]
+    syms = _state_symbols(names)
+    rep = {}
+    for k in range(12):
+        rep[qdd[k]], rep[qd[k]], rep[q[k]] = syms[2][k], syms[1][k], syms[0][k]
+    for c in range(3):
+        rep[sympy.Derivative(w[c], t)] = eps3[c]
+        rep[w[c]] = omega3[c]
+    # dv_O/dt = a_O - omega x v_O (body components of the origin's acceleration)
+    wxv = _cross3(omega3, v3)
+    for c in range(3):
+        rep[sympy.Derivative(_v3_t[c], t)] = a3[c] - wxv[c]
+        rep[_v3_t[c]] = v3[c]
+    eqs = sympy.Matrix(R).xreplace(rep).applyfunc(sympy.expand)
+    seconds = time.perf_counter() - t0
+    cost = Cost(derivatives=D.total, by_kind=dict(D.by_kind), matrix_ops=D.matrix_ops,
+                ops=_count_ops(eqs), differentiated_ops=0, seconds=seconds)
+    return SpatialDerivation(method, *syms, eqs, cost)
+
+
+def compare_spatial_with_core(derivation, seed=0):
+    """Evaluate a spatial derivation's matrices at random section, position and motion
+    and compare them with the C core's one-element :class:`kanefem.Beam3D`.
+
+    Returns
+    -------
+    dict
+        For each term (``M``, ``C``, ``K``, ``K_eps``, ``K_om``, ``q_a``, ``q_eps``,
+        ``q_om``) the largest absolute difference relative to the largest entry of the
+        core's term, and ``"values"``, the random values used.
+    """
+    from .bodies import Beam3D
+
+    rng = np.random.default_rng(seed)
+    E, A, Izz, Iyy, J, rho = (float(x) for x in rng.uniform([1e10, 1e-4, 1e-9, 1e-9, 1e-9, 2e3],
+                                                            [3e11, 1e-3, 1e-7, 1e-7, 1e-7, 9e3]))
+    nu = float(rng.uniform(0.0, 0.45))
+    length = float(rng.uniform(0.3, 2.0))
+    X0 = rng.uniform(-0.5, 0.5, 3)
+    om, ep, aO = rng.uniform(-20, 20, 3), rng.uniform(-300, 300, 3), rng.uniform(-50, 50, 3)
+    values = {rho_s: rho, A_s: A, Izz_s: Izz, Iyy_s: Iyy, l: length, x0: X0[0], y0: X0[1],
+              z0: X0[2], EA: E * A, EIzz: E * Izz, EIyy: E * Iyy, GJ: E / (2 * (1 + nu)) * J}
+    values.update(zip(omega3, om))
+    values.update(zip(eps3, ep))
+    values.update(zip(a3, aO))
+    nodes = np.array([X0, X0 + [length, 0.0, 0.0]])
+    body = Beam3D.from_mesh(nodes, [[0, 1]], E=E, A=A, Izz=Izz, Iyy=Iyy, J=J, rho=rho, nu=nu,
+                            ref=(0.0, 1.0, 0.0))
+    t_ = body.motion_terms(om, ep, aO)
+    core = {"M": body.mass_matrix(), "C": t_.C, "K": body.stiffness_matrix(), "K_eps": t_.K_eps,
+            "K_om": t_.K_om, "q_a": t_.q_a, "q_eps": t_.q_eps, "q_om": t_.q_om}
+    out = {}
+    for name, sym in derivation.matrices().items():
+        got = np.array(sym.xreplace(values).evalf(), dtype=float).reshape(core[name].shape)
+        scale = np.abs(core[name]).max()
+        out[name] = float(np.abs(got - core[name]).max() / scale)
+    out["values"] = {str(k): float(v) for k, v in values.items()}
+    return out
