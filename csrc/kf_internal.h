@@ -165,6 +165,15 @@ typedef struct kf_qpoint {
 /* Move p to the next quadrature point; 0 when there is none left. */
 int kf_body_next_point(const kf_body *b, kf_qpoint *p);
 
+/* ---------------------------------------------------------------- mechanisms (kf_mechanism.c) */
+
+/* The one dense solve of the mechanism code: LU with partial pivoting of the n x n
+ * column-major a in place (factor != 0), then nrhs solves of b (n x nrhs). */
+int kf_mech_dense_solve(int n, double *a, int *ipiv, int factor, int nrhs, double *b,
+                        kf_error *err);
+/* KF_EINVAL unless every drive is well formed (mode, speed, path). */
+int kf_mech_check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err);
+
 /* ---------------------------------------------------------------- integration (kf_ode.c) */
 
 /* KF_EINVAL unless there are nout >= 1 output times, finite, >= t0 and
