@@ -720,6 +720,72 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
                      double *states, kf_stats *stats, kf_error *err);
 
 /*
+ * Elastic links coupled both ways (docs/theory.md section 5.12).  A link is a
+ * body of the mechanism whose axes are its elements' frame and whose
+ * reference point (and mass and inertia) are its elements' mass centre (and
+ * mass and inertia about it, checked); its elastic DOFs are those its
+ * reference conditions leave free, and joints attach to it only at nodes
+ * those conditions hold (checked).  The rigid and elastic coordinates form
+ * one system, Kane's projection of the floating-frame equations on the
+ * constraints' null space, M(p) p'' = f(t, p, p'), p = (free z, d).
+ */
+typedef struct kf_mech_link {
+    int body;                   /* the mechanism's body that carries the elements */
+    const kf_body *fe;          /* planar elements (dimension 2) */
+    const unsigned char *fixed; /* reference conditions: ndof flags */
+    double rayleigh[2];         /* damping alpha M + beta K of the elastic DOFs */
+    int geometric;              /* add K_G of the link's axial force (joint forces at its
+                                 * ends and axial inertia, docs/theory.md section 5.11) */
+} kf_mech_link;
+
+typedef struct kf_flexmech kf_flexmech;
+
+/* The coupled system of m (which must outlive it) and its links, with every
+ * workspace; KF_EINVAL naming the link for inconsistent links. */
+int kf_flexmech_create(kf_flexmech **out, const kf_mech *m, int nlink, const kf_mech_link *links,
+                       kf_error *err);
+void kf_flexmech_free(kf_flexmech *w);
+/* The number of elastic DOFs (every link's free DOFs, in link order). */
+int kf_flexmech_nelastic(const kf_flexmech *w);
+
+/*
+ * The accelerations at one state: z, z' (nz; prescribed ones as their drives
+ * at t give them, z0 and t0 for speed drives), d, d' (elastic); out: z''
+ * (nz), d'' (elastic), force (nz: the generalized force along each coordinate
+ * beyond the mechanism's own forces, as in kf_mech_simulate's rows), fj (3
+ * njoint, or NULL).
+ */
+int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
+                         const double *z0, const double *z, const double *zd, const double *d,
+                         const double *dd, double *zdd, double *ddd, double *force, double *fj,
+                         kf_error *err);
+
+typedef struct kf_flex_opts {
+    double dt;       /* the largest step [s]; steps land on every output time */
+    double rho_inf;  /* generalized-alpha: spectral radius at infinite step, [0, 1]
+                      * (1: Newmark's average acceleration) */
+    double tol;      /* Newton: |correction| <= tol max |acceleration| */
+    int max_iter;    /* Newton iterations per step */
+    long max_steps;  /* 0: 10^8 */
+    kf_progress_fn *progress;
+    void *progress_params;
+} kf_flex_opts;
+
+/*
+ * Integrate from z0, zd0 and the elastic x0 = (d, d') (or NULL: at rest,
+ * undeformed) at t[0] to the increasing times t[0..nt-1] by generalized-alpha
+ * (Newton's method on the accelerations at each step, the effective matrix M
+ * + gamma' (alpha M + beta K) + beta' (K + K_G) over the elastic DOFs).
+ * states: nt x 4 nz as kf_mech_simulate's; elastic: nt x 2 nelastic (d, d');
+ * joints: nt x 3 njoint or NULL.  KF_EGEOM (when and where), KF_ENOCONV
+ * (Newton, naming dt), KF_EDIVERGE, KF_ESTEPS.
+ */
+int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
+                    const double *zd0, const double *x0, int nt, const double *t,
+                    const kf_flex_opts *o, double *states, double *elastic, double *joints,
+                    kf_stats *stats, kf_error *err);
+
+/*
  * The wind pump of docs/theory.md section 5 as a mechanism: five bodies (crank,
  * lever, rocker, the weight G welded to it, slider), six joints (A, B, C', D,
  * the weld, the guide), z = (alpha, x_D), the slider's spring, friction and

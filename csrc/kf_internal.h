@@ -171,6 +171,12 @@ int kf_body_next_point(const kf_body *b, kf_qpoint *p);
  * column-major a in place (factor != 0), then nrhs solves of b (n x nrhs). */
 int kf_mech_dense_solve(int n, double *a, int *ipiv, int factor, int nrhs, double *b,
                         kf_error *err);
+/* The coordinates at t from the drives: prescribed ones (SPEED from z0 at t0, PATH)
+ * with z'' and presc set, free ones from y = (z, z') (full length 2 nz); tau the
+ * free ones' laws (0 without).  A callback's failure or a non-finite value stops. */
+int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t, double t0,
+                         const double *z0, const double *y, double *z, double *zd, double *zdd,
+                         double *tau, unsigned char *presc, kf_error *err);
 /* KF_EINVAL unless every drive is well formed (mode, speed, path). */
 int kf_mech_check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err);
 

@@ -1111,57 +1111,65 @@ typedef struct {
     double geom_t;
 } mech_ode;
 
-/* The coordinates at t: drives first, the state y = (z, z') for free ones. */
-static int drive_values(mech_ode *o, double t, const double *y, kf_error *err)
+/* The coordinates at t from the drives (docs in kf_internal.h). */
+int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t, double t0,
+                         const double *z0, const double *y, double *z, double *zd, double *zdd,
+                         double *tau, unsigned char *presc, kf_error *err)
 {
-    int nz = o->nz;
+    int nz = m->nz;
     for (int k = 0; k < nz; k++) {
-        const kf_mech_drive *d = o->d + k;
-        o->presc[k] = d->mode != KF_DRIVE_FREE;
-        o->tau[k] = 0.0;
+        const kf_mech_drive *d = drives + k;
+        presc[k] = d->mode != KF_DRIVE_FREE;
+        tau[k] = 0.0;
         if (d->mode == KF_DRIVE_SPEED) {
-            o->z[k] = o->z0[k] + d->speed * (t - o->t0);
-            o->zd[k] = d->speed;
-            o->zdd[k] = 0.0;
+            z[k] = z0[k] + d->speed * (t - t0);
+            zd[k] = d->speed;
+            zdd[k] = 0.0;
         } else if (d->mode == KF_DRIVE_PATH) {
             double zk[3];
             err->code = 0;
             if (d->path(t, k, zk, d->params, err)) {
                 if (!err->code)
-                    kf_fail(err, KF_ECALLBACK, o->m->coords[k].name, "the path of %s stopped "
-                            "the integration at t = %g s", o->m->coords[k].name, t);
+                    kf_fail(err, KF_ECALLBACK, m->coords[k].name, "the path of %s stopped "
+                            "the integration at t = %g s", m->coords[k].name, t);
                 return err->code;
             }
             if (!(isfinite(zk[0]) && isfinite(zk[1]) && isfinite(zk[2])))
-                return kf_fail(err, KF_EINVAL, o->m->coords[k].name, "the path of %s returned "
-                               "(%g, %g, %g) at t = %g s", o->m->coords[k].name, zk[0], zk[1],
+                return kf_fail(err, KF_EINVAL, m->coords[k].name, "the path of %s returned "
+                               "(%g, %g, %g) at t = %g s", m->coords[k].name, zk[0], zk[1],
                                zk[2], t);
-            o->z[k] = zk[0];
-            o->zd[k] = zk[1];
-            o->zdd[k] = zk[2];
+            z[k] = zk[0];
+            zd[k] = zk[1];
+            zdd[k] = zk[2];
         } else {
-            o->z[k] = y[k];
-            o->zd[k] = y[nz + k];
+            z[k] = y[k];
+            zd[k] = y[nz + k];
         }
     }
     /* laws after every coordinate is known */
     for (int k = 0; k < nz; k++) {
-        const kf_mech_drive *d = o->d + k;
+        const kf_mech_drive *d = drives + k;
         if (d->mode != KF_DRIVE_FREE || !d->law)
             continue;
         err->code = 0;
-        if (d->law(t, k, o->z, o->zd, o->tau + k, d->params, err)) {
+        if (d->law(t, k, z, zd, tau + k, d->params, err)) {
             if (!err->code)
                 kf_fail(err, KF_ECALLBACK, "torque", "the torque law of %s stopped the "
-                        "integration at t = %g s", o->m->coords[k].name, t);
+                        "integration at t = %g s", m->coords[k].name, t);
             return err->code;
         }
-        if (!isfinite(o->tau[k]))
+        if (!isfinite(tau[k]))
             return kf_fail(err, KF_EINVAL, "torque", "the torque law returned %g for %s at "
-                           "t = %g s (%s = %g, rate %g)", o->tau[k], o->m->coords[k].name, t,
-                           o->m->coords[k].name, o->z[k], o->zd[k]);
+                           "t = %g s (%s = %g, rate %g)", tau[k], m->coords[k].name, t,
+                           m->coords[k].name, z[k], zd[k]);
     }
     return KF_OK;
+}
+
+static int drive_values(mech_ode *o, double t, const double *y, kf_error *err)
+{
+    return kf_mech_drive_values(o->m, o->d, t, o->t0, o->z0, y, o->z, o->zd, o->zdd, o->tau,
+                                o->presc, err);
 }
 
 /* y' = f(t, y) and the output row (z, z', z'', F) of this evaluation. */

@@ -2178,6 +2178,233 @@ static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
     return result;
 }
 
+/* ---------------------------------------------------------------- elastic links, two ways */
+
+/* links: a sequence of dicts {body, fe (a body capsule), fixed (mask), rayleigh (2,),
+ * geometric}; the masks are held in masks[] until links_release. */
+typedef struct links_arg {
+    int n;
+    kf_mech_link *L;
+    PyArrayObject **masks;
+} links_arg;
+
+static void links_release(links_arg *a)
+{
+    for (int i = 0; a->masks && i < a->n; i++)
+        Py_XDECREF(a->masks[i]);
+    free(a->masks);
+    free(a->L);
+    memset(a, 0, sizeof *a);
+}
+
+static int links_of(PyObject *obj, links_arg *a)
+{
+    memset(a, 0, sizeof *a);
+    PyObject *seq = PySequence_Fast(obj, "links must be a sequence of dicts");
+    if (!seq)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    a->n = (int)n;
+    a->L = calloc((size_t)(n ? n : 1), sizeof *a->L);
+    a->masks = calloc((size_t)(n ? n : 1), sizeof *a->masks);
+    if (!a->L || !a->masks) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PySequence_Fast_GET_ITEM(seq, i), *v;
+        if (!PyDict_Check(d)) {
+            fail(PyExc_TypeError, "links[%zd] must be a dict", (Py_ssize_t)i);
+            goto fail;
+        }
+        static const char *keys[] = {"body", "fe", "fixed", "rayleigh", "geometric"};
+        for (int k = 0; k < 5; k++)
+            if (!PyDict_GetItemString(d, keys[k])) {
+                fail(PyExc_KeyError, "links[%zd] has no %s", (Py_ssize_t)i, keys[k]);
+                goto fail;
+            }
+        int_arg body = {"links body", 0, INT32_MAX, 0};
+        if (!int_conv(PyDict_GetItemString(d, "body"), &body) ||
+            !body_conv(PyDict_GetItemString(d, "fe"), &a->L[i].fe))
+            goto fail;
+        a->L[i].body = (int)body.v;
+        mask_arg m = {"links fixed"};
+        if (!mask_conv(PyDict_GetItemString(d, "fixed"), &m))
+            goto fail;
+        a->masks[i] = m.arr;
+        if (PyArray_DIM(m.arr, 0) != kf_body_ndof(a->L[i].fe)) {
+            fail(PyExc_ValueError, "links[%zd].fixed has %zd flags, its body %d DOFs",
+                 (Py_ssize_t)i, (Py_ssize_t)PyArray_DIM(m.arr, 0), kf_body_ndof(a->L[i].fe));
+            goto fail;
+        }
+        a->L[i].fixed = PyArray_DATA(m.arr);
+        f64_arg r = {"links rayleigh", 1, {2}};
+        if (!f64_conv(PyDict_GetItemString(d, "rayleigh"), &r))
+            goto fail;
+        memcpy(a->L[i].rayleigh, f64_data(&r), 2 * sizeof(double));
+        f64_release(&r);
+        v = PyDict_GetItemString(d, "geometric");
+        int g = PyObject_IsTrue(v);
+        if (g < 0)
+            goto fail;
+        a->L[i].geometric = g;
+    }
+    Py_DECREF(seq);
+    return 0;
+fail:
+    Py_DECREF(seq);
+    links_release(a);
+    return -1;
+}
+
+/*
+ * mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, rho_inf,
+ *                    tol, max_iter, max_steps, progress)
+ *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), stats}
+ */
+static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "z0", "zd0",
+                             "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
+                             "progress", NULL};
+    kf_mech *m;
+    PyObject *links, *paths, *laws, *result = NULL;
+    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
+            zd0 = {"zd0", 1, {-1}}, x0 = {"x0", 1, {-1}}, t = {"t", 1, {-1}};
+    real_arg dt = {"dt", 0.0}, rho = {"rho_inf", 0.9}, tol = {"tol", 1e-10};
+    int_arg max_iter = {"max_iter", 1, 1000, 25}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&|$O&O&O&O&O&O&", kwlist,
+                                     mech_conv, &m, &links, f64_conv, &modes, f64_conv, &speeds,
+                                     &paths, &laws, f64_conv, &z0, f64_conv, &zd0, f64_conv, &x0,
+                                     f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
+                                     &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
+                                     &progress))
+        return NULL;
+    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
+    kf_mech_drive d[KF_KANE_MAX_NU];
+    links_arg la = {0};
+    kf_flexmech *w = NULL;
+    PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL;
+    if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
+        drives_of(nz, &modes, &speeds, paths, laws, d, &python) || links_of(links, &la))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    int nd = kf_flexmech_nelastic(w);
+    if (f64_expect(&x0, 0, 2 * (npy_intp)nd, "d and d' of the elastic DOFs"))
+        goto done;
+    npy_intp nt = f64_dim(&t, 0), sd[2] = {nt, 4 * nz}, ed[2] = {nt, 2 * nd}, jd[3] = {nt, nj, 3};
+    states = (PyArrayObject *)PyArray_SimpleNew(2, sd, NPY_DOUBLE);
+    elastic = (PyArrayObject *)PyArray_SimpleNew(2, ed, NPY_DOUBLE);
+    joints = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
+    if (!states || !elastic || !joints)
+        goto done;
+    poll_ctx pc = poll_start(progress.fn);
+    kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, (long)max_steps.v, poll_cb, &pc};
+    kf_stats st = {0};
+    if (python) {
+        rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
+                             f64_data(&t), &o, PyArray_DATA(states), PyArray_DATA(elastic),
+                             PyArray_DATA(joints), &st, &err);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
+                             f64_data(&t), &o, PyArray_DATA(states), PyArray_DATA(elastic),
+                             PyArray_DATA(joints), &st, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:O,s:O,s:O,s:N}", "states", states, "elastic", elastic,
+                               "joints", joints, "stats", stats_dict(&st));
+done:
+    kf_flexmech_free(w);
+    links_release(&la);
+    Py_XDECREF(states);
+    Py_XDECREF(elastic);
+    Py_XDECREF(joints);
+    f64_release(&modes);
+    f64_release(&speeds);
+    f64_release(&z0);
+    f64_release(&zd0);
+    f64_release(&x0);
+    f64_release(&t);
+    return result;
+}
+
+/*
+ * mech_flex_dynamics(mech, links, modes, speeds, paths, laws, t, z0, z, zd, d, dd)
+ *   -> {zdd (nz,), ddd (nd,), force (nz,), joints (nj, 3)} at one state
+ */
+static PyObject *py_mech_flex_dynamics(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "t", "z0",
+                             "z", "zd", "d", "dd", NULL};
+    kf_mech *m;
+    PyObject *links, *paths, *laws, *result = NULL;
+    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
+            z = {"z", 1, {-1}}, zd = {"zd", 1, {-1}}, dv = {"d", 1, {-1}}, dd = {"dd", 1, {-1}};
+    real_arg t = {"t", 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&O&O&", kwlist, mech_conv, &m,
+                                     &links, f64_conv, &modes, f64_conv, &speeds, &paths, &laws,
+                                     real_conv, &t, f64_conv, &z0, f64_conv, &z, f64_conv, &zd,
+                                     f64_conv, &dv, f64_conv, &dd))
+        return NULL;
+    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
+    kf_mech_drive d[KF_KANE_MAX_NU];
+    links_arg la = {0};
+    kf_flexmech *w = NULL;
+    PyArrayObject *zdd = NULL, *ddd = NULL, *force = NULL, *fj = NULL;
+    if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&z, 0, nz, "coordinates") ||
+        f64_expect(&zd, 0, nz, "coordinates") ||
+        drives_of(nz, &modes, &speeds, paths, laws, d, &python) || links_of(links, &la))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    npy_intp nd = kf_flexmech_nelastic(w), nzz = nz, jd[2] = {nj, 3};
+    if (f64_expect(&dv, 0, nd, "elastic DOFs") || f64_expect(&dd, 0, nd, "elastic DOFs"))
+        goto done;
+    zdd = (PyArrayObject *)PyArray_SimpleNew(1, &nzz, NPY_DOUBLE);
+    ddd = (PyArrayObject *)PyArray_SimpleNew(1, &nd, NPY_DOUBLE);
+    force = (PyArrayObject *)PyArray_SimpleNew(1, &nzz, NPY_DOUBLE);
+    fj = (PyArrayObject *)PyArray_SimpleNew(2, jd, NPY_DOUBLE);
+    if (!zdd || !ddd || !force || !fj)
+        goto done;
+    rc = kf_flexmech_dynamics(w, d, t.v, t.v, f64_data(&z0), f64_data(&z), f64_data(&zd),
+                              f64_data(&dv), f64_data(&dd), PyArray_DATA(zdd), PyArray_DATA(ddd),
+                              PyArray_DATA(force), PyArray_DATA(fj), &err);
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:O,s:O,s:O,s:O}", "zdd", zdd, "ddd", ddd, "force", force,
+                               "joints", fj);
+done:
+    kf_flexmech_free(w);
+    links_release(&la);
+    Py_XDECREF(zdd);
+    Py_XDECREF(ddd);
+    Py_XDECREF(force);
+    Py_XDECREF(fj);
+    f64_release(&modes);
+    f64_release(&speeds);
+    f64_release(&z0);
+    f64_release(&z);
+    f64_release(&zd);
+    f64_release(&dv);
+    f64_release(&dd);
+    return result;
+}
+
 /* ---------------------------------------------------------------- the wind pump
  * Its parameters cross as a float vector in the order of kf_windpump_names;
  * the windpump_* functions are the generic ones on kf_windpump_create's
@@ -2381,6 +2608,13 @@ static PyMethodDef methods[] = {
     KW("mech_simulate", py_mech_simulate,
        "mech_simulate(mech, modes, speeds, paths, laws, z0, zd0, t, *, rtol, atol, max_steps, "
        "progress) -> {states (nt, 4 nz), stats} (kf_mech_simulate)."),
+    KW("mech_flex_simulate", py_mech_flex_simulate,
+       "mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, "
+       "rho_inf, tol, max_iter, max_steps, progress) -> {states, elastic, joints, stats} "
+       "(kf_flexmech_run)."),
+    KW("mech_flex_dynamics", py_mech_flex_dynamics,
+       "mech_flex_dynamics(mech, links, modes, speeds, paths, laws, t, z0, z, zd, d, dd) -> "
+       "{zdd, ddd, force, joints} at one state (kf_flexmech_dynamics)."),
     /* the wind pump */
     {"windpump_names", py_windpump_names, METH_NOARGS,
      "windpump_names() -> the wind-pump parameter names, in the order params vectors use."},

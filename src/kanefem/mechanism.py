@@ -1058,7 +1058,7 @@ class Mechanism:
     # ------------------------------------------------------------ elastic links, two ways
 
     def simulate_flexible(self, t=None, *, duration=None, points=361, drives=None, z0=None,
-                          zd0=None, d0=None, dt=None, rho_inf=0.9, tol=1e-10, max_iter=25,
+                          zd0=None, d0=None, dt=None, rho_inf=0.9, tol=1e-8, max_iter=25,
                           progress=None) -> FlexibleMotion:
         """The motion with the elastic links coupled both ways (floating frames).
 
@@ -1083,7 +1083,9 @@ class Mechanism:
             Spectral radius at infinite step in [0, 1]: 1 is Newmark's average
             acceleration (no numerical damping); smaller damps the highest modes.
         tol : float
-            Newton's tolerance on the acceleration correction (relative).
+            Newton's tolerance on the acceleration correction, relative to the largest
+            acceleration (default 1e-8; it also stops where the corrections stagnate at
+            round-off).
         max_iter : int
             Newton iterations per step.
 
@@ -1130,8 +1132,9 @@ class Mechanism:
                 dt = min(dt, float(np.min(np.diff(tt))))
         links = [dict(body=self._bidx[L.name], fe=L.body._body, fixed=L._fixed, rayleigh=np.array(L.damping),
                       geometric=L.geometric_stiffness) for L in self.links]
+        x0 = np.concatenate(x0) if x0 else np.zeros(0)
         r = _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
-                                     np.concatenate(x0) if x0 else np.zeros(0), tt,
+                                     np.concatenate([x0, np.zeros_like(x0)]), tt,
                                      dt=_checks.real("dt", dt, positive=True),
                                      rho_inf=_checks.real("rho_inf", rho_inf),
                                      tol=_checks.real("tol", tol, positive=True),
