@@ -662,6 +662,12 @@ int kf_mech_kinematics(const kf_mech *m, const double *z, const double *zd, cons
 int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error *err);
 /* The body masses along q: mass (n) = (m, m, J) per body. */
 void kf_mech_mass(const kf_mech *m, double *mass);
+/* Kane's equations at the state k holds (positions, velocities): z'' of the
+ * coordinates not prescribed (prescribed: their z'' given on entry, and drive
+ * the force each needs), under the applied forces and tau (nz generalized
+ * forces along z, or NULL).  drive may be NULL. */
+int kf_mech_dynamics(const kf_mech *m, kf_mech_kin *k, const double *tau,
+                     const unsigned char *prescribed, double *zdd, double *drive, kf_error *err);
 
 /*
  * Joint forces from r = Q - M q'' (the forces the constraints must supply,

@@ -427,9 +427,10 @@ int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err)
     int n = k->n = m->n, nz = k->nz = m->nz;
     /* z, zok (nz each); q, qd, qdd, c, res, dq, qok (n each); A (n nz); J (n n);
      * aux: the continuation's zfrom, zt (nz each) and qpred (n), A's columns (n nz),
-     * r (n) of kf_mech_reactions, a transposed J (n n) */
+     * r (n) of kf_mech_reactions, a transposed J (n n), mass, Q and Kane's work
+     * (n each) of kf_mech_dynamics */
     size_t nd = 2 * (size_t)nz + 7 * (size_t)n + (size_t)n * nz + (size_t)n * n +
-                2 * (size_t)nz + (size_t)n * (2 + (size_t)nz + (size_t)n);
+                2 * (size_t)nz + (size_t)n * (5 + (size_t)nz + (size_t)n);
     double *buf = kf_calloc(nd, sizeof(double));
     k->ipiv = kf_calloc((size_t)n, sizeof(int));
     if (!buf || !k->ipiv) {
@@ -860,13 +861,19 @@ static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error 
                         s += k->A[(size_t)r * nz + i] * (zt[i] - k->zok[i]);
                     qpred[r] = k->q[r] = s;
                 }
+                /* a step predicted to move the mechanism by more than a tenth of its
+                 * size is halved untried: the correction test below can then tell a
+                 * neighbouring branch from this one */
                 double pred = qsize(m, qpred, k->qok);
-                int ok = newton(m, k, zt, &fresh, err);
-                if (ok > 0)
-                    return ok;
-                if (ok == NEWTON_DEAD) /* singular at a solution: keep the dead point's message */
-                    factor_at(m, k, zt, &last);
-                ok = ok == 0 && qsize(m, k->q, qpred) <= 0.5 * pred + 1e-9 * m->L;
+                int tried = !(pred > 0.1 * m->L && step >= 1.0 / 4096.0), ok = 0;
+                if (tried) {
+                    ok = newton(m, k, zt, &fresh, err);
+                    if (ok > 0)
+                        return ok;
+                    if (ok == NEWTON_DEAD) /* singular at a solution: the dead point's message */
+                        factor_at(m, k, zt, &last);
+                    ok = ok == 0 && qsize(m, k->q, qpred) <= 0.25 * pred + 1e-9 * m->L;
+                }
                 if (ok) {
                     int frc = fresh ? factored(m, k, zt, KF_OK, (kf_error){0}, &last)
                                     : factor_at(m, k, zt, &last);
@@ -882,9 +889,9 @@ static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error 
                     memcpy(k->zok, zt, (size_t)nz * sizeof(double));
                     step = fmin(2.0 * step, 1.0);
                 } else {
-                    /* restore A at qok for the next prediction */
+                    /* restore q and (if Newton changed them) A at qok */
                     memcpy(k->q, k->qok, (size_t)n * sizeof(double));
-                    if ((rc = factor_at(m, k, k->zok, err)))
+                    if (tried && (rc = factor_at(m, k, k->zok, err)))
                         return rc;
                     step *= 0.5;
                     if (step < 1.0 / 8192.0) {
@@ -1100,7 +1107,7 @@ typedef struct {
     double t0;
     const double *z0;
     kf_mech_kin kin;
-    double *mass, *Q, *work, *z, *zd, *zdd, *tau, *drive;
+    double *yd, *z, *zd, *zdd, *tau, *drive;
     unsigned char presc[KF_KANE_MAX_NU];
     long nfev;
     double *states;
@@ -1172,6 +1179,19 @@ static int drive_values(mech_ode *o, double t, const double *y, kf_error *err)
                                 o->presc, err);
 }
 
+int kf_mech_dynamics(const kf_mech *m, kf_mech_kin *k, const double *tau,
+                     const unsigned char *prescribed, double *zdd, double *drive, kf_error *err)
+{
+    int n = m->n;
+    double *mass = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz + (size_t)n);
+    double *Q = mass + n, *work = Q + n;
+    kf_mech_mass(m, mass);
+    int rc = kf_mech_applied(m, k, Q, err);
+    if (!rc)
+        rc = kf_kane_solve(n, m->nz, mass, k->A, k->c, Q, tau, prescribed, zdd, drive, work, err);
+    return rc;
+}
+
 /* y' = f(t, y) and the output row (z, z', z'', F) of this evaluation. */
 static int mech_eval(mech_ode *o, double t, const double *y, double *yd, double *row,
                      kf_error *err)
@@ -1183,10 +1203,7 @@ static int mech_eval(mech_ode *o, double t, const double *y, double *yd, double 
     if (!rc)
         rc = kf_mech_kinematics(m, o->z, o->zd, NULL, &o->kin, err);
     if (!rc)
-        rc = kf_mech_applied(m, &o->kin, o->Q, err);
-    if (!rc)
-        rc = kf_kane_solve(m->n, nz, o->mass, o->kin.A, o->kin.c, o->Q, o->tau, o->presc,
-                           o->zdd, o->drive, o->work, err);
+        rc = kf_mech_dynamics(m, &o->kin, o->tau, o->presc, o->zdd, o->drive, err);
     if (rc)
         return rc;
     for (int k = 0; k < nz; k++) {
@@ -1230,8 +1247,7 @@ static int mech_out(int k, double t, const double *y, void *params, kf_error *er
      * the time of that evaluation, t_n + (t - t_n), rounded off t does it
      * take one more. */
     if (!(t == o->last_t && !memcmp(y, o->last_y, 2 * (size_t)o->nz * sizeof(double)))) {
-        double *yd = o->work + o->m->n; /* after Kane's part of the workspace */
-        int rc = mech_rhs(t, y, yd, o, err);
+        int rc = mech_rhs(t, y, o->yd, o, err);
         if (rc > 0)
             *err = o->geom;
         if (rc)
@@ -1294,10 +1310,9 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
         oo.max_steps = 10000000L;
 
     mech_ode o = {.m = m, .d = drives, .nz = nz, .t0 = t[0], .z0 = z0, .states = states};
-    int n = m->n;
-    /* mass, Q (n each), work (Kane's nr, then 2 nz for an extra evaluation), z, zd,
-     * zdd, tau, drive (nz each), y (2 nz), last_y (2 nz), last_row (4 nz) */
-    double *buf = kf_calloc(3 * (size_t)n + 15 * (size_t)nz, sizeof(double));
+    /* yd (2 nz, an extra evaluation's), z, zd, zdd, tau, drive (nz each), y (2 nz),
+     * last_y (2 nz), last_row (4 nz) */
+    double *buf = kf_calloc(15 * (size_t)nz, sizeof(double));
     if (!buf)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integration's workspace");
     rc = kf_mech_kin_alloc(m, &o.kin, err);
@@ -1306,9 +1321,7 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
         return rc;
     }
     double *p = buf;
-    o.mass = p, p += n;
-    o.Q = p, p += n;
-    o.work = p, p += n + 2 * (size_t)nz;
+    o.yd = p, p += 2 * (size_t)nz;
     o.z = p, p += nz;
     o.zd = p, p += nz;
     o.zdd = p, p += nz;
@@ -1319,7 +1332,6 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
     o.last_y = p, p += 2 * (size_t)nz;
     o.last_row = p;
     o.last_t = NAN;
-    kf_mech_mass(m, o.mass);
     for (int k = 0; k < nz; k++) {
         y[k] = z0[k];
         y[nz + k] = drives[k].mode == KF_DRIVE_SPEED ? drives[k].speed : zd0[k];

@@ -2020,6 +2020,47 @@ static PyObject *py_mech_joint_forces(PyObject *self, PyObject *args, PyObject *
     return r;
 }
 
+/* mech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None (nt, nz)) -> zdd (nt, nz):
+ * Kane's equations at each state, every coordinate free under tau. */
+static PyObject *py_mech_accelerations(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "z", "zd", "tau", NULL};
+    kf_mech *m;
+    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}}, tau = {"tau", 2, {-1, -1}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&|O&", kwlist, mech_conv, &m, f64_conv, &z,
+                                     f64_conv, &zd, f64_conv, &tau))
+        return NULL;
+    PyArrayObject *out = NULL;
+    PyObject *result = NULL;
+    int nz = kf_mech_ncoord(m);
+    if (rates_conform(m, &z, &zd, &tau))
+        goto done;
+    npy_intp nt = f64_dim(&z, 0), dims[2] = {nt, nz};
+    if (!(out = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0)))
+        goto done;
+    kf_mech_kin k;
+    kf_error err = {0};
+    int rc;
+    const double *zz = f64_data(&z), *zv = f64_data(&zd), *tt = f64_data(&tau);
+    double *a = PyArray_DATA(out);
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_kin_alloc(m, &k, &err);
+    for (npy_intp t = 0; t < nt && !rc; t++) {
+        rc = kf_mech_kinematics(m, zz + t * nz, zv + t * nz, NULL, &k, &err);
+        if (!rc)
+            rc = kf_mech_dynamics(m, &k, tt ? tt + t * nz : NULL, NULL, a + t * nz, NULL, &err);
+    }
+    kf_mech_kin_free(&k);
+    Py_END_ALLOW_THREADS
+    result = array_or_raise(rc, &err, &out);
+done:
+    Py_XDECREF(out);
+    f64_release(&z);
+    f64_release(&zd);
+    f64_release(&tau);
+    return result;
+}
+
 /* Python drive laws and paths (called with the GIL held: see simulate_of). */
 static int py_law_cb(double t, int k, const double *z, const double *zd, double *force,
                      void *params, kf_error *err)
@@ -2605,6 +2646,9 @@ static PyMethodDef methods[] = {
     KW("mech_joint_forces", py_mech_joint_forces,
        "mech_joint_forces(mech, states (nt, >= 3 nz), progress=None) -> {joints (nt, nj, 3), "
        "drive (nt, nz)} (kf_mech_reactions)."),
+    KW("mech_accelerations", py_mech_accelerations,
+       "mech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None) -> zdd (nt, nz) "
+       "(kf_mech_kinematics, kf_mech_dynamics)."),
     KW("mech_simulate", py_mech_simulate,
        "mech_simulate(mech, modes, speeds, paths, laws, z0, zd0, t, *, rtol, atol, max_steps, "
        "progress) -> {states (nt, 4 nz), stats} (kf_mech_simulate)."),

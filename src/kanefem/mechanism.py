@@ -56,7 +56,7 @@ __all__ = [
     "GROUND", "RigidBody", "ElasticLink", "Revolute", "Prismatic", "Weld", "Spring",
     "Coordinate", "ConstantSpeed", "Torque", "Path", "Recorded", "Mechanism",
     "MechanismMotion", "MechanismForces", "LinkEigenvalues", "FlexibleMotion",
-    "slider_crank", "four_bar",
+    "slider_crank", "four_bar", "example", "EXAMPLES",
 ]
 
 #: the ground's name in joints and springs
@@ -829,6 +829,18 @@ class Mechanism:
         out["frames"] = {L.name: k["frames"][:, i] for i, L in enumerate(self.links)}
         return out
 
+    def accelerations(self, z, zd, forces=None) -> np.ndarray:
+        """Kane's equations at states: z'' (nt, nz) of every coordinate left free,
+        under the mechanism's forces and ``forces`` (nt, nz) applied along z (motor
+        torques); rows continued as in :meth:`kinematics`."""
+        nz = len(self.coordinates)
+        z = np.atleast_2d(_checks.array("z", z))
+        zd = np.broadcast_to(_checks.array("zd", zd), z.shape).copy()
+        tau = None if forces is None else np.broadcast_to(_checks.array("forces", forces), z.shape).copy()
+        if z.shape[1] != nz:
+            raise ValueError(f"z must have {nz} columns (one per coordinate), got shape {z.shape}")
+        return _core.mech_accelerations(self._core, z, zd, tau)
+
     # ------------------------------------------------------------ motion
 
     def _drives(self, drives):
@@ -1363,6 +1375,18 @@ def _quasi_static(link, frame):
 
 
 # ---------------------------------------------------------------- examples
+
+#: the example mechanisms shipped with the package (kanefem/examples/NAME.toml)
+EXAMPLES = ("windpump", "slider_crank", "four_bar")
+
+
+def example(name) -> _FilePath:
+    """The path of a shipped example (``"windpump"``, ``"slider_crank"``, ``"four_bar"``),
+    for :meth:`Mechanism.from_toml` and ``python -m kanefem mechanism``."""
+    from importlib import resources
+
+    _checks.choice("name", name, EXAMPLES)
+    return _FilePath(str(resources.files("kanefem") / "examples" / f"{name}.toml"))
 
 
 def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, slider_mass=None,
