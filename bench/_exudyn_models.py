@@ -40,7 +40,7 @@ def slider_crank(n_elements=10, steps=2000, t_end=None, speed=150.0, r=0.15, l=0
 
     # crank: pivot fixed, rotation at the speed (velocity-level constraint)
     nc = mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[0, 0, 0], initialVelocities=[0, 0, speed]))
-    crank = mbs.AddObject(ObjectRigidBody2D(physicsMass=1.0, physicsInertia=1e-3, nodeNumber=nc))
+    crank = mbs.AddObject(ObjectRigidBody2D(mass=1.0, inertia=1e-3, nodeNumber=nc))
     for c in (0, 1):
         m = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=nc, coordinate=c))
         mbs.AddObject(CoordinateConstraint(markerNumbers=[gx, m]))
@@ -58,15 +58,15 @@ def slider_crank(n_elements=10, steps=2000, t_end=None, speed=150.0, r=0.15, l=0
             referenceCoordinates=[r + s, 0, 1, 0],
             initialVelocities=[0, r * speed + om_rod * s, 0, om_rod])))
     for i in range(n_elements):
-        mbs.AddObject(ObjectANCFCable2D(physicsLength=h, physicsMassPerLength=mu,
-                                        physicsBendingStiffness=E * I, physicsAxialStiffness=E * A,
+        mbs.AddObject(ObjectANCFCable2D(length=h, massPerLength=mu, bendingStiffness=E * I,
+                                        axialStiffness=E * A,
                                         nodeNumbers=[nodes[i], nodes[i + 1]]))
     mbs.AddObject(RevoluteJoint2D(markerNumbers=[pin, mbs.AddMarker(MarkerNodePosition(nodeNumber=nodes[0]))]))
     # slider: the rod's end on the x axis, with the slider's mass
     end_y = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=nodes[-1], coordinate=1))
     mbs.AddObject(CoordinateConstraint(markerNumbers=[gx, end_y]))
     ns = mbs.AddNode(NodePoint2D(referenceCoordinates=[r + l, 0]))
-    mbs.AddObject(MassPoint2D(physicsMass=ms, nodeNumber=ns))
+    mbs.AddObject(MassPoint2D(mass=ms, nodeNumber=ns))
     for c in (0, 1):
         a = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=nodes[-1], coordinate=c))
         b = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=ns, coordinate=c))
@@ -82,10 +82,8 @@ def slider_crank(n_elements=10, steps=2000, t_end=None, speed=150.0, r=0.15, l=0
     ss.timeIntegration.endTime = t_end
     ss.timeIntegration.generalizedAlpha.spectralRadius = rho_inf
     ss.timeIntegration.verboseMode = 0
-    ss.solutionSettings.writeSolutionToFile = False
-    ss.solutionSettings.sensorsWritePeriod = t_end / steps
-    ss.displayStatistics = False
-    ss.displayComputationTime = False
+    ss.solution.file.write = False
+    ss.solution.sensors.writePeriod = t_end / steps
     exu.SolveDynamic(mbs, ss)
     P = [np.asarray(mbs.GetSensorStoredData(s)) for s in sens]
     t = P[0][:, 0]
