@@ -761,3 +761,111 @@ def test_flexible_slider_crank_against_exudyn():
     assert dev[True] < 0.04
     # without K_G the slider's thrust cannot soften the rod: measured 25 %
     assert dev[False] > 0.15
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_mechanism_job_writes_one_set_and_reruns_from_it(tmp_path, capsys):
+    import json
+
+    from kanefem.__main__ import main
+
+    out = tmp_path / "out"
+    assert main(["mechanism", str(M.example("slider_crank")), "--out", str(out), "--points", "61",
+                 "--two-way", "--no-plots", "--modes", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "link rod (10 elements), solver general" in text and "two-way" in text
+    files = {p.name for p in out.iterdir()}
+    assert files == {"mechanism.toml", "motion.csv", "joint_forces.csv", "eigenvalues_rod.csv",
+                     "flexible_motion.csv", "manifest.json"}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["job"] == "mechanism" and set(manifest["files"]) == files - {"manifest.json"}
+    eig = np.loadtxt(out / "eigenvalues_rod.csv", delimiter=",", skiprows=1)
+    assert eig.shape == (61, 7)
+    # the CSV holds what the API computes
+    mech = Mechanism.from_toml(M.example("slider_crank"))
+    t = np.linspace(0, 2 * math.pi / 150, 61)
+    motion = mech.solve(t, drives={"crank": ConstantSpeed(150.0)})
+    assert np.allclose(eig[:, 1:4], mech.link_eigenvalues(motion, n_modes=3)["rod"].eigenvalues, rtol=1e-12)
+    flex = np.loadtxt(out / "flexible_motion.csv", delimiter=",", skiprows=1)
+    assert 0.014 < np.abs(flex[:, -1]).max() / 0.3 < 0.017  # the midpoint deflection (test above)
+    # mechanism.toml holds the description and, in [run], the options: it runs again
+    again = tmp_path / "again"
+    assert main(["mechanism", str(out / "mechanism.toml"), "--out", str(again)]) == 0
+    for name in ("motion.csv", "joint_forces.csv", "eigenvalues_rod.csv", "flexible_motion.csv"):
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_mechanism_job_plots_and_errors(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from kanefem.__main__ import main
+
+    out = tmp_path / "fb"
+    assert main(["mechanism", str(M.example("four_bar")), "--out", str(out), "--points", "41"]) == 0
+    for name in ("motion.png", "joint_forces.png"):
+        assert (out / name).stat().st_size > 1000
+    capsys.readouterr()
+    for argv, status, text in [
+        (["mechanism", str(M.example("four_bar")), "--two-way"], 2, "--two-way needs an elastic link"),
+        (["mechanism", str(tmp_path / "none.toml")], 2, "No such file"),
+        (["mechanism", str(M.example("four_bar")), "--points", "1"], 2, "--points"),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            main([*argv, "--out", str(tmp_path / "x")])
+        assert exc.value.code == status
+        assert text in capsys.readouterr().err
+    bad = tmp_path / "bad.toml"
+    bad.write_text(M.example("four_bar").read_text() + "\n[run]\nspeed = 3\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["mechanism", str(bad), "--out", str(tmp_path / "x")])
+    assert exc.value.code == 2 and "[run] has no option 'speed'" in capsys.readouterr().err
+    # a crank that cannot turn: the motion leaves the assembly region, a failed computation
+    M.four_bar(a=0.2, b=0.2).to_toml(bad, drives={"crank": {"drive": ConstantSpeed(6.0)}})
+    with pytest.raises(SystemExit) as exc:
+        main(["mechanism", str(bad), "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 1 and "failed: GeometryError: at t = " in err and "crank =" in err
+
+
+def test_binding_does_not_leak():
+    import gc
+    import tracemalloc
+
+    from kanefem import _core
+
+    sc = M.slider_crank(elements=3)
+    rod = sc.link("rod")
+    links = [dict(body=1, fe=rod.body._body, fixed=rod._fixed, rayleigh=np.zeros(2), geometric=True)]
+    t = np.linspace(0, 0.002, 5)
+
+    def work():
+        core = _core.mech_create(**sc._arrays())
+        _core.mech_describe(core)
+        k = _core.mech_kinematics(core, np.array([[0.1], [0.2]]), frames=sc._frames)
+        _core.mech_accelerations(core, k["q"][:, 2:3] * 0 + 0.1, np.ones((2, 1)))
+        st = _core.mech_simulate(core, [1], [150.0], [None], [None], [0.0], [0.0], t)["states"]
+        _core.mech_joint_forces(core, st)
+        nd = int((~rod._fixed).sum())
+        _core.mech_flex_simulate(core, links, [1], [150.0], [None], [None], [0.0], [0.0], np.zeros(2 * nd), t,
+                                 dt=5e-4)
+        for bad in (lambda: _core.mech_kinematics(core, np.array([[np.inf]])),
+                    lambda: _core.mech_flex_simulate(core, links, [0], [0.0], [None], [lambda *a: 1 / 0],
+                                                     [0.0], [10.0], np.zeros(2 * nd), t, dt=5e-4)):
+            try:
+                bad()
+            except (ValueError, ZeroDivisionError):
+                pass
+
+    for _ in range(5):
+        work()
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    for _ in range(100):
+        work()
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    # one leaked (5, 4) state array per call would be 100 * 160 bytes; a capsule more
+    assert grown < 50_000, grown

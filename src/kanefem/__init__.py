@@ -55,6 +55,22 @@ from .windpump import (  # noqa: E402
 )
 
 
+# planar mechanisms with elastic links (issue 11)
+from . import mechanism  # noqa: E402
+from .mechanism import (  # noqa: E402
+    ConstantSpeed,
+    Coordinate,
+    ElasticLink,
+    Mechanism,
+    Prismatic,
+    Revolute,
+    RigidBody,
+    Spring,
+    Torque,
+    Weld,
+)
+
+
 def lapack_source():
     """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
     return _core.lapack_source()
@@ -94,4 +110,17 @@ __all__ += [  # time integration (issue 3)
     "SimulationResult",
     "simulate",
     "studies",
+]
+__all__ += [  # planar mechanisms (issue 11)
+    "ConstantSpeed",
+    "Coordinate",
+    "ElasticLink",
+    "Mechanism",
+    "Prismatic",
+    "Revolute",
+    "RigidBody",
+    "Spring",
+    "Torque",
+    "Weld",
+    "mechanism",
 ]

@@ -538,6 +538,104 @@ static void test_mechanism(void)
     kf_mech_free(m);
 }
 
+/* An elastic arm welded to a hub (issue 11, two ways): the coupled equations' elastic
+ * rows against the moving-frame equations of the body (one way), and the errors. */
+static int stop_at_once(double t, void *params)
+{
+    (void)t, (void)params;
+    return 1;
+}
+
+static void test_flexmech(void)
+{
+    const double len = 2.0, rhoA = 1.2, om = 3.0;
+    kf_section sec = {7e10, 3000.0, 4e-4, 2e-7};
+    kf_body *b = straight_body(KF_BEAM2, 4, len, &sec);
+    int ndof = kf_body_ndof(b);
+    unsigned char fixed[15] = {1, 1, 1}; /* clamped at the hub */
+    double m = rhoA * len, Jc = m * len * len / 12.0;
+    double mass[2] = {0.0, m}, inertia[2] = {5.0, Jc};
+    double q0[6] = {0.0, 0.0, 0.0, len / 2, 0.0, 0.0};
+    kf_joint joints[2] = {{KF_REVOLUTE, {-1, 0}, {0.0, 0.0}, {0.0, 0.0}},
+                          {KF_WELD, {0, 1}, {0.0, 0.0}, {-len / 2, 0.0}}};
+    kf_coord coords[1] = {{KF_COORD_JOINT, 0, "hub"}};
+    kf_mech_desc d = {.nbody = 2, .mass = mass, .inertia = inertia, .q0 = q0, .njoint = 2,
+                      .joints = joints, .ncoord = 1, .coords = coords};
+    kf_mech *mech = NULL;
+    kf_error err = {0};
+    CHECK(kf_mech_create(&mech, &d, &err) == KF_OK, "%s", err.msg);
+    kf_mech_link link = {1, b, fixed, {0.0, 0.0}, 0};
+    kf_flexmech *w = NULL;
+    CHECK(kf_flexmech_create(&w, mech, 1, &link, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_flexmech_nelastic(w) == ndof - 3, "elastic DOFs %d", kf_flexmech_nelastic(w));
+
+    /* turning at a constant speed, undeformed and at rest in its frame: M d'' = -q_om
+     * (the centrifugal load), the one-way equation of docs/theory.md section 1 */
+    kf_mech_drive speed[1] = {{KF_DRIVE_SPEED, om}};
+    double z0[1] = {0.4}, zd[1] = {om}, dz[12] = {0}, ddz[12] = {0}, zdd[1], ddd[12], force[1];
+    CHECK(kf_flexmech_dynamics(w, speed, 0.0, 0.0, z0, z0, zd, dz, ddz, zdd, ddd, force, NULL,
+                               &err) == KF_OK,
+          "%s", err.msg);
+    kf_frame f = {{0.0, 0.0, om}};
+    double qom[15], Ma[15] = {0}, full[15] = {0};
+    CHECK(kf_body_motion_terms(b, &f, NULL, NULL, NULL, NULL, qom, NULL, &err) == KF_OK, "%s",
+          err.msg);
+    for (int i = 3; i < ndof; i++)
+        full[i] = ddd[i - 3];
+    kf_mat_gemv(kf_body_mass(b), 1.0, full, 0.0, Ma);
+    double worst = 0.0, size = 0.0;
+    for (int i = 3; i < ndof; i++) {
+        worst = fmax(worst, fabs(Ma[i] + qom[i]));
+        size = fmax(size, fabs(qom[i]));
+    }
+    CHECK(worst < 1e-12 * size && size > 1.0, "M d'' + q_om = %g of %g", worst, size);
+    /* its torque: nothing at constant speed and no deflection rate */
+    CHECK(fabs(force[0]) < 1e-12 && zdd[0] == 0.0, "torque %g", force[0]);
+
+    /* a run: steps, statistics, and the options' errors */
+    double t[3] = {0.0, 0.01, 0.02}, states[12], elastic[3 * 24], fj[3 * 6];
+    kf_flex_opts o = {.dt = 0.005, .rho_inf = 0.8, .tol = 1e-8, .max_iter = 20};
+    kf_stats st;
+    CHECK(kf_flexmech_run(w, speed, z0, zd, NULL, 3, t, &o, states, elastic, fj, &st, &err) ==
+              KF_OK && st.steps == 4,
+          "%s (%ld steps)", err.msg, st.steps);
+    CHECK(fabs(states[2 * 4] - (0.4 + om * 0.02)) < 1e-14, "prescribed angle %g", states[8]);
+    o.max_steps = 2;
+    CHECK(kf_flexmech_run(w, speed, z0, zd, NULL, 3, t, &o, states, elastic, fj, &st, &err) ==
+              KF_ESTEPS,
+          "%s", err.msg);
+    o.max_steps = 0;
+    o.progress = stop_at_once;
+    CHECK(kf_flexmech_run(w, speed, z0, zd, NULL, 3, t, &o, states, elastic, fj, &st, &err) ==
+              KF_ECALLBACK,
+          "%s", err.msg);
+    o.progress = NULL;
+    o.rho_inf = 1.5;
+    CHECK(kf_flexmech_run(w, speed, z0, zd, NULL, 3, t, &o, states, elastic, fj, &st, &err) ==
+              KF_EINVAL && !strcmp(err.arg, "rho_inf"),
+          "%s", err.msg);
+    kf_flexmech_free(w);
+
+    /* links that do not fit: another mass; a joint at a node the frame leaves free */
+    mass[1] = 1.1 * m;
+    kf_mech_free(mech);
+    CHECK(kf_mech_create(&mech, &d, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_flexmech_create(&w, mech, 1, &link, &err) == KF_EINVAL && strstr(err.msg, "mass") &&
+              !w,
+          "%s", err.msg);
+    mass[1] = m;
+    kf_mech_free(mech);
+    CHECK(kf_mech_create(&mech, &d, &err) == KF_OK, "%s", err.msg);
+    unsigned char tipfixed[15] = {0};
+    tipfixed[12] = tipfixed[13] = tipfixed[14] = 1; /* held at the tip, not at the weld */
+    kf_mech_link loose = {1, b, tipfixed, {0.0, 0.0}, 0};
+    CHECK(kf_flexmech_create(&w, mech, 1, &loose, &err) == KF_EINVAL &&
+              strstr(err.msg, "leave free"),
+          "%s", err.msg);
+    kf_mech_free(mech);
+    kf_body_free(b);
+}
+
 static void test_gyroscopic(void)
 {
     kf_section sec = {2.1e11, 7850, 2e-4, 1.67e-9};
@@ -1539,6 +1637,7 @@ int main(void)
     test_geometric();
     test_windpump();
     test_mechanism();
+    test_flexmech();
     test_gyroscopic();
     test_spline();
     test_integrators();
