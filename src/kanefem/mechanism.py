@@ -1392,7 +1392,7 @@ def example(name) -> _FilePath:
 def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, slider_mass=None,
                  elements=10, E=200e9, diameter=0.006, rho=7870.0, gravity=(0.0, 0.0),
                  geometric_stiffness=False, rod_mass=None):
-    """The slider-crank of the flexible-mechanism literature (docs/theory.md section 7.6).
+    """The slider-crank of the flexible-mechanism literature (docs/theory.md section 7.7).
 
     Crank OA (length ``crank``) turning about the origin, connecting rod AB
     (``rod``), slider B on the x axis; drawn at crank angle 0.  The rod is an

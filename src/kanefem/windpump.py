@@ -12,9 +12,11 @@ freedom, q = (alpha, x_D): "a kinematic chain closed by inertia".
     rocker mass centre D + hg e(theta3 + xi); weight G (point mass M3) at D + L e(theta3)
     slider: spring k (x_D - x_D0), friction F_r tanh(xdot_D / v_F), pump load c_D xdot_D
 
-The C core does the kinematics (closed-form closure, A(q), B(q)), Kane's equations
-A^T Mrig A u' = A^T (Q - Mrig B w), their time integration, and the joint forces from
-the Newton-Euler equations; this module is the user-facing layer.
+The wind pump is one general planar mechanism (kanefem.Mechanism, docs/theory.md section
+5.13): the C core does its kinematics (Newton on the loop closure from the closed-form
+assembly, A(q), B(q)), Kane's equations A^T Mrig A u' = A^T (Q - Mrig B w), their time
+integration and the joint forces (the constraints' multipliers, which solve the bodies'
+Newton-Euler equations); this module presents them in the wind pump's terms.
 
 >>> import kanefem
 >>> pump = kanefem.WindPump()
@@ -824,7 +826,8 @@ class WindPump:
 
         From the Newton-Euler equations of the crank, the lever, the rocker with its
         weight and the slider (seed 001, A32-A41), linear in the unknown forces once
-        the accelerations are known: one 11 x 11 LU solve per instant in the core.
+        the accelerations are known: the multipliers of the general mechanism's
+        constraints (one LU of its constraint Jacobian per instant in the core).
 
         Parameters
         ----------
