@@ -638,7 +638,7 @@ typedef struct kf_mech_kin {
     int assembled;               /* q holds a solution */
     /* private */
     double *J, *res, *dq, *qok, *zok, *aux;
-    int *ipiv;
+    int *ipiv, *ipivt;
 } kf_mech_kin;
 
 int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err);

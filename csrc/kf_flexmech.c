@@ -786,8 +786,10 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
             }
             rc = evaluate(w, drives, t1, t[0], z0, p1, v1, err);
             st.evaluations++;
-            if (!rc && geo)
-                rc = reactions(w, a1, err); /* K_G at this iterate */
+            /* K_G at this iterate's axial forces; frozen after two iterations (the
+             * accelerations then change by round-off of their effect on N) */
+            if (!rc && geo && it < 2)
+                rc = reactions(w, a1, err);
             if (rc) {
                 if (rc == KF_EGEOM) {
                     kf_error e = *err;

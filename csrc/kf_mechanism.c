@@ -432,7 +432,7 @@ int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err)
     size_t nd = 2 * (size_t)nz + 7 * (size_t)n + (size_t)n * nz + (size_t)n * n +
                 2 * (size_t)nz + (size_t)n * (5 + (size_t)nz + (size_t)n);
     double *buf = kf_calloc(nd, sizeof(double));
-    k->ipiv = kf_calloc((size_t)n, sizeof(int));
+    k->ipiv = kf_calloc(2 * (size_t)n, sizeof(int));
     if (!buf || !k->ipiv) {
         free(buf);
         free(k->ipiv);
@@ -453,6 +453,7 @@ int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err)
     k->A = p, p += (size_t)n * nz;
     k->J = p, p += (size_t)n * n;
     k->aux = p;
+    k->ipivt = k->ipiv + n;
     return KF_OK;
 }
 
@@ -1011,19 +1012,20 @@ int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, doub
     /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, factored afresh
      * (transposed) in aux, after the other vectors there */
     double *Jt = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz), *x = k->res;
-    eval_rows(m, k->q, NULL, NULL, k->J, NULL);
+    eval_rows(m, k->q, NULL, NULL, Jt, NULL);
     for (int j = 0; j < n; j++) {
         double cs = j % 3 == 2 ? m->L : 1.0;
         for (int i = 0; i < n; i++)
-            Jt[j + (size_t)i * n] = k->J[i + (size_t)j * n] * m->rs[i] / cs;
+            Jt[i + (size_t)j * n] *= m->rs[i] / cs;
         x[j] = r[j] / cs;
     }
-    int *ipiv = k->ipiv;
-    rc = kf_mech_dense_solve(n, Jt, ipiv, 1, 1, x, err);
-    /* the factors of J were overwritten: make them again */
-    if (!rc)
-        rc = factor_at(m, k, k->z, err);
-    if (rc)
+    for (int j = 0; j < n; j++) /* transposed in place */
+        for (int i = 0; i < j; i++) {
+            double v = Jt[i + (size_t)j * n];
+            Jt[i + (size_t)j * n] = Jt[j + (size_t)i * n];
+            Jt[j + (size_t)i * n] = v;
+        }
+    if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
         return rc;
     for (int i = 0; i < n; i++)
         x[i] *= m->rs[i];
