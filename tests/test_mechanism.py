@@ -869,3 +869,50 @@ def test_binding_does_not_leak():
     tracemalloc.stop()
     # one leaked (5, 4) state array per call would be 100 * 160 bytes; a capsule more
     assert grown < 50_000, grown
+
+
+def test_prismatic_joint_coordinate_and_rates_by_finite_differences():
+    """The slider's sliding distance (from the drawing's point) as the coordinate of a
+    slider-crank drawn at crank angle 90 deg: positions, and velocities and accelerations
+    against 4th-order finite differences of positions along a path."""
+    r, l = 0.15, 0.30
+    xB = math.sqrt(l * l - r * r)
+    bodies = [RigidBody("crank", 0.3, 1e-3, centre=(0.0, r / 2), angle=math.pi / 2),
+              RigidBody("rod", 0.07, 5e-4, centre=(xB / 2, r / 2), angle=math.atan2(-r, xB)),
+              RigidBody("slider", 0.03, 0.0, centre=(xB, 0.0))]
+    joints = [Revolute("O", ("ground", "crank"), (0, 0)), Revolute("A", ("crank", "rod"), (0, r)),
+              Revolute("B", ("rod", "slider"), (xB, 0)),
+              Prismatic("guide", ("ground", "slider"), (xB, 0), axis=(1.0, 0.0))]
+    m = Mechanism(bodies, joints, [Coordinate("s", joint="guide")])
+    assert m.drawing_coordinates()[0] == 0.0
+    path = lambda t: (-0.05 * np.sin(t), -0.05 * np.cos(t), 0.05 * np.sin(t))  # noqa: E731
+    t = np.linspace(0.0, 2.0, 41)
+    k = m.kinematics(np.c_[path(t)[0]], np.c_[path(t)[1]], np.c_[path(t)[2]])
+    assert np.abs(k["q"][:, 2, 0] - (xB + path(t)[0])).max() < 1e-16  # the slider's x
+    h = 1e-3
+    q = lambda tt: m.kinematics(np.c_[path(tt)[0]])["q"]  # noqa: E731
+    qd = lambda tt: m.kinematics(np.c_[path(tt)[0]], np.c_[path(tt)[1]])["qd"]  # noqa: E731
+    fd = lambda f: (f(t - 2 * h) - 8 * f(t - h) + 8 * f(t + h) - f(t + 2 * h)) / (12 * h)  # noqa: E731
+    # truncation h^4 and round-off 1e-16 / h
+    assert np.abs(fd(q) - k["qd"]).max() < 1e-10 * np.abs(k["qd"]).max()
+    assert np.abs(fd(qd) - k["qdd"]).max() < 1e-9 * np.abs(k["qdd"]).max()
+
+
+def test_recorded_coordinates_give_the_drive_of_the_measured_motion():
+    """A motion under a torque law, sampled: as a Recorded drive (smoothing spline, no
+    noise) its torque is the law's, to the spline's accuracy."""
+    m = slider_crank_rigid()
+    law = lambda t, a, w: 2.0 + math.sin(a)  # noqa: E731
+    t = np.linspace(0.0, 0.3, 3001)  # 0.1 ms: the crank turns 0.02 rad per sample at the end
+    ref = m.solve(t, drives={"crank": Torque(law)}, zd0=[20.0])
+    rec = m.solve(drives={"crank": M.Recorded(t, ref.z[:, 0], noise=0.0)})
+    inner = slice(100, -100)  # the spline's natural ends
+    expect = [law(0, a, w) for a, w in zip(ref.z[:, 0], ref.zd[:, 0])]
+    # cubic interpolation: second derivatives to (h omega)^2 / 12 ~ 3e-5 of their size,
+    # times the mechanism's inertia over the torque; measured 3e-3 of it
+    err = np.abs(rec.force[:, 0] - expect)[inner].max()
+    assert err < 1e-2 * np.abs(expect).max(), err
+    # a recorded path driving the integration gives the same torque
+    part = slice(500, 2500, 10)
+    pathrun = m.solve(t[part], drives={"crank": M.Recorded(t, ref.z[:, 0], noise=0.0)})
+    assert np.abs(pathrun.force[:, 0] - rec.force[part, 0]).max() < 1e-9 * np.abs(expect).max()
