@@ -55,16 +55,19 @@ int kf_la_orth_lwork(int m, int n, int *lwork, kf_error *err);
 int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int lwork,
                kf_error *err);
 
-/* Small dense systems (a few unknowns, solved at every step of an ODE), in plain
- * loops instead of LAPACK: for n <= ~16 a LAPACK call costs more than the
- * arithmetic, and a threaded BLAS may serialize concurrent callers on a lock
- * (kf_matrix.c).  Column-major a (n x n, leading dimension lda), overwritten
- * by its factor; b (n) overwritten by the solution.  KF_ENOTPD (Cholesky: a
- * pivot <= 0) or KF_ESING (LU with partial pivoting: an exactly zero pivot),
- * as potrf/getrf report them, or KF_ERANGE (a non-finite entry in a or b, as
- * the kf_la_* wrappers refuse it); no message (the caller knows what failed). */
-int kf_small_cholesky_solve(int n, double *a, int lda, double *b);
-int kf_small_lu_solve(int n, double *a, int lda, double *b);
+/* Small dense systems (a few unknowns, solved at every step of an ODE: the
+ * mechanisms), in plain loops instead of LAPACK: for n <= ~20 a LAPACK call
+ * costs more than the arithmetic, and a threaded BLAS may serialize concurrent
+ * callers on a lock (kf_matrix.c).  LU with partial pivoting (dgetf2's
+ * algorithm) of the column-major n x n a in place, ipiv as getrf's (0-based);
+ * then nrhs solves of b (n x nrhs, leading dimension ldb).  KF_ESING (an
+ * exactly zero pivot) or KF_ERANGE (a non-finite entry in a or b, as the
+ * kf_la_* wrappers refuse it); no message (the caller knows what failed). */
+int kf_small_lu_factor(int n, double *a, int lda, int *ipiv);
+/* Nonzero if the m x n column-major block a (leading dimension lda) is finite. */
+int kf_mat_block_finite(int m, int n, const double *a, int lda);
+int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs, double *b,
+                      int ldb);
 
 /* y += a x1 + b x2 (conforming), each entry in one expression: with x2 = x1^T
  * bitwise (S_ji = S_ij^T), b = -a adds an exactly skew and b = a an exactly
@@ -188,6 +191,21 @@ typedef struct kf_qpoint {
 
 /* Move p to the next quadrature point; 0 when there is none left. */
 int kf_body_next_point(const kf_body *b, kf_qpoint *p);
+
+/* ---------------------------------------------------------------- mechanisms (kf_mechanism.c) */
+
+/* The one dense solve of the mechanism code: LU with partial pivoting of the n x n
+ * column-major a in place (factor != 0), then nrhs solves of b (n x nrhs). */
+int kf_mech_dense_solve(int n, double *a, int *ipiv, int factor, int nrhs, double *b,
+                        kf_error *err);
+/* The coordinates at t from the drives: prescribed ones (SPEED from z0 at t0, PATH)
+ * with z'' and presc set, free ones from y = (z, z') (full length 2 nz); tau the
+ * free ones' laws (0 without).  A callback's failure or a non-finite value stops. */
+int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t, double t0,
+                         const double *z0, const double *y, double *z, double *zd, double *zdd,
+                         double *tau, unsigned char *presc, kf_error *err);
+/* KF_EINVAL unless every drive is well formed (mode, speed, path). */
+int kf_mech_check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err);
 
 /* ---------------------------------------------------------------- integration (kf_ode.c) */
 

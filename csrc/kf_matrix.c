@@ -397,98 +397,70 @@ int kf_mat_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int 
 
 /* ---------------------------------------------------------------- small dense systems */
 
-/* Whether the n x n matrix a and the vector b are finite (a NaN would pass every
- * pivot test and spread through the solution). */
-static int small_finite(int n, const double *a, int lda, const double *b)
-{
-    for (int j = 0; j < n; j++) {
-        if (!isfinite(b[j]))
-            return 0;
-        for (int i = 0; i < n; i++)
-            if (!isfinite(a[i + (size_t)j * lda]))
-                return 0;
-    }
-    return 1;
-}
-
-int kf_small_cholesky_solve(int n, double *a, int lda, double *b)
+int kf_small_lu_factor(int n, double *a, int lda, int *ipiv)
 {
 #define A_(i, j) a[(i) + (size_t)(j) * lda]
-    if (!small_finite(n, a, lda, b))
-        return KF_ERANGE;
-    /* A = L L^T, column by column (the order of dpotf2 with uplo 'L') */
-    for (int j = 0; j < n; j++) {
-        double d = A_(j, j);
-        for (int k = 0; k < j; k++)
-            d -= A_(j, k) * A_(j, k);
-        if (!(d > 0.0)) /* also a NaN */
-            return KF_ENOTPD;
-        d = sqrt(d);
-        A_(j, j) = d;
-        for (int i = j + 1; i < n; i++) {
-            double s = A_(i, j);
-            for (int k = 0; k < j; k++)
-                s -= A_(i, k) * A_(j, k);
-            A_(i, j) = s / d;
-        }
-    }
-    for (int i = 0; i < n; i++) { /* L y = b */
-        double s = b[i];
-        for (int k = 0; k < i; k++)
-            s -= A_(i, k) * b[k];
-        b[i] = s / A_(i, i);
-    }
-    for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
-        double s = b[i];
-        for (int k = i + 1; k < n; k++)
-            s -= A_(k, i) * b[k];
-        b[i] = s / A_(i, i);
-    }
-    return KF_OK;
-#undef A_
-}
-
-int kf_small_lu_solve(int n, double *a, int lda, double *b)
-{
-#define A_(i, j) a[(i) + (size_t)(j) * lda]
-    if (!small_finite(n, a, lda, b))
-        return KF_ERANGE;
-    /* P A = L U by columns with partial pivoting (dgetf2's algorithm), the
-     * row interchanges applied to b as they happen */
+    if (!kf_mat_block_finite(n, n, a, lda))
+        return KF_ERANGE; /* a NaN would pass every pivot test and spread */
     for (int j = 0; j < n; j++) {
         int p = j;
         for (int i = j + 1; i < n; i++)
             if (fabs(A_(i, j)) > fabs(A_(p, j)))
                 p = i;
+        ipiv[j] = p;
         if (A_(p, j) == 0.0)
             return KF_ESING;
-        if (p != j) {
+        if (p != j)
             for (int k = 0; k < n; k++) {
                 double t = A_(j, k);
                 A_(j, k) = A_(p, k);
                 A_(p, k) = t;
             }
-            double t = b[j];
-            b[j] = b[p];
-            b[p] = t;
-        }
         double inv = 1.0 / A_(j, j);
         for (int i = j + 1; i < n; i++) {
             double m = A_(i, j) * inv;
             A_(i, j) = m;
-            if (m != 0.0) {
+            if (m != 0.0)
                 for (int k = j + 1; k < n; k++)
                     A_(i, k) -= m * A_(j, k);
-                b[i] -= m * b[j];
-            }
         }
-    }
-    for (int i = n - 1; i >= 0; i--) { /* U x = y */
-        double s = b[i];
-        for (int k = i + 1; k < n; k++)
-            s -= A_(i, k) * b[k];
-        b[i] = s / A_(i, i);
     }
     return KF_OK;
 #undef A_
+}
+
+int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs, double *b,
+                      int ldb)
+{
+#define A_(i, j) a[(i) + (size_t)(j) * lda]
+    if (!kf_mat_block_finite(n, nrhs, b, ldb))
+        return KF_ERANGE;
+    for (int c = 0; c < nrhs; c++) {
+        double *x = b + (size_t)c * ldb;
+        for (int j = 0; j < n; j++) { /* P b: the interchanges in order (dlaswp) */
+            double t = x[j];
+            x[j] = x[ipiv[j]];
+            x[ipiv[j]] = t;
+        }
+        for (int j = 0; j < n; j++) /* L y = P b, L unit lower (its rows swapped whole) */
+            for (int i = j + 1; i < n; i++)
+                x[i] -= A_(i, j) * x[j];
+        for (int i = n - 1; i >= 0; i--) { /* U x = y */
+            double s = x[i];
+            for (int k = i + 1; k < n; k++)
+                s -= A_(i, k) * x[k];
+            x[i] = s / A_(i, i);
+        }
+    }
+    return KF_OK;
+#undef A_
+}
+
+int kf_mat_block_finite(int m, int n, const double *a, int lda)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            if (!isfinite(a[i + (size_t)j * lda]))
+                return 0;
+    return 1;
 }

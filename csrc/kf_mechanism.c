@@ -1,30 +1,26 @@
 /*
- * kf_mechanism.c -- rigid mechanisms by Kane's method, and the wind pump of
- * docs/theory.md section 5 (seeds 000 and 001, Appendix B).
+ * kf_mechanism.c -- planar mechanisms of rigid bodies by Kane's method
+ * (docs/theory.md section 5): the description, the loop closure, velocities
+ * and accelerations through the constraint Jacobian, Kane's projection, the
+ * joint forces and the rigid motion in time.
  *
- * Three layers, top to bottom:
- *
- *   1. Kane's projection for any mechanism that describes an instant by the
- *      Jacobian A and the quadratic-velocity term B of its mass coordinates
- *      (kf_kane_solve).  A later mechanism supplies its own A, B, masses and
- *      applied forces and reuses it unchanged.
- *   2. The wind pump: loop closure in closed form, A(q) and B(q) built from
- *      one rule for a point fixed on a moving body (attach), applied forces,
- *      and the joint forces from the Newton-Euler equations of the bodies.
- *   3. The rigid motion in time: Kane's equations as the right-hand side of
+ * Top to bottom:
+ *   1. the small dense solve every part of the mechanism code goes through;
+ *   2. Kane's projection for any mechanism given by A, c, masses and forces;
+ *   3. the description (kf_mech_create) and the equations of one joint or
+ *      coordinate: value, gradient and the velocity term gamma of its second
+ *      derivative, all from one rule for a point fixed on a body;
+ *   4. positions by Newton's method (with the branch of a guess rule, or
+ *      continued from the last solution), rates, applied forces, joint forces
+ *      and body frames;
+ *   5. the rigid motion in time: Kane's equations as the right-hand side of
  *      the core's ODE driver (kf_ode.c), landing on every output time.
  *
- * Geometry (docs/theory.md section 5), e(phi) = (cos phi, sin phi), J = rotation by +90 deg:
- *   A = 0,  B = l1 e(alpha),  D = (x_D, e),
- *   C' = B + l2 e(theta2) = D + h e(phi),  phi = theta3 + psi.
- * C' is an intersection of the circles (B, l2) and (D, h).  Differentiating
- * the closure once,
- *   l2 omega2 J e(theta2) - h omega3 J e(phi) = xdot_D e_x - l1 omega1 J e(alpha) =: r(u),
- * and crossing with J e(phi) and J e(theta2) gives omega2 and omega3 with the
- * divisor l2 h sin(mu), mu = phi - theta2 the transmission angle: zero at a
- * dead point (lever and rocker arm aligned, which is also where the two
- * circles touch).  The second derivative has the same matrix and a
- * right-hand side quadratic in u.
+ * Body b has q_b = (x, y, theta), its reference point (mass centre) and angle;
+ * a point p fixed on it (body axes) is at P = r + R p, with
+ *   P' = r' + omega J R p,   P'' = r'' + eps J R p - omega^2 R p,
+ * J the rotation by +90 degrees.  The ground is body -1 (r = 0, theta = 0, p
+ * global).
  */
 #include "kf_internal.h"
 
@@ -32,11 +28,33 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ================================================================ 1. Kane's projection */
+/* ================================================================ 1. the small dense solve */
 
-/* Largest number of generalized speeds kf_kane_solve takes (small fixed
- * buffers on the stack: rigid mechanisms have few degrees of freedom). */
-#define KF_KANE_MAX_NU 16
+/*
+ * The one dense solve of the mechanism code (Newton, rates, Kane, joint
+ * forces, the coupled elastic system): LU with partial pivoting of the n x n
+ * column-major a in place when factor is set, then nrhs solves of b (n x
+ * nrhs, column-major).  Plain loops (kf_small_lu_*, kf_matrix.c), not
+ * LAPACK: these systems are a few dozen unknowns solved at every evaluation,
+ * where a LAPACK call costs more than its arithmetic and a threaded BLAS
+ * serializes concurrent sweeps on a lock (docs/theory.md section 5.7).
+ */
+int kf_mech_dense_solve(int n, double *a, int *ipiv, int factor, int nrhs, double *b,
+                        kf_error *err)
+{
+    int rc = factor ? kf_small_lu_factor(n, a, n, ipiv) : KF_OK;
+    if (!rc && nrhs > 0)
+        rc = kf_small_lu_solve(n, a, n, ipiv, nrhs, b, n);
+    if (rc == KF_ESING)
+        return kf_fail(err, KF_ESING, "", "a mechanism matrix is singular (zero pivot in the LU "
+                       "of an %d x %d system)", n, n);
+    if (rc == KF_ERANGE)
+        return kf_fail(err, KF_ERANGE, "", "a mechanism system has a non-finite entry (values "
+                       "beyond the double range)");
+    return KF_OK;
+}
+
+/* ================================================================ 2. Kane's projection */
 
 size_t kf_kane_work_size(int nr, int nu)
 {
@@ -44,29 +62,24 @@ size_t kf_kane_work_size(int nr, int nu)
     return nr > 0 ? (size_t)nr : 1;
 }
 
-int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const double *B,
-                  const double *w, const double *Q, const unsigned char *prescribed,
+int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const double *c,
+                  const double *Q, const double *tau, const unsigned char *prescribed,
                   double *udot, double *drive, double *work, kf_error *err)
 {
     if (nu < 1 || nu > KF_KANE_MAX_NU || nr < nu)
         return kf_fail(err, KF_EINVAL, "nu", "nu = %d must be in 1..%d and <= nr = %d", nu,
                        KF_KANE_MAX_NU, nr);
-    if (!mass || !A || !B || !w || !Q || !udot || !work)
+    if (!mass || !A || !c || !Q || !udot || !work)
         return kf_fail(err, KF_EINVAL, "", "kf_kane_solve: NULL argument");
-    int nw = nu * (nu + 1) / 2;
 
-    /* g = Q - Mrig B w: the applied forces less the velocity-dependent inertia */
+    /* g = Q - Mrig c: the applied forces less the velocity-dependent inertia */
     double *g = work;
-    for (int r = 0; r < nr; r++) {
-        double bw = 0.0;
-        for (int k = 0; k < nw; k++)
-            bw += B[(size_t)r * nw + k] * w[k];
-        g[r] = Q[r] - mass[r] * bw;
-    }
-    /* f = A^T g, M = A^T Mrig A */
+    for (int r = 0; r < nr; r++)
+        g[r] = Q[r] - mass[r] * c[r];
+    /* f = A^T g + tau, M = A^T Mrig A */
     double f[KF_KANE_MAX_NU], M[KF_KANE_MAX_NU * KF_KANE_MAX_NU];
     for (int i = 0; i < nu; i++) {
-        double s = 0.0;
+        double s = tau ? tau[i] : 0.0;
         for (int r = 0; r < nr; r++)
             s += A[(size_t)r * nu + i] * g[r];
         f[i] = s;
@@ -78,7 +91,7 @@ int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const dou
         }
     }
     /* the free coordinates: M_ff udot_f = f_f - M_fp udot_p */
-    int free_idx[KF_KANE_MAX_NU], nf = 0;
+    int free_idx[KF_KANE_MAX_NU], ipiv[KF_KANE_MAX_NU], nf = 0;
     for (int i = 0; i < nu; i++)
         if (!(prescribed && prescribed[i]))
             free_idx[nf++] = i;
@@ -93,16 +106,13 @@ int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const dou
             Mf[a + b * nf] = M[i + free_idx[b] * nu];
     }
     if (nf > 0) {
-        /* a few unknowns at every step of the ODE: plain loops, not LAPACK */
-        int rc = kf_small_cholesky_solve(nf, Mf, nf, rhs);
-        if (rc == KF_ERANGE)
-            return kf_fail(err, KF_ERANGE, "mass",
-                           "Kane's equations have a non-finite generalized mass or force "
-                           "(values beyond the double range)");
-        if (rc)
+        int rc = kf_mech_dense_solve(nf, Mf, ipiv, 1, 1, rhs, err);
+        if (rc == KF_ESING)
             return kf_fail(err, KF_ESING, "mass",
-                           "the generalized mass A^T M A is not positive definite (masses "
-                           "that cannot move with the free coordinates?)");
+                           "the generalized mass A^T M A is singular (masses that cannot move "
+                           "with the free coordinates?)");
+        if (rc)
+            return rc;
         for (int a = 0; a < nf; a++)
             udot[free_idx[a]] = rhs[a];
     }
@@ -120,473 +130,1180 @@ int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const dou
     return KF_OK;
 }
 
-/* ================================================================ 2. the wind pump */
+/* ================================================================ 3. the description */
 
-const char *const kf_windpump_names[] = {
-    "l1", "a1", "m1", "J1", "l2", "A2", "rho2", "h", "psi", "hg", "xi", "m3", "J3",
-    "L",  "M3", "e",  "m_D", "k", "x_D0", "F_r", "v_F", "c_D", "g", "branch", NULL};
+struct kf_mech {
+    int nb, n, m, nz, nj, ns;
+    double *mass, *inertia, *q0; /* q0: the drawing, assembled at creation (no guess rule) */
+    kf_joint *joints;
+    kf_spring *springs;
+    kf_coord *coords;
+    double g[2];
+    kf_mech_guess_fn *guess;
+    void *guess_params;
+    void (*guess_free)(void *);
+    int *jrow;  /* first equation of each joint */
+    double L;   /* length scale: the largest point offset or drawing coordinate */
+    double *rs; /* n row scales of J: L for the angle rows, 1 for the length rows */
+};
 
-_Static_assert(sizeof(kf_windpump) == KF_WINDPUMP_NPARAM * sizeof(double),
-               "kf_windpump must be KF_WINDPUMP_NPARAM packed doubles");
+static int joint_rows(int kind) { return kind == KF_WELD ? 3 : 2; }
 
-/* Parameter k of p by position (the order of kf_windpump_names). */
-static double param(const kf_windpump *p, int k) { return ((const double *)p)[k]; }
-
-int kf_windpump_check(const kf_windpump *p, kf_error *err)
+void kf_mech_free(kf_mech *m)
 {
-    if (!p)
-        return kf_fail(err, KF_EINVAL, "params", "wind-pump parameters are NULL");
-    for (int k = 0; k < KF_WINDPUMP_NPARAM; k++)
-        if (!isfinite(param(p, k)))
-            return kf_fail(err, KF_EINVAL, kf_windpump_names[k], "%s = %g must be finite",
-                           kf_windpump_names[k], param(p, k));
-    /* lengths and the lever's section: > 0 (the lever's mass keeps A^T M A
-     * positive definite, since it moves with both coordinates) */
-    static const char *positive[] = {"l1", "l2", "h", "A2", "rho2", "v_F"};
-    /* masses, inertias, distances, spring, friction, load, gravity: >= 0 */
-    static const char *nonneg[] = {"m1", "J1", "hg", "m3", "J3", "L", "M3",
-                                   "m_D", "k", "F_r", "c_D", "g"};
-    for (int k = 0; k < KF_WINDPUMP_NPARAM; k++) {
-        const char *name = kf_windpump_names[k];
-        double v = param(p, k);
-        for (size_t i = 0; i < sizeof positive / sizeof *positive; i++)
-            if (!strcmp(name, positive[i]) && !(v > 0.0))
-                return kf_fail(err, KF_EINVAL, name, "%s = %g must be positive", name, v);
-        for (size_t i = 0; i < sizeof nonneg / sizeof *nonneg; i++)
-            if (!strcmp(name, nonneg[i]) && !(v >= 0.0))
-                return kf_fail(err, KF_EINVAL, name, "%s = %g must be >= 0", name, v);
+    if (!m)
+        return;
+    if (m->guess_free)
+        m->guess_free(m->guess_params);
+    free(m->mass);
+    free(m->inertia);
+    free(m->q0);
+    free(m->joints);
+    free(m->springs);
+    free(m->coords);
+    free(m->jrow);
+    free(m->rs);
+    free(m);
+}
+
+int kf_mech_nbody(const kf_mech *m) { return m->nb; }
+int kf_mech_njoint(const kf_mech *m) { return m->nj; }
+int kf_mech_ncoord(const kf_mech *m) { return m->nz; }
+
+void kf_mech_describe(const kf_mech *m, kf_mech_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->nbody = m->nb;
+    d->mass = m->mass;
+    d->inertia = m->inertia;
+    d->q0 = m->q0;
+    d->njoint = m->nj;
+    d->joints = m->joints;
+    d->nspring = m->ns;
+    d->springs = m->springs;
+    d->ncoord = m->nz;
+    d->coords = m->coords;
+    d->gravity[0] = m->g[0];
+    d->gravity[1] = m->g[1];
+}
+
+void kf_mech_mass(const kf_mech *m, double *mass)
+{
+    for (int b = 0; b < m->nb; b++) {
+        mass[3 * b] = mass[3 * b + 1] = m->mass[b];
+        mass[3 * b + 2] = m->inertia[b];
     }
-    if (p->branch != 1.0 && p->branch != -1.0)
-        return kf_fail(err, KF_EINVAL, "branch", "branch = %g must be +1 or -1", p->branch);
+}
+
+static int finite2(const double *v) { return isfinite(v[0]) && isfinite(v[1]); }
+
+static int check_body(const kf_mech_desc *d, int b, const char *what, int j, kf_error *err)
+{
+    if (b < -1 || b >= d->nbody)
+        return kf_fail(err, KF_EINVAL, what, "%s[%d].body = %d is not a body (0..%d) or the "
+                       "ground (-1)", what, j, b, d->nbody - 1);
     return KF_OK;
 }
 
-static double cross2(const double *a, const double *b) { return a[0] * b[1] - a[1] * b[0]; }
+static int check_desc(const kf_mech_desc *d, kf_error *err)
+{
+    if (d->nbody < 1 || d->nbody > 100000)
+        return kf_fail(err, KF_EINVAL, "nbody", "nbody = %d must be in 1..100000", d->nbody);
+    if (!d->mass || !d->inertia)
+        return kf_fail(err, KF_EINVAL, "mass", "masses and inertias are NULL");
+    for (int b = 0; b < d->nbody; b++) {
+        if (!(isfinite(d->mass[b]) && d->mass[b] >= 0.0))
+            return kf_fail(err, KF_EINVAL, "mass", "mass[%d] = %g must be finite and >= 0", b,
+                           d->mass[b]);
+        if (!(isfinite(d->inertia[b]) && d->inertia[b] >= 0.0))
+            return kf_fail(err, KF_EINVAL, "inertia", "inertia[%d] = %g must be finite and >= 0",
+                           b, d->inertia[b]);
+    }
+    if (!d->q0 && !d->guess)
+        return kf_fail(err, KF_EINVAL, "q0", "the drawing q0 is needed without a guess rule");
+    if (d->q0)
+        for (int i = 0; i < 3 * d->nbody; i++)
+            if (!isfinite(d->q0[i]))
+                return kf_fail(err, KF_EINVAL, "q0", "q0[%d] = %g must be finite", i, d->q0[i]);
+    if (d->njoint < 0 || (d->njoint > 0 && !d->joints))
+        return kf_fail(err, KF_EINVAL, "joints", "njoint = %d with joints %s", d->njoint,
+                       d->joints ? "given" : "NULL");
+    int m = 0;
+    for (int j = 0; j < d->njoint; j++) {
+        const kf_joint *J = d->joints + j;
+        if (J->kind < KF_REVOLUTE || J->kind > KF_WELD)
+            return kf_fail(err, KF_EINVAL, "joints", "joints[%d].kind = %d is not revolute (0), "
+                           "prismatic (1) or weld (2)", j, J->kind);
+        for (int s = 0; s < 2; s++) {
+            int rc = check_body(d, J->body[s], "joints", j, err);
+            if (rc)
+                return rc;
+        }
+        if (J->body[0] == J->body[1])
+            return kf_fail(err, KF_EINVAL, "joints", "joints[%d] joins body %d to itself", j,
+                           J->body[0]);
+        if (!finite2(J->p0) || !finite2(J->p1) || !finite2(J->axis) || !isfinite(J->angle))
+            return kf_fail(err, KF_EINVAL, "joints", "joints[%d]: points, axis and angle must "
+                           "be finite", j);
+        if (J->kind == KF_PRISMATIC && !(hypot(J->axis[0], J->axis[1]) > 0.0))
+            return kf_fail(err, KF_EINVAL, "joints", "joints[%d].axis = (%g, %g) must not be "
+                           "zero", j, J->axis[0], J->axis[1]);
+        if (!(J->k >= 0.0 && J->c >= 0.0 && J->F_r >= 0.0 && isfinite(J->k) && isfinite(J->c) &&
+              isfinite(J->F_r) && isfinite(J->s0)))
+            return kf_fail(err, KF_EINVAL, "joints", "joints[%d]: k = %g, c = %g, F_r = %g must "
+                           "be finite and >= 0 (s0 = %g finite)", j, J->k, J->c, J->F_r, J->s0);
+        if (J->F_r > 0.0 && !(J->v_F > 0.0 && isfinite(J->v_F)))
+            return kf_fail(err, KF_EINVAL, "joints", "joints[%d].v_F = %g must be > 0 with "
+                           "friction", j, J->v_F);
+        if (J->kind == KF_WELD && (J->k != 0.0 || J->c != 0.0 || J->F_r != 0.0))
+            return kf_fail(err, KF_EINVAL, "joints", "joints[%d] is a weld: it has no coordinate "
+                           "for a spring, damper or friction", j);
+        m += joint_rows(J->kind);
+    }
+    if (d->nspring < 0 || (d->nspring > 0 && !d->springs))
+        return kf_fail(err, KF_EINVAL, "springs", "nspring = %d with springs NULL", d->nspring);
+    for (int s = 0; s < d->nspring; s++) {
+        const kf_spring *S = d->springs + s;
+        for (int e = 0; e < 2; e++) {
+            int rc = check_body(d, S->body[e], "springs", s, err);
+            if (rc)
+                return rc;
+        }
+        if (S->body[0] == S->body[1])
+            return kf_fail(err, KF_EINVAL, "springs", "springs[%d] joins body %d to itself", s,
+                           S->body[0]);
+        if (!finite2(S->p0) || !finite2(S->p1) || !(isfinite(S->k) && S->k >= 0.0) ||
+            !(isfinite(S->c) && S->c >= 0.0) || !(isfinite(S->L0) && S->L0 >= 0.0))
+            return kf_fail(err, KF_EINVAL, "springs", "springs[%d]: points finite, k = %g, c = "
+                           "%g, L0 = %g finite and >= 0", s, S->k, S->c, S->L0);
+    }
+    if (d->ncoord < 1 || d->ncoord > KF_KANE_MAX_NU || !d->coords)
+        return kf_fail(err, KF_EINVAL, "coords", "ncoord = %d must be in 1..%d", d->ncoord,
+                       KF_KANE_MAX_NU);
+    for (int k = 0; k < d->ncoord; k++) {
+        const kf_coord *C = d->coords + k;
+        if (C->kind < KF_COORD_X || C->kind > KF_COORD_JOINT)
+            return kf_fail(err, KF_EINVAL, "coords", "coords[%d].kind = %d is not x, y, angle "
+                           "(0..2) or joint (3)", k, C->kind);
+        int nmax = C->kind == KF_COORD_JOINT ? d->njoint : d->nbody;
+        if (C->index < 0 || C->index >= nmax)
+            return kf_fail(err, KF_EINVAL, "coords", "coords[%d].index = %d is not a %s (0..%d)",
+                           k, C->index, C->kind == KF_COORD_JOINT ? "joint" : "body", nmax - 1);
+        if (C->kind == KF_COORD_JOINT && d->joints[C->index].kind == KF_WELD)
+            return kf_fail(err, KF_EINVAL, "coords", "coords[%d]: joint %d is a weld, which has "
+                           "no coordinate", k, C->index);
+        if (!memchr(C->name, '\0', sizeof C->name) || !C->name[0])
+            return kf_fail(err, KF_EINVAL, "coords", "coords[%d].name must be a non-empty "
+                           "string of at most %zu characters", k, sizeof C->name - 1);
+    }
+    if (m + d->ncoord != 3 * d->nbody)
+        return kf_fail(err, KF_EINVAL, "coords", "the joints leave 3 x %d - %d = %d degrees of "
+                       "freedom, but %d independent coordinates are given", d->nbody, m,
+                       3 * d->nbody - m, d->ncoord);
+    if (!finite2(d->gravity))
+        return kf_fail(err, KF_EINVAL, "gravity", "gravity = (%g, %g) must be finite",
+                       d->gravity[0], d->gravity[1]);
+    return KF_OK;
+}
 
-/* Rates of a point: rows x, y of A (2 speeds) and B (3 quadratic terms). */
+/* Is equation row i (of the n rows: constraints, then coordinates) an angle? */
+static int angle_row(const kf_mech *m, int i)
+{
+    if (i >= m->m) {
+        const kf_coord *C = m->coords + (i - m->m);
+        return C->kind == KF_COORD_ANGLE ||
+               (C->kind == KF_COORD_JOINT && m->joints[C->index].kind == KF_REVOLUTE);
+    }
+    for (int j = m->nj - 1; j >= 0; j--)
+        if (i >= m->jrow[j]) {
+            int r = i - m->jrow[j];
+            return (m->joints[j].kind == KF_PRISMATIC && r == 1) ||
+                   (m->joints[j].kind == KF_WELD && r == 2);
+        }
+    return 0;
+}
+
+static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error *err);
+static void coordinates(const kf_mech *m, const double *q, double *z);
+
+int kf_mech_create(kf_mech **out, const kf_mech_desc *d, kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    int rc = d ? check_desc(d, err) : kf_fail(err, KF_EINVAL, "desc", "description is NULL");
+    if (rc) {
+        if (d && d->guess_free)
+            d->guess_free(d->guess_params);
+        return rc;
+    }
+    kf_mech *m = kf_calloc(1, sizeof *m);
+    if (!m) {
+        if (d->guess_free)
+            d->guess_free(d->guess_params);
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a mechanism");
+    }
+    m->guess = d->guess;
+    m->guess_params = d->guess_params;
+    m->guess_free = d->guess_free;
+    int nb = m->nb = d->nbody, n = m->n = 3 * nb;
+    m->nj = d->njoint;
+    m->ns = d->nspring;
+    m->nz = d->ncoord;
+    m->mass = kf_calloc((size_t)nb, sizeof(double));
+    m->inertia = kf_calloc((size_t)nb, sizeof(double));
+    m->q0 = kf_calloc((size_t)n, sizeof(double));
+    m->joints = kf_calloc((size_t)(m->nj > 0 ? m->nj : 1), sizeof(kf_joint));
+    m->springs = kf_calloc((size_t)(m->ns > 0 ? m->ns : 1), sizeof(kf_spring));
+    m->coords = kf_calloc((size_t)m->nz, sizeof(kf_coord));
+    m->jrow = kf_calloc((size_t)(m->nj > 0 ? m->nj : 1), sizeof(int));
+    m->rs = kf_calloc((size_t)n, sizeof(double));
+    if (!m->mass || !m->inertia || !m->q0 || !m->joints || !m->springs || !m->coords ||
+        !m->jrow || !m->rs) {
+        kf_mech_free(m);
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a mechanism of %d bodies", nb);
+    }
+    memcpy(m->mass, d->mass, (size_t)nb * sizeof(double));
+    memcpy(m->inertia, d->inertia, (size_t)nb * sizeof(double));
+    if (d->q0)
+        memcpy(m->q0, d->q0, (size_t)n * sizeof(double));
+    if (m->nj)
+        memcpy(m->joints, d->joints, (size_t)m->nj * sizeof(kf_joint));
+    if (m->ns)
+        memcpy(m->springs, d->springs, (size_t)m->ns * sizeof(kf_spring));
+    memcpy(m->coords, d->coords, (size_t)m->nz * sizeof(kf_coord));
+    m->g[0] = d->gravity[0];
+    m->g[1] = d->gravity[1];
+    /* unit sliding axes; the equation rows; the length scale */
+    double L = 0.0;
+    for (int j = 0; j < m->nj; j++) {
+        kf_joint *J = m->joints + j;
+        if (J->kind == KF_PRISMATIC) {
+            double a = hypot(J->axis[0], J->axis[1]);
+            J->axis[0] /= a;
+            J->axis[1] /= a;
+        }
+        m->jrow[j] = m->m;
+        m->m += joint_rows(J->kind);
+        L = fmax(L, fmax(hypot(J->p0[0], J->p0[1]), hypot(J->p1[0], J->p1[1])));
+    }
+    for (int s = 0; s < m->ns; s++)
+        L = fmax(L, fmax(hypot(m->springs[s].p0[0], m->springs[s].p0[1]),
+                         hypot(m->springs[s].p1[0], m->springs[s].p1[1])));
+    for (int b = 0; d->q0 && b < nb; b++)
+        L = fmax(L, hypot(m->q0[3 * b], m->q0[3 * b + 1]));
+    m->L = L > 0.0 ? L : 1.0;
+    for (int i = 0; i < n; i++)
+        m->rs[i] = angle_row(m, i) ? m->L : 1.0;
+    /* without a guess rule, the drawing must assemble: positions are continued from it */
+    if (!m->guess) {
+        kf_mech_kin k;
+        double *z0 = kf_calloc((size_t)m->nz, sizeof(double));
+        rc = z0 ? kf_mech_kin_alloc(m, &k, err)
+                : kf_fail(err, KF_ENOMEM, "", "cannot allocate %d coordinates", m->nz);
+        if (!rc) {
+            coordinates(m, m->q0, z0);
+            memcpy(k.q, m->q0, (size_t)n * sizeof(double));
+            memcpy(k.qok, m->q0, (size_t)n * sizeof(double));
+            memcpy(k.zok, z0, (size_t)m->nz * sizeof(double));
+            k.assembled = -1; /* the drawing: Newton from q0 itself */
+            rc = position(m, z0, &k, err);
+            if (rc == KF_EGEOM) {
+                kf_error e = *err;
+                rc = kf_fail(err, KF_EGEOM, "q0", "the drawing q0 does not assemble: %.400s",
+                             e.msg);
+            }
+            if (!rc)
+                memcpy(m->q0, k.q, (size_t)n * sizeof(double));
+            kf_mech_kin_free(&k);
+        }
+        free(z0);
+        if (rc) {
+            kf_mech_free(m);
+            return rc;
+        }
+    }
+    *out = m;
+    return KF_OK;
+}
+
+int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err)
+{
+    memset(k, 0, sizeof *k);
+    int n = k->n = m->n, nz = k->nz = m->nz;
+    /* z, zok (nz each); q, qd, qdd, c, res, dq, qok (n each); A (n nz); J (n n);
+     * aux: the continuation's zfrom, zt (nz each) and qpred (n), A's columns (n nz),
+     * r (n) of kf_mech_reactions, a transposed J (n n), mass, Q and Kane's work
+     * (n each) of kf_mech_dynamics */
+    size_t nd = 2 * (size_t)nz + 7 * (size_t)n + (size_t)n * nz + (size_t)n * n +
+                2 * (size_t)nz + (size_t)n * (5 + (size_t)nz + (size_t)n);
+    double *buf = kf_calloc(nd, sizeof(double));
+    k->ipiv = kf_calloc(2 * (size_t)n, sizeof(int));
+    if (!buf || !k->ipiv) {
+        free(buf);
+        free(k->ipiv);
+        k->ipiv = NULL;
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a mechanism's workspace (n = %d)",
+                       n);
+    }
+    double *p = buf;
+    k->z = p, p += nz;
+    k->zok = p, p += nz;
+    k->q = p, p += n;
+    k->qd = p, p += n;
+    k->qdd = p, p += n;
+    k->c = p, p += n;
+    k->res = p, p += n;
+    k->dq = p, p += n;
+    k->qok = p, p += n;
+    k->A = p, p += (size_t)n * nz;
+    k->J = p, p += (size_t)n * n;
+    k->aux = p;
+    k->ipivt = k->ipiv + n;
+    return KF_OK;
+}
+
+void kf_mech_kin_free(kf_mech_kin *k)
+{
+    if (!k)
+        return;
+    free(k->z); /* the start of the one buffer */
+    free(k->ipiv);
+    memset(k, 0, sizeof *k);
+}
+
+/* ---------------------------------------------------------------- one rule for every row */
+
+/* A body's pose and rates at (q, qd): r, theta, (cos, sin), v, omega. */
 typedef struct {
-    double A[2][2], B[2][3];
-} pt_rates;
+    double r[2], c, s, v[2], om;
+} pose;
+
+static void body_pose(const double *q, const double *qd, int b, pose *P)
+{
+    memset(P, 0, sizeof *P);
+    P->c = 1.0;
+    if (b < 0)
+        return;
+    P->r[0] = q[3 * b];
+    P->r[1] = q[3 * b + 1];
+    P->c = cos(q[3 * b + 2]);
+    P->s = sin(q[3 * b + 2]);
+    if (qd) {
+        P->v[0] = qd[3 * b];
+        P->v[1] = qd[3 * b + 1];
+        P->om = qd[3 * b + 2];
+    }
+}
+
+/* R p for a pose */
+static void rot(const pose *P, const double *p, double *Rp)
+{
+    Rp[0] = P->c * p[0] - P->s * p[1];
+    Rp[1] = P->s * p[0] + P->c * p[1];
+}
+
+/* One equation row: its value, gradient over q (entries g[col * stride]) and
+ * gamma = -(the part of its second derivative without q''). */
+typedef struct {
+    double *g;
+    int stride;
+    double val, gam;
+} eqrow;
+
+static void gadd(eqrow *e, int b, double gx, double gy, double gt)
+{
+    if (b < 0 || !e->g)
+        return;
+    e->g[(size_t)(3 * b) * e->stride] += gx;
+    e->g[(size_t)(3 * b + 1) * e->stride] += gy;
+    e->g[(size_t)(3 * b + 2) * e->stride] += gt;
+}
+
+/* Component `comp` (0 = x, 1 = y) of P1 - P0, P_i = point p_i of body b_i. */
+static void row_point(const double *q, const double *qd, int b0, const double *p0, int b1,
+                      const double *p1, int comp, eqrow *e)
+{
+    pose P0, P1;
+    body_pose(q, qd, b0, &P0);
+    body_pose(q, qd, b1, &P1);
+    double R0p[2], R1p[2];
+    rot(&P0, p0, R0p);
+    rot(&P1, p1, R1p);
+    e->val = P1.r[comp] + R1p[comp] - P0.r[comp] - R0p[comp];
+    /* d(R p)/dtheta = J R p = (-Rp_y, Rp_x) */
+    double j1 = comp == 0 ? -R1p[1] : R1p[0], j0 = comp == 0 ? -R0p[1] : R0p[0];
+    gadd(e, b1, comp == 0, comp == 1, j1);
+    gadd(e, b0, -(comp == 0), -(comp == 1), -j0);
+    e->gam = P1.om * P1.om * R1p[comp] - P0.om * P0.om * R0p[comp];
+}
+
+/* theta1 - theta0 - offset */
+static void row_angle(const double *q, int b0, int b1, double offset, eqrow *e)
+{
+    double t0 = b0 < 0 ? 0.0 : q[3 * b0 + 2], t1 = b1 < 0 ? 0.0 : q[3 * b1 + 2];
+    e->val = t1 - t0 - offset;
+    gadd(e, b1, 0.0, 0.0, 1.0);
+    gadd(e, b0, 0.0, 0.0, -1.0);
+    e->gam = 0.0;
+}
+
+/* u0 . (P1 - P0), u a direction fixed in body b0 (its axes). */
+static void row_along(const double *q, const double *qd, int b0, const double *p0, int b1,
+                      const double *p1, const double *u, eqrow *e)
+{
+    pose P0, P1;
+    body_pose(q, qd, b0, &P0);
+    body_pose(q, qd, b1, &P1);
+    double R0p[2], R1p[2], u0[2];
+    rot(&P0, p0, R0p);
+    rot(&P1, p1, R1p);
+    rot(&P0, u, u0);
+    double Ju0[2] = {-u0[1], u0[0]};
+    double d[2] = {P1.r[0] + R1p[0] - P0.r[0] - R0p[0], P1.r[1] + R1p[1] - P0.r[1] - R0p[1]};
+    e->val = u0[0] * d[0] + u0[1] * d[1];
+    gadd(e, b1, u0[0], u0[1], -u0[0] * R1p[1] + u0[1] * R1p[0]);
+    gadd(e, b0, -u0[0], -u0[1],
+         Ju0[0] * d[0] + Ju0[1] * d[1] - (-u0[0] * R0p[1] + u0[1] * R0p[0]));
+    /* d' = v1 + om1 J R1p - v0 - om0 J R0p; second derivative's velocity part:
+     * -om0^2 u0.d + 2 om0 (J u0).d' + u0.(-om1^2 R1p + om0^2 R0p) */
+    double dd[2] = {P1.v[0] - P1.om * R1p[1] - P0.v[0] + P0.om * R0p[1],
+                    P1.v[1] + P1.om * R1p[0] - P0.v[1] - P0.om * R0p[0]};
+    double b = -P0.om * P0.om * e->val + 2.0 * P0.om * (Ju0[0] * dd[0] + Ju0[1] * dd[1]) +
+               u0[0] * (-P1.om * P1.om * R1p[0] + P0.om * P0.om * R0p[0]) +
+               u0[1] * (-P1.om * P1.om * R1p[1] + P0.om * P0.om * R0p[1]);
+    e->gam = -b;
+}
+
+/* Row r of joint J's constraint. */
+static void joint_row(const kf_joint *J, int r, const double *q, const double *qd, eqrow *e)
+{
+    if (J->kind == KF_PRISMATIC) {
+        if (r == 0) {
+            double nrm[2] = {-J->axis[1], J->axis[0]};
+            row_along(q, qd, J->body[0], J->p0, J->body[1], J->p1, nrm, e);
+        } else {
+            row_angle(q, J->body[0], J->body[1], J->angle, e);
+        }
+    } else if (r < 2) {
+        row_point(q, qd, J->body[0], J->p0, J->body[1], J->p1, r, e);
+    } else {
+        row_angle(q, J->body[0], J->body[1], J->angle, e);
+    }
+}
+
+/* A joint's coordinate s: relative angle (revolute) or sliding distance (prismatic). */
+static void joint_coordinate(const kf_joint *J, const double *q, const double *qd, eqrow *e)
+{
+    if (J->kind == KF_PRISMATIC)
+        row_along(q, qd, J->body[0], J->p0, J->body[1], J->p1, J->axis, e);
+    else
+        row_angle(q, J->body[0], J->body[1], 0.0, e);
+}
+
+/* Independent coordinate k as a row. */
+static void coord_row(const kf_mech *m, int k, const double *q, const double *qd, eqrow *e)
+{
+    const kf_coord *C = m->coords + k;
+    if (C->kind == KF_COORD_JOINT) {
+        joint_coordinate(m->joints + C->index, q, qd, e);
+        return;
+    }
+    int i = 3 * C->index + C->kind;
+    e->val = q[i];
+    if (e->g)
+        e->g[(size_t)i * e->stride] += 1.0;
+    e->gam = 0.0;
+}
+
+/* All n rows at (q, qd): res (values; the coordinate rows f(q)), J (n x n
+ * column-major gradients, zeroed here) and gam (needs qd); any may be NULL. */
+static void eval_rows(const kf_mech *m, const double *q, const double *qd, double *res, double *J,
+                      double *gam)
+{
+    int n = m->n;
+    if (J)
+        memset(J, 0, (size_t)n * n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        eqrow e = {J ? J + i : NULL, n, 0.0, 0.0};
+        if (i < m->m) {
+            int j = m->nj - 1;
+            while (i < m->jrow[j])
+                j--;
+            joint_row(m->joints + j, i - m->jrow[j], q, qd, &e);
+        } else {
+            coord_row(m, i - m->m, q, qd, &e);
+        }
+        if (res)
+            res[i] = e.val;
+        if (gam)
+            gam[i] = e.gam;
+    }
+}
+
+static void coordinates(const kf_mech *m, const double *q, double *z)
+{
+    for (int k = 0; k < m->nz; k++) {
+        eqrow e = {NULL, 0, 0.0, 0.0};
+        coord_row(m, k, q, NULL, &e);
+        z[k] = e.val;
+    }
+}
+
+/* ================================================================ 4. positions and rates */
+
+/* "alpha = 0.3 rad, x_D = 1.5 m" */
+static const char *coords_text(const kf_mech *m, const double *z, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < m->nz && used + 1 < len; k++) {
+        int angle = angle_row(m, m->m + k);
+        int w = snprintf(buf + used, len - used, "%s%s = %.9g %s", k ? ", " : "",
+                         m->coords[k].name, z[k], angle ? "rad" : "m");
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
+/* The Jacobian at q, scaled to unit lengths (angle rows times L, angle
+ * columns divided by L), into k->J, LU-factored.  KF_EGEOM at a dead point. */
+static int factored(const kf_mech *m, kf_mech_kin *k, const double *z, int rc, kf_error le,
+                    kf_error *err);
+
+static int factor_at(const kf_mech *m, kf_mech_kin *k, const double *z, kf_error *err)
+{
+    int n = m->n;
+    eval_rows(m, k->q, NULL, NULL, k->J, NULL);
+    for (int j = 0; j < n; j++) {
+        double cs = j % 3 == 2 ? m->L : 1.0;
+        for (int i = 0; i < n; i++)
+            k->J[i + (size_t)j * n] *= m->rs[i] / cs;
+    }
+    kf_error le = {0};
+    int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 0, NULL, &le);
+    return factored(m, k, z, rc, le, err);
+}
+
+/* After the LU of J (status rc, its error le): the dead-point check and A. */
+static int factored(const kf_mech *m, kf_mech_kin *k, const double *z, int rc, kf_error le,
+                    kf_error *err)
+{
+    int n = m->n;
+    double pmin = INFINITY, pmax = 0.0;
+    for (int i = 0; !rc && i < n; i++) {
+        double p = fabs(k->J[i + (size_t)i * n]);
+        pmin = fmin(pmin, p);
+        pmax = fmax(pmax, p);
+    }
+    if (rc == KF_ESING || (!rc && !(pmin >= KF_MECH_DEAD * pmax))) {
+        char buf[240];
+        return kf_fail(err, KF_EGEOM, m->coords[0].name,
+                       "%s is a dead point: the constraint Jacobian is singular there (smallest "
+                       "pivot %.2g of the largest), so these coordinates cannot move the "
+                       "mechanism", coords_text(m, z, buf, sizeof buf), rc ? 0.0 : pmin / pmax);
+    }
+    if (rc) {
+        *err = le;
+        return rc;
+    }
+    /* A = J^-1 [0; I] (row-major n x nz), the nz columns solved at once in aux
+     * past the continuation's vectors (position) */
+    double *cols = k->aux + 2 * (size_t)m->nz + (size_t)n;
+    memset(cols, 0, (size_t)n * m->nz * sizeof(double));
+    for (int c = 0; c < m->nz; c++)
+        cols[m->m + c + (size_t)c * n] = m->rs[m->m + c];
+    if ((rc = kf_mech_dense_solve(n, k->J, k->ipiv, 0, m->nz, cols, err)))
+        return rc;
+    for (int c = 0; c < m->nz; c++)
+        for (int i = 0; i < n; i++)
+            k->A[(size_t)i * m->nz + c] = cols[i + (size_t)c * n] / (i % 3 == 2 ? m->L : 1.0);
+    return KF_OK;
+}
+
+/* Solve J x = b with the factors of factor_at (b overwritten by x). */
+static int solve_J(const kf_mech *m, kf_mech_kin *k, double *b, kf_error *err)
+{
+    int n = m->n;
+    for (int i = 0; i < n; i++)
+        b[i] *= m->rs[i];
+    int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 0, 1, b, err);
+    for (int i = 0; !rc && i < n; i++)
+        b[i] /= i % 3 == 2 ? m->L : 1.0;
+    return rc;
+}
+
+/* Scaled size of a change of q: lengths, angles times L. */
+static double qsize(const kf_mech *m, const double *a, const double *b)
+{
+    double s = 0.0;
+    for (int i = 0; i < m->n; i++)
+        s = fmax(s, fabs(a[i] - b[i]) * (i % 3 == 2 ? m->L : 1.0));
+    return s;
+}
 
 /*
- * The one rule behind every row of A and B: a point P = O + rho e(ang) fixed
- * on a body whose angle has rate G.u and acceleration G.udot + H.w, with
- * omega^2 = W.w.  Then
- *   v_P = v_O + rho omega J e,   a_P = a_O + rho (eps J e - omega^2 e).
+ * Newton's method on [Phi(q); f(q) - z] = 0 from k->q.  Converged when a
+ * step is below 1e-10 L, after one more (quadratic convergence: round-off),
+ * or at once when a step is at round-off (below 1e-14 L): then the factors
+ * of J at the last iterate are those at the solution to round-off, and
+ * *fresh says they can be kept.  Returns 0 (k->q the solution), NEWTON_FAILS
+ * if it does not converge, NEWTON_DEAD if J is singular at a solution (no
+ * message for either), or the status of an internal failure.
  */
-static void attach(const pt_rates *O, const double G[2], const double H[3], const double W[3],
-                   double rho, double ang, pt_rates *P)
+enum { NEWTON_FAILS = -1, NEWTON_DEAD = -2 };
+static int newton(const kf_mech *m, kf_mech_kin *k, const double *z, int *fresh, kf_error *err)
 {
-    double e[2] = {cos(ang), sin(ang)}, je[2] = {-e[1], e[0]};
-    for (int i = 0; i < 2; i++) {
-        for (int j = 0; j < 2; j++)
-            P->A[i][j] = O->A[i][j] + rho * je[i] * G[j];
-        for (int k = 0; k < 3; k++)
-            P->B[i][k] = O->B[i][k] + rho * (je[i] * H[k] - e[i] * W[k]);
+    *fresh = 0;
+    int n = m->n, polish = 0, grew = 0;
+    double prev = INFINITY, *r = k->res;
+    for (int it = 0; it < 40; it++) {
+        eval_rows(m, k->q, NULL, r, k->J, NULL);
+        for (int i = m->m; i < n; i++)
+            r[i] -= z[i - m->m];
+        for (int j = 0; j < n; j++) {
+            double cs = j % 3 == 2 ? m->L : 1.0;
+            for (int i = 0; i < n; i++)
+                k->J[i + (size_t)j * n] *= m->rs[i] / cs;
+        }
+        for (int i = 0; i < n; i++)
+            r[i] *= m->rs[i];
+        if (!kf_vec_finite((size_t)n, r) || !kf_vec_finite((size_t)n * n, k->J))
+            return NEWTON_FAILS;
+        double rmax = 0.0;
+        for (int i = 0; i < n; i++)
+            rmax = fmax(rmax, fabs(r[i]));
+        kf_error le = {0};
+        int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 1, r, &le);
+        if (rc == KF_ESING) /* singular: at a solution, a dead point */
+            return rmax <= 1e-12 * m->L ? NEWTON_DEAD : NEWTON_FAILS;
+        if (rc) {
+            *err = le;
+            return rc;
+        }
+        double step = 0.0;
+        for (int i = 0; i < n; i++) {
+            step = fmax(step, fabs(r[i]));
+            k->q[i] -= r[i] / (i % 3 == 2 ? m->L : 1.0);
+        }
+        if (!isfinite(step))
+            return NEWTON_FAILS;
+        if (step <= 1e-14 * m->L) {
+            *fresh = 1;
+            return 0;
+        }
+        if (polish)
+            return 0;
+        if (step <= 1e-10 * m->L)
+            polish = 1;
+        else if (step >= prev && ++grew > 3)
+            return NEWTON_FAILS;
+        prev = step;
     }
+    return NEWTON_FAILS;
 }
 
-static void put_point(kf_windpump_kin *k, int row, const pt_rates *P)
+static int cannot_close(const kf_mech *m, const double *z, const char *why, kf_error *err)
 {
-    for (int i = 0; i < 2; i++) {
-        for (int j = 0; j < 2; j++)
-            k->A[(row + i) * 2 + j] = P->A[i][j];
-        for (int c = 0; c < 3; c++)
-            k->B[(row + i) * 3 + c] = P->B[i][c];
-    }
+    char buf[240];
+    return kf_fail(err, KF_EGEOM, m->coords[0].name, "the loop cannot close at %s: %s",
+                   coords_text(m, z, buf, sizeof buf), why);
 }
 
-static void put_angle(kf_windpump_kin *k, int row, const double G[2], const double H[3])
+/*
+ * Positions at z.  With a guess rule: Newton from its position.  Without:
+ * continued from the last solution (zok, qok) along the straight path to z,
+ * each step predicted by q + A dz and corrected by Newton; a step that fails,
+ * or whose correction exceeds half the prediction (a jump towards another
+ * branch), is halved.  Leaves the factors of J at the solution and A.
+ */
+static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error *err)
 {
-    for (int j = 0; j < 2; j++)
-        k->A[row * 2 + j] = G[j];
-    for (int c = 0; c < 3; c++)
-        k->B[row * 3 + c] = H[c];
-}
-
-static double wrap_pi(double a)
-{
-    a = fmod(a, 2.0 * KF_PI);
-    if (a > KF_PI)
-        a -= 2.0 * KF_PI;
-    else if (a <= -KF_PI)
-        a += 2.0 * KF_PI;
-    return a;
-}
-
-int kf_windpump_kinematics(const kf_windpump *p, const double q[2], const double u[2],
-                           const double udot[2], kf_windpump_kin *out, kf_error *err)
-{
-    if (!p || !q || !u || !out)
-        return kf_fail(err, KF_EINVAL, "", "kf_windpump_kinematics: NULL argument");
-    double al = q[0], xD = q[1];
-    if (!isfinite(al) || !isfinite(xD))
-        return kf_fail(err, KF_EINVAL, isfinite(al) ? "x_D" : "alpha",
-                       "alpha = %g, x_D = %g must be finite", al, xD);
-    double ud[2] = {udot ? udot[0] : 0.0, udot ? udot[1] : 0.0};
-    if (!isfinite(u[0]) || !isfinite(u[1]) || !isfinite(ud[0]) || !isfinite(ud[1]))
-        return kf_fail(err, KF_EINVAL, "omega1",
-                       "omega1 = %g, xdot_D = %g, eps1 = %g, xddot_D = %g must be finite", u[0],
-                       u[1], ud[0], ud[1]);
-    memset(out, 0, sizeof *out);
-    kf_windpump_kin *k = out;
-    k->q[0] = al;
-    k->q[1] = xD;
-    k->u[0] = u[0];
-    k->u[1] = u[1];
-    k->udot[0] = ud[0];
-    k->udot[1] = ud[1];
-    k->w[0] = u[0] * u[0];
-    k->w[1] = u[0] * u[1];
-    k->w[2] = u[1] * u[1];
-
-    /* ---- positions: C' on the circles (B, l2) and (D, h) */
-    double ea[2] = {cos(al), sin(al)};
-    double Bp[2] = {p->l1 * ea[0], p->l1 * ea[1]}, Dp[2] = {xD, p->e};
-    double d[2] = {Dp[0] - Bp[0], Dp[1] - Bp[1]};
-    double rho = hypot(d[0], d[1]);
-    double lo = fabs(p->l2 - p->h), hi = p->l2 + p->h;
-    if (!(rho > lo && rho < hi))
-        return kf_fail(err, KF_EGEOM, "x_D",
-                       "the loop cannot close at alpha = %.9g rad, x_D = %.9g m: |BD| = %.9g m "
-                       "is outside (|l2 - h|, l2 + h) = (%.6g, %.6g) m",
-                       al, xD, rho, lo, hi);
-    double dh[2] = {d[0] / rho, d[1] / rho}, n[2] = {-dh[1], dh[0]};
-    double along = (p->l2 * p->l2 - p->h * p->h + rho * rho) / (2.0 * rho);
-    double perp2 = p->l2 * p->l2 - along * along;
-    double perp = p->branch * sqrt(perp2 > 0.0 ? perp2 : 0.0);
-    double Cp[2] = {Bp[0] + along * dh[0] + perp * n[0], Bp[1] + along * dh[1] + perp * n[1]};
-    double th2 = atan2(Cp[1] - Bp[1], Cp[0] - Bp[0]);
-    double phi = atan2(Cp[1] - Dp[1], Cp[0] - Dp[0]);
-    double th3 = phi - p->psi;
-    double mu = wrap_pi(phi - th2), smu = sin(mu);
-    if (!(fabs(smu) >= KF_WINDPUMP_DEAD))
-        return kf_fail(err, KF_EGEOM, "x_D",
-                       "alpha = %.9g rad, x_D = %.9g m is a dead point: the lever BC' and the "
-                       "rocker arm DC' are aligned (transmission angle %.3g deg)",
-                       al, xD, mu * 180.0 / KF_PI);
-    k->mu = mu;
-    double pts[8] = {0.0, 0.0, Bp[0], Bp[1], Cp[0], Cp[1], Dp[0], Dp[1]};
-    memcpy(k->pts, pts, sizeof pts);
-
-    /* ---- angular rates: omega_i = G_i.u, eps_i = G_i.udot + H_i.w, omega_i^2 = W_i.w */
-    double e2[2] = {cos(th2), sin(th2)}, ep[2] = {cos(phi), sin(phi)};
-    double u2[2] = {-e2[1], e2[0]}, up[2] = {-ep[1], ep[0]};
-    double rr[2][2] = {{p->l1 * ea[1], -p->l1 * ea[0]}, {1.0, 0.0}}; /* r(u) = sum u_j rr[j] */
-    double G1[2] = {1.0, 0.0}, H0[3] = {0.0, 0.0, 0.0}, W1[3] = {1.0, 0.0, 0.0};
-    double G2[2], G3[2], H2[3], H3[3], W2[3], W3[3];
-    for (int j = 0; j < 2; j++) {
-        G2[j] = cross2(rr[j], up) / (p->l2 * smu);
-        G3[j] = cross2(rr[j], u2) / (p->h * smu);
+    int n = m->n, nz = m->nz, rc, fresh = 0;
+    for (int i = 0; i < nz; i++)
+        if (!isfinite(z[i]))
+            return kf_fail(err, KF_EINVAL, m->coords[i].name, "%s = %g must be finite",
+                           m->coords[i].name, z[i]);
+    if (m->guess) {
+        if ((rc = m->guess(z, k->q, m->guess_params, err)))
+            return rc;
+        if ((rc = newton(m, k, z, &fresh, err)) == NEWTON_FAILS)
+            return cannot_close(m, z, "Newton's method does not converge from the assembly "
+                                "rule's position", err);
+        if (rc == NEWTON_DEAD)
+            rc = factor_at(m, k, z, err); /* the dead point's message */
+        else if (!rc)
+            rc = fresh ? factored(m, k, z, KF_OK, (kf_error){0}, err) : factor_at(m, k, z, err);
+    } else {
+        if (k->assembled == -1) { /* the drawing itself */
+            if ((rc = newton(m, k, z, &fresh, err)) == NEWTON_FAILS)
+                return cannot_close(m, z, "Newton's method does not converge from the drawing",
+                                    err);
+            if (rc == 0 || rc == NEWTON_DEAD)
+                rc = factor_at(m, k, z, err);
+        } else {
+            if (!k->assembled) { /* start from the drawing */
+                memcpy(k->qok, m->q0, (size_t)n * sizeof(double));
+                memcpy(k->q, m->q0, (size_t)n * sizeof(double));
+                coordinates(m, m->q0, k->zok);
+                if ((rc = factor_at(m, k, k->zok, err)))
+                    return rc;
+                k->assembled = 1;
+            }
+            /* aux: zfrom (nz), zt (nz), qpred (n) */
+            double *zfrom = k->aux, *zt = zfrom + nz, *qpred = zt + nz;
+            memcpy(zfrom, k->zok, (size_t)nz * sizeof(double));
+            double done = 0.0, step = 1.0;
+            kf_error last = {0};
+            rc = KF_OK;
+            while (done < 1.0) {
+                double to = done + step > 1.0 ? 1.0 : done + step;
+                for (int i = 0; i < nz; i++)
+                    zt[i] = to >= 1.0 ? z[i] : zfrom[i] + to * (z[i] - zfrom[i]);
+                for (int r = 0; r < n; r++) {
+                    double s = k->qok[r];
+                    for (int i = 0; i < nz; i++)
+                        s += k->A[(size_t)r * nz + i] * (zt[i] - k->zok[i]);
+                    qpred[r] = k->q[r] = s;
+                }
+                /* a step predicted to move the mechanism by more than a tenth of its
+                 * size is halved untried: the correction test below can then tell a
+                 * neighbouring branch from this one */
+                double pred = qsize(m, qpred, k->qok);
+                int tried = !(pred > 0.1 * m->L && step >= 1.0 / 4096.0), ok = 0;
+                if (tried) {
+                    ok = newton(m, k, zt, &fresh, err);
+                    if (ok > 0)
+                        return ok;
+                    if (ok == NEWTON_DEAD) /* singular at a solution: the dead point's message */
+                        factor_at(m, k, zt, &last);
+                    ok = ok == 0 && qsize(m, k->q, qpred) <= 0.25 * pred + 1e-9 * m->L;
+                }
+                if (ok) {
+                    int frc = fresh ? factored(m, k, zt, KF_OK, (kf_error){0}, &last)
+                                    : factor_at(m, k, zt, &last);
+                    if (frc && frc != KF_EGEOM) {
+                        *err = last;
+                        return frc;
+                    }
+                    ok = !frc;
+                }
+                if (ok) {
+                    done = to;
+                    memcpy(k->qok, k->q, (size_t)n * sizeof(double));
+                    memcpy(k->zok, zt, (size_t)nz * sizeof(double));
+                    step = fmin(2.0 * step, 1.0);
+                } else {
+                    /* restore q and (if Newton changed them) A at qok */
+                    memcpy(k->q, k->qok, (size_t)n * sizeof(double));
+                    if (tried && (rc = factor_at(m, k, k->zok, err)))
+                        return rc;
+                    step *= 0.5;
+                    if (step < 1.0 / 8192.0) {
+                        if (last.code == KF_EGEOM && to >= 1.0) {
+                            *err = last;
+                            return KF_EGEOM;
+                        }
+                        return cannot_close(m, z, "no position is reached from the last one "
+                                            "(or the drawing) along a path that keeps its "
+                                            "branch", err);
+                    }
+                }
+            }
+        }
     }
-    W2[0] = G2[0] * G2[0];
-    W2[1] = 2.0 * G2[0] * G2[1];
-    W2[2] = G2[1] * G2[1];
-    W3[0] = G3[0] * G3[0];
-    W3[1] = 2.0 * G3[0] * G3[1];
-    W3[2] = G3[1] * G3[1];
-    for (int c = 0; c < 3; c++) {
-        /* quadratic part of the acceleration closure: l1 omega1^2 e(alpha) +
-         * l2 omega2^2 e(theta2) - h omega3^2 e(phi) */
-        double s[2];
-        for (int i = 0; i < 2; i++)
-            s[i] = (c == 0 ? p->l1 * ea[i] : 0.0) + p->l2 * W2[c] * e2[i] - p->h * W3[c] * ep[i];
-        H2[c] = cross2(s, up) / (p->l2 * smu);
-        H3[c] = cross2(s, u2) / (p->h * smu);
-    }
-
-    /* ---- rows of A and B, point by point */
-    pt_rates ground = {{{0.0, 0.0}, {0.0, 0.0}}, {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}};
-    pt_rates slider = {{{0.0, 1.0}, {0.0, 0.0}}, {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}};
-    pt_rates P1, PB, P2, P3, PG;
-    attach(&ground, G1, H0, W1, p->a1 * p->l1, al, &P1);
-    attach(&ground, G1, H0, W1, p->l1, al, &PB);
-    attach(&PB, G2, H2, W2, 0.5 * p->l2, th2, &P2);
-    attach(&slider, G3, H3, W3, p->hg, th3 + p->xi, &P3);
-    attach(&slider, G3, H3, W3, p->L, th3, &PG);
-    put_point(k, KF_WP_X1, &P1);
-    put_angle(k, KF_WP_T1, G1, H0);
-    put_point(k, KF_WP_X2, &P2);
-    put_angle(k, KF_WP_T2, G2, H2);
-    put_point(k, KF_WP_X3, &P3);
-    put_angle(k, KF_WP_T3, G3, H3);
-    put_point(k, KF_WP_XG, &PG);
-    k->A[KF_WP_XD * 2 + 1] = 1.0;
-
-    /* ---- positions of the mass coordinates, and their rates */
-    double r[KF_WP_NR] = {
-        p->a1 * p->l1 * ea[0],
-        p->a1 * p->l1 * ea[1],
-        al,
-        Bp[0] + 0.5 * p->l2 * e2[0],
-        Bp[1] + 0.5 * p->l2 * e2[1],
-        th2,
-        xD + p->hg * cos(th3 + p->xi),
-        p->e + p->hg * sin(th3 + p->xi),
-        th3,
-        xD + p->L * cos(th3),
-        p->e + p->L * sin(th3),
-        xD};
-    memcpy(k->r, r, sizeof r);
-    for (int i = 0; i < KF_WP_NR; i++) {
-        const double *Ai = k->A + i * 2, *Bi = k->B + i * 3;
-        k->v[i] = Ai[0] * u[0] + Ai[1] * u[1];
-        k->a[i] = Ai[0] * ud[0] + Ai[1] * ud[1] + Bi[0] * k->w[0] + Bi[1] * k->w[1] +
-                  Bi[2] * k->w[2];
-    }
-    k->theta[0] = al;
-    k->theta[1] = th2;
-    k->theta[2] = th3;
-    for (int b = 0; b < 3; b++) {
-        int row = b == 0 ? KF_WP_T1 : b == 1 ? KF_WP_T2 : KF_WP_T3;
-        k->omega[b] = k->v[row];
-        k->eps[b] = k->a[row];
-    }
-    for (int i = 0; i < 2; i++) {
-        k->vB[i] = PB.A[i][0] * u[0] + PB.A[i][1] * u[1];
-        k->aB[i] = PB.A[i][0] * ud[0] + PB.A[i][1] * ud[1] + PB.B[i][0] * k->w[0] +
-                   PB.B[i][1] * k->w[1] + PB.B[i][2] * k->w[2];
-    }
-    /* the lever's frame: origin B, x along B->C'; gravity enters as a_B - g */
-    double c2 = e2[0], s2 = e2[1], ag[2] = {k->aB[0], k->aB[1] + p->g};
-    k->lever.omega[2] = k->omega[1];
-    k->lever.eps[2] = k->eps[1];
-    k->lever.v[0] = c2 * k->vB[0] + s2 * k->vB[1];
-    k->lever.v[1] = -s2 * k->vB[0] + c2 * k->vB[1];
-    k->lever.a[0] = c2 * ag[0] + s2 * ag[1];
-    k->lever.a[1] = -s2 * ag[0] + c2 * ag[1];
-    /* vdot = a_L - W v_L with the true (gravity-free) a_L of B; W v = omega z x v */
-    double aL[2] = {c2 * k->aB[0] + s2 * k->aB[1], -s2 * k->aB[0] + c2 * k->aB[1]};
-    k->lever.vdot[0] = aL[0] + k->omega[1] * k->lever.v[1];
-    k->lever.vdot[1] = aL[1] - k->omega[1] * k->lever.v[0];
-    return KF_OK;
-}
-
-void kf_windpump_mass(const kf_windpump *p, double mass[KF_WP_NR])
-{
-    double m2 = p->rho2 * p->A2 * p->l2;
-    double m[KF_WP_NR] = {p->m1, p->m1, p->J1, m2,    m2,    m2 * p->l2 * p->l2 / 12.0,
-                          p->m3, p->m3, p->J3, p->M3, p->M3, p->m_D};
-    memcpy(mass, m, sizeof m);
-}
-
-void kf_windpump_applied(const kf_windpump *p, const kf_windpump_kin *kin, double M_m,
-                         double Q[KF_WP_NR])
-{
-    double mass[KF_WP_NR];
-    kf_windpump_mass(p, mass);
-    memset(Q, 0, KF_WP_NR * sizeof(double));
-    static const int yrows[4] = {KF_WP_Y1, KF_WP_Y2, KF_WP_Y3, KF_WP_YG};
-    for (int i = 0; i < 4; i++)
-        Q[yrows[i]] = -mass[yrows[i]] * p->g;
-    Q[KF_WP_T1] = M_m;
-    double xd = kin->u[1];
-    /* Coulomb friction, regularized: F_r tanh(xdot / v_F) is within F_r of the
-     * sign law except for |xdot| < a few v_F, and keeps the ODE smooth */
-    Q[KF_WP_XD] = -p->k * (kin->q[1] - p->x_D0) - p->F_r * tanh(xd / p->v_F) - p->c_D * xd;
-}
-
-int kf_windpump_joint_forces(const kf_windpump *p, const kf_windpump_kin *kin, double *f,
-                             kf_error *err)
-{
-    if (!p || !kin || !f)
-        return kf_fail(err, KF_EINVAL, "", "kf_windpump_joint_forces: NULL argument");
-    enum { n = KF_WINDPUMP_NFORCE };
-    enum { XA, YA, XB, YB, XC, YC, XD, YD, NG, MM, RD };
-    double K[n * n], b[n];
-    memset(K, 0, sizeof K);
-#define KK(row, col) K[(row) + (col) * n]
-    double mass[KF_WP_NR], Q[KF_WP_NR];
-    kf_windpump_mass(p, mass);
-    kf_windpump_applied(p, kin, 0.0, Q);
-    const double *a = kin->a, *r = kin->r, g = p->g;
-    const double *Bp = kin->pts + 2, *Cp = kin->pts + 4, *Dp = kin->pts + 6;
-    /* m (a - g) for each mass, gravity g = (0, -g) */
-    double f1[2] = {mass[KF_WP_X1] * a[KF_WP_X1], mass[KF_WP_X1] * (a[KF_WP_Y1] + g)};
-    double f2[2] = {mass[KF_WP_X2] * a[KF_WP_X2], mass[KF_WP_X2] * (a[KF_WP_Y2] + g)};
-    double f3[2] = {mass[KF_WP_X3] * a[KF_WP_X3], mass[KF_WP_X3] * (a[KF_WP_Y3] + g)};
-    double fG[2] = {mass[KF_WP_XG] * a[KF_WP_XG], mass[KF_WP_XG] * (a[KF_WP_YG] + g)};
-    double r1[2] = {r[KF_WP_X1], r[KF_WP_Y1]};
-    double r2[2] = {r[KF_WP_X2] - Bp[0], r[KF_WP_Y2] - Bp[1]};
-    double r3[2] = {r[KF_WP_X3] - Dp[0], r[KF_WP_Y3] - Dp[1]};
-    double rG[2] = {r[KF_WP_XG] - Dp[0], r[KF_WP_YG] - Dp[1]};
-    double cB[2] = {Cp[0] - Bp[0], Cp[1] - Bp[1]}, cD[2] = {Cp[0] - Dp[0], Cp[1] - Dp[1]};
-
-    /* crank: F_A - F_B + m1 g = m1 a1; moments about A (fixed):
-     * M_m + B x (-F_B) = J1 eps1 + r1 x m1 (a1 - g) */
-    KK(0, XA) = 1.0, KK(0, XB) = -1.0, b[0] = f1[0];
-    KK(1, YA) = 1.0, KK(1, YB) = -1.0, b[1] = f1[1];
-    KK(2, MM) = 1.0, KK(2, XB) = Bp[1], KK(2, YB) = -Bp[0];
-    b[2] = mass[KF_WP_T1] * a[KF_WP_T1] + cross2(r1, f1);
-    /* lever: F_B - F_C + m2 g = m2 a2; about B: (C' - B) x (-F_C) = J2 eps2 + r2 x m2 (a2 - g) */
-    KK(3, XB) = 1.0, KK(3, XC) = -1.0, b[3] = f2[0];
-    KK(4, YB) = 1.0, KK(4, YC) = -1.0, b[4] = f2[1];
-    KK(5, XC) = cB[1], KK(5, YC) = -cB[0];
-    b[5] = mass[KF_WP_T2] * a[KF_WP_T2] + cross2(r2, f2);
-    /* rocker with its weight: F_C - F_D + (m3 + M3) g = m3 a3 + M3 aG; about D:
-     * (C' - D) x F_C = J3 eps3 + r3 x m3 (a3 - g) + rG x M3 (aG - g) */
-    KK(6, XC) = 1.0, KK(6, XD) = -1.0, b[6] = f3[0] + fG[0];
-    KK(7, YC) = 1.0, KK(7, YD) = -1.0, b[7] = f3[1] + fG[1];
-    KK(8, XC) = -cD[1], KK(8, YC) = cD[0];
-    b[8] = mass[KF_WP_T3] * a[KF_WP_T3] + cross2(r3, f3) + cross2(rG, fG);
-    /* slider: F_D + N e_y + R e_x + Q_xD e_x - m_D g e_y = m_D xddot_D e_x */
-    KK(9, XD) = 1.0, KK(9, RD) = 1.0, b[9] = mass[KF_WP_XD] * a[KF_WP_XD] - Q[KF_WP_XD];
-    KK(10, YD) = 1.0, KK(10, NG) = 1.0, b[10] = mass[KF_WP_XD] * g;
-#undef KK
-    /* 11 unknowns at every output instant: plain loops, not LAPACK */
-    int rc = kf_small_lu_solve(n, K, n, b);
-    if (rc == KF_ERANGE)
-        return kf_fail(err, KF_ERANGE, "x_D",
-                       "the joint-force equations are not finite at alpha = %.9g rad, x_D = "
-                       "%.9g m (values beyond the double range)",
-                       kin->q[0], kin->q[1]);
     if (rc)
-        return kf_fail(err, KF_EGEOM, "x_D",
-                       "the joint forces are undetermined at alpha = %.9g rad, x_D = %.9g m "
-                       "(a dead point)",
-                       kin->q[0], kin->q[1]);
-    memcpy(f, b, sizeof b);
+        return rc;
+    memcpy(k->z, z, (size_t)nz * sizeof(double));
+    memcpy(k->qok, k->q, (size_t)n * sizeof(double));
+    memcpy(k->zok, z, (size_t)nz * sizeof(double));
+    k->assembled = 1;
     return KF_OK;
 }
 
-/* ================================================================ 3. the rigid motion in time */
+int kf_mech_kinematics(const kf_mech *m, const double *z, const double *zd, const double *zdd,
+                       kf_mech_kin *k, kf_error *err)
+{
+    if (!m || !z || !k || k->n != m->n || k->nz != m->nz)
+        return kf_fail(err, KF_EINVAL, "", "kf_mech_kinematics: NULL argument or a workspace "
+                       "of another mechanism");
+    int n = m->n, nz = m->nz;
+    for (int i = 0; i < nz; i++)
+        if ((zd && !isfinite(zd[i])) || (zdd && !isfinite(zdd[i])))
+            return kf_fail(err, KF_EINVAL, m->coords[i].name, "the rates of %s (%g, %g) must be "
+                           "finite", m->coords[i].name, zd ? zd[i] : 0.0, zdd ? zdd[i] : 0.0);
+    int rc = position(m, z, k, err);
+    if (rc)
+        return rc;
+    for (int r = 0; r < n; r++) {
+        double s = 0.0;
+        for (int i = 0; zd && i < nz; i++)
+            s += k->A[(size_t)r * nz + i] * zd[i];
+        k->qd[r] = s;
+    }
+    /* c = J^-1 gamma: gamma of the constraints and of the coordinates */
+    eval_rows(m, k->q, k->qd, NULL, NULL, k->c);
+    if ((rc = solve_J(m, k, k->c, err)))
+        return rc;
+    for (int r = 0; r < n; r++) {
+        double s = k->c[r];
+        for (int i = 0; zdd && i < nz; i++)
+            s += k->A[(size_t)r * nz + i] * zdd[i];
+        k->qdd[r] = s;
+    }
+    return KF_OK;
+}
+
+/* ---------------------------------------------------------------- forces */
+
+int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error *err)
+{
+    int n = m->n;
+    memset(Q, 0, (size_t)n * sizeof(double));
+    for (int b = 0; b < m->nb; b++) {
+        Q[3 * b] += m->mass[b] * m->g[0];
+        Q[3 * b + 1] += m->mass[b] * m->g[1];
+    }
+    /* joint laws and springs act along a scalar s with gradient g: Q += F g */
+    double *g = k->dq;
+    for (int j = 0; j < m->nj; j++) {
+        const kf_joint *J = m->joints + j;
+        if (J->kind == KF_WELD || (J->k == 0.0 && J->c == 0.0 && J->F_r == 0.0))
+            continue;
+        memset(g, 0, (size_t)n * sizeof(double));
+        eqrow e = {g, 1, 0.0, 0.0};
+        joint_coordinate(J, k->q, NULL, &e);
+        double sd = kf_dot(n, g, k->qd);
+        double F = -J->k * (e.val - J->s0) - J->c * sd;
+        if (J->F_r > 0.0)
+            F -= J->F_r * tanh(sd / J->v_F);
+        for (int i = 0; i < n; i++)
+            Q[i] += F * g[i];
+    }
+    for (int s = 0; s < m->ns; s++) {
+        const kf_spring *S = m->springs + s;
+        double d[2];
+        for (int c = 0; c < 2; c++) {
+            eqrow e = {NULL, 0, 0.0, 0.0};
+            row_point(k->q, NULL, S->body[0], S->p0, S->body[1], S->p1, c, &e);
+            d[c] = e.val;
+        }
+        double L = hypot(d[0], d[1]);
+        if (!(L > 0.0))
+            return kf_fail(err, KF_EGEOM, "springs", "springs[%d] has zero length at %s", s,
+                           coords_text(m, k->z, (char[240]){0}, 240));
+        /* grad L = e . grad d */
+        memset(g, 0, (size_t)n * sizeof(double));
+        for (int c = 0; c < 2; c++) {
+            double *gc = k->res;
+            memset(gc, 0, (size_t)n * sizeof(double));
+            eqrow e = {gc, 1, 0.0, 0.0};
+            row_point(k->q, NULL, S->body[0], S->p0, S->body[1], S->p1, c, &e);
+            for (int i = 0; i < n; i++)
+                g[i] += d[c] / L * gc[i];
+        }
+        double F = S->k * (L - S->L0) + S->c * kf_dot(n, g, k->qd);
+        for (int i = 0; i < n; i++)
+            Q[i] -= F * g[i];
+    }
+    return KF_OK;
+}
+
+int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, double *fj,
+                         double *drive, kf_error *err)
+{
+    int n = m->n, rc;
+    /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, factored afresh
+     * (transposed) in aux, after the other vectors there */
+    double *Jt = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz), *x = k->res;
+    eval_rows(m, k->q, NULL, NULL, Jt, NULL);
+    for (int j = 0; j < n; j++) {
+        double cs = j % 3 == 2 ? m->L : 1.0;
+        for (int i = 0; i < n; i++)
+            Jt[i + (size_t)j * n] *= m->rs[i] / cs;
+        x[j] = r[j] / cs;
+    }
+    for (int j = 0; j < n; j++) /* transposed in place */
+        for (int i = 0; i < j; i++) {
+            double v = Jt[i + (size_t)j * n];
+            Jt[i + (size_t)j * n] = Jt[j + (size_t)i * n];
+            Jt[j + (size_t)i * n] = v;
+        }
+    if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
+        return rc;
+    for (int i = 0; i < n; i++)
+        x[i] *= m->rs[i];
+    for (int j = 0; fj && j < m->nj; j++) {
+        const kf_joint *J = m->joints + j;
+        const double *l = x + m->jrow[j];
+        double *f = fj + 3 * j;
+        if (J->kind == KF_PRISMATIC) {
+            /* row 0 is n0 . (P1 - P0), n0 the axis normal in global axes */
+            pose P0;
+            body_pose(k->q, NULL, J->body[0], &P0);
+            double nl[2] = {-J->axis[1], J->axis[0]}, n0[2];
+            rot(&P0, nl, n0);
+            f[0] = -l[0] * n0[0];
+            f[1] = -l[0] * n0[1];
+            f[2] = -l[1];
+        } else {
+            f[0] = -l[0];
+            f[1] = -l[1];
+            f[2] = J->kind == KF_WELD ? -l[2] : 0.0;
+        }
+    }
+    for (int i = 0; drive && i < m->nz; i++)
+        drive[i] = -x[m->m + i];
+    return KF_OK;
+}
+
+int kf_mech_reactions(const kf_mech *m, kf_mech_kin *k, double *fj, double *drive,
+                      kf_error *err)
+{
+    /* r = Q - M q'' in aux past the continuation's and factor_at's vectors */
+    int n = m->n;
+    double *r = k->aux + 2 * (size_t)m->nz + (size_t)n * (1 + (size_t)m->nz);
+    int rc = kf_mech_applied(m, k, r, err);
+    if (rc)
+        return rc;
+    for (int b = 0; b < m->nb; b++) {
+        r[3 * b] -= m->mass[b] * k->qdd[3 * b];
+        r[3 * b + 1] -= m->mass[b] * k->qdd[3 * b + 1];
+        r[3 * b + 2] -= m->inertia[b] * k->qdd[3 * b + 2];
+    }
+    return kf_mech_joint_forces(m, k, r, fj, drive, err);
+}
+
+void kf_mech_frame(const kf_mech *m, const kf_mech_kin *k, int b, const double o[2], double phi,
+                   kf_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    pose P;
+    body_pose(k->q, k->qd, b, &P);
+    double th = (b < 0 ? 0.0 : k->q[3 * b + 2]) + phi;
+    double eps = b < 0 ? 0.0 : k->qdd[3 * b + 2];
+    double a[2] = {b < 0 ? 0.0 : k->qdd[3 * b], b < 0 ? 0.0 : k->qdd[3 * b + 1]};
+    double Ro[2];
+    rot(&P, o, Ro);
+    double vO[2] = {P.v[0] - P.om * Ro[1], P.v[1] + P.om * Ro[0]};
+    double aO[2] = {a[0] - eps * Ro[1] - P.om * P.om * Ro[0],
+                    a[1] + eps * Ro[0] - P.om * P.om * Ro[1]};
+    double c = cos(th), s = sin(th);
+    f->omega[2] = P.om;
+    f->eps[2] = eps;
+    f->v[0] = c * vO[0] + s * vO[1];
+    f->v[1] = -s * vO[0] + c * vO[1];
+    double ag[2] = {aO[0] - m->g[0], aO[1] - m->g[1]};
+    f->a[0] = c * ag[0] + s * ag[1];
+    f->a[1] = -s * ag[0] + c * ag[1];
+    /* vdot = a_L - W v_L with the true (gravity-free) a_L of the origin */
+    double aL[2] = {c * aO[0] + s * aO[1], -s * aO[0] + c * aO[1]};
+    f->vdot[0] = aL[0] + P.om * f->v[1];
+    f->vdot[1] = aL[1] - P.om * f->v[0];
+}
+
+/* ================================================================ 5. the rigid motion in time */
 
 /* What the right-hand side needs, fixed for one integration, and what it
  * last computed. */
 typedef struct {
-    const kf_windpump *p;
-    const kf_windpump_drive *d;
-    double t0, alpha0;
-    double mass[KF_WP_NR];
+    const kf_mech *m;
+    const kf_mech_drive *d;
+    int nz;
+    double t0;
+    const double *z0;
+    kf_mech_kin kin;
+    double *yd, *z, *zd, *zdd, *tau, *drive;
+    unsigned char presc[KF_KANE_MAX_NU];
     long nfev;
-    double *states; /* the output rows */
-    /* the last successful evaluation: its (t, y) and (eps1, xddot_D, M_m) */
-    double last_t, last_y[4], last_aux[3];
+    double *states;
+    /* the last successful evaluation: its (t, y) and its output row */
+    double last_t, *last_y, *last_row;
     /* the last evaluation that left the assembly region, and its time */
     kf_error geom;
     double geom_t;
-} wp_ode;
+} mech_ode;
 
-/*
- * y = (alpha, x_D, omega1, xdot_D): y' = f(t, y); aux = (eps1, xddot_D, M_m).
- * At constant speed the crank follows alpha0 + omega (t - t0) exactly and the
- * motor torque is what Kane's equation along omega1 asks for.
- */
-static int wp_eval(wp_ode *o, double t, const double *y, double *yd, double *aux, kf_error *err)
+/* The coordinates at t from the drives (docs in kf_internal.h). */
+int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t, double t0,
+                         const double *z0, const double *y, double *z, double *zd, double *zdd,
+                         double *tau, unsigned char *presc, kf_error *err)
 {
-    const kf_windpump *p = o->p;
-    const kf_windpump_drive *d = o->d;
-    double q[2], u[2], udot[2] = {0.0, 0.0}, drive[2], M_m = 0.0, work[KF_WP_NR];
-    unsigned char presc[2] = {0, 0};
-    o->nfev++;
-    if (d->mode == KF_DRIVE_SPEED) {
-        q[0] = o->alpha0 + d->omega * (t - o->t0);
-        u[0] = d->omega;
-        presc[0] = 1;
-    } else {
-        q[0] = y[0];
-        u[0] = y[2];
-        if (d->torque(d->params, t, q[0], u[0], &M_m))
-            return kf_fail(err, KF_ECALLBACK, "torque",
-                           "the torque law stopped the integration at t = %g s", t);
-        if (!isfinite(M_m))
-            return kf_fail(err, KF_EINVAL, "torque",
-                           "the torque law returned %g at t = %g s (alpha = %g, omega1 = %g)",
-                           M_m, t, q[0], u[0]);
+    int nz = m->nz;
+    for (int k = 0; k < nz; k++) {
+        const kf_mech_drive *d = drives + k;
+        presc[k] = d->mode != KF_DRIVE_FREE;
+        tau[k] = 0.0;
+        if (d->mode == KF_DRIVE_SPEED) {
+            z[k] = z0[k] + d->speed * (t - t0);
+            zd[k] = d->speed;
+            zdd[k] = 0.0;
+        } else if (d->mode == KF_DRIVE_PATH) {
+            double zk[3];
+            err->code = 0;
+            if (d->path(t, k, zk, d->params, err)) {
+                if (!err->code)
+                    kf_fail(err, KF_ECALLBACK, m->coords[k].name, "the path of %s stopped "
+                            "the integration at t = %g s", m->coords[k].name, t);
+                return err->code;
+            }
+            if (!(isfinite(zk[0]) && isfinite(zk[1]) && isfinite(zk[2])))
+                return kf_fail(err, KF_EINVAL, m->coords[k].name, "the path of %s returned "
+                               "(%g, %g, %g) at t = %g s", m->coords[k].name, zk[0], zk[1],
+                               zk[2], t);
+            z[k] = zk[0];
+            zd[k] = zk[1];
+            zdd[k] = zk[2];
+        } else {
+            z[k] = y[k];
+            zd[k] = y[nz + k];
+        }
     }
-    q[1] = y[1];
-    u[1] = y[3];
-    kf_windpump_kin kin;
-    double Q[KF_WP_NR];
-    int rc = kf_windpump_kinematics(p, q, u, NULL, &kin, err);
+    /* laws after every coordinate is known */
+    for (int k = 0; k < nz; k++) {
+        const kf_mech_drive *d = drives + k;
+        if (d->mode != KF_DRIVE_FREE || !d->law)
+            continue;
+        err->code = 0;
+        if (d->law(t, k, z, zd, tau + k, d->params, err)) {
+            if (!err->code)
+                kf_fail(err, KF_ECALLBACK, "torque", "the torque law of %s stopped the "
+                        "integration at t = %g s", m->coords[k].name, t);
+            return err->code;
+        }
+        if (!isfinite(tau[k]))
+            return kf_fail(err, KF_EINVAL, "torque", "the torque law returned %g for %s at "
+                           "t = %g s (%s = %g, rate %g)", tau[k], m->coords[k].name, t,
+                           m->coords[k].name, z[k], zd[k]);
+    }
+    return KF_OK;
+}
+
+static int drive_values(mech_ode *o, double t, const double *y, kf_error *err)
+{
+    return kf_mech_drive_values(o->m, o->d, t, o->t0, o->z0, y, o->z, o->zd, o->zdd, o->tau,
+                                o->presc, err);
+}
+
+int kf_mech_dynamics(const kf_mech *m, kf_mech_kin *k, const double *tau,
+                     const unsigned char *prescribed, double *zdd, double *drive, kf_error *err)
+{
+    int n = m->n;
+    double *mass = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz + (size_t)n);
+    double *Q = mass + n, *work = Q + n;
+    kf_mech_mass(m, mass);
+    int rc = kf_mech_applied(m, k, Q, err);
+    if (!rc)
+        rc = kf_kane_solve(n, m->nz, mass, k->A, k->c, Q, tau, prescribed, zdd, drive, work, err);
+    return rc;
+}
+
+/* y' = f(t, y) and the output row (z, z', z'', F) of this evaluation. */
+static int mech_eval(mech_ode *o, double t, const double *y, double *yd, double *row,
+                     kf_error *err)
+{
+    const kf_mech *m = o->m;
+    int nz = o->nz;
+    o->nfev++;
+    int rc = drive_values(o, t, y, err);
+    if (!rc)
+        rc = kf_mech_kinematics(m, o->z, o->zd, NULL, &o->kin, err);
+    if (!rc)
+        rc = kf_mech_dynamics(m, &o->kin, o->tau, o->presc, o->zdd, o->drive, err);
     if (rc)
         return rc;
-    kf_windpump_applied(p, &kin, M_m, Q);
-    rc = kf_kane_solve(KF_WP_NR, 2, o->mass, kin.A, kin.B, kin.w, Q, presc, udot, drive, work,
-                       err);
-    if (rc)
-        return rc;
-    if (d->mode == KF_DRIVE_SPEED)
-        M_m = drive[0]; /* the generalized force along omega1 is the torque on the crank */
-    yd[0] = u[0];
-    yd[1] = u[1];
-    yd[2] = udot[0];
-    yd[3] = udot[1];
-    aux[0] = udot[0];
-    aux[1] = udot[1];
-    aux[2] = M_m;
+    for (int k = 0; k < nz; k++) {
+        yd[k] = o->zd[k];
+        yd[nz + k] = o->zdd[k];
+        row[k] = o->z[k];
+        row[nz + k] = o->zd[k];
+        row[2 * nz + k] = o->zdd[k];
+        row[3 * nz + k] = o->presc[k] ? o->drive[k] : o->tau[k];
+    }
     return KF_OK;
 }
 
 /* The driver's right-hand side.  Leaving the assembly region is recoverable:
  * it happens to trial stages of a step too long, and a shorter one may stay
  * inside; if the motion itself leaves, the driver gives up with this code. */
-static int wp_rhs(double t, const double *y, double *yd, void *params, kf_error *err)
+static int mech_rhs(double t, const double *y, double *yd, void *params, kf_error *err)
 {
-    wp_ode *o = params;
-    double aux[3];
-    int rc = wp_eval(o, t, y, yd, aux, err);
+    mech_ode *o = params;
+    int rc = mech_eval(o, t, y, yd, o->last_row, err);
     if (rc == KF_EGEOM) {
         o->geom = *err;
         o->geom_t = t;
+        /* the failed attempt may have left the continuation's state anywhere */
+        memcpy(o->kin.q, o->kin.qok, (size_t)o->m->n * sizeof(double));
         return 1;
     }
     if (rc)
         return -1;
     o->last_t = t;
-    memcpy(o->last_y, y, sizeof o->last_y);
-    memcpy(o->last_aux, aux, sizeof aux);
+    memcpy(o->last_y, y, 2 * (size_t)o->nz * sizeof(double));
     return 0;
 }
 
-/* The driver's output k: one row (alpha, x_D, omega1, xdot_D, eps1, xddot_D, M_m). */
-static int wp_out(int k, double t, const double *y, void *params, kf_error *err)
+/* The driver's output k: the row of the evaluation at (t, y). */
+static int mech_out(int k, double t, const double *y, void *params, kf_error *err)
 {
-    wp_ode *o = params;
+    mech_ode *o = params;
     /* The driver lands on every output time and ends each step with f at the
-     * new point (FSAL), so the last evaluation is this very point and its
-     * accelerations and torque are the output's; only where the time of that
-     * evaluation, t_n + (t - t_n), rounded off t does it take one more. */
-    if (!(t == o->last_t && !memcmp(y, o->last_y, sizeof o->last_y))) {
-        double yd[4];
-        int rc = wp_rhs(t, y, yd, o, err);
+     * new point (FSAL), so the last evaluation is this very point; only where
+     * the time of that evaluation, t_n + (t - t_n), rounded off t does it
+     * take one more. */
+    if (!(t == o->last_t && !memcmp(y, o->last_y, 2 * (size_t)o->nz * sizeof(double)))) {
+        int rc = mech_rhs(t, y, o->yd, o, err);
+        if (rc > 0)
+            *err = o->geom;
         if (rc)
-            return rc;
+            return err->code ? err->code : KF_ECALLBACK;
     }
-    int speed = o->d->mode == KF_DRIVE_SPEED;
-    double alpha = speed ? o->alpha0 + o->d->omega * (t - o->t0) : y[0];
-    double omega1 = speed ? o->d->omega : y[2];
-    double row[KF_WINDPUMP_NSTATE] = {alpha,           y[1],           omega1,         y[3],
-                                      o->last_aux[0], o->last_aux[1], o->last_aux[2]};
-    memcpy(o->states + (size_t)k * KF_WINDPUMP_NSTATE, row, sizeof row);
+    memcpy(o->states + (size_t)k * 4 * o->nz, o->last_row, 4 * (size_t)o->nz * sizeof(double));
     return 0;
 }
 
-int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
-                         const double y0[4], int nt, const double *t, const kf_ode_opts *opts,
-                         double *states, kf_stats *stats, kf_error *err)
+static int check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err)
 {
-    if (!p || !drive || !y0 || !t || !opts || !states)
-        return kf_fail(err, KF_EINVAL, "", "kf_windpump_simulate: NULL argument");
-    int rc = kf_windpump_check(p, err);
+    for (int k = 0; k < m->nz; k++) {
+        const kf_mech_drive *d = drives + k;
+        const char *name = m->coords[k].name;
+        if (d->mode == KF_DRIVE_SPEED) {
+            if (!isfinite(d->speed))
+                return kf_fail(err, KF_EINVAL, "speed", "the speed of %s = %g must be finite",
+                               name, d->speed);
+        } else if (d->mode == KF_DRIVE_PATH) {
+            if (!d->path)
+                return kf_fail(err, KF_EINVAL, "path", "the path drive of %s has no path", name);
+        } else if (d->mode != KF_DRIVE_FREE) {
+            return kf_fail(err, KF_EINVAL, "drive", "unknown drive mode %d of %s", d->mode, name);
+        }
+    }
+    return KF_OK;
+}
+
+int kf_mech_check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err)
+{
+    return check_drives(m, drives, err);
+}
+
+int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double *z0,
+                     const double *zd0, int nt, const double *t, const kf_ode_opts *opts,
+                     double *states, kf_stats *stats, kf_error *err)
+{
+    if (!m || !drives || !z0 || !zd0 || !t || !opts || !states)
+        return kf_fail(err, KF_EINVAL, "", "kf_mech_simulate: NULL argument");
+    int nz = m->nz, rc = check_drives(m, drives, err);
     if (rc)
         return rc;
-    if (drive->mode == KF_DRIVE_SPEED) {
-        if (!isfinite(drive->omega))
-            return kf_fail(err, KF_EINVAL, "rpm", "crank speed omega = %g rad/s must be finite",
-                           drive->omega);
-    } else if (drive->mode == KF_DRIVE_TORQUE) {
-        if (!drive->torque)
-            return kf_fail(err, KF_EINVAL, "torque", "torque drive without a torque law");
-    } else {
-        return kf_fail(err, KF_EINVAL, "drive", "unknown drive mode %d", drive->mode);
-    }
     if (nt < 1)
         return kf_fail(err, KF_EINVAL, "t", "need at least one output time, got %d", nt);
-    for (int i = 0; i < 4; i++)
-        if (!isfinite(y0[i]))
-            return kf_fail(err, KF_EINVAL, "y0", "initial state component %d = %g is not finite",
-                           i, y0[i]);
+    for (int i = 0; i < nz; i++)
+        if (!isfinite(z0[i]) || !isfinite(zd0[i]))
+            return kf_fail(err, KF_EINVAL, "y0", "initial %s = %g, rate %g must be finite",
+                           m->coords[i].name, z0[i], zd0[i]);
     for (int i = 0; i < nt; i++)
         if (!isfinite(t[i]) || (i > 0 && !(t[i] > t[i - 1])))
             return kf_fail(err, KF_EINVAL, "t",
@@ -600,14 +1317,46 @@ int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
     if (oo.max_steps <= 0)
         oo.max_steps = 10000000L;
 
-    wp_ode o = {.p = p, .d = drive, .t0 = t[0], .alpha0 = y0[0], .states = states};
-    kf_windpump_mass(p, o.mass);
-    double y[4] = {y0[0], y0[1], drive->mode == KF_DRIVE_SPEED ? drive->omega : y0[2], y0[3]};
-    kf_ode_system sys = {4, wp_rhs, wp_out, NULL, &o, 1};
-    kf_ode *ode = NULL;
+    mech_ode o = {.m = m, .d = drives, .nz = nz, .t0 = t[0], .z0 = z0, .states = states};
+    /* yd (2 nz, an extra evaluation's), z, zd, zdd, tau, drive (nz each), y (2 nz),
+     * last_y (2 nz), last_row (4 nz) */
+    double *buf = kf_calloc(15 * (size_t)nz, sizeof(double));
+    if (!buf)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integration's workspace");
+    rc = kf_mech_kin_alloc(m, &o.kin, err);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    double *p = buf;
+    o.yd = p, p += 2 * (size_t)nz;
+    o.z = p, p += nz;
+    o.zd = p, p += nz;
+    o.zdd = p, p += nz;
+    o.tau = p, p += nz;
+    o.drive = p, p += nz;
+    double *y = p;
+    p += 2 * (size_t)nz;
+    o.last_y = p, p += 2 * (size_t)nz;
+    o.last_row = p;
+    o.last_t = NAN;
+    for (int k = 0; k < nz; k++) {
+        y[k] = z0[k];
+        y[nz + k] = drives[k].mode == KF_DRIVE_SPEED ? drives[k].speed : zd0[k];
+    }
     kf_stats st = {0};
     kf_error le = {0};
-    rc = kf_ode_create(&ode, &sys, &oo, &le);
+    /* a path drive starts where its path is */
+    rc = drive_values(&o, t[0], y, &le);
+    for (int k = 0; !rc && k < nz; k++)
+        if (drives[k].mode == KF_DRIVE_PATH) {
+            y[k] = o.z[k];
+            y[nz + k] = o.zd[k];
+        }
+    kf_ode_system sys = {2 * nz, mech_rhs, mech_out, NULL, &o, 1};
+    kf_ode *ode = NULL;
+    if (!rc)
+        rc = kf_ode_create(&ode, &sys, &oo, &le);
     if (!rc)
         rc = kf_ode_run(ode, t[0], y, nt, t, &st, &le);
     kf_ode_free(ode);
@@ -627,5 +1376,7 @@ int kf_windpump_simulate(const kf_windpump *p, const kf_windpump_drive *drive,
         st.evaluations = o.nfev; /* with the evaluations for outputs */
         *stats = st;
     }
+    kf_mech_kin_free(&o.kin);
+    free(buf);
     return rc;
 }

@@ -1781,186 +1781,916 @@ done:
     return result;
 }
 
-/* ================================================================ the wind pump
+/* ================================================================ mechanisms
  *
- * Parameters cross as a float vector in the order of kf_windpump_names.
+ * A mechanism crosses as a capsule (kf_mech); joints and springs as float
+ * arrays whose columns are the fields of kf_joint / kf_spring in the order of
+ * joint_fields / spring_fields (exported), coordinates as an int array
+ * (kind, index) and a sequence of names.  Per-instant results come back as
+ * arrays with a leading time axis.
  */
 
-_Static_assert(sizeof(kf_windpump) == KF_WINDPUMP_NPARAM * sizeof(double),
-               "kf_windpump must be packed doubles");
+#define MECH_CAPSULE "kanefem._core.mech"
 
-static PyObject *py_windpump_names(PyObject *self, PyObject *noargs)
+static const char *const joint_fields[] = {"kind", "body0", "body1", "p0_x", "p0_y", "p1_x",
+                                           "p1_y", "axis_x", "axis_y", "angle", "k", "s0", "c",
+                                           "F_r", "v_F"};
+static const char *const spring_fields[] = {"body0", "body1", "p0_x", "p0_y", "p1_x",
+                                            "p1_y", "k", "L0", "c"};
+#define NJF ((int)(sizeof joint_fields / sizeof *joint_fields))
+#define NSF ((int)(sizeof spring_fields / sizeof *spring_fields))
+
+static void mech_destructor(PyObject *cap)
 {
-    PyObject *t = PyTuple_New(KF_WINDPUMP_NPARAM);
-    for (int k = 0; t && k < KF_WINDPUMP_NPARAM; k++) {
-        PyObject *s = PyUnicode_FromString(kf_windpump_names[k]);
+    kf_mech_free(PyCapsule_GetPointer(cap, MECH_CAPSULE));
+}
+
+static int mech_conv(PyObject *obj, void *p)
+{
+    if (!PyCapsule_IsValid(obj, MECH_CAPSULE)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "mech must be a mechanism made by kanefem._core.mech_create");
+        return 0;
+    }
+    *(kf_mech **)p = PyCapsule_GetPointer(obj, MECH_CAPSULE);
+    return 1;
+}
+
+static PyObject *mech_capsule(int rc, kf_mech *m, const kf_error *err)
+{
+    if (rc)
+        return raise_status(rc, err);
+    PyObject *cap = PyCapsule_New(m, MECH_CAPSULE, mech_destructor);
+    if (!cap)
+        kf_mech_free(m);
+    return cap;
+}
+
+static PyObject *names_tuple(const char *const *names, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int k = 0; t && k < n; k++) {
+        PyObject *s = PyUnicode_FromString(names[k]);
         if (!s) {
-            Py_DECREF(t);
-            return NULL;
+            Py_CLEAR(t);
+            break;
         }
         PyTuple_SET_ITEM(t, k, s);
     }
     return t;
 }
 
-/* params -> struct, validated by the core. */
-static int windpump_conv(PyObject *obj, void *p)
+static PyObject *py_mech_fields(PyObject *self, PyObject *noargs)
 {
-    f64_arg a = {"params", 1, {KF_WINDPUMP_NPARAM}};
-    if (!f64_conv(obj, &a))
-        return 0;
-    memcpy(p, f64_data(&a), sizeof(kf_windpump));
-    f64_release(&a);
-    kf_error err = {0};
-    int rc = kf_windpump_check(p, &err);
-    if (rc) {
-        raise_status(rc, &err);
-        return 0;
+    return Py_BuildValue("{s:N,s:N}", "joint", names_tuple(joint_fields, NJF), "spring",
+                         names_tuple(spring_fields, NSF));
+}
+
+/* An index stored in a float column: an integer in [lo, hi]. */
+static int index_field(double v, int lo, int hi, const char *what, npy_intp row, int *out)
+{
+    if (!(v == floor(v) && v >= lo && v <= hi)) {
+        fail(PyExc_ValueError, "%s of row %zd = %g must be an integer in %d..%d", what,
+             (Py_ssize_t)row, v, lo, hi);
+        return -1;
     }
-    return 1;
+    *out = (int)v;
+    return 0;
 }
 
-static PyObject *py_windpump_check(PyObject *self, PyObject *args, PyObject *kw)
+/*
+ * mech_create(mass (nb,), inertia (nb,), q0 (3 nb,), joints (nj, 15), springs (ns, 9),
+ *             coords (nc, 2) ints (kind, index), names (nc str), gravity (2,)) -> mech
+ */
+static PyObject *py_mech_create(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"params", NULL};
-    kf_windpump p;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, windpump_conv, &p))
+    static char *kwlist[] = {"mass", "inertia", "q0", "joints", "springs", "coords", "names",
+                             "gravity", NULL};
+    f64_arg mass = {"mass", 1, {-1}}, inertia = {"inertia", 1, {-1}}, q0 = {"q0", 1, {-1}},
+            joints = {"joints", 2, {-1, NJF}}, springs = {"springs", 2, {-1, NSF}},
+            coords = {"coords", 2, {-1, 2}}, gravity = {"gravity", 1, {2}};
+    PyObject *names, *seq = NULL, *result = NULL;
+    kf_joint *J = NULL;
+    kf_spring *S = NULL;
+    kf_coord *C = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&O&OO&", kwlist, f64_conv, &mass,
+                                     f64_conv, &inertia, f64_conv, &q0, f64_conv, &joints,
+                                     f64_conv, &springs, f64_conv, &coords, &names, f64_conv,
+                                     &gravity))
         return NULL;
-    Py_RETURN_NONE;
-}
-
-static PyObject *py_windpump_kinematics(PyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"params", "q", "u", "udot", NULL};
-    kf_windpump p;
-    f64_arg q = {"q", 2, {-1, 2}}, u = {"u", 2, {-1, 2}}, ud = {"udot", 2, {-1, 2}};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&", kwlist, windpump_conv, &p, f64_conv,
-                                     &q, f64_conv, &u, f64_conv, &ud))
-        return NULL;
-    enum { NOUT = 12 };
-    static const char *names[NOUT] = {"theta", "omega", "eps", "mu", "points", "r", "v",
-                                      "a", "A", "B", "vB", "aB"};
-    PyArrayObject *o[NOUT] = {NULL}, *lever = NULL;
-    PyObject *result = NULL;
-    npy_intp nt = f64_dim(&q, 0);
-    if (f64_expect(&u, 0, nt, "one row per instant of q") ||
-        f64_expect(&ud, 0, nt, "one row per instant of q"))
+    npy_intp nb = f64_dim(&mass, 0), nj = f64_dim(&joints, 0), ns = f64_dim(&springs, 0),
+             nc = f64_dim(&coords, 0);
+    if (nb > 100000 || f64_expect(&inertia, 0, nb, "bodies") ||
+        f64_expect(&q0, 0, 3 * nb, "3 per body")) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "mass: at most 100000 bodies");
         goto done;
-    npy_intp shapes[NOUT][3] = {{nt, 3}, {nt, 3}, {nt, 3}, {nt}, {nt, 4, 2}, {nt, KF_WP_NR},
-                                {nt, KF_WP_NR}, {nt, KF_WP_NR}, {nt, KF_WP_NR, 2},
-                                {nt, KF_WP_NR, 3}, {nt, 2}, {nt, 2}};
-    static const int ndims[NOUT] = {2, 2, 2, 1, 3, 2, 2, 2, 3, 3, 2, 2};
-    for (int k = 0; k < NOUT; k++)
-        if (!(o[k] = (PyArrayObject *)PyArray_SimpleNew(ndims[k], shapes[k], NPY_DOUBLE)))
+    }
+    if (!(seq = PySequence_Fast(names, "names must be a sequence of strings")))
+        goto done;
+    if (PySequence_Fast_GET_SIZE(seq) != nc) {
+        fail(PyExc_ValueError, "names has %zd entries, coords %zd rows",
+             (Py_ssize_t)PySequence_Fast_GET_SIZE(seq), (Py_ssize_t)nc);
+        goto done;
+    }
+    J = calloc((size_t)(nj ? nj : 1), sizeof *J);
+    S = calloc((size_t)(ns ? ns : 1), sizeof *S);
+    C = calloc((size_t)(nc ? nc : 1), sizeof *C);
+    if (!J || !S || !C) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *jd = f64_data(&joints), *sd = f64_data(&springs), *cd = f64_data(&coords);
+    for (npy_intp j = 0; j < nj; j++) {
+        const double *r = jd + j * NJF;
+        if (index_field(r[0], 0, 2, "joints kind", j, &J[j].kind) ||
+            index_field(r[1], -1, (int)nb - 1, "joints body0", j, &J[j].body[0]) ||
+            index_field(r[2], -1, (int)nb - 1, "joints body1", j, &J[j].body[1]))
             goto done;
-    if (!(lever = new_frames(nt)))
-        goto done;
+        double *dst[] = {J[j].p0, J[j].p0 + 1, J[j].p1, J[j].p1 + 1, J[j].axis, J[j].axis + 1,
+                         &J[j].angle, &J[j].k, &J[j].s0, &J[j].c, &J[j].F_r, &J[j].v_F};
+        for (int f = 3; f < NJF; f++)
+            *dst[f - 3] = r[f];
+    }
+    for (npy_intp s = 0; s < ns; s++) {
+        const double *r = sd + s * NSF;
+        if (index_field(r[0], -1, (int)nb - 1, "springs body0", s, &S[s].body[0]) ||
+            index_field(r[1], -1, (int)nb - 1, "springs body1", s, &S[s].body[1]))
+            goto done;
+        double *dst[] = {S[s].p0, S[s].p0 + 1, S[s].p1, S[s].p1 + 1, &S[s].k, &S[s].L0, &S[s].c};
+        for (int f = 2; f < NSF; f++)
+            *dst[f - 2] = r[f];
+    }
+    for (npy_intp k = 0; k < nc; k++) {
+        if (index_field(cd[2 * k], 0, 3, "coords kind", k, &C[k].kind) ||
+            index_field(cd[2 * k + 1], 0, INT32_MAX, "coords index", k, &C[k].index))
+            goto done;
+        PyObject *s = PySequence_Fast_GET_ITEM(seq, k);
+        const char *txt = PyUnicode_Check(s) ? PyUnicode_AsUTF8(s) : NULL;
+        if (!txt || strlen(txt) < 1 || strlen(txt) >= sizeof C[k].name) {
+            if (!PyErr_Occurred())
+                fail(PyExc_ValueError, "names[%zd] must be a string of 1..%zu characters",
+                     (Py_ssize_t)k, sizeof C[k].name - 1);
+            goto done;
+        }
+        strcpy(C[k].name, txt);
+    }
+    const double *g = f64_data(&gravity);
+    kf_mech_desc d = {.nbody = (int)nb, .mass = f64_data(&mass), .inertia = f64_data(&inertia),
+                      .q0 = f64_data(&q0), .njoint = (int)nj, .joints = J, .nspring = (int)ns,
+                      .springs = S, .ncoord = (int)nc, .coords = C, .gravity = {g[0], g[1]}};
+    kf_mech *m = NULL;
     kf_error err = {0};
-    int rc = KF_OK;
-    const double *qd = f64_data(&q), *uu = f64_data(&u), *udd = f64_data(&ud);
-    kf_frame *lf = PyArray_DATA(lever);
+    int rc;
     Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_create(&m, &d, &err);
+    Py_END_ALLOW_THREADS
+    result = mech_capsule(rc, m, &err);
+done:
+    free(J);
+    free(S);
+    free(C);
+    Py_XDECREF(seq);
+    f64_release(&mass);
+    f64_release(&inertia);
+    f64_release(&q0);
+    f64_release(&joints);
+    f64_release(&springs);
+    f64_release(&coords);
+    f64_release(&gravity);
+    return result;
+}
+
+/* mech_describe(mech) -> the description's arrays (as mech_create takes them). */
+static PyObject *py_mech_describe(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", NULL};
+    kf_mech *m;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, mech_conv, &m))
+        return NULL;
+    kf_mech_desc d;
+    kf_mech_describe(m, &d);
+    npy_intp nb = d.nbody, n3 = 3 * nb, jd[2] = {d.njoint, NJF}, sdm[2] = {d.nspring, NSF},
+             cdm[2] = {d.ncoord, 2};
+    PyArrayObject *J = (PyArrayObject *)PyArray_SimpleNew(2, jd, NPY_DOUBLE);
+    PyArrayObject *S = (PyArrayObject *)PyArray_SimpleNew(2, sdm, NPY_DOUBLE);
+    PyArrayObject *C = (PyArrayObject *)PyArray_SimpleNew(2, cdm, NPY_DOUBLE);
+    PyObject *names = PyTuple_New(d.ncoord);
+    if (!J || !S || !C || !names)
+        goto fail;
+    for (int j = 0; j < d.njoint; j++) {
+        const kf_joint *x = d.joints + j;
+        double row[NJF] = {x->kind,    x->body[0], x->body[1], x->p0[0], x->p0[1],
+                           x->p1[0],   x->p1[1],   x->axis[0], x->axis[1], x->angle,
+                           x->k,       x->s0,      x->c,       x->F_r,     x->v_F};
+        memcpy((double *)PyArray_DATA(J) + j * NJF, row, sizeof row);
+    }
+    for (int s = 0; s < d.nspring; s++) {
+        const kf_spring *x = d.springs + s;
+        double row[NSF] = {x->body[0], x->body[1], x->p0[0], x->p0[1], x->p1[0],
+                           x->p1[1],   x->k,       x->L0,    x->c};
+        memcpy((double *)PyArray_DATA(S) + s * NSF, row, sizeof row);
+    }
+    for (int k = 0; k < d.ncoord; k++) {
+        double *c = (double *)PyArray_DATA(C) + 2 * k;
+        c[0] = d.coords[k].kind;
+        c[1] = d.coords[k].index;
+        PyObject *s = PyUnicode_FromString(d.coords[k].name);
+        if (!s)
+            goto fail;
+        PyTuple_SET_ITEM(names, k, s);
+    }
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:(dd)}", "mass",
+                         new_vector(d.mass, nb), "inertia", new_vector(d.inertia, nb), "q0",
+                         new_vector(d.q0, n3), "joints", J, "springs", S, "coords", C, "names",
+                         names, "gravity", d.gravity[0], d.gravity[1]);
+fail:
+    Py_XDECREF(J);
+    Py_XDECREF(S);
+    Py_XDECREF(C);
+    Py_XDECREF(names);
+    return NULL;
+}
+
+/* The rows of (nt, nz) arrays z, zd, zdd (the rates may be absent: zero). */
+static int rates_conform(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd)
+{
+    npy_intp nt = f64_dim(z, 0);
+    int nz = kf_mech_ncoord(m);
+    if (f64_expect(z, 1, nz, "coordinates") || (zd->arr && (f64_expect(zd, 0, nt, "instants") ||
+                                                            f64_expect(zd, 1, nz, "coordinates"))) ||
+        (zdd->arr && (f64_expect(zdd, 0, nt, "instants") || f64_expect(zdd, 1, nz, "coordinates"))))
+        return -1;
+    return 0;
+}
+
+/*
+ * The kinematics of m at nt instants: {q, qd, qdd (nt, n), A (nt, n, nz), c (nt, n),
+ * Q (nt, n): applied forces, frames (nt, nf): of the axes (body, o_x, o_y, phi) asked for}.
+ */
+static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, f64_arg *fr)
+{
+    int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m), nb = kf_mech_nbody(m);
+    npy_intp nt = f64_dim(z, 0), nf = fr->arr ? f64_dim(fr, 0) : 0;
+    const double *fd = f64_data(fr);
+    for (npy_intp i = 0; i < nf; i++) {
+        int b;
+        if (index_field(fd[4 * i], -1, nb - 1, "frames body", i, &b))
+            return NULL;
+    }
+    enum { NOUT = 6 };
+    static const char *names[NOUT] = {"q", "qd", "qdd", "A", "c", "Q"};
+    PyArrayObject *o[NOUT] = {NULL}, *frames = NULL;
+    PyObject *result = NULL;
+    for (int k = 0; k < NOUT; k++) {
+        npy_intp dims[3] = {nt, n, nz};
+        if (!(o[k] = (PyArrayObject *)PyArray_SimpleNew(k == 3 ? 3 : 2, dims, NPY_DOUBLE)))
+            goto done;
+    }
+    npy_intp fdims[2] = {nt, nf};
+    Py_INCREF(frame_descr);
+    if (!(frames = (PyArrayObject *)PyArray_Zeros(2, fdims, frame_descr, 0)))
+        goto done;
+    kf_mech_kin k;
+    kf_error err = {0};
+    int rc;
+    const double *zz = f64_data(z), *zv = f64_data(zd), *za = f64_data(zdd);
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_kin_alloc(m, &k, &err);
     for (npy_intp t = 0; t < nt && !rc; t++) {
-        kf_windpump_kin k;
-        rc = kf_windpump_kinematics(&p, qd + 2 * t, uu + 2 * t, udd + 2 * t, &k, &err);
+        rc = kf_mech_kinematics(m, zz + t * nz, zv ? zv + t * nz : NULL, za ? za + t * nz : NULL,
+                                &k, &err);
+        double *Q = (double *)PyArray_DATA(o[5]) + t * n;
+        if (!rc)
+            rc = kf_mech_applied(m, &k, Q, &err);
         if (rc)
             break;
-        const double *src[NOUT] = {k.theta, k.omega, k.eps, &k.mu, k.pts, k.r, k.v,
-                                   k.a, k.A, k.B, k.vB, k.aB};
-        for (int j = 0; j < NOUT; j++) {
-            npy_intp per = PyArray_SIZE(o[j]) / (nt > 0 ? nt : 1);
+        const double *src[NOUT - 1] = {k.q, k.qd, k.qdd, k.A, k.c};
+        for (int j = 0; j < NOUT - 1; j++) {
+            npy_intp per = j == 3 ? (npy_intp)n * nz : n;
             memcpy((double *)PyArray_DATA(o[j]) + t * per, src[j], (size_t)per * sizeof(double));
         }
-        lf[t] = k.lever;
+        kf_frame *f = (kf_frame *)PyArray_DATA(frames) + t * nf;
+        for (npy_intp i = 0; i < nf; i++)
+            kf_mech_frame(m, &k, (int)fd[4 * i], fd + 4 * i + 1, fd[4 * i + 3], f + i);
     }
+    kf_mech_kin_free(&k);
     Py_END_ALLOW_THREADS
     if (rc) {
         raise_status(rc, &err);
         goto done;
     }
     result = PyDict_New();
-    for (int k = 0; result && k < NOUT; k++)
-        if (PyDict_SetItemString(result, names[k], (PyObject *)o[k]) < 0)
+    for (int j = 0; result && j < NOUT; j++)
+        if (PyDict_SetItemString(result, names[j], (PyObject *)o[j]) < 0)
             Py_CLEAR(result);
-    if (result && PyDict_SetItemString(result, "lever", (PyObject *)lever) < 0)
+    if (result && PyDict_SetItemString(result, "frames", (PyObject *)frames) < 0)
         Py_CLEAR(result);
 done:
-    for (int k = 0; k < NOUT; k++)
-        Py_XDECREF(o[k]);
-    Py_XDECREF(lever);
-    f64_release(&q);
-    f64_release(&u);
-    f64_release(&ud);
+    for (int j = 0; j < NOUT; j++)
+        Py_XDECREF(o[j]);
+    Py_XDECREF(frames);
     return result;
 }
 
-/* A Python torque law called from the core (the GIL is held: see below). */
-static int py_torque_law(void *params, double t, double alpha, double omega1, double *out)
+/* mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf, 4)) -> dict */
+static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw)
 {
-    PyObject *r = PyObject_CallFunction((PyObject *)params, "ddd", t, alpha, omega1);
+    static char *kwlist[] = {"mech", "z", "zd", "zdd", "frames", NULL};
+    kf_mech *m;
+    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}, 1}, zdd = {"zdd", 2, {-1, -1}, 1},
+            fr = {"frames", 2, {-1, 4}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O&", kwlist, mech_conv, &m, f64_conv,
+                                     &z, f64_conv, &zd, f64_conv, &zdd, f64_conv, &fr))
+        return NULL;
+    PyObject *r = rates_conform(m, &z, &zd, &zdd) ? NULL : kinematics_of(m, &z, &zd, &zdd, &fr);
+    f64_release(&z);
+    f64_release(&zd);
+    f64_release(&zdd);
+    f64_release(&fr);
+    return r;
+}
+
+/* Joint forces over states (nt, >= 3 nz: z, z', z''): {joints (nt, nj, 3), drive (nt, nz)}. */
+static PyObject *reactions_of(kf_mech *m, f64_arg *s, PyObject *progress)
+{
+    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m);
+    npy_intp nt = f64_dim(s, 0), cols = f64_dim(s, 1), jd[3] = {nt, nj, 3}, dd[2] = {nt, nz};
+    if (cols < 3 * nz) {
+        fail(PyExc_ValueError, "states must have at least %d columns (z, z', z'' of %d "
+             "coordinates), got %zd", 3 * nz, nz, (Py_ssize_t)cols);
+        return NULL;
+    }
+    PyArrayObject *fj = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
+    PyArrayObject *dr = (PyArrayObject *)PyArray_SimpleNew(2, dd, NPY_DOUBLE);
+    PyObject *result = NULL;
+    if (!fj || !dr)
+        goto done;
+    kf_mech_kin k;
+    kf_error err = {0};
+    int rc;
+    const double *sd = f64_data(s);
+    poll_ctx pc = poll_start(progress);
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_kin_alloc(m, &k, &err);
+    for (npy_intp t = 0; t < nt && !rc; t++) {
+        const double *row = sd + t * cols;
+        rc = kf_mech_kinematics(m, row, row + nz, row + 2 * nz, &k, &err);
+        if (!rc)
+            rc = kf_mech_reactions(m, &k, (double *)PyArray_DATA(fj) + t * 3 * nj,
+                                   (double *)PyArray_DATA(dr) + t * nz, &err);
+        if (!rc && poll_cb((double)t, &pc))
+            rc = KF_ECALLBACK;
+    }
+    kf_mech_kin_free(&k);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:O,s:O}", "joints", fj, "drive", dr);
+done:
+    Py_XDECREF(fj);
+    Py_XDECREF(dr);
+    return result;
+}
+
+static PyObject *py_mech_joint_forces(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "states", "progress", NULL};
+    kf_mech *m;
+    f64_arg s = {"states", 2, {-1, -1}};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, mech_conv, &m, f64_conv, &s,
+                                     func_conv, &progress))
+        return NULL;
+    PyObject *r = reactions_of(m, &s, progress.fn);
+    f64_release(&s);
+    return r;
+}
+
+/* mech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None (nt, nz)) -> zdd (nt, nz):
+ * Kane's equations at each state, every coordinate free under tau. */
+static PyObject *py_mech_accelerations(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "z", "zd", "tau", NULL};
+    kf_mech *m;
+    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}}, tau = {"tau", 2, {-1, -1}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&|O&", kwlist, mech_conv, &m, f64_conv, &z,
+                                     f64_conv, &zd, f64_conv, &tau))
+        return NULL;
+    PyArrayObject *out = NULL;
+    PyObject *result = NULL;
+    int nz = kf_mech_ncoord(m);
+    if (rates_conform(m, &z, &zd, &tau))
+        goto done;
+    npy_intp nt = f64_dim(&z, 0), dims[2] = {nt, nz};
+    if (!(out = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0)))
+        goto done;
+    kf_mech_kin k;
+    kf_error err = {0};
+    int rc;
+    const double *zz = f64_data(&z), *zv = f64_data(&zd), *tt = f64_data(&tau);
+    double *a = PyArray_DATA(out);
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_kin_alloc(m, &k, &err);
+    for (npy_intp t = 0; t < nt && !rc; t++) {
+        rc = kf_mech_kinematics(m, zz + t * nz, zv + t * nz, NULL, &k, &err);
+        if (!rc)
+            rc = kf_mech_dynamics(m, &k, tt ? tt + t * nz : NULL, NULL, a + t * nz, NULL, &err);
+    }
+    kf_mech_kin_free(&k);
+    Py_END_ALLOW_THREADS
+    result = array_or_raise(rc, &err, &out);
+done:
+    Py_XDECREF(out);
+    f64_release(&z);
+    f64_release(&zd);
+    f64_release(&tau);
+    return result;
+}
+
+/* Python drive laws and paths (called with the GIL held: see simulate_of). */
+static int py_law_cb(double t, int k, const double *z, const double *zd, double *force,
+                     void *params, kf_error *err)
+{
+    PyObject *r = PyObject_CallFunction((PyObject *)params, "ddd", t, z[k], zd[k]);
     if (!r)
-        return 1;
+        return callback_failed(err, "torque law", t);
     double v = PyFloat_AsDouble(r);
     Py_DECREF(r);
     if (v == -1.0 && PyErr_Occurred())
-        return 1;
-    *out = v;
+        return callback_failed(err, "torque law", t);
+    *force = v;
     return 0;
 }
 
-static PyObject *py_windpump_simulate(PyObject *self, PyObject *args, PyObject *kw)
+static int py_path_cb(double t, int k, double *zk, void *params, kf_error *err)
 {
-    static char *kwlist[] = {"params", "mode", "t", "y0", "omega", "torque", "rtol", "atol",
-                             "max_steps", "progress", NULL};
-    kf_windpump p;
-    int_arg mode = {"drive", KF_DRIVE_SPEED, KF_DRIVE_TORQUE, 0},
-            max_steps = {"max_steps", 0, (long long)1 << 62, 0};
-    f64_arg t = {"t", 1, {-1}}, y0 = {"y0", 1, {4}};
-    real_arg omega = {"omega", 0.0}, rtol = {"rtol", 1e-9}, atol = {"atol", 1e-12};
-    func_arg torque = {"torque", NULL}, progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&|$O&O&O&O&O&O&", kwlist, windpump_conv,
-                                     &p, int_conv, &mode, f64_conv, &t, f64_conv, &y0, real_conv,
-                                     &omega, func_conv, &torque, real_conv, &rtol, real_conv,
-                                     &atol, int_conv, &max_steps, func_conv, &progress))
+    PyObject *r = PyObject_CallFunction((PyObject *)params, "d", t);
+    PyArrayObject *a = NULL;
+    int rc = -1;
+    if (!r)
+        goto done;
+    a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (!a)
+        goto done;
+    if (PyArray_DIM(a, 0) != 3) {
+        fail(PyExc_ValueError, "a path must return (z, z', z''), got %zd values at t = %.17g",
+             (Py_ssize_t)PyArray_DIM(a, 0), t);
+        goto done;
+    }
+    memcpy(zk, PyArray_DATA(a), 3 * sizeof(double));
+    rc = 0;
+done:
+    Py_XDECREF(a);
+    Py_XDECREF(r);
+    return rc ? callback_failed(err, "path", t) : 0;
+}
+
+/* Drives from (modes, speeds, paths, laws): Python callables become callbacks;
+ * *python tells whether any is Python (the GIL must then be held). */
+static int drives_of(int nz, f64_arg *modes, f64_arg *speeds, PyObject *paths, PyObject *laws,
+                     kf_mech_drive *d, int *python)
+{
+    PyObject *ps = NULL, *ls = NULL;
+    int rc = -1;
+    if (f64_expect(modes, 0, nz, "coordinates") || f64_expect(speeds, 0, nz, "coordinates"))
+        return -1;
+    if (!(ps = PySequence_Fast(paths, "paths must be a sequence")) ||
+        !(ls = PySequence_Fast(laws, "laws must be a sequence")))
+        goto done;
+    if (PySequence_Fast_GET_SIZE(ps) != nz || PySequence_Fast_GET_SIZE(ls) != nz) {
+        fail(PyExc_ValueError, "paths and laws must have %d entries (one per coordinate)", nz);
+        goto done;
+    }
+    *python = 0;
+    for (int k = 0; k < nz; k++) {
+        memset(d + k, 0, sizeof *d);
+        if (index_field(f64_data(modes)[k], 0, 2, "modes", k, &d[k].mode))
+            goto done;
+        d[k].speed = f64_data(speeds)[k];
+        PyObject *p = PySequence_Fast_GET_ITEM(ps, k), *l = PySequence_Fast_GET_ITEM(ls, k);
+        for (int w = 0; w < 2; w++) {
+            PyObject *fn = w ? l : p;
+            if (fn == Py_None)
+                continue;
+            if (!PyCallable_Check(fn)) {
+                fail(PyExc_TypeError, "%s[%d] must be callable or None", w ? "laws" : "paths", k);
+                goto done;
+            }
+            if (w)
+                d[k].law = py_law_cb;
+            else
+                d[k].path = py_path_cb;
+            d[k].params = fn; /* borrowed: the caller's sequences keep them */
+            *python = 1;
+        }
+        if (d[k].path && d[k].law) {
+            fail(PyExc_ValueError, "coordinate %d has both a path and a law", k);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    Py_XDECREF(ps);
+    Py_XDECREF(ls);
+    return rc;
+}
+
+/* The rigid motion: {states (nt, 4 nz), stats}. */
+static PyObject *simulate_of(kf_mech *m, const kf_mech_drive *d, int python, const double *z0,
+                             const double *zd0, f64_arg *t, double rtol, double atol,
+                             long long max_steps, PyObject *progress)
+{
+    int nz = kf_mech_ncoord(m);
+    npy_intp nt = f64_dim(t, 0), dims[2] = {nt, 4 * nz};
+    PyArrayObject *states = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!states)
         return NULL;
-    PyArrayObject *states = NULL;
-    PyObject *result = NULL;
-    if (mode.v == KF_DRIVE_TORQUE && !torque.fn) {
-        PyErr_SetString(PyExc_TypeError, "torque must be callable f(t, alpha, omega1)");
-        goto done;
-    }
-    npy_intp nt = f64_dim(&t, 0), dims[2] = {nt, KF_WINDPUMP_NSTATE};
-    if (!(states = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE)))
-        goto done;
-    kf_windpump_drive d = {(int)mode.v, omega.v, NULL, NULL};
-    if (mode.v == KF_DRIVE_TORQUE) {
-        d.torque = py_torque_law;
-        d.params = torque.fn;
-    }
-    poll_ctx pc = poll_start(progress.fn);
-    kf_ode_opts opts = {.rtol = rtol.v, .atol = atol.v, .max_steps = (long)max_steps.v,
+    poll_ctx pc = poll_start(progress);
+    kf_ode_opts opts = {.rtol = rtol, .atol = atol, .max_steps = (long)max_steps,
                         .progress = poll_cb, .progress_params = &pc};
     kf_stats st = {0};
     kf_error err = {0};
     int rc;
-    if (mode.v == KF_DRIVE_TORQUE) {
-        /* the torque law is Python: keep the GIL (poll_cb takes it again: allowed) */
-        rc = kf_windpump_simulate(&p, &d, f64_data(&y0), (int)nt, f64_data(&t), &opts,
-                                  PyArray_DATA(states), &st, &err);
+    if (python) {
+        /* Python laws: keep the GIL (poll_cb takes it again: allowed) */
+        rc = kf_mech_simulate(m, d, z0, zd0, (int)nt, f64_data(t), &opts, PyArray_DATA(states),
+                              &st, &err);
     } else {
         Py_BEGIN_ALLOW_THREADS
-        rc = kf_windpump_simulate(&p, &d, f64_data(&y0), (int)nt, f64_data(&t), &opts,
-                                  PyArray_DATA(states), &st, &err);
+        rc = kf_mech_simulate(m, d, z0, zd0, (int)nt, f64_data(t), &opts, PyArray_DATA(states),
+                              &st, &err);
         Py_END_ALLOW_THREADS
     }
+    if (rc) {
+        Py_DECREF(states);
+        return raise_status(rc, &err);
+    }
+    return Py_BuildValue("{s:N,s:N}", "states", states, "stats", stats_dict(&st));
+}
+
+/*
+ * mech_simulate(mech, modes (nz,), speeds (nz,), paths (nz: callable or None),
+ *               laws (nz: callable or None), z0 (nz,), zd0 (nz,), t (nt,), *, rtol, atol,
+ *               max_steps, progress) -> {states (nt, 4 nz), stats}
+ * paths: f(t) -> (z, z', z''); laws: f(t, z_k, z_k') -> generalized force.
+ */
+static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "modes", "speeds", "paths", "laws", "z0", "zd0", "t",
+                             "rtol", "atol", "max_steps", "progress", NULL};
+    kf_mech *m;
+    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
+            zd0 = {"zd0", 1, {-1}}, t = {"t", 1, {-1}};
+    PyObject *paths, *laws, *result = NULL;
+    real_arg rtol = {"rtol", 1e-9}, atol = {"atol", 1e-12};
+    int_arg max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&OOO&O&O&|$O&O&O&O&", kwlist, mech_conv,
+                                     &m, f64_conv, &modes, f64_conv, &speeds, &paths, &laws,
+                                     f64_conv, &z0, f64_conv, &zd0, f64_conv, &t, real_conv,
+                                     &rtol, real_conv, &atol, int_conv, &max_steps, func_conv,
+                                     &progress))
+        return NULL;
+    int nz = kf_mech_ncoord(m), python = 0;
+    kf_mech_drive d[KF_KANE_MAX_NU];
+    if (!f64_expect(&z0, 0, nz, "coordinates") && !f64_expect(&zd0, 0, nz, "coordinates") &&
+        !drives_of(nz, &modes, &speeds, paths, laws, d, &python))
+        result = simulate_of(m, d, python, f64_data(&z0), f64_data(&zd0), &t, rtol.v, atol.v,
+                             max_steps.v, progress.fn);
+    f64_release(&modes);
+    f64_release(&speeds);
+    f64_release(&z0);
+    f64_release(&zd0);
+    f64_release(&t);
+    return result;
+}
+
+/* ---------------------------------------------------------------- elastic links, two ways */
+
+/* links: a sequence of dicts {body, fe (a body capsule), fixed (mask), rayleigh (2,),
+ * geometric}; the masks are held in masks[] until links_release. */
+typedef struct links_arg {
+    int n;
+    kf_mech_link *L;
+    PyArrayObject **masks;
+} links_arg;
+
+static void links_release(links_arg *a)
+{
+    for (int i = 0; a->masks && i < a->n; i++)
+        Py_XDECREF(a->masks[i]);
+    free(a->masks);
+    free(a->L);
+    memset(a, 0, sizeof *a);
+}
+
+static int links_of(PyObject *obj, links_arg *a)
+{
+    memset(a, 0, sizeof *a);
+    PyObject *seq = PySequence_Fast(obj, "links must be a sequence of dicts");
+    if (!seq)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    a->n = (int)n;
+    a->L = calloc((size_t)(n ? n : 1), sizeof *a->L);
+    a->masks = calloc((size_t)(n ? n : 1), sizeof *a->masks);
+    if (!a->L || !a->masks) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PySequence_Fast_GET_ITEM(seq, i), *v;
+        if (!PyDict_Check(d)) {
+            fail(PyExc_TypeError, "links[%zd] must be a dict", (Py_ssize_t)i);
+            goto fail;
+        }
+        static const char *keys[] = {"body", "fe", "fixed", "rayleigh", "geometric"};
+        for (int k = 0; k < 5; k++)
+            if (!PyDict_GetItemString(d, keys[k])) {
+                fail(PyExc_KeyError, "links[%zd] has no %s", (Py_ssize_t)i, keys[k]);
+                goto fail;
+            }
+        int_arg body = {"links body", 0, INT32_MAX, 0};
+        if (!int_conv(PyDict_GetItemString(d, "body"), &body) ||
+            !body_conv(PyDict_GetItemString(d, "fe"), &a->L[i].fe))
+            goto fail;
+        a->L[i].body = (int)body.v;
+        mask_arg m = {"links fixed"};
+        if (!mask_conv(PyDict_GetItemString(d, "fixed"), &m))
+            goto fail;
+        a->masks[i] = m.arr;
+        if (PyArray_DIM(m.arr, 0) != kf_body_ndof(a->L[i].fe)) {
+            fail(PyExc_ValueError, "links[%zd].fixed has %zd flags, its body %d DOFs",
+                 (Py_ssize_t)i, (Py_ssize_t)PyArray_DIM(m.arr, 0), kf_body_ndof(a->L[i].fe));
+            goto fail;
+        }
+        a->L[i].fixed = PyArray_DATA(m.arr);
+        f64_arg r = {"links rayleigh", 1, {2}};
+        if (!f64_conv(PyDict_GetItemString(d, "rayleigh"), &r))
+            goto fail;
+        memcpy(a->L[i].rayleigh, f64_data(&r), 2 * sizeof(double));
+        f64_release(&r);
+        v = PyDict_GetItemString(d, "geometric");
+        int g = PyObject_IsTrue(v);
+        if (g < 0)
+            goto fail;
+        a->L[i].geometric = g;
+    }
+    Py_DECREF(seq);
+    return 0;
+fail:
+    Py_DECREF(seq);
+    links_release(a);
+    return -1;
+}
+
+/*
+ * mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, rho_inf,
+ *                    tol, max_iter, max_steps, progress)
+ *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), stats}
+ */
+static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "z0", "zd0",
+                             "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
+                             "progress", NULL};
+    kf_mech *m;
+    PyObject *links, *paths, *laws, *result = NULL;
+    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
+            zd0 = {"zd0", 1, {-1}}, x0 = {"x0", 1, {-1}}, t = {"t", 1, {-1}};
+    real_arg dt = {"dt", 0.0}, rho = {"rho_inf", 0.9}, tol = {"tol", 1e-10};
+    int_arg max_iter = {"max_iter", 1, 1000, 25}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&|$O&O&O&O&O&O&", kwlist,
+                                     mech_conv, &m, &links, f64_conv, &modes, f64_conv, &speeds,
+                                     &paths, &laws, f64_conv, &z0, f64_conv, &zd0, f64_conv, &x0,
+                                     f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
+                                     &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
+                                     &progress))
+        return NULL;
+    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
+    kf_mech_drive d[KF_KANE_MAX_NU];
+    links_arg la = {0};
+    kf_flexmech *w = NULL;
+    PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL;
+    if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
+        drives_of(nz, &modes, &speeds, paths, laws, d, &python) || links_of(links, &la))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
     if (rc) {
         raise_status(rc, &err);
         goto done;
     }
-    result = Py_BuildValue("{s:N,s:N}", "states", states, "stats", stats_dict(&st));
-    states = NULL;
+    int nd = kf_flexmech_nelastic(w);
+    if (f64_expect(&x0, 0, 2 * (npy_intp)nd, "d and d' of the elastic DOFs"))
+        goto done;
+    npy_intp nt = f64_dim(&t, 0), sd[2] = {nt, 4 * nz}, ed[2] = {nt, 2 * nd}, jd[3] = {nt, nj, 3};
+    states = (PyArrayObject *)PyArray_SimpleNew(2, sd, NPY_DOUBLE);
+    elastic = (PyArrayObject *)PyArray_SimpleNew(2, ed, NPY_DOUBLE);
+    joints = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
+    if (!states || !elastic || !joints)
+        goto done;
+    poll_ctx pc = poll_start(progress.fn);
+    kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, (long)max_steps.v, poll_cb, &pc};
+    kf_stats st = {0};
+    if (python) {
+        rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
+                             f64_data(&t), &o, PyArray_DATA(states), PyArray_DATA(elastic),
+                             PyArray_DATA(joints), &st, &err);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
+                             f64_data(&t), &o, PyArray_DATA(states), PyArray_DATA(elastic),
+                             PyArray_DATA(joints), &st, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:O,s:O,s:O,s:N}", "states", states, "elastic", elastic,
+                               "joints", joints, "stats", stats_dict(&st));
 done:
+    kf_flexmech_free(w);
+    links_release(&la);
     Py_XDECREF(states);
+    Py_XDECREF(elastic);
+    Py_XDECREF(joints);
+    f64_release(&modes);
+    f64_release(&speeds);
+    f64_release(&z0);
+    f64_release(&zd0);
+    f64_release(&x0);
+    f64_release(&t);
+    return result;
+}
+
+/*
+ * mech_flex_dynamics(mech, links, modes, speeds, paths, laws, t, z0, z, zd, d, dd)
+ *   -> {zdd (nz,), ddd (nd,), force (nz,), joints (nj, 3)} at one state
+ */
+static PyObject *py_mech_flex_dynamics(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "t", "z0",
+                             "z", "zd", "d", "dd", NULL};
+    kf_mech *m;
+    PyObject *links, *paths, *laws, *result = NULL;
+    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
+            z = {"z", 1, {-1}}, zd = {"zd", 1, {-1}}, dv = {"d", 1, {-1}}, dd = {"dd", 1, {-1}};
+    real_arg t = {"t", 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&O&O&", kwlist, mech_conv, &m,
+                                     &links, f64_conv, &modes, f64_conv, &speeds, &paths, &laws,
+                                     real_conv, &t, f64_conv, &z0, f64_conv, &z, f64_conv, &zd,
+                                     f64_conv, &dv, f64_conv, &dd))
+        return NULL;
+    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
+    kf_mech_drive d[KF_KANE_MAX_NU];
+    links_arg la = {0};
+    kf_flexmech *w = NULL;
+    PyArrayObject *zdd = NULL, *ddd = NULL, *force = NULL, *fj = NULL;
+    if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&z, 0, nz, "coordinates") ||
+        f64_expect(&zd, 0, nz, "coordinates") ||
+        drives_of(nz, &modes, &speeds, paths, laws, d, &python) || links_of(links, &la))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    npy_intp nd = kf_flexmech_nelastic(w), nzz = nz, jd[2] = {nj, 3};
+    if (f64_expect(&dv, 0, nd, "elastic DOFs") || f64_expect(&dd, 0, nd, "elastic DOFs"))
+        goto done;
+    zdd = (PyArrayObject *)PyArray_SimpleNew(1, &nzz, NPY_DOUBLE);
+    ddd = (PyArrayObject *)PyArray_SimpleNew(1, &nd, NPY_DOUBLE);
+    force = (PyArrayObject *)PyArray_SimpleNew(1, &nzz, NPY_DOUBLE);
+    fj = (PyArrayObject *)PyArray_SimpleNew(2, jd, NPY_DOUBLE);
+    if (!zdd || !ddd || !force || !fj)
+        goto done;
+    rc = kf_flexmech_dynamics(w, d, t.v, t.v, f64_data(&z0), f64_data(&z), f64_data(&zd),
+                              f64_data(&dv), f64_data(&dd), PyArray_DATA(zdd), PyArray_DATA(ddd),
+                              PyArray_DATA(force), PyArray_DATA(fj), &err);
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:O,s:O,s:O,s:O}", "zdd", zdd, "ddd", ddd, "force", force,
+                               "joints", fj);
+done:
+    kf_flexmech_free(w);
+    links_release(&la);
+    Py_XDECREF(zdd);
+    Py_XDECREF(ddd);
+    Py_XDECREF(force);
+    Py_XDECREF(fj);
+    f64_release(&modes);
+    f64_release(&speeds);
+    f64_release(&z0);
+    f64_release(&z);
+    f64_release(&zd);
+    f64_release(&dv);
+    f64_release(&dd);
+    return result;
+}
+
+/* ---------------------------------------------------------------- the wind pump
+ * Its parameters cross as a float vector in the order of kf_windpump_names;
+ * the windpump_* functions are the generic ones on kf_windpump_create's
+ * mechanism. */
+
+static PyObject *py_windpump_names(PyObject *self, PyObject *noargs)
+{
+    return names_tuple(kf_windpump_names, KF_WINDPUMP_NPARAM);
+}
+
+/* params -> the wind pump's mechanism (validated by the core). */
+static kf_mech *windpump_of(PyObject *obj)
+{
+    f64_arg a = {"params", 1, {KF_WINDPUMP_NPARAM}};
+    if (!f64_conv(obj, &a))
+        return NULL;
+    kf_mech *m = NULL;
+    kf_error err = {0};
+    int rc = kf_windpump_create(f64_data(&a), &m, &err);
+    f64_release(&a);
+    if (rc)
+        raise_status(rc, &err);
+    return m;
+}
+
+static int windpump_conv(PyObject *obj, void *p)
+{
+    return (*(kf_mech **)p = windpump_of(obj)) != NULL;
+}
+
+static PyObject *py_windpump_mech(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"params", NULL};
+    kf_mech *m;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, windpump_conv, &m))
+        return NULL;
+    return mech_capsule(KF_OK, m, NULL);
+}
+
+static PyObject *py_windpump_check(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"params", NULL};
+    kf_mech *m;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, windpump_conv, &m))
+        return NULL;
+    kf_mech_free(m);
+    Py_RETURN_NONE;
+}
+
+/* windpump_kinematics(params, q (nt, 2), u, udot) -> mech_kinematics of the wind pump */
+static PyObject *py_windpump_kinematics(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"params", "q", "u", "udot", NULL};
+    kf_mech *m;
+    f64_arg q = {"q", 2, {-1, 2}}, u = {"u", 2, {-1, 2}}, ud = {"udot", 2, {-1, 2}},
+            fr = {"frames", 2, {-1, 4}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&", kwlist, windpump_conv, &m, f64_conv,
+                                     &q, f64_conv, &u, f64_conv, &ud))
+        return NULL;
+    PyObject *r = rates_conform(m, &q, &u, &ud) ? NULL : kinematics_of(m, &q, &u, &ud, &fr);
+    kf_mech_free(m);
+    f64_release(&q);
+    f64_release(&u);
+    f64_release(&ud);
+    return r;
+}
+
+/* windpump_simulate(params, mode (0 speed, 1 torque), t, y0 (alpha, x_D, omega1, xdot_D), *,
+ * omega, torque, rtol, atol, max_steps, progress) -> {states (nt, 8), stats} */
+static PyObject *py_windpump_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"params", "mode", "t", "y0", "omega", "torque", "rtol", "atol",
+                             "max_steps", "progress", NULL};
+    kf_mech *m;
+    int_arg mode = {"drive", 0, 1, 0}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    f64_arg t = {"t", 1, {-1}}, y0 = {"y0", 1, {4}};
+    real_arg omega = {"omega", 0.0}, rtol = {"rtol", 1e-9}, atol = {"atol", 1e-12};
+    func_arg torque = {"torque", NULL}, progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&|$O&O&O&O&O&O&", kwlist, windpump_conv,
+                                     &m, int_conv, &mode, f64_conv, &t, f64_conv, &y0, real_conv,
+                                     &omega, func_conv, &torque, real_conv, &rtol, real_conv,
+                                     &atol, int_conv, &max_steps, func_conv, &progress))
+        return NULL;
+    PyObject *result = NULL;
+    if (mode.v == 1 && !torque.fn) {
+        PyErr_SetString(PyExc_TypeError, "torque must be callable f(t, alpha, omega1)");
+    } else {
+        kf_mech_drive d[2] = {{mode.v ? KF_DRIVE_FREE : KF_DRIVE_SPEED, omega.v}, {KF_DRIVE_FREE}};
+        if (mode.v) {
+            d[0].law = py_law_cb;
+            d[0].params = torque.fn;
+        }
+        const double *y = f64_data(&y0);
+        result = simulate_of(m, d, (int)mode.v, y, y + 2, &t, rtol.v, atol.v, max_steps.v,
+                             progress.fn);
+    }
+    kf_mech_free(m);
     f64_release(&t);
     f64_release(&y0);
     return result;
@@ -1969,44 +2699,16 @@ done:
 static PyObject *py_windpump_joint_forces(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"params", "states", "progress", NULL};
-    kf_windpump p;
+    kf_mech *m;
     f64_arg s = {"states", 2, {-1, -1}};
     func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, windpump_conv, &p, f64_conv,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, windpump_conv, &m, f64_conv,
                                      &s, func_conv, &progress))
         return NULL;
-    PyArrayObject *f = NULL;
-    PyObject *result = NULL;
-    npy_intp nt = f64_dim(&s, 0), cols = f64_dim(&s, 1), dims[2] = {nt, KF_WINDPUMP_NFORCE};
-    if (cols < 6) {
-        PyErr_Format(PyExc_ValueError, "states must have at least 6 columns (alpha, x_D, "
-                     "omega1, xdot_D, eps1, xddot_D), got %zd", (Py_ssize_t)cols);
-        goto done;
-    }
-    if (!(f = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE)))
-        goto done;
-    kf_error err = {0};
-    int rc = KF_OK;
-    const double *sd = f64_data(&s);
-    double *fd = PyArray_DATA(f);
-    poll_ctx pc = poll_start(progress.fn);
-    Py_BEGIN_ALLOW_THREADS
-    for (npy_intp t = 0; t < nt && !rc; t++) {
-        const double *row = sd + t * cols;
-        double q[2] = {row[0], row[1]}, u[2] = {row[2], row[3]}, ud[2] = {row[4], row[5]};
-        kf_windpump_kin k;
-        rc = kf_windpump_kinematics(&p, q, u, ud, &k, &err);
-        if (!rc)
-            rc = kf_windpump_joint_forces(&p, &k, fd + t * KF_WINDPUMP_NFORCE, &err);
-        if (!rc && poll_cb((double)t, &pc))
-            rc = KF_ECALLBACK;
-    }
-    Py_END_ALLOW_THREADS
-    result = array_or_raise(rc, &err, &f);
-done:
-    Py_XDECREF(f);
+    PyObject *r = reactions_of(m, &s, progress.fn);
+    kf_mech_free(m);
     f64_release(&s);
-    return result;
+    return r;
 }
 
 /* ================================================================ module */
@@ -2090,19 +2792,50 @@ static PyMethodDef methods[] = {
        "simulate(body, fixed, motion, t_eval, *, loads, method, d0, v0, dt, rho_inf, rtol, atol, "
        "max_step, max_steps, limit, rayleigh_alpha, rayleigh_beta, damping, geometric, "
        "momentum, progress) -> {d, v, p, stats} (kf_body_ode + kf_integ)."),
+    /* mechanisms */
+    {"mech_fields", py_mech_fields, METH_NOARGS,
+     "mech_fields() -> {joint: column names of a joints array, spring: of a springs array}."},
+    KW("mech_create", py_mech_create,
+       "mech_create(mass (nb,), inertia (nb,), q0 (3 nb,), joints (nj, 15), springs (ns, 9), "
+       "coords (nc, 2), names (nc,), gravity (2,)) -> mech (kf_mech_create)."),
+    KW("mech_describe", py_mech_describe,
+       "mech_describe(mech) -> the description's arrays, as mech_create takes them."),
+    KW("mech_kinematics", py_mech_kinematics,
+       "mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf, 4)) -> {q, qd, "
+       "qdd, A, c, Q, frames} (kf_mech_kinematics, kf_mech_applied, kf_mech_frame)."),
+    KW("mech_joint_forces", py_mech_joint_forces,
+       "mech_joint_forces(mech, states (nt, >= 3 nz), progress=None) -> {joints (nt, nj, 3), "
+       "drive (nt, nz)} (kf_mech_reactions)."),
+    KW("mech_accelerations", py_mech_accelerations,
+       "mech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None) -> zdd (nt, nz) "
+       "(kf_mech_kinematics, kf_mech_dynamics)."),
+    KW("mech_simulate", py_mech_simulate,
+       "mech_simulate(mech, modes, speeds, paths, laws, z0, zd0, t, *, rtol, atol, max_steps, "
+       "progress) -> {states (nt, 4 nz), stats} (kf_mech_simulate)."),
+    KW("mech_flex_simulate", py_mech_flex_simulate,
+       "mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, "
+       "rho_inf, tol, max_iter, max_steps, progress) -> {states, elastic, joints, stats} "
+       "(kf_flexmech_run)."),
+    KW("mech_flex_dynamics", py_mech_flex_dynamics,
+       "mech_flex_dynamics(mech, links, modes, speeds, paths, laws, t, z0, z, zd, d, dd) -> "
+       "{zdd, ddd, force, joints} at one state (kf_flexmech_dynamics)."),
     /* the wind pump */
     {"windpump_names", py_windpump_names, METH_NOARGS,
      "windpump_names() -> the wind-pump parameter names, in the order params vectors use."},
+    KW("windpump_mech", py_windpump_mech,
+       "windpump_mech(params) -> the wind pump as a mechanism (kf_windpump_create)."),
     KW("windpump_check", py_windpump_check,
        "windpump_check(params): ValueError naming the first invalid parameter."),
     KW("windpump_kinematics", py_windpump_kinematics,
-       "windpump_kinematics(params, q (nt, 2), u (nt, 2), udot (nt, 2)) -> dict of arrays "
-       "(theta, omega, eps, mu, points, r, v, a, A, B, vB, aB) and lever frames."),
+       "windpump_kinematics(params, q (nt, 2), u (nt, 2), udot (nt, 2)) -> mech_kinematics of "
+       "the wind pump."),
     KW("windpump_simulate", py_windpump_simulate,
        "windpump_simulate(params, mode, t, y0, *, omega, torque, rtol, atol, max_steps, "
-       "progress) -> {states (nt, 7), stats}."),
+       "progress) -> {states (nt, 8), stats}: mech_simulate of the wind pump, alpha at "
+       "constant speed (mode 0) or under a torque law (mode 1)."),
     KW("windpump_joint_forces", py_windpump_joint_forces,
-       "windpump_joint_forces(params, states (nt, >= 6), progress=None) -> (nt, 11)."),
+       "windpump_joint_forces(params, states (nt, >= 6), progress=None) -> mech_joint_forces of "
+       "the wind pump."),
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",

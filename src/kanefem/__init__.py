@@ -59,6 +59,22 @@ from .windpump import (  # noqa: E402
 from .meshes import Mesh, MeshBody  # noqa: E402
 
 
+# planar mechanisms with elastic links (issue 11)
+from . import mechanism  # noqa: E402
+from .mechanism import (  # noqa: E402
+    ConstantSpeed,
+    Coordinate,
+    ElasticLink,
+    Mechanism,
+    Prismatic,
+    Revolute,
+    RigidBody,
+    Spring,
+    Torque,
+    Weld,
+)
+
+
 def lapack_source():
     """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
     return _core.lapack_source()
@@ -106,3 +122,16 @@ __all__ += ["StoreError", "SweepResult", "sweep"]  # studies at scale (issue 12)
 from .bodies import Bar3D, Beam3D  # noqa: E402
 
 __all__ += ["Bar3D", "Beam3D"]
+__all__ += [  # planar mechanisms (issue 11)
+    "ConstantSpeed",
+    "Coordinate",
+    "ElasticLink",
+    "Mechanism",
+    "Prismatic",
+    "Revolute",
+    "RigidBody",
+    "Spring",
+    "Torque",
+    "Weld",
+    "mechanism",
+]

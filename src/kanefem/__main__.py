@@ -32,7 +32,8 @@ class _Stop(Exception):
 
 # Namespace entries that are not options of a run (argparse bookkeeping, where the
 # parameters come from, where the files go); every other entry is one, recorded in [run].
-_NOT_RUN = ("job", "func", "config", "out", "pump", "sweep", "store", "workers")  # the sweep's: its [sweep] table
+_NOT_RUN = ("job", "func", "config", "out", "pump", "file", "mech",
+            "sweep", "store", "workers")  # the sweep's: its [sweep] table
 # API arguments named in kanefem's messages whose option has another name
 _API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
 
@@ -56,7 +57,7 @@ def _naming_option(job_parser, exc):
 @contextlib.contextmanager
 def _output_set(args):
     """Yield the run's OutputSet (write into its .folder); OS errors and Ctrl-C become _Stop."""
-    options = {k: v for k, v in vars(args).items() if k not in ("func", "pump")}
+    options = {k: v for k, v in vars(args).items() if k not in ("func", "pump", "mech")}
     out = OutputSet(args.out, {"kanefem": __version__, "job": args.job, "options": options})
     try:
         with out:
@@ -70,6 +71,27 @@ def _output_set(args):
         raise _Stop(130, f"interrupted; --out {args.out} {state}") from None
 
 
+def _run_defaults(path, run, args):
+    """The options of a [run] table, checked against the job's (args), as parser defaults."""
+    defaults = {}
+    for key, value in run.items():
+        dest = key.replace("-", "_")
+        if key == "kanefem":  # the version that wrote the file
+            if not isinstance(value, str):
+                raise TypeError(f"{path}: [run] kanefem = {value!r} must be a version string")
+            continue
+        if "_" in key or dest in _NOT_RUN or not hasattr(args, dest):
+            known = ", ".join(k.replace("_", "-") for k in vars(args) if k not in _NOT_RUN)
+            raise ValueError(f"{path}: [run] has no option {key!r} (it has {known})")
+        kind = type(getattr(args, dest))  # bool (a flag), int or float
+        number = isinstance(value, (int, float) if kind is float else int) and not isinstance(value, bool)
+        if not (isinstance(value, bool) if kind is bool else number):
+            wanted = {bool: "true or false", int: "an integer", float: "a number"}[kind]
+            raise TypeError(f"{path}: [run] {key} = {value!r} must be {wanted}")
+        defaults[dest] = kind(value)
+    return defaults
+
+
 def _read_config(path, job_parser, args):
     """Wind-pump parameters and the [run] options (as defaults of job_parser) from a TOML file."""
     from .windpump import WindPump, _tomllib
@@ -78,22 +100,7 @@ def _read_config(path, job_parser, args):
         pump = WindPump.from_toml(path)
         with open(path, "rb") as f:
             run = _tomllib().load(f).get("run", {})  # a table: from_toml refuses any other "run"
-        defaults = {}
-        for key, value in run.items():
-            dest = key.replace("-", "_")
-            if key == "kanefem":  # the version that wrote the file
-                if not isinstance(value, str):
-                    raise TypeError(f"{path}: [run] kanefem = {value!r} must be a version string")
-                continue
-            if "_" in key or dest in _NOT_RUN or not hasattr(args, dest):
-                known = ", ".join(k.replace("_", "-") for k in vars(args) if k not in _NOT_RUN)
-                raise ValueError(f"{path}: [run] has no option {key!r} (it has {known})")
-            kind = type(getattr(args, dest))  # bool (a flag), int or float
-            number = isinstance(value, (int, float) if kind is float else int) and not isinstance(value, bool)
-            if not (isinstance(value, bool) if kind is bool else number):
-                wanted = {bool: "true or false", int: "an integer", float: "a number"}[kind]
-                raise TypeError(f"{path}: [run] {key} = {value!r} must be {wanted}")
-            defaults[dest] = kind(value)
+        defaults = _run_defaults(path, run, args)
     except OSError as exc:
         raise _Stop(2, f"error: --config {path}: {_one_line(exc.strerror or exc)}") from None
     except (ValueError, TypeError) as exc:  # the messages name the file and the key
@@ -338,6 +345,129 @@ def _windpump_animation(pump, motion, n_elements, folder):
         print(f"animation skipped: {exc}")
 
 
+def _read_mechanism(path, job_parser, args):
+    """A mechanism and its [run] options (as defaults of job_parser) from a TOML file."""
+    from .mechanism import Mechanism
+    from .windpump import _tomllib
+
+    try:
+        mech = Mechanism.from_toml(path)
+        with open(path, "rb") as f:
+            run = _tomllib().load(f).get("run", {})
+        if not isinstance(run, dict):
+            raise TypeError(f"{path}: run must be a table [run]")
+        defaults = _run_defaults(path, run, args)
+    except OSError as exc:
+        raise _Stop(2, f"error: {path}: {_one_line(exc.strerror or exc)}") from None
+    except (ValueError, TypeError, KeyError) as exc:  # the messages name the file and the key
+        raise _Stop(2, f"error: {_one_line(exc)}") from None
+    job_parser.set_defaults(**defaults)
+    return mech
+
+
+def _cmd_mechanism(args):
+    with _output_set(args) as out:
+        _mechanism_files(args, args.mech, out.folder)
+    for path in out.files:
+        print(f"wrote {path}")
+    return 0
+
+
+def _mechanism_files(args, mech, folder):
+    """Compute (one way, and two ways with --two-way), write the files, print the summary."""
+    from .mechanism import ConstantSpeed
+
+    drives = {n: e["drive"] for n, e in mech.run_drives.items() if e.get("drive") is not None}
+    z0 = mech.drawing_coordinates()
+    zd0 = np.zeros(len(z0))
+    turn = None
+    for k, c in enumerate(mech.coordinates):
+        entry = mech.run_drives.get(c.name, {})
+        if entry.get("initial") is not None:
+            z0[k] = entry["initial"]
+        if entry.get("rate") is not None:
+            zd0[k] = entry["rate"]
+        d = entry.get("drive")
+        if isinstance(d, ConstantSpeed) and mech._coord_unit(k) == "rad" and d.speed and turn is None:
+            turn = 2 * math.pi / abs(d.speed)
+    if args.two_way and not mech.links:
+        raise ValueError("--two-way needs an elastic link ([[link]] in the file)")
+    if args.duration < 0 or args.points < 2:
+        raise ValueError("--duration must be >= 0 and --points >= 2")
+    duration = args.duration or args.revolutions * (turn or 1.0)
+    if not duration > 0:
+        raise ValueError(f"revolutions must be positive, got {args.revolutions}")
+    t = np.linspace(0.0, duration, args.points)
+    print(f"kanefem {__version__}: {mech!r}")
+    print(f"drives: {', '.join(f'{n}: {d!r}' for n, d in drives.items()) or 'none'}; "
+          f"{duration:g} s, {args.points} instants")
+    motion = mech.solve(t, drives=drives, z0=z0, zd0=zd0)
+    forces = mech.joint_forces(motion)
+    eig = mech.link_eigenvalues(motion, n_modes=args.modes, include_eps=args.eps,
+                                geometric_stiffness=args.geometric_stiffness) if mech.links else {}
+    flex = None
+    if args.two_way:
+        flex = mech.simulate_flexible(t, drives=drives, z0=z0, zd0=zd0, dt=args.dt or None,
+                                      rho_inf=args.rho_inf)
+    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
+    mech.to_toml(folder / "mechanism.toml", run={**run, "kanefem": __version__})
+    for name, result in (("motion.csv", motion), ("joint_forces.csv", forces)):
+        write_csv(folder, name, *result.table())
+    for name, r in eig.items():
+        write_csv(folder, f"eigenvalues_{name}.csv", *r.table())
+    if flex is not None:
+        write_csv(folder, "flexible_motion.csv", *_flexible_table(mech, flex))
+
+    for k, c in enumerate(mech.coordinates):
+        u = "N m" if mech._coord_unit(k) == "rad" else "N"
+        print(f"{c.name}: {motion.z[:, k].min():.6g} .. {motion.z[:, k].max():.6g} {mech._coord_unit(k)}; "
+              f"drive {motion.force[:, k].min():.4g} .. {motion.force[:, k].max():.4g} {u}")
+    for j, J in enumerate(mech.joints):
+        print(f"|F_{J.name}| max {np.hypot(*forces.joints[:, j, :2].T).max():.4g} N", end="; " if j + 1 < len(mech.joints) else "\n")
+    for name, r in eig.items():
+        print(f"link {name} ({mech.link(name).body.n_elements} elements), solver {r.solver}:")
+        for k in range(r.eigenvalues.shape[1]):
+            f = r.frequencies_hz[:, k]
+            print(f"  mode {k + 1}: f = {f.min():.6g} .. {f.max():.6g} Hz")
+    if flex is not None:
+        print(f"two-way: {flex.stats['steps']} steps")
+        for L in mech.links:
+            v = _midspan(L, flex.d[L.name])
+            print(f"  link {L.name}: midspan deflection {v.min():.4g} .. {v.max():.4g} m")
+        for k, c in enumerate(mech.coordinates):
+            print(f"  {c.name}: drive {flex.motion.force[:, k].min():.4g} .. {flex.motion.force[:, k].max():.4g}")
+    if not args.plots:
+        print("plots: not asked for (--no-plots)")
+        return
+    try:
+        _headless_matplotlib()
+        from . import _plots
+
+        _plots.mechanism_figures(folder, mech, motion, forces, eig, flex)
+    except ImportError as exc:
+        print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
+
+
+def _midspan(link, d):
+    """The lateral displacement v at a link's middle node (or the one before it), (nt,)."""
+    body = link.body
+    node = (body.n_nodes - 1) // 2
+    return d[:, node * body.dofs_per_node + 1] if body.dofs_per_node > 1 else np.zeros(len(d))
+
+
+def _flexible_table(mech, flex):
+    m = flex.motion
+    cols = {"t_s": m.t}
+    for k, c in enumerate(mech.coordinates):
+        u = mech._coord_unit(k)
+        cols[f"{c.name}_{u}"] = m.z[:, k]
+        cols[f"{c.name}_rate_{u}_s"] = m.zd[:, k]
+        cols[f"{c.name}_drive_{'N_m' if u == 'rad' else 'N'}"] = m.force[:, k]
+    for L in mech.links:
+        cols[f"{L.name}_v_mid_m"] = _midspan(L, flex.d[L.name])
+    return list(cols), np.column_stack(list(cols.values())).tolist()
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="kanefem",
@@ -428,7 +558,46 @@ def build_parser():
     w.add_argument("--workers", type=int, default=None,
                    help="with --sweep: threads (default: the number of CPUs)")
     w.set_defaults(func=_cmd_windpump)
-    p.jobs = {"eigen": e, "windpump": w}
+
+    mc = sub.add_parser(
+        "mechanism",
+        help="any planar mechanism described in a TOML file: motion, joint forces, elastic links",
+        description="A planar mechanism described in a TOML file (bodies, elastic links, joints, "
+        "springs, coordinates and their drives; docs/theory.md section 5; examples ship with "
+        "kanefem: kanefem/examples/*.toml): its rigid motion by Kane's method under the file's "
+        "drives, the joint forces, the frozen-time eigenvalues of every elastic link over the "
+        "motion (one way: the links' frames from the rigid motion) and, with --two-way, the "
+        "motion with the links coupled both ways. Writes mechanism.toml (the description and, "
+        "in [run], the options used: it runs again as the FILE), motion.csv, joint_forces.csv, "
+        "eigenvalues_LINK.csv, flexible_motion.csv (--two-way), PNG plots and manifest.json "
+        "into the output folder, replaced as one set. Units: SI, angles in radians.",
+    )
+    mc.add_argument("file", metavar="FILE.toml", help="the mechanism (TOML; [run] gives option defaults)")
+    mc.add_argument("--duration", type=float, default=0.0,
+                    help="time to compute [s] (default 0: --revolutions turns of the first "
+                    "coordinate driven at constant speed, or --revolutions seconds)")
+    mc.add_argument("--revolutions", type=float, default=1.0, help="turns of the driven crank (default 1)")
+    mc.add_argument("--points", type=int, default=361, help="output instants (default 361)")
+    mc.add_argument("--modes", type=int, default=2, help="eigenvalues per elastic link and instant (default 2)")
+    flag = argparse.BooleanOptionalAction
+    mc.add_argument("--eps", action=flag, default=True,
+                    help="include K_eps in the links' eigenvalues (default); --no-eps leaves it out")
+    mc.add_argument("--geometric-stiffness", action=flag, default=False,
+                    help="add K_G from each link's axial force to its eigenvalues; default off")
+    mc.add_argument("--two-way", action=flag, default=False,
+                    help="also integrate the links coupled both ways (generalized-alpha) and write "
+                    "flexible_motion.csv; default off")
+    mc.add_argument("--dt", type=float, default=0.0,
+                    help="two-way: largest step [s] (default 0: 1/20 of the links' shortest first period)")
+    mc.add_argument("--rho-inf", type=float, default=0.9,
+                    help="two-way: generalized-alpha spectral radius at infinity, in [0, 1] (default 0.9)")
+    mc.add_argument("--plots", action=flag, default=True,
+                    help="write the PNG figures (default); --no-plots writes the CSV files only")
+    mc.add_argument("--out", default="mechanism-output", metavar="DIR",
+                    help="output folder (default mechanism-output), replaced as a whole by this run's "
+                    "files; refused if it exists and is not a kanefem output folder")
+    mc.set_defaults(func=_cmd_mechanism)
+    p.jobs = {"eigen": e, "windpump": w, "mechanism": mc}
     return p
 
 
@@ -443,6 +612,10 @@ def main(argv=None):
             pump = _read_config(args.config, job_parser, args)
             args = parser.parse_args(argv)  # the [run] options are defaults now
             args.pump = pump
+        if args.job == "mechanism":
+            mech = _read_mechanism(args.file, job_parser, args)
+            args = parser.parse_args(argv)
+            args.mech = mech
         return args.func(args)
     except _Stop as stop:
         status, message = stop.status, str(stop)

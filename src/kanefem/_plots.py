@@ -98,3 +98,84 @@ def windpump_figures(out, pump, motion, forces, eig):
         ax.grid(alpha=0.3)
     written.append(_save(fig, out / "lever_eigenvalues.png"))
     return written
+
+
+def mechanism_sketch(ax, mech, motion, n_positions=8):
+    """A general mechanism at n_positions instants: each body as the polygon through its
+    joints' points, elastic links in colour, the paths of the joints."""
+    idx = np.linspace(0, motion.t.size - 1, min(n_positions, motion.t.size)).round().astype(int)
+    pts = {J.name: motion.point(J.bodies[1], J.at) for J in mech.joints}
+    for b, body in enumerate(mech.bodies):
+        names = [J.name for J in mech.joints if body.name in J.bodies]
+        elastic = body in mech.links
+        for k in idx:
+            P = np.array([pts[n][k] for n in names] or [motion.q[k, b, :2]])
+            ax.plot(P[:, 0], P[:, 1], "-o", color="C0" if elastic else "0.4", lw=1.2 if elastic else 1.5,
+                    ms=2.5, alpha=0.8)
+    for name, P in pts.items():
+        ax.plot(P[:, 0], P[:, 1], ":", lw=0.7, color="0.5")
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+
+
+def mechanism_figures(out, mech, motion, forces, eig, flex=None):
+    """The mechanism job's PNG figures; returns their paths.  ImportError without matplotlib."""
+    Figure = _matplotlib()
+    out = Path(out)
+    written = []
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    mechanism_sketch(fig.add_subplot(1, 2, 1), mech, motion)
+    ax = fig.add_subplot(1, 2, 2)
+    for k, c in enumerate(mech.coordinates):
+        ax.plot(motion.t, motion.force[:, k], label=f"{c.name} drive [{'N m' if mech._coord_unit(k) == 'rad' else 'N'}]")
+    ax.set_xlabel("t [s]")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    written.append(_save(fig, out / "motion.png"))
+
+    fig = Figure(figsize=(6.5, 4.2), layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    for j, J in enumerate(mech.joints):
+        ax.plot(motion.t, np.hypot(*forces.joints[:, j, :2].T), label=f"|F_{J.name}|")
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("joint force [N]")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    written.append(_save(fig, out / "joint_forces.png"))
+
+    if eig:
+        fig = Figure(figsize=(5.5 * len(eig), 4.0), layout="constrained")
+        for i, (name, r) in enumerate(eig.items()):
+            ax = fig.add_subplot(1, len(eig), i + 1)
+            for k in range(r.frequencies_hz.shape[1]):
+                ax.plot(r.t, r.frequencies_hz[:, k], label=f"mode {k + 1}")
+            ax.set_xlabel("t [s]")
+            ax.set_ylabel("frozen-time frequency [Hz]")
+            ax.set_title(f"link {name} ({r.solver})")
+            ax.legend(fontsize=8)
+            ax.grid(alpha=0.3)
+        written.append(_save(fig, out / "eigenvalues.png"))
+
+    if flex is not None:
+        fig = Figure(figsize=(11, 4.2), layout="constrained")
+        ax = fig.add_subplot(1, 2, 1)
+        for L in mech.links:
+            node = (L.body.n_nodes - 1) // 2
+            if L.body.dofs_per_node > 1:
+                ax.plot(flex.t, 1e3 * flex.d[L.name][:, node * L.body.dofs_per_node + 1],
+                        label=f"{L.name}, node {node}")
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel("lateral deflection [mm] (two ways)")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        ax = fig.add_subplot(1, 2, 2)
+        for k, c in enumerate(mech.coordinates):
+            ax.plot(motion.t, motion.force[:, k], "--", color=f"C{k}", label=f"{c.name}: rigid")
+            ax.plot(flex.t, flex.motion.force[:, k], color=f"C{k}", label=f"{c.name}: two ways")
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel("drive force [N m or N]")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        written.append(_save(fig, out / "flexible_motion.png"))
+    return written

@@ -12,9 +12,11 @@ freedom, q = (alpha, x_D): "a kinematic chain closed by inertia".
     rocker mass centre D + hg e(theta3 + xi); weight G (point mass M3) at D + L e(theta3)
     slider: spring k (x_D - x_D0), friction F_r tanh(xdot_D / v_F), pump load c_D xdot_D
 
-The C core does the kinematics (closed-form closure, A(q), B(q)), Kane's equations
-A^T Mrig A u' = A^T (Q - Mrig B w), their time integration, and the joint forces from
-the Newton-Euler equations; this module is the user-facing layer.
+The wind pump is one general planar mechanism (kanefem.Mechanism, docs/theory.md section
+5.13): the C core does its kinematics (Newton on the loop closure from the closed-form
+assembly, A(q), B(q)), Kane's equations A^T Mrig A u' = A^T (Q - Mrig B w), their time
+integration and the joint forces (the constraints' multipliers, which solve the bodies'
+Newton-Euler equations); this module presents them in the wind pump's terms.
 
 >>> import kanefem
 >>> pump = kanefem.WindPump()
@@ -38,6 +40,7 @@ from ._io import write_toml
 from ._results import ResultMixin
 from ._smoothing import SmoothingSpline
 from .bodies import PlanarBeam, _signed_hz
+from .mechanism import Mechanism
 
 __all__ = ["WindPumpParams", "WindPump", "WindPumpMotion", "JointForces", "LeverEigenvalues"]
 
@@ -184,6 +187,11 @@ class WindPumpParams:
 
 
 _CORE_NAMES = _core.windpump_names()
+#: the bodies and joints of the core's wind pump (csrc/kf_windpump.c), in its order
+_BODIES = ("crank", "lever", "rocker", "weight", "slider")
+_JOINTS = ("A", "B", "C", "D", "G", "guide")
+#: the twelve mass coordinates x1, y1, theta1, ..., xG, yG, x_D among the bodies' q
+_ROWS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]
 _FIELDS = tuple(f.name for f in dataclasses.fields(WindPumpParams))
 assert set(_CORE_NAMES) <= set(_FIELDS) and set(sum(GROUPS.values(), ())) == set(_FIELDS)
 
@@ -445,6 +453,22 @@ class WindPump:
         self.params = WindPumpParams(**overrides)
         self._vec = self.params._vector()
         self._levers = {}
+        self._mechanism = self.mechanism()
+
+    def mechanism(self, n_elements=10) -> Mechanism:
+        """The wind pump as a general :class:`~kanefem.Mechanism` (docs/theory.md section 5.13).
+
+        Five bodies -- ``crank``, ``lever`` (an elastic link of ``n_elements``
+        elements), ``rocker``, ``weight`` (G, welded to the rocker) and ``slider`` --
+        and six joints -- ``A``, ``B``, ``C`` (C'), ``D``, the weld ``G`` and the
+        ``guide`` (prismatic, carrying the slider's spring, friction and pump load);
+        coordinates ``alpha`` and ``x_D``.  It is the core's wind pump, with the
+        closed-form assembly as its branch rule; every computation of this class goes
+        through it.  Its :meth:`~kanefem.Mechanism.to_toml` writes the general
+        description (the drawing at alpha = 0, x_D = x_D0).
+        """
+        return Mechanism._from_core(_core.windpump_mech(params=self._vec), "wind pump", _BODIES, _JOINTS,
+                                    links={"lever": self.lever(n_elements)})
 
     animate = _animation.animate  # the pump in motion, the lever's deformation magnified (GIF/MP4)
     draw_frame = _animation.draw_frame
@@ -517,8 +541,35 @@ class WindPump:
         cols = np.broadcast_arrays(*(np.asarray(v, float) for v in (alpha, x_D, omega1, xdot_D, eps1, xddot_D)))
         shape = cols[0].shape
         s = np.column_stack([c.ravel() for c in cols]) if cols[0].size else np.zeros((0, 6))
-        return shape, _core.windpump_kinematics(params=self._vec, q=s[:, 0:2], u=s[:, 2:4],
-                                                udot=s[:, 4:6])
+        return shape, self._legacy_kinematics(s[:, 0:2], s[:, 2:4], s[:, 4:6], quadratic=True)
+
+    def _legacy_kinematics(self, z, zd, zdd, quadratic=False):
+        """The general mechanism's kinematics in the wind pump's terms: the three bodies'
+        angles and rates, the transmission angle, A, B, C', D, the twelve mass
+        coordinates (and A, B of r' = A u, r'' = A u' + B w), B's rates, the lever frame."""
+        mech, p = self._mechanism, self.params
+        k = mech.kinematics(z, zd, zdd)
+        nt = z.shape[0]
+        q, qd, qdd = (k[n].reshape(nt, -1) for n in ("q", "qd", "qdd"))
+        if quadratic:  # B of r'' = A u' + B w, w = (omega1^2, omega1 xdot_D, xdot_D^2): the
+            # velocity term c at unit rates (it is quadratic in them)
+            c = [mech.kinematics(z, np.broadcast_to(u, z.shape))["c"] for u in ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0))]
+            B = np.stack([c[0], c[2] - c[0] - c[1], c[1]], axis=-1)[:, _ROWS]
+        B_at = mech.joints[mech._joint_index("B")].at
+        pts = np.stack([np.zeros((nt, 2)), mech._track(k["q"], "crank", B_at),
+                        mech._track(k["q"], "lever", mech.link("lever").end),
+                        q[:, [_ROWS[-1], _ROWS[-1] + 1]]], axis=1)
+        # B on the crank: v = v_c + omega J R p, a = a_c + eps J R p - omega^2 R p
+        rB = pts[:, 1] - q[:, 0:2]
+        JrB = np.column_stack([-rB[:, 1], rB[:, 0]])
+        vB = qd[:, 0:2] + qd[:, 2:3] * JrB
+        aB = qdd[:, 0:2] + qdd[:, 2:3] * JrB - qd[:, 2:3] ** 2 * rB
+        theta = q[:, [2, 5, 8]]
+        mu = np.angle(np.exp(1j * (theta[:, 2] + p.psi - theta[:, 1])))
+        return {"theta": theta, "omega": qd[:, [2, 5, 8]], "eps": qdd[:, [2, 5, 8]], "mu": mu,
+                "points": pts, "r": q[:, _ROWS], "v": qd[:, _ROWS], "a": qdd[:, _ROWS],
+                "A": k["A"][:, _ROWS], "vB": vB, "aB": aB, "lever": k["frames"]["lever"],
+                **({"B": B} if quadratic else {})}
 
     def points(self, alpha, x_D) -> dict:
         """Global coordinates of A, B, C' and D at crank angles and slider positions.
@@ -655,8 +706,7 @@ class WindPump:
                 raise ValueError("omega1 is only used with drive='torque' (the speed is rpm here)")
             if steady_state:
                 y0[1], y0[3], stats = self._periodic(omega, y0, rtol, atol)
-            r = _core.windpump_simulate(params=self._vec, mode=0, t=tt, y0=y0, omega=omega,
-                                        rtol=rtol, atol=atol)
+            r = self._simulate(tt, y0, rtol, atol, speed=omega)
         else:
             if steady_state:
                 raise ValueError("steady_state needs drive='constant-speed'")
@@ -665,11 +715,19 @@ class WindPump:
             law = torque if callable(torque) else _constant(_checks.real("torque", torque))
             if omega1 is not None:
                 y0[2] = _checks.real("omega1", omega1)
-            r = _core.windpump_simulate(params=self._vec, mode=1, t=tt, y0=y0, torque=law,
-                                        rtol=rtol, atol=atol)
+            r = self._simulate(tt, y0, rtol, atol, law=law)
         states = r["states"]
         stats.update(r["stats"])
         return self._motion(tt, states, drive, stats)
+
+    def _simulate(self, t, y0, rtol, atol, speed=None, law=None):
+        """The mechanism's rigid motion from y0 = (alpha, x_D, omega1, xdot_D): alpha at
+        constant speed or under a torque law, x_D free; rows (alpha, x_D, omega1,
+        xdot_D, eps1, xddot_D, M_m, force along x_D)."""
+        mode = [0 if speed is None else 1, 0]
+        return _core.mech_simulate(self._mechanism._core, mode, [speed or 0.0, 0.0], [None, None],
+                                   [law, None], y0[:2], y0[2:], t, rtol=_checks.real("rtol", rtol),
+                                   atol=_checks.real("atol", atol))
 
     @staticmethod
     def _time_grid(t, revolutions, period, points_per_revolution):
@@ -691,8 +749,7 @@ class WindPump:
 
         def flow(z):
             y = np.array([y0[0], z[0], omega, z[1]])
-            r = _core.windpump_simulate(params=self._vec, mode=0, t=tgrid, y0=y, omega=omega,
-                                        rtol=tol, atol=atol)
+            r = self._simulate(tgrid, y, tol, atol, speed=omega)
             return r["states"][-1, [1, 3]]
 
         z = np.array([y0[1], y0[3]])
@@ -744,14 +801,12 @@ class WindPump:
         sx = SmoothingSpline(ts, xd, noise=nx)
         tt = ts if t is None else _checks.array("t", t, ndim=1)
         states = np.column_stack([sa(tt), sx(tt), sa(tt, 1), sx(tt, 1), sa(tt, 2), sx(tt, 2), np.zeros(tt.size)])
-        forces = _core.windpump_joint_forces(params=self._vec, states=states)
-        states[:, 6] = forces[:, 9]
+        states[:, 6] = _core.mech_joint_forces(self._mechanism._core, states[:, :6])["drive"][:, 0]
         stats = {"noise": (sa.noise, sx.noise), "lam": (sa.lam, sx.lam)}
         return self._motion(tt, states, "recorded", stats)
 
     def _motion(self, t, states, drive, stats):
-        k = _core.windpump_kinematics(params=self._vec, q=states[:, 0:2], u=states[:, 2:4],
-                                      udot=states[:, 4:6])
+        k = self._legacy_kinematics(states[:, 0:2], states[:, 2:4], states[:, 4:6])
         return WindPumpMotion(
             t=np.asarray(t, float), alpha=states[:, 0], x_D=states[:, 1], omega1=states[:, 2],
             xdot_D=states[:, 3], eps1=states[:, 4], xddot_D=states[:, 5],
@@ -775,7 +830,8 @@ class WindPump:
 
         From the Newton-Euler equations of the crank, the lever, the rocker with its
         weight and the slider (seed 001, A32-A41), linear in the unknown forces once
-        the accelerations are known: one 11 x 11 LU solve per instant in the core.
+        the accelerations are known: the multipliers of the general mechanism's
+        constraints (one LU of its constraint Jacobian per instant in the core).
 
         Parameters
         ----------
@@ -787,11 +843,12 @@ class WindPump:
         JointForces
         """
         self._check_motion(motion)
-        f = _core.windpump_joint_forces(params=self._vec, states=motion._states())
-        F_B, F_C = f[:, 2:4], f[:, 4:6]
+        r = _core.mech_joint_forces(self._mechanism._core, motion._states())
+        f, drive = r["joints"], r["drive"]
+        F_B, F_C = f[:, 1, :2], f[:, 2, :2]
         return JointForces(
-            t=motion.t, F_A=f[:, 0:2], F_B=F_B, F_C=F_C, F_D=f[:, 6:8], N_guide=f[:, 8],
-            motor_torque=f[:, 9], slider_residual=f[:, 10],
+            t=motion.t, F_A=f[:, 0, :2], F_B=F_B, F_C=F_C, F_D=f[:, 3, :2], N_guide=f[:, 5, 1],
+            motor_torque=drive[:, 0], slider_residual=drive[:, 1],
             lever_axial=self._lever_axial(motion, F_B),
         )
 

@@ -1,0 +1,91 @@
+"""The flexible slider-crank over one crank turn: kanefem (one way and two ways) against the
+same mechanism in Exudyn, a general multibody code, at equal accuracy.
+
+The mechanism: crank 0.15 m at 150 rad/s, connecting rod 0.30 m of 6 mm steel in 10 beam
+elements, slider of half the rod's mass (kanefem.mechanism.slider_crank; Exudyn:
+bench/_exudyn_models.py, absolute-nodal-coordinate cables).  The quantity: the rod's
+midpoint deflection from its chord over the turn.
+
+Equal accuracy: each route's time-discretization error, measured against its own solution
+at 16000 steps per turn, below the same fraction (1 %) of the peak deflection: for every
+route the smallest step count of a doubling ladder (62 .. 1000 steps per turn; --quick: 250
+.. 1000) that reaches it is timed (best of --repeat runs).  The three routes solve
+different models of the same mechanism (one way: the rigid motion drives the rod, no
+coupling; two ways: kanefem's floating frame with K_G; Exudyn: geometrically exact
+cables), so each is held to its own converged answer; their answers' difference is printed
+too.  Ratio = Exudyn time / kanefem time.
+
+    python bench/bench_mechanism.py [--repeat 3] [--quick]
+"""
+
+import math
+
+import numpy as np
+
+from _timing import best, repeat_args
+import _exudyn_models
+
+from kanefem.mechanism import ConstantSpeed, slider_crank
+
+SPEED = 150.0
+TURN = 2 * math.pi / SPEED
+T_OUT = np.linspace(0.0, TURN, 51)  # compared here; the routes step as they are told
+ACCURACY, REFERENCE = 0.01, 16000
+
+
+def two_way(steps):
+    m = slider_crank(geometric_stiffness=True)
+    fm = m.simulate_flexible(T_OUT, drives={"crank": ConstantSpeed(SPEED)}, dt=TURN / steps, rho_inf=0.9)
+    return fm.deflection("rod", 0.15)
+
+
+def one_way(steps):
+    """The rigid motion (Dormand-Prince, landing on the samples), then the rod's response on
+    its frame's motion (Newmark) at the given steps per turn."""
+    m = slider_crank(geometric_stiffness=True)
+    motion = m.solve(np.linspace(0.0, TURN, max(steps // 4, 50) + 1), drives={"crank": ConstantSpeed(SPEED)})
+    r = m.link_response(motion, "rod", dt=TURN / steps)
+    node = m.link("rod").body.n_elements // 2
+    return np.interp(T_OUT, motion.t, r.d[:, 3 * node + 1])
+
+
+def exudyn(steps):
+    t, v = _exudyn_models.slider_crank(n_elements=10, steps=int(steps), rho_inf=0.9)
+    return np.interp(T_OUT, t, v)
+
+
+def at_accuracy(route, accuracy, ladder, repeat):
+    """(steps, time, answer, error) of the cheapest rung whose error against the route's
+    own solution at REFERENCE steps is below accuracy of its peak."""
+    ref = route(REFERENCE)
+    peak = np.abs(ref).max()
+    for steps in ladder:
+        v = route(steps)
+        err = np.abs(v - ref).max() / peak
+        if err <= accuracy:
+            seconds, v = best(lambda: route(steps), repeat)
+            return steps, seconds, v, err
+    raise RuntimeError(f"{route.__name__}: no rung of {ladder} reaches {accuracy}")
+
+
+def main():
+    args = repeat_args(__doc__, default_repeat=3)
+    accuracy = ACCURACY
+    ladder = [62, 125, 250, 500, 1000] if not args.quick else [250, 500, 1000]
+    print(f"flexible slider-crank, one turn at {SPEED} rad/s, 10 elements; midpoint deflection "
+          f"to {100 * accuracy:g} % of its peak against each route's own solution at {REFERENCE} steps")
+    rows = {}
+    for name, route in (("kanefem one way", one_way), ("kanefem two ways", two_way), ("Exudyn (ANCF)", exudyn)):
+        steps, seconds, v, err = at_accuracy(route, accuracy, ladder, args.repeat)
+        rows[name] = (steps, seconds, v)
+        print(f"{name:18s} {steps:6d} steps  {seconds * 1e3:9.1f} ms  (error {100 * err:.2f} %, "
+              f"peak {1e3 * np.abs(v).max():.3f} mm)")
+    ex = rows["Exudyn (ANCF)"]
+    for name in ("kanefem one way", "kanefem two ways"):
+        steps, seconds, v = rows[name]
+        diff = np.abs(v - ex[2]).max() / np.abs(ex[2]).max()
+        print(f"ratio Exudyn / {name}: {ex[1] / seconds:.1f}x   (answers differ by {100 * diff:.1f} % of the peak)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,866 @@
+/*
+ * kf_flexmech.c -- elastic links coupled both ways with a planar mechanism
+ * (docs/theory.md section 5.12): the floating frame of reference, Kane's
+ * projection of the rigid and elastic coordinates together, and its time
+ * integration by generalized-alpha.
+ *
+ * A link is a body of the mechanism whose axes are its elements' frame and
+ * whose reference point is their mass centre x_c; its elastic displacements
+ * d (the free DOFs of its reference conditions) are measured in that frame.
+ * A material point is at r_c + R (xbar + N d), xbar = x - x_c, so its
+ * acceleration in the link's axes is
+ *
+ *     R^T a = a_cL + eps J rho - omega^2 rho + 2 omega J N d' + N d'',   rho = xbar + N d,
+ *
+ * and Kane's inertia forces along (r_c, theta, d) are, with the invariants of
+ * the elements (docs/theory.md section 1.4) taken about the mass centre,
+ *
+ *     mass block  [ m I      J S_d      Mo     ]     S_d = Mo d = int rho N d
+ *                 [ .        I_rho      h + G d ]    I_rho = J_c + 2 b.d + d.M d
+ *                 [ .        .          M      ]     b = int rho N^T xbar, h = int rho N^T J xbar
+ *     velocity terms   c: -omega^2 S_d + 2 omega J S_d'
+ *                      theta: 2 omega (b + M d).d'
+ *                      d: -omega^2 (b + M d) + 2 omega G d'      (G = S_yx - S_xy)
+ *
+ * (the c rows in the link's axes; rotated by R into the global ones).  With
+ * the rigid bodies' diagonal masses this is the mass matrix and velocity
+ * vector of the whole mechanism in (q, d); the constraints act on q only,
+ * because joints attach to links at nodes their reference conditions hold,
+ * so Kane's projection with q' = A z' + (prescribed), d free gives
+ *
+ *     [A_f^T M_qq A_f   A_f^T M_qd] [z_f'']   [A_f^T (F_q - M_qq a_0) + tau_f]
+ *     [M_dq A_f          M_dd     ] [d''  ] = [F_d - M_dq a_0                ]
+ *
+ * a_0 = A_p z_p'' + c.  Dependent rigid coordinates come from the loop
+ * closure at every evaluation (coordinate partitioning): the constraints hold
+ * to round-off and the integrator sees an ODE in (z_f, d).
+ */
+#include "kf_internal.h"
+
+#include <float.h>
+#include <string.h>
+
+#define MAX_ENDS 16
+
+typedef struct flink {
+    int body, nf, off;          /* off: the first of its DOFs among all elastic ones */
+    const kf_body *fe;
+    int *map;                   /* nf free DOF indices */
+    double m, xc[2], Jc;        /* rigid properties of the elements */
+    double *M, *K, *G, *KG[3];  /* nf x nf, column-major, reduced to the free DOFs */
+    double *Mox, *Moy, *b, *h;  /* nf */
+    double alpha, beta;         /* Rayleigh */
+    int geometric, fixed_first, fixed_last;
+    int nend, end_joint[MAX_ENDS], end_last[MAX_ENDS];
+    double end_sign[MAX_ENDS];
+    double kg[3], kg_old[3];    /* the axial force of the current state (K_G) */
+} flink;
+
+struct kf_flexmech {
+    const kf_mech *m;
+    int nl, nd, n, nz, nj;
+    flink *L;
+    kf_mech_kin kin;
+    /* workspace (create) */
+    double *Mqq, *Mqd, *Fq, *Fd, *Mbar, *S, *rhs, *a0, *Vq, *tmp;
+    double *z, *zd, *zdd, *tau, *drive, *fj, *y, *pv;
+    unsigned char presc[KF_KANE_MAX_NU];
+    int free_idx[KF_KANE_MAX_NU], nzf;
+    int *ipiv;
+    double *buf;
+};
+
+void kf_flexmech_free(kf_flexmech *w)
+{
+    if (!w)
+        return;
+    for (int l = 0; w->L && l < w->nl; l++) {
+        free(w->L[l].map);
+        free(w->L[l].M); /* the start of the link's one buffer */
+    }
+    free(w->L);
+    kf_mech_kin_free(&w->kin);
+    free(w->ipiv);
+    free(w->buf);
+    free(w);
+}
+
+int kf_flexmech_nelastic(const kf_flexmech *w) { return w->nd; }
+
+/* Element quadrature: mass, first and second moments of the elements. */
+static void rigid_properties(const kf_body *b, double *m, double xc[2], double *Jc)
+{
+    double mu = b->el->mu(&b->sec), s0 = 0.0, s1[2] = {0.0, 0.0}, s2 = 0.0;
+    kf_qpoint p = {0};
+    while (kf_body_next_point(b, &p)) {
+        double w = mu * p.w;
+        s0 += w;
+        s1[0] += w * p.x[0];
+        s1[1] += w * p.x[1];
+        s2 += w * (p.x[0] * p.x[0] + p.x[1] * p.x[1]);
+    }
+    *m = s0;
+    xc[0] = s0 > 0.0 ? s1[0] / s0 : 0.0;
+    xc[1] = s0 > 0.0 ? s1[1] / s0 : 0.0;
+    *Jc = s2 - s0 * (xc[0] * xc[0] + xc[1] * xc[1]);
+}
+
+static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *err)
+{
+    const kf_mech *m = w->m;
+    flink *L = w->L + l;
+    const kf_body *b = in->fe;
+    if (!b || kf_body_dim(b) != 2)
+        return kf_fail(err, KF_EINVAL, "links", "links[%d] needs planar elements (a body of "
+                       "dimension 2)", l);
+    if (in->body < 0 || in->body >= kf_mech_nbody(m))
+        return kf_fail(err, KF_EINVAL, "links", "links[%d].body = %d is not a body of the "
+                       "mechanism (0..%d)", l, in->body, kf_mech_nbody(m) - 1);
+    for (int k = 0; k < l; k++)
+        if (w->L[k].body == in->body)
+            return kf_fail(err, KF_EINVAL, "links", "links[%d] and links[%d] are both body %d",
+                           k, l, in->body);
+    if (!in->fixed)
+        return kf_fail(err, KF_EINVAL, "links", "links[%d] has no reference conditions", l);
+    if (!(in->rayleigh[0] >= 0.0 && in->rayleigh[1] >= 0.0 && isfinite(in->rayleigh[0]) &&
+          isfinite(in->rayleigh[1])))
+        return kf_fail(err, KF_EINVAL, "links", "links[%d].rayleigh = (%g, %g) must be finite "
+                       "and >= 0", l, in->rayleigh[0], in->rayleigh[1]);
+    L->body = in->body;
+    L->fe = b;
+    L->alpha = in->rayleigh[0];
+    L->beta = in->rayleigh[1];
+    L->geometric = in->geometric;
+    int ndof = b->ndof, ndofn = b->ndofn;
+    L->map = kf_calloc((size_t)ndof, sizeof(int));
+    if (!L->map)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate links[%d]", l);
+    for (int i = 0; i < ndof; i++)
+        if (!in->fixed[i])
+            L->map[L->nf++] = i;
+    /* the rigid body of the elements must be the mechanism's body */
+    rigid_properties(b, &L->m, L->xc, &L->Jc);
+    kf_mech_desc d;
+    kf_mech_describe(m, &d);
+    double mb = d.mass[in->body], Jb = d.inertia[in->body];
+    if (!(fabs(mb - L->m) <= 1e-9 * L->m && fabs(Jb - L->Jc) <= 1e-9 * (L->Jc + L->m * 1e-30)))
+        return kf_fail(err, KF_EINVAL, "links", "links[%d]: body %d has mass %.9g kg and "
+                       "inertia %.9g kg m^2, its elements %.9g kg and %.9g kg m^2 (about their "
+                       "mass centre, which is the body's reference point)", l, in->body, mb, Jb,
+                       L->m, L->Jc);
+    /* the joints at its nodes: which end, and the sign of their force on the link */
+    double xa = b->coords[0], xb = b->coords[(size_t)(b->nnode - 1) * b->dim];
+    double len = fabs(xb - xa) > 0.0 ? fabs(xb - xa) : 1.0;
+    for (int j = 0; j < d.njoint; j++) {
+        const kf_joint *J = d.joints + j;
+        for (int s = 0; s < 2; s++) {
+            if (J->body[s] != in->body)
+                continue;
+            const double *p = s ? J->p1 : J->p0;
+            double x = p[0] + L->xc[0], y = p[1] + L->xc[1];
+            int node = -1;
+            for (int i = 0; i < b->nnode; i++)
+                if (hypot(x - b->coords[(size_t)i * b->dim], y - b->coords[(size_t)i * b->dim + 1]) <=
+                    1e-9 * len)
+                    node = i;
+            if (node < 0)
+                return kf_fail(err, KF_EINVAL, "links", "links[%d]: joint %d attaches at (%g, %g) "
+                               "in the elements' frame, not at a node", l, j, x, y);
+            /* the reference conditions must hold the node's translation */
+            for (int c = 0; c < (ndofn >= 2 ? 2 : 1); c++)
+                if (!in->fixed[(size_t)node * ndofn + c])
+                    return kf_fail(err, KF_EINVAL, "links", "links[%d]: joint %d attaches at node "
+                                   "%d, which its reference conditions leave free to move", l, j,
+                                   node);
+            if (node != 0 && node != b->nnode - 1)
+                continue; /* an interior attachment: no end force for N(x) */
+            if (L->nend == MAX_ENDS)
+                return kf_fail(err, KF_EINVAL, "links", "links[%d]: more than %d joints at its "
+                               "ends", l, MAX_ENDS);
+            L->end_joint[L->nend] = j;
+            L->end_last[L->nend] = node != 0;
+            L->end_sign[L->nend] = s ? 1.0 : -1.0;
+            L->nend++;
+        }
+    }
+    L->fixed_first = in->fixed[0] != 0;
+    L->fixed_last = in->fixed[(size_t)(b->nnode - 1) * ndofn] != 0;
+    /* the reduced dense matrices and vectors */
+    int nf = L->nf;
+    size_t nn = (size_t)nf * nf;
+    L->M = kf_calloc(6 * nn + 4 * (size_t)nf + 1, sizeof(double));
+    if (!L->M)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate links[%d] (%d DOFs)", l, nf);
+    L->K = L->M + nn;
+    L->G = L->K + nn;
+    for (int k = 0; k < 3; k++)
+        L->KG[k] = L->G + nn * (1 + k);
+    L->Mox = L->KG[2] + nn;
+    L->Moy = L->Mox + nf;
+    L->b = L->Moy + nf;
+    L->h = L->b + nf;
+    const kf_mat *M = kf_body_mass(b), *K = kf_body_stiffness(b);
+    const kf_mat *Syx = kf_body_S(b, 1, 0), *Sxy = kf_body_S(b, 0, 1);
+    for (int j = 0; j < nf; j++)
+        for (int i = 0; i < nf; i++) {
+            int I = L->map[i], Jj = L->map[j];
+            L->M[i + (size_t)j * nf] = kf_mat_get(M, I, Jj);
+            L->K[i + (size_t)j * nf] = kf_mat_get(K, I, Jj);
+            L->G[i + (size_t)j * nf] = kf_mat_get(Syx, I, Jj) - kf_mat_get(Sxy, I, Jj);
+        }
+    const double *mox = kf_body_Mo(b, 0), *moy = kf_body_Mo(b, 1);
+    const double *sxx = kf_body_s(b, 0, 0), *syy = kf_body_s(b, 1, 1);
+    const double *sxy = kf_body_s(b, 0, 1), *syx = kf_body_s(b, 1, 0);
+    for (int i = 0; i < nf; i++) {
+        int I = L->map[i];
+        L->Mox[i] = mox[I];
+        L->Moy[i] = moy[I];
+        /* b = int rho N^T xbar, h = int rho (N_y^T xbar_x - N_x^T xbar_y) */
+        L->b[i] = sxx[I] + syy[I] - L->xc[0] * mox[I] - L->xc[1] * moy[I];
+        L->h[i] = syx[I] - sxy[I] - L->xc[0] * moy[I] + L->xc[1] * mox[I];
+    }
+    if (L->geometric) {
+        kf_mat G;
+        int rc = kf_mat_alloc_like(&G, M, err);
+        for (int k = 0; !rc && k < 3; k++) {
+            double c[3] = {k == 0, k == 1, k == 2};
+            rc = kf_body_geometric(b, c, 0.0, &G, err);
+            for (int j = 0; !rc && j < nf; j++)
+                for (int i = 0; i < nf; i++)
+                    L->KG[k][i + (size_t)j * nf] = kf_mat_get(&G, L->map[i], L->map[j]);
+        }
+        kf_mat_free(&G);
+        if (rc)
+            return rc;
+    }
+    return KF_OK;
+}
+
+int kf_flexmech_create(kf_flexmech **out, const kf_mech *m, int nlink, const kf_mech_link *links,
+                       kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    if (!m || nlink < 0 || (nlink > 0 && !links))
+        return kf_fail(err, KF_EINVAL, "links", "a mechanism and nlink = %d links are needed",
+                       nlink);
+    kf_flexmech *w = kf_calloc(1, sizeof *w);
+    if (!w)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a flexible mechanism");
+    w->m = m;
+    w->nl = nlink;
+    w->n = 3 * kf_mech_nbody(m);
+    w->nz = kf_mech_ncoord(m);
+    w->nj = kf_mech_njoint(m);
+    w->L = kf_calloc((size_t)(nlink > 0 ? nlink : 1), sizeof(flink));
+    int rc = w->L ? kf_mech_kin_alloc(m, &w->kin, err)
+                  : kf_fail(err, KF_ENOMEM, "", "cannot allocate %d links", nlink);
+    for (int l = 0; !rc && l < nlink; l++) {
+        rc = setup_link(w, l, links + l, err);
+        w->L[l].off = w->nd;
+        w->nd += w->L[l].nf;
+    }
+    if (rc) {
+        kf_flexmech_free(w);
+        return rc;
+    }
+    int n = w->n, nd = w->nd, nz = w->nz, np = nz + nd;
+    size_t need = (size_t)n * n + (size_t)n * nd + (size_t)n + (size_t)nd + 2 * (size_t)np * np +
+                  (size_t)np + 2 * (size_t)n + (size_t)(n > np ? n : np) + 6 * (size_t)nz +
+                  3 * (size_t)w->nj + 2 * (size_t)nz + 3 * (size_t)np;
+    w->buf = kf_calloc(need, sizeof(double));
+    w->ipiv = kf_calloc((size_t)(np > n ? np : n), sizeof(int));
+    if (!w->buf || !w->ipiv) {
+        kf_flexmech_free(w);
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate the coupled system (%d unknowns)",
+                       np);
+    }
+    double *p = w->buf;
+    w->Mqq = p, p += (size_t)n * n;
+    w->Mqd = p, p += (size_t)n * nd;
+    w->Fq = p, p += n;
+    w->Fd = p, p += nd;
+    w->Mbar = p, p += (size_t)np * np;
+    w->S = p, p += (size_t)np * np;
+    w->rhs = p, p += np;
+    w->a0 = p, p += n;
+    w->Vq = p, p += n;
+    w->tmp = p, p += (n > np ? n : np);
+    w->z = p, p += nz;
+    w->zd = p, p += nz;
+    w->zdd = p, p += nz;
+    w->tau = p, p += nz;
+    w->drive = p, p += nz;
+    w->fj = p, p += 3 * (size_t)w->nj;
+    w->y = p, p += 2 * (size_t)nz;
+    w->pv = p;
+    *out = w;
+    return KF_OK;
+}
+
+/* ---------------------------------------------------------------- the equations at a state */
+
+static double dotn(int n, const double *a, const double *b)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+/* y = A x, A nf x nf column-major */
+static void matvec(int n, const double *A, const double *x, double *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+        double xj = x[j];
+        if (xj == 0.0)
+            continue;
+        const double *c = A + (size_t)j * n;
+        for (int i = 0; i < n; i++)
+            y[i] += c[i] * xj;
+    }
+}
+
+/*
+ * The absolute mass blocks M_qq (n x n), M_qd (n x nd), the forces F_q, F_d
+ * (without K_G) at the state the kinematics hold (q, q') and the elastic
+ * (d, d') over every link's free DOFs.  Q: the rigid applied forces.
+ */
+static void absolute(kf_flexmech *w, const double *Q, const double *d, const double *dd)
+{
+    const kf_mech *m = w->m;
+    int n = w->n, nd = w->nd;
+    const kf_mech_kin *k = &w->kin;
+    memset(w->Mqq, 0, (size_t)n * n * sizeof(double));
+    memset(w->Mqd, 0, (size_t)n * nd * sizeof(double));
+    kf_mech_mass(m, w->tmp);
+    for (int i = 0; i < n; i++)
+        w->Mqq[i + (size_t)i * n] = w->tmp[i];
+    memcpy(w->Fq, Q, (size_t)n * sizeof(double));
+    kf_mech_desc desc;
+    kf_mech_describe(m, &desc);
+    const double g[2] = {desc.gravity[0], desc.gravity[1]};
+    for (int l = 0; l < w->nl; l++) {
+        flink *L = w->L + l;
+        int nf = L->nf, r0 = 3 * L->body;
+        const double *dl = d + L->off, *ddl = dd + L->off;
+        double th = k->q[r0 + 2], om = k->qd[r0 + 2], c = cos(th), s = sin(th);
+        double Sd[2] = {dotn(nf, L->Mox, dl), dotn(nf, L->Moy, dl)};
+        double Sdd[2] = {dotn(nf, L->Mox, ddl), dotn(nf, L->Moy, ddl)};
+        /* M d into this link's slot of F_d (overwritten at the end) */
+        double *Fd = w->Fd + L->off;
+        matvec(nf, L->M, dl, Fd);
+        double dMd = dotn(nf, dl, Fd), dMdd = dotn(nf, ddl, Fd); /* d.M d'  = d'.M d */
+        double Irho = L->Jc + 2.0 * dotn(nf, L->b, dl) + dMd;
+        /* mass blocks: rigid part of the link body */
+        double JS[2] = {-Sd[1], Sd[0]}, RJS[2] = {c * JS[0] - s * JS[1], s * JS[0] + c * JS[1]};
+        double *Mq = w->Mqq;
+        Mq[r0 + (size_t)r0 * n] = Mq[r0 + 1 + (size_t)(r0 + 1) * n] = L->m;
+        Mq[r0 + (size_t)(r0 + 2) * n] = Mq[r0 + 2 + (size_t)r0 * n] = RJS[0];
+        Mq[r0 + 1 + (size_t)(r0 + 2) * n] = Mq[r0 + 2 + (size_t)(r0 + 1) * n] = RJS[1];
+        Mq[r0 + 2 + (size_t)(r0 + 2) * n] = Irho;
+        /* M_qd rows of the body: R Mo and h + G d */
+        for (int i = 0; i < nf; i++) {
+            size_t col = (size_t)(L->off + i) * n;
+            w->Mqd[r0 + col] = c * L->Mox[i] - s * L->Moy[i];
+            w->Mqd[r0 + 1 + col] = s * L->Mox[i] + c * L->Moy[i];
+            double gdi = 0.0;
+            for (int j = 0; j < nf; j++)
+                gdi += L->G[i + (size_t)j * nf] * dl[j];
+            w->Mqd[r0 + 2 + col] = L->h[i] + gdi;
+        }
+        /* velocity terms and gravity (local axes for c) */
+        double wc[2] = {-om * om * Sd[0] - 2.0 * om * Sdd[1], -om * om * Sd[1] + 2.0 * om * Sdd[0]};
+        double wth = 2.0 * om * (dotn(nf, L->b, ddl) + dMdd);
+        double gL[2] = {c * g[0] + s * g[1], -s * g[0] + c * g[1]};
+        w->Fq[r0] -= c * wc[0] - s * wc[1];
+        w->Fq[r0 + 1] -= s * wc[0] + c * wc[1];
+        w->Fq[r0 + 2] += -wth + (Sd[0] * gL[1] - Sd[1] * gL[0]);
+        /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d' */
+        for (int i = 0; i < nf; i++) {
+            double Mdi = Fd[i], gddi = 0.0, Kdi = 0.0, Kddi = 0.0, Mddi = 0.0;
+            for (int j = 0; j < nf; j++) {
+                size_t ij = i + (size_t)j * nf;
+                gddi += L->G[ij] * ddl[j];
+                Kdi += L->K[ij] * dl[j];
+                Kddi += L->K[ij] * ddl[j];
+                Mddi += L->M[ij] * ddl[j];
+            }
+            w->tmp[i] = L->Mox[i] * gL[0] + L->Moy[i] * gL[1] + om * om * (L->b[i] + Mdi) -
+                        2.0 * om * gddi - Kdi - L->alpha * Mddi - L->beta * Kddi;
+        }
+        memcpy(Fd, w->tmp, (size_t)nf * sizeof(double));
+    }
+}
+
+/* The projected system: Mbar (np x np) and rhs over (free z, d), np = nzf + nd,
+ * from the absolute blocks, A and a0 = A_p z_p'' + c. */
+static void project(kf_flexmech *w)
+{
+    int n = w->n, nd = w->nd, nz = w->nz, nf = w->nzf, np = nf + nd;
+    const double *A = w->kin.A;
+    double *a0 = w->a0;
+    for (int r = 0; r < n; r++) {
+        double s = w->kin.c[r];
+        for (int k = 0; k < nz; k++)
+            if (w->presc[k])
+                s += A[(size_t)r * nz + k] * w->zdd[k];
+        a0[r] = s;
+    }
+    /* F - M a0 on q and d */
+    double *fq = w->tmp;
+    for (int r = 0; r < n; r++) {
+        double s = w->Fq[r];
+        for (int c = 0; c < n; c++)
+            s -= w->Mqq[r + (size_t)c * n] * a0[c];
+        fq[r] = s;
+    }
+    memset(w->Mbar, 0, (size_t)np * np * sizeof(double));
+    for (int a = 0; a < nf; a++) {
+        int ka = w->free_idx[a];
+        /* rhs_f = A_f^T (F_q - M_qq a0) + tau */
+        double s = w->tau[ka];
+        for (int r = 0; r < n; r++)
+            s += A[(size_t)r * nz + ka] * fq[r];
+        w->rhs[a] = s;
+        /* A_f^T M_qq A_f */
+        for (int b = 0; b < nf; b++) {
+            int kb = w->free_idx[b];
+            double v = 0.0;
+            for (int r = 0; r < n; r++) {
+                double ar = A[(size_t)r * nz + ka];
+                if (ar == 0.0)
+                    continue;
+                for (int c = 0; c < n; c++)
+                    v += ar * w->Mqq[r + (size_t)c * n] * A[(size_t)c * nz + kb];
+            }
+            w->Mbar[a + (size_t)b * np] = v;
+        }
+        /* A_f^T M_qd and its transpose */
+        for (int j = 0; j < nd; j++) {
+            double v = 0.0;
+            for (int r = 0; r < n; r++)
+                v += A[(size_t)r * nz + ka] * w->Mqd[r + (size_t)j * n];
+            w->Mbar[a + (size_t)(nf + j) * np] = w->Mbar[nf + j + (size_t)a * np] = v;
+        }
+    }
+    for (int j = 0; j < nd; j++) {
+        double s = w->Fd[j];
+        for (int r = 0; r < n; r++)
+            s -= w->Mqd[r + (size_t)j * n] * a0[r];
+        w->rhs[nf + j] = s;
+    }
+    for (int l = 0; l < w->nl; l++) {
+        const flink *L = w->L + l;
+        for (int j = 0; j < L->nf; j++)
+            for (int i = 0; i < L->nf; i++)
+                w->Mbar[nf + L->off + i + (size_t)(nf + L->off + j) * np] =
+                    L->M[i + (size_t)j * L->nf];
+    }
+}
+
+/* The coordinates and the kinematics at t for the free part p, v (length nzf + nd);
+ * then the absolute and projected equations (without K_G). */
+static int evaluate(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
+                    const double *z0, const double *p, const double *v, kf_error *err)
+{
+    int nz = w->nz, nf = w->nzf;
+    /* y = (z, z') full: free entries from p, v */
+    for (int a = 0; a < nf; a++) {
+        w->y[w->free_idx[a]] = p[a];
+        w->y[nz + w->free_idx[a]] = v[a];
+    }
+    unsigned char presc[KF_KANE_MAX_NU];
+    int rc = kf_mech_drive_values(w->m, drives, t, t0, z0, w->y, w->z, w->zd, w->zdd, w->tau,
+                                  presc, err);
+    if (!rc)
+        rc = kf_mech_kinematics(w->m, w->z, w->zd, NULL, &w->kin, err);
+    double *Q = w->Vq;
+    if (!rc)
+        rc = kf_mech_applied(w->m, &w->kin, Q, err);
+    if (rc)
+        return rc;
+    absolute(w, Q, p + nf, v + nf);
+    project(w);
+    return KF_OK;
+}
+
+/*
+ * With the accelerations a = (z_f'', d'') of the state evaluate left: the
+ * absolute accelerations V_q = A z'' + c (kin.qdd too), R_q = M_qq V_q +
+ * M_qd d'' - F_q, the joint forces (fj) and each coordinate's drive force of
+ * J^T [lambda; mu] = -R_q, and, for links with K_G, their axial force.
+ */
+static int reactions(kf_flexmech *w, const double *a, kf_error *err)
+{
+    int n = w->n, nz = w->nz, nf = w->nzf;
+    for (int a_ = 0; a_ < nf; a_++)
+        w->zdd[w->free_idx[a_]] = a[a_];
+    const double *A = w->kin.A;
+    for (int r = 0; r < n; r++) {
+        double s = w->kin.c[r];
+        for (int k = 0; k < nz; k++)
+            s += A[(size_t)r * nz + k] * w->zdd[k];
+        w->kin.qdd[r] = s;
+    }
+    double *R = w->tmp;
+    for (int r = 0; r < n; r++) {
+        double s = -w->Fq[r];
+        for (int c = 0; c < n; c++)
+            s += w->Mqq[r + (size_t)c * n] * w->kin.qdd[c];
+        for (int j = 0; j < w->nd; j++)
+            s += w->Mqd[r + (size_t)j * n] * a[nf + j];
+        R[r] = -s;
+    }
+    int rc = kf_mech_joint_forces(w->m, &w->kin, R, w->fj, w->drive, err);
+    for (int l = 0; !rc && l < w->nl; l++) {
+        flink *L = w->L + l;
+        if (!L->geometric)
+            continue;
+        double th = w->kin.q[3 * L->body + 2], ex[2] = {cos(th), sin(th)}, f[2] = {0.0, 0.0};
+        for (int e = 0; e < L->nend; e++) {
+            const double *F = w->fj + 3 * L->end_joint[e];
+            f[L->end_last[e]] += L->end_sign[e] * (F[0] * ex[0] + F[1] * ex[1]);
+        }
+        int ff = L->fixed_first, fl = L->fixed_last;
+        if (ff && fl) /* a frame through both ends: the joint forces carry the axial load */
+            ff = fl = 0;
+        kf_frame fr;
+        double o[2] = {-L->xc[0], -L->xc[1]};
+        kf_mech_frame(w->m, &w->kin, L->body, o, 0.0, &fr);
+        rc = kf_body_axial_force(L->fe, &fr, f[0], f[1], ff, fl, L->kg, err);
+    }
+    return rc;
+}
+
+/* F_d -= K_G d and rhs likewise (after reactions gave each link's axial force). */
+static void add_geometric(kf_flexmech *w, const double *d)
+{
+    int nf = w->nzf;
+    for (int l = 0; l < w->nl; l++) {
+        const flink *L = w->L + l;
+        if (!L->geometric)
+            continue;
+        for (int i = 0; i < L->nf; i++) {
+            double s = 0.0;
+            for (int j = 0; j < L->nf; j++) {
+                size_t ij = i + (size_t)j * L->nf;
+                s += (L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
+                      L->kg[2] * L->KG[2][ij]) * d[L->off + j];
+            }
+            w->rhs[nf + L->off + i] -= s;
+        }
+    }
+}
+
+/* The effective matrix S = Mbar + cv (damping + 2 omega G) + cd (K + K_G - omega^2 M)
+ * over the elastic block: the tangent of the elastic forces (the rigid coordinates'
+ * own tangent is left out: Newton converges with the rate of what it omits, of
+ * order h omega and h^2 k / m). */
+static void effective(kf_flexmech *w, double cv, double cd)
+{
+    int nf = w->nzf, np = nf + w->nd;
+    memcpy(w->S, w->Mbar, (size_t)np * np * sizeof(double));
+    for (int l = 0; l < w->nl; l++) {
+        const flink *L = w->L + l;
+        double om = w->kin.qd[3 * L->body + 2];
+        for (int j = 0; j < L->nf; j++)
+            for (int i = 0; i < L->nf; i++) {
+                size_t ij = i + (size_t)j * L->nf;
+                double K = L->K[ij];
+                if (L->geometric)
+                    K += L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
+                         L->kg[2] * L->KG[2][ij];
+                w->S[nf + L->off + i + (size_t)(nf + L->off + j) * np] +=
+                    cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
+                    cd * (K - om * om * L->M[ij]);
+            }
+    }
+}
+
+/* Solve the accelerations at the evaluated state (Mbar is factored in place);
+ * with K_G, fixed-point iteration on the axial forces, which depend on the
+ * accelerations through the joint forces. */
+static int accelerations(kf_flexmech *w, const double *d, double *a, kf_error *err)
+{
+    int np = w->nzf + w->nd, geo = 0, rc;
+    for (int l = 0; l < w->nl; l++) {
+        geo |= w->L[l].geometric;
+        memset(w->L[l].kg, 0, sizeof w->L[l].kg);
+    }
+    double *rhs0 = w->S; /* S is not needed here: the right-hand side without K_G */
+    memcpy(rhs0, w->rhs, (size_t)np * sizeof(double));
+    if ((rc = kf_mech_dense_solve(np, w->Mbar, w->ipiv, 1, 0, NULL, err)))
+        return rc;
+    for (int it = 0; it < 50; it++) {
+        memcpy(w->rhs, rhs0, (size_t)np * sizeof(double));
+        if (it > 0)
+            add_geometric(w, d);
+        memcpy(a, w->rhs, (size_t)np * sizeof(double));
+        if ((rc = kf_mech_dense_solve(np, w->Mbar, w->ipiv, 0, 1, a, err)))
+            return rc;
+        double change = 0.0, size = 0.0;
+        for (int l = 0; l < w->nl; l++)
+            memcpy(w->L[l].kg_old, w->L[l].kg, sizeof w->L[l].kg);
+        if ((rc = reactions(w, a, err)) || !geo)
+            return rc;
+        for (int l = 0; l < w->nl; l++)
+            for (int c = 0; c < 3; c++) {
+                change = fmax(change, fabs(w->L[l].kg[c] - w->L[l].kg_old[c]));
+                size = fmax(size, fabs(w->L[l].kg[c]));
+            }
+        if (it > 0 && change <= 1e-13 * size)
+            return KF_OK;
+    }
+    return kf_fail(err, KF_ENOCONV, "geometric", "the axial forces of K_G do not settle at "
+                   "this state (fixed-point iteration with the accelerations)");
+}
+
+/* ---------------------------------------------------------------- one state */
+
+int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
+                         const double *z0, const double *z, const double *zd, const double *d,
+                         const double *dd, double *zdd, double *ddd, double *force, double *fj,
+                         kf_error *err)
+{
+    int nz = w->nz, nd = w->nd, rc = kf_mech_check_drives(w->m, drives, err);
+    if (rc)
+        return rc;
+    w->nzf = 0;
+    for (int k = 0; k < nz; k++) {
+        w->presc[k] = drives[k].mode != KF_DRIVE_FREE;
+        if (!w->presc[k])
+            w->free_idx[w->nzf++] = k;
+    }
+    int nf = w->nzf, np = nf + nd;
+    double *pp = w->pv, *v = pp + np, *a = v + np;
+    for (int i = 0; i < nf; i++) {
+        pp[i] = z[w->free_idx[i]];
+        v[i] = zd[w->free_idx[i]];
+    }
+    memcpy(pp + nf, d, (size_t)nd * sizeof(double));
+    memcpy(v + nf, dd, (size_t)nd * sizeof(double));
+    rc = evaluate(w, drives, t, t0, z0, pp, v, err);
+    if (!rc)
+        rc = accelerations(w, d, a, err);
+    if (!rc) {
+        for (int k = 0; k < nz; k++) {
+            zdd[k] = w->zdd[k];
+            if (force)
+                force[k] = w->drive[k];
+        }
+        memcpy(ddd, a + nf, (size_t)nd * sizeof(double));
+        if (fj)
+            memcpy(fj, w->fj, 3 * (size_t)w->nj * sizeof(double));
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------- generalized-alpha */
+
+int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
+                    const double *zd0, const double *x0, int nt, const double *t,
+                    const kf_flex_opts *o, double *states, double *elastic, double *joints,
+                    kf_stats *stats, kf_error *err)
+{
+    if (!w || !drives || !z0 || !zd0 || !t || !o || !states || !elastic)
+        return kf_fail(err, KF_EINVAL, "", "kf_flexmech_run: NULL argument");
+    int nz = w->nz, nd = w->nd, rc = kf_mech_check_drives(w->m, drives, err);
+    if (rc)
+        return rc;
+    if (nt < 1)
+        return kf_fail(err, KF_EINVAL, "t", "need at least one output time, got %d", nt);
+    for (int i = 0; i < nt; i++)
+        if (!isfinite(t[i]) || (i > 0 && !(t[i] > t[i - 1])))
+            return kf_fail(err, KF_EINVAL, "t", "output times must be finite and strictly "
+                           "increasing (t[%d] = %g)", i, t[i]);
+    if (!(o->dt > 0.0 && isfinite(o->dt)))
+        return kf_fail(err, KF_EINVAL, "dt", "dt = %g must be > 0", o->dt);
+    if (!(o->rho_inf >= 0.0 && o->rho_inf <= 1.0))
+        return kf_fail(err, KF_EINVAL, "rho_inf", "rho_inf = %g must lie in [0, 1]", o->rho_inf);
+    if (!(o->tol > 0.0 && o->tol < 1.0) || o->max_iter < 1)
+        return kf_fail(err, KF_EINVAL, "tol", "tol = %g must lie in (0, 1) and max_iter = %d be "
+                       ">= 1", o->tol, o->max_iter);
+    for (int i = 0; i < nz; i++)
+        if (!isfinite(z0[i]) || !isfinite(zd0[i]))
+            return kf_fail(err, KF_EINVAL, "z0", "initial coordinate %d = %g, rate %g must be "
+                           "finite", i, z0[i], zd0[i]);
+    if (x0 && !kf_vec_finite(2 * (size_t)nd, x0))
+        return kf_fail(err, KF_EINVAL, "d0", "the initial elastic state is not finite");
+    long max_steps = o->max_steps > 0 ? o->max_steps : 100000000L;
+
+    w->nzf = 0;
+    for (int k = 0; k < nz; k++) {
+        w->presc[k] = drives[k].mode != KF_DRIVE_FREE;
+        if (!w->presc[k])
+            w->free_idx[w->nzf++] = k;
+    }
+    int nf = w->nzf, np = nf + nd;
+    /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1}; da */
+    double *buf = kf_calloc(9 * (size_t)np + 1, sizeof(double));
+    if (!buf)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integrator (%d unknowns)", np);
+    double *p0 = buf, *v0 = p0 + np, *a0 = v0 + np, *al0 = a0 + np;
+    double *p1 = al0 + np, *v1 = p1 + np, *a1 = v1 + np, *al1 = a1 + np, *da = al1 + np;
+    /* generalized-alpha (Chung and Hulbert 1993) in Arnold and Bruls' form */
+    double r = o->rho_inf, am = (2.0 * r - 1.0) / (r + 1.0), af = r / (r + 1.0);
+    double gam = 0.5 + af - am, bet = 0.25 * (gam + 0.5) * (gam + 0.5);
+    double kappa = (1.0 - af) / (1.0 - am);
+    kf_stats st = {0};
+    double tcur = t[0];
+    int geo = 0;
+    for (int l = 0; l < w->nl; l++)
+        geo |= w->L[l].geometric;
+    /* prescribed coordinates start where their drives are */
+    for (int i = 0; i < nf; i++) {
+        p0[i] = z0[w->free_idx[i]];
+        v0[i] = zd0[w->free_idx[i]];
+    }
+    if (x0) {
+        memcpy(p0 + nf, x0, (size_t)nd * sizeof(double));
+        memcpy(v0 + nf, x0 + nd, (size_t)nd * sizeof(double));
+    }
+    /* the initial accelerations */
+    rc = evaluate(w, drives, tcur, t[0], z0, p0, v0, err);
+    st.evaluations++;
+    if (!rc)
+        rc = accelerations(w, p0 + nf, a0, err);
+    if (rc) {
+        if (rc == KF_EGEOM) {
+            kf_error e = *err;
+            kf_fail(err, KF_EGEOM, e.arg, "initial state: %.400s", e.msg);
+        }
+        goto done;
+    }
+    memcpy(al0, a0, (size_t)np * sizeof(double));
+    int k = 0;
+    long left = 0, taken = 0;
+    double tstart = tcur, hstep = 0.0;
+    for (;;) {
+        /* an output at tcur */
+        while (k < nt && t[k] <= tcur) {
+            double *row = states + (size_t)k * 4 * nz;
+            for (int i = 0; i < nz; i++) {
+                row[i] = w->z[i];
+                row[nz + i] = w->zd[i];
+                row[2 * nz + i] = w->zdd[i];
+                row[3 * nz + i] = w->drive[i];
+            }
+            memcpy(elastic + (size_t)k * 2 * nd, p0 + nf, (size_t)nd * sizeof(double));
+            memcpy(elastic + (size_t)k * 2 * nd + nd, v0 + nf, (size_t)nd * sizeof(double));
+            if (joints)
+                memcpy(joints + (size_t)k * 3 * w->nj, w->fj, 3 * (size_t)w->nj * sizeof(double));
+            k++;
+        }
+        if (k >= nt)
+            break;
+        /* the step: equal steps of at most dt from the last output to the next */
+        if (left == 0) {
+            double span = t[k] - tcur, ns = ceil(span / o->dt * (1.0 - 4.0 * DBL_EPSILON));
+            left = ns < 1.0 ? 1 : ns > 1e9 ? 1000000000 : (long)ns;
+            tstart = tcur;
+            hstep = span / (double)left;
+            taken = 0;
+        }
+        double t1 = left == 1 ? t[k] : tstart + (double)(taken + 1) * hstep;
+        double h = t1 - tcur;
+        if (st.steps >= max_steps) {
+            rc = kf_fail(err, KF_ESTEPS, "dt", "max_steps = %ld reached at t = %.9g s", max_steps,
+                         tcur);
+            goto done;
+        }
+        /* predictor: a1 = a0; Newton on M(p) a - f(p, v) = 0 */
+        memcpy(a1, a0, (size_t)np * sizeof(double));
+        int conv = 0;
+        double scale = 0.0, prev = INFINITY;
+        for (int i = 0; i < np; i++)
+            scale = fmax(scale, fabs(a0[i]));
+        for (int it = 0; it < o->max_iter && !conv; it++) {
+            for (int i = 0; i < np; i++) {
+                al1[i] = ((1.0 - af) * a1[i] + af * a0[i] - am * al0[i]) / (1.0 - am);
+                p1[i] = p0[i] + h * v0[i] + h * h * ((0.5 - bet) * al0[i] + bet * al1[i]);
+                v1[i] = v0[i] + h * ((1.0 - gam) * al0[i] + gam * al1[i]);
+            }
+            rc = evaluate(w, drives, t1, t[0], z0, p1, v1, err);
+            st.evaluations++;
+            /* K_G at this iterate's axial forces; frozen after two iterations (the
+             * accelerations then change by round-off of their effect on N) */
+            if (!rc && geo && it < 2)
+                rc = reactions(w, a1, err);
+            if (rc) {
+                if (rc == KF_EGEOM) {
+                    kf_error e = *err;
+                    kf_fail(err, KF_EGEOM, e.arg, "at t = %.9g s the motion leaves the assembly "
+                            "region: %.400s", t1, e.msg);
+                }
+                goto done;
+            }
+            add_geometric(w, p1 + nf);
+            /* residual r = Mbar a - rhs into da */
+            for (int i = 0; i < np; i++) {
+                double s = -w->rhs[i];
+                for (int j = 0; j < np; j++)
+                    s += w->Mbar[i + (size_t)j * np] * a1[j];
+                da[i] = -s;
+            }
+            effective(w, h * gam * kappa, h * h * bet * kappa);
+            st.factorizations++;
+            st.solves++;
+            if ((rc = kf_mech_dense_solve(np, w->S, w->ipiv, 1, 1, da, err)))
+                goto done;
+            double step = 0.0;
+            for (int i = 0; i < np; i++) {
+                a1[i] += da[i];
+                step = fmax(step, fabs(da[i]));
+                scale = fmax(scale, fabs(a1[i]));
+            }
+            if (!isfinite(step)) {
+                rc = kf_fail(err, KF_EDIVERGE, "dt", "the solution became non-finite at t = "
+                             "%.9g s; try a smaller dt", t1);
+                goto done;
+            }
+            /* converged, or at round-off: the corrections stop shrinking while already
+             * far below the accelerations' own size */
+            conv = step <= o->tol * scale || step == 0.0 ||
+                   (it >= 2 && step >= 0.5 * prev && step <= 1e-6 * scale);
+            prev = step;
+        }
+        if (!conv) {
+            rc = kf_fail(err, KF_ENOCONV, "dt", "Newton's method did not converge in %d "
+                         "iterations at t = %.9g s (step %.3g s); try a smaller dt",
+                         o->max_iter, t1, h);
+            goto done;
+        }
+        /* the converged state; at an output time its kinematics and forces */
+        for (int i = 0; i < np; i++) {
+            al1[i] = ((1.0 - af) * a1[i] + af * a0[i] - am * al0[i]) / (1.0 - am);
+            p1[i] = p0[i] + h * v0[i] + h * h * ((0.5 - bet) * al0[i] + bet * al1[i]);
+            v1[i] = v0[i] + h * ((1.0 - gam) * al0[i] + gam * al1[i]);
+        }
+        if (t1 == t[k]) {
+            rc = evaluate(w, drives, t1, t[0], z0, p1, v1, err);
+            st.evaluations++;
+            if (!rc)
+                rc = reactions(w, a1, err);
+            if (rc)
+                goto done;
+        }
+        memcpy(p0, p1, 4 * (size_t)np * sizeof(double)); /* p, v, a, alpha */
+        tcur = t1;
+        left--;
+        taken++;
+        st.steps++;
+        if (o->progress && o->progress(tcur, o->progress_params)) {
+            rc = kf_fail(err, KF_ECALLBACK, "progress", "stopped at t = %.9g s", tcur);
+            goto done;
+        }
+    }
+done:
+    if (stats)
+        *stats = st;
+    free(buf);
+    return rc;
+}
