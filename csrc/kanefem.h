@@ -122,6 +122,8 @@ typedef void kf_dtrsm_t(char *side, char *uplo, char *transa, char *diag, int *m
 typedef void kf_dgemm_t(char *transa, char *transb, int *m, int *n, int *k, double *alpha,
                         double *a, int *lda, double *b, int *ldb, double *beta, double *c,
                         int *ldc);
+typedef void kf_dsyev_t(char *jobz, char *uplo, int *n, double *a, int *lda, double *w,
+                        double *work, int *lwork, int *info);
 
 typedef struct kf_lapack_table {
     kf_dpotrf_t *dpotrf;
@@ -136,6 +138,7 @@ typedef struct kf_lapack_table {
     kf_dorgqr_t *dorgqr;
     kf_dtrsm_t *dtrsm;
     kf_dgemm_t *dgemm;
+    kf_dsyev_t *dsyev; /* the QR algorithm: the fallback where dsyevr's MRRR fails */
 } kf_lapack_table;
 
 /* The names of the table's entries, in order, NULL-terminated (for filling

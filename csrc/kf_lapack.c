@@ -15,7 +15,7 @@
 
 const char *const kf_lapack_names[] = {"dpotrf", "dgetrf", "dgetrs", "dgbtrf", "dgbtrs",
                                        "dsyevr", "dgeev",  "dgeqp3", "dgeqrf", "dorgqr",
-                                       "dtrsm",  "dgemm",  NULL};
+                                       "dtrsm",  "dgemm",  "dsyev",  NULL};
 
 /* Set once, before use (see kanefem.h); read-only afterwards. */
 static kf_lapack_table g_table;
@@ -106,6 +106,13 @@ static void w_dsyevr(char *jobz, char *range, char *uplo, int *n, double *a, int
     dsyevr_(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, m, w, z, ldz, isuppz, work,
             lwork, iwork, liwork, info, 1, 1, 1);
 }
+extern void dsyev_(char *, char *, int *, double *, int *, double *, double *, int *, int *,
+                   flen, flen);
+static void w_dsyev(char *jobz, char *uplo, int *n, double *a, int *lda, double *w, double *work,
+                    int *lwork, int *info)
+{
+    dsyev_(jobz, uplo, n, a, lda, w, work, lwork, info, 1, 1);
+}
 static void w_dgeev(char *jl, char *jr, int *n, double *a, int *lda, double *wr, double *wi,
                     double *vl, int *ldvl, double *vr, int *ldvr, double *work, int *lwork,
                     int *info)
@@ -131,6 +138,7 @@ int kf_lapack_use_linked(kf_error *err)
         .dpotrf = w_dpotrf, .dgetrf = dgetrf_, .dgetrs = w_dgetrs, .dgbtrf = dgbtrf_,
         .dgbtrs = w_dgbtrs, .dsyevr = w_dsyevr, .dgeev = w_dgeev,  .dgeqp3 = dgeqp3_,
         .dgeqrf = dgeqrf_,  .dorgqr = dorgqr_,  .dtrsm = w_dtrsm,  .dgemm = w_dgemm,
+        .dsyev = w_dsyev,
     };
     return kf_lapack_set(&t, "linked", err);
 }
@@ -331,8 +339,38 @@ int kf_la_syevr(int n, double *a, int lda, int il, int iu, double *w, double *z,
     double vl = 0.0, vu = 0.0, abstol = 0.0;
     int m = 0, info = 0;
     double zdummy = 0.0;
+    /* dsyevr's MRRR can fail (info > 0) on some matrices in some LAPACKs (seen with
+     * OpenBLAS on clustered eigenvalues near zero); keep the lower triangle so the
+     * QR algorithm (dsyev) can take over.  O(n^2) memory beside an O(n^3) solve. */
+    double *keep = malloc((size_t)n * n * sizeof(double));
+    for (int j = 0; keep && j < n; j++)
+        memcpy(keep + (size_t)j * n + j, a + (size_t)j * lda + j, (size_t)(n - j) * sizeof(double));
     T->dsyevr(&jobz, &range, &uplo, &n, a, &lda, &vl, &vu, &il, &iu, &abstol, &m, w,
               z ? z : &zdummy, &ldz, isuppz, work, &lwork, iwork, &liwork, &info);
+    if (info > 0 && keep) {
+        for (int j = 0; j < n; j++)
+            memcpy(a + (size_t)j * lda + j, keep + (size_t)j * n + j,
+                   (size_t)(n - j) * sizeof(double));
+        /* all eigenvalues ascending into work[0..n), vectors in a; lwork >= 26 n > 3 n */
+        char jv = z ? 'V' : 'N';
+        int lw = lwork - n;
+        info = 0;
+        T->dsyev(&jv, &uplo, &n, a, &lda, work, work + n, &lw, &info);
+        if (info == 0) {
+            for (int k = il - 1; k < iu; k++) {
+                w[k - il + 1] = work[k];
+                if (z)
+                    memcpy(z + (size_t)(k - il + 1) * ldz, a + (size_t)k * lda,
+                           (size_t)n * sizeof(double));
+            }
+        }
+        free(keep);
+        if (info > 0)
+            return kf_fail(err, KF_ENOCONV, "", "dsyevr and dsyev did not converge (info = %d)",
+                           info);
+        return kf_lapack_info(err, "dsyev", info);
+    }
+    free(keep);
     if (info > 0)
         return kf_fail(err, KF_ENOCONV, "", "dsyevr did not converge (info = %d)", info);
     return kf_lapack_info(err, "dsyevr", info);

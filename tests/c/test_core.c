@@ -1599,6 +1599,53 @@ static void test_small_solvers(void)
     (void)b;
 }
 
+/* dsyevr's MRRR fails on some matrices in some LAPACKs (OpenBLAS, clustered
+ * eigenvalues near zero): kf_la_syevr then takes the QR algorithm (dsyev).
+ * Exercised with a table whose dsyevr always fails. */
+static void failing_dsyevr(char *jobz, char *range, char *uplo, int *n, double *a, int *lda,
+                           double *vl, double *vu, int *il, int *iu, double *abstol, int *m,
+                           double *w, double *z, int *ldz, int *isuppz, double *work, int *lwork,
+                           int *iwork, int *liwork, int *info)
+{
+    for (int j = 0; j < *n; j++) /* destroy the lower triangle, as a real failure may */
+        for (int i = j; i < *n; i++)
+            a[i + (size_t)j * *lda] = NAN;
+    *info = 2;
+}
+
+static void test_syevr_fallback(void)
+{
+    kf_error err = {0};
+    kf_lapack_table saved = *kf_lapack_get(), broken = saved;
+    broken.dsyevr = failing_dsyevr;
+    CHECK(kf_lapack_set(&broken, "broken", &err) == KF_OK, "%s", err.msg);
+    /* the second-difference matrix: eigenvalues 2 - 2 cos(k pi / (n + 1)) */
+    enum { N = 12 };
+    double A[N * N] = {0}, w[3], z[N * 3], work[90 * N];
+    int iwork[10 * N + 2 * N];
+    for (int i = 0; i < N; i++) {
+        A[i + i * N] = 2.0;
+        if (i + 1 < N)
+            A[i + 1 + i * N] = A[i + (i + 1) * N] = -1.0;
+    }
+    int rc = kf_la_syevr(N, A, N, 2, 4, w, z, N, iwork + 10 * N, work, 90 * N, iwork, 10 * N,
+                         &err);
+    CHECK(rc == KF_OK, "%s", err.msg);
+    for (int k = 0; k < 3 && !rc; k++) {
+        double want = 2.0 - 2.0 * cos((k + 2) * PI / (N + 1));
+        CHECK(fabs(w[k] - want) < 1e-14, "lambda_%d %g vs %g", k + 2, w[k], want);
+        /* eigenvector sin(j (k + 2) pi / (N + 1)), normalized, up to sign */
+        double dot = 0.0, nrm = 0.0;
+        for (int j = 0; j < N; j++) {
+            double v = sin((j + 1) * (k + 2) * PI / (N + 1));
+            dot += v * z[j + k * N];
+            nrm += v * v;
+        }
+        CHECK(fabs(fabs(dot) / sqrt(nrm) - 1.0) < 1e-13, "vector %d: %g", k + 2, dot);
+    }
+    CHECK(kf_lapack_set(&saved, "linked", &err) == KF_OK, "%s", err.msg);
+}
+
 /* Issue 8: frames are checked by field, values that leave the double range
  * are refused before LAPACK sees them, long loops stop when asked. */
 static int stop_at_two(double t, void *params)
@@ -2260,6 +2307,7 @@ int main(void)
     test_eig_projected();
     test_ode();
     test_hardening();
+    test_syevr_fallback();
     test_continuum();
     test_csr();
     test_spatial();
