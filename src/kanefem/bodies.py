@@ -117,8 +117,18 @@ class FlexibleBody:
     #: preset -> (first node's support, last node's support); None = free
     _presets: Mapping[str, tuple] = {}
     _default_supports = "free-free"
+    #: whether the elements bend (then the section's I is used)
+    _bending = False
 
     def __init__(self, nodes, elements, *, E, A, I, rho):  # noqa: E741 (I is the name users know)
+        if not hasattr(self, "_kind"):
+            raise TypeError(f"{type(self).__name__} is a base class without an element kind: "
+                            "make a PlanarBeam or an AxialBar")
+        E, A, I, rho = (_checks.real(name, v, positive=True)
+                        for name, v in (("E", E), ("A", A), ("I", I), ("rho", rho)))
+        self.E, self.A, self.rho = E, A, rho
+        if self._bending:
+            self.I = I
         self._body = _core.body_create(self._kind, nodes, elements, E, rho, A, I)
         info = _core.body_info(self._body)
         self.ndof = info["ndof"]
@@ -129,6 +139,39 @@ class FlexibleBody:
         self.nodes.setflags(write=False)
         self.n_nodes = self.nodes.shape[0]
         self._eig_cache: dict = {}
+        self._check_scales(elements)
+
+    def _check_scales(self, elements):
+        """The elements' mass and stiffness scales must be normal doubles: rho A, the
+        element masses rho A l_e, EA and EA / l_e, and with bending EI and 12 EI / l_e^3,
+        for the shortest and longest element length l_e.  A subnormal or zero product
+        loses every digit (rho = 1e-320 gives a mass matrix of zeros); an infinite one,
+        every result.  Called once the core has checked the mesh."""
+        conn = np.asarray(elements, dtype=np.intp)
+        with np.errstate(all="ignore"):
+            le = np.hypot(*(self.nodes[conn[:, 1]] - self.nodes[conn[:, 0]]).T)
+            lengths = (le.min(), le.max())
+            products = [("rho*A (mass per length)", ("rho", "A"), [self.rho * self.A]),
+                        ("rho*A*l_e (element mass)", ("rho", "A"), [self.rho * self.A * x for x in lengths]),
+                        ("E*A (axial stiffness)", ("E", "A"), [self.E * self.A]),
+                        ("E*A/l_e (element axial stiffness)", ("E", "A"), [self.E * self.A / x for x in lengths])]
+            if self._bending:
+                products += [("E*I (bending stiffness)", ("E", "I"), [self.E * self.I]),
+                             ("12*E*I/l_e^3 (element bending stiffness)", ("E", "I"),
+                              [12.0 * self.E * self.I / x**3 for x in lengths])]
+        tiny, huge = np.finfo(float).tiny, np.finfo(float).max
+        for label, names, values in products:
+            for value in values:
+                if not tiny <= value <= huge:
+                    args = ", ".join(f"{k} = {getattr(self, k)!r}" for k in names)
+                    raise ValueError(
+                        f"{label} = {value:.6g} is not a normal double ({tiny:.3g} .. {huge:.3g}) "
+                        f"for {args} and element lengths l_e from {lengths[0]:.6g} to "
+                        f"{lengths[1]:.6g} m{self._length_text()}")
+
+    def _length_text(self):
+        """How the element lengths come from the arguments (for messages)."""
+        return ""
 
     # ------------------------------------------------------------ matrices
 
@@ -247,10 +290,11 @@ class FlexibleBody:
 
     # ------------------------------------------------------------ supports
 
-    def _node_index(self, node):
-        k = _checks.integer("supports node", node)
+    def _node_index(self, node, name="supports node"):
+        """A node index (negative: from the end) checked against the nodes, by ``name``."""
+        k = _checks.integer(name, node)
         if not -self.n_nodes <= k < self.n_nodes:
-            raise ValueError(f"supports node {k} is out of range for {self.n_nodes} nodes")
+            raise ValueError(f"{name} {k} is out of range for {self.n_nodes} nodes")
         return k % self.n_nodes
 
     def support_mask(self, supports) -> np.ndarray:
@@ -368,11 +412,15 @@ class FlexibleBody:
     def _axial_rows(self, rows, supports, end_forces):
         """Quasi-static axial-force coefficients (nt, 3) for motion rows."""
         fixed = self.support_mask(supports)
-        f_first, f_last = (0.0, 0.0) if end_forces is None else end_forces
-        f_first = _checks.real("end_forces[0]", f_first)
-        f_last = _checks.real("end_forces[1]", f_last)
+        f_first, f_last = (0.0, 0.0) if end_forces is None else _checks.array("end_forces", end_forces, shape=(2,))
         last_u = (self.n_nodes - 1) * self.dofs_per_node
         return _core.axial_force(self._body, rows, f_first, f_last, bool(fixed[0]), bool(fixed[last_u]))
+
+    def _eigen_options(self, n_modes, include_eps, mode_shapes, geometric_stiffness):
+        """The eigen methods' common options, checked by name."""
+        return (_checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof),
+                _checks.flag("include_eps", include_eps), _checks.flag("mode_shapes", mode_shapes),
+                _checks.flag("geometric_stiffness", geometric_stiffness))
 
     def _geometric_rows(self, motion, supports, end_forces, axial_force):
         """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
@@ -491,9 +539,9 @@ class FlexibleBody:
         """
         if constraints is None:
             supports = self._default_supports if supports is None else supports
-        geometric = bool(geometric_stiffness)
+        n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
+            n_modes, include_eps, mode_shapes, geometric_stiffness)
         ctx = self._eig_context(supports, geometric, constraints)
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         row = self._motion_row(omega, eps, a_O if geometric else None)
         kg = None
         if geometric:
@@ -554,9 +602,11 @@ class FlexibleBody:
             None, ``solver``, ``stats`` (instants solved by continuation and by a
             full decomposition).
         """
-        geometric = bool(geometric_stiffness)
+        n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
+            n_modes, include_eps, mode_shapes, geometric_stiffness)
         motion = self._motion_rows(omega, eps, a_O if geometric else None)
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * (2.0 + mode_shapes * self.ndof),
+                            "eigenvalues" + " and mode shapes" * mode_shapes)
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
@@ -618,9 +668,10 @@ class FlexibleBody:
         >>> bool(abs(r.s[0, 0] ** 2 + lam) < 1e-9 * lam)
         True
         """
-        geometric = bool(geometric_stiffness)
+        n_modes, include_eps, _, geometric = self._eigen_options(
+            n_modes, include_eps, False, geometric_stiffness)
         motion = self._motion_rows(omega, eps, a_O if geometric else None)
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
@@ -650,18 +701,32 @@ class GyroscopicResult:
 class _StraightBody(FlexibleBody):
     """A straight body of equal line elements on its frame's x axis."""
 
+    #: how far the element lengths computed from the nodes (origin + length k / n) may
+    #: differ from length / n_elements: a larger error means the doubles near origin
+    #: cannot resolve elements that short
+    _NODE_RTOL = 1e-6
+
     def _build(self, length, n_elements, origin, E, A, I, rho):  # noqa: E741
         self.length = _checks.real("length", length, positive=True)
         self.n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=10_000_000)
         self.origin = _checks.real("origin", origin)
-        self.E = _checks.real("E", E, positive=True)
-        self.A = _checks.real("A", A, positive=True)
-        self.rho = _checks.real("rho", rho, positive=True)
         n = self.n_elements
-        x = self.origin + self.length * np.arange(n + 1) / n
+        with np.errstate(all="ignore"):
+            x = self.origin + self.length * np.arange(n + 1) / n
+            error = np.abs(np.diff(x) - self.length / n).max() / (self.length / n)
+        if not (np.all(np.isfinite(x)) and error <= self._NODE_RTOL):
+            raise ValueError(
+                f"origin = {self.origin!r} and length = {self.length!r} with n_elements = {n}: the "
+                f"nodes origin + length k / n_elements are not distinct finite doubles with "
+                f"element lengths {self.length / n:.6g} to a relative {self._NODE_RTOL:g} (the "
+                f"element length is too small for the magnitude of origin, or the end overflows)"
+            )
         nodes = np.column_stack([x, np.zeros(n + 1)])
         elements = np.column_stack([np.arange(n), np.arange(1, n + 1)])
-        FlexibleBody.__init__(self, nodes, elements, E=self.E, A=self.A, I=I, rho=self.rho)
+        FlexibleBody.__init__(self, nodes, elements, E=E, A=A, I=I, rho=rho)
+
+    def _length_text(self):
+        return f" (length = {self.length!r} / n_elements = {self.n_elements})"
 
     def __repr__(self):
         fields = ["length", "n_elements", "E", "A", "I", "rho", "origin"]
@@ -726,9 +791,10 @@ class PlanarBeam(_StraightBody):
     }
     _default_supports = "pinned-pinned"
 
+    _bending = True
+
     def __init__(self, length, n_elements, E, A, I, rho, origin=0.0):  # noqa: E741
-        self.I = _checks.real("I", I, positive=True)
-        self._build(length, n_elements, origin, E, A, self.I, rho)
+        self._build(length, n_elements, origin, E, A, I, rho)
 
 
 class AxialBar(_StraightBody):

@@ -139,7 +139,7 @@ def rotating_bar(t_end=0.1, method="newmark", dt=1e-5, t_eval=None, progress=Fal
     >>> r.d.shape
     (1001, 11)
     """
-    if method.startswith("rk"):
+    if isinstance(method, str) and method.startswith("rk"):  # simulate checks the name
         dt = None
     fields = {k: params.pop(k) for k in list(params) if k in RotatingBar.__dataclass_fields__}
     return RotatingBar(**fields).simulate(t_end, method=method, dt=dt, t_eval=t_eval,
@@ -164,8 +164,8 @@ def rotating_bar_sweep(parameter, values, t_end=0.1, method="newmark", dt=1e-5, 
     dict
         value -> SimulationResult, in the order given.
     """
-    if parameter not in RotatingBar.__dataclass_fields__:
-        raise ValueError(f"parameter = {parameter!r} is not one of {tuple(RotatingBar.__dataclass_fields__)}")
+    _checks.choice("parameter", parameter, tuple(RotatingBar.__dataclass_fields__))
+    values = _checks.sequence("values", values)
     base = RotatingBar(**params)
     return {v: rotating_bar(t_end, method, dt, t_eval, **{**base.__dict__, parameter: v}) for v in values}
 
@@ -214,13 +214,13 @@ class SpinUp:
 
     def omega(self, t):
         """Hub angular velocity [rad/s] at t (array-like)."""
-        t = np.asarray(t, dtype=float)
+        t = _checks.array("t", t)
         w = self.omega_s / self.T_s * (t - self.T_s / (2 * math.pi) * np.sin(2 * math.pi * t / self.T_s))
         return np.where(t < self.T_s, w, self.omega_s)
 
     def eps(self, t):
         """Hub angular acceleration [rad/s^2] at t."""
-        t = np.asarray(t, dtype=float)
+        t = _checks.array("t", t)
         e = self.omega_s / self.T_s * (1 - np.cos(2 * math.pi * t / self.T_s))
         return np.where(t < self.T_s, e, 0.0)
 

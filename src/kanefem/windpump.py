@@ -41,6 +41,9 @@ from .bodies import PlanarBeam, _signed_hz
 __all__ = ["WindPumpParams", "WindPump", "WindPumpMotion", "JointForces", "LeverEigenvalues"]
 
 _DRIVES = {"constant-speed": 0, "torque": 1, "recorded": 2}
+#: doubles a motion holds per instant: the core's kinematics (130) and the state (7);
+#: with kanefem._checks.MAX_OUTPUT_VALUES it bounds the instants of one call (1.9e6)
+_VALUES_PER_INSTANT = 137
 
 #: the parameter groups of a TOML file (and of the reference-configuration table)
 GROUPS = {
@@ -466,7 +469,7 @@ class WindPump:
         ValueError
             An unknown table or key, or an invalid value (named, with the file).
         """
-        path = Path(path)
+        path = _checks.path("path", path)
         tomllib = _tomllib()
         with open(path, "rb") as f:
             try:
@@ -491,6 +494,7 @@ class WindPump:
 
     def to_toml(self, path):
         """Write all parameters to a TOML file (atomically); return its path."""
+        path = _checks.path("path", path)
         p = self.params
         tables = {g: {k: getattr(p, k) for k in keys} for g, keys in GROUPS.items()}
         return write_toml(
@@ -502,8 +506,15 @@ class WindPump:
     # ------------------------------------------------------------ kinematics
 
     def _kinematics(self, alpha, x_D, omega1=0.0, xdot_D=0.0, eps1=0.0, xddot_D=0.0):
-        cols = np.broadcast_arrays(*(np.asarray(v, float) for v in (alpha, x_D, omega1, xdot_D, eps1, xddot_D)))
+        names = ("alpha", "x_D", "omega1", "xdot_D", "eps1", "xddot_D")
+        values = [_checks.array(n, v) for n, v in zip(names, (alpha, x_D, omega1, xdot_D, eps1, xddot_D))]
+        try:
+            cols = np.broadcast_arrays(*values)
+        except ValueError:
+            shapes = ", ".join(f"{n} {v.shape}" for n, v in zip(names, values))
+            raise ValueError(f"the states do not broadcast together: {shapes}") from None
         shape = cols[0].shape
+        _checks.output_size(", ".join(names), cols[0].size * float(_VALUES_PER_INSTANT), "kinematics")
         s = np.column_stack([c.ravel() for c in cols]) if cols[0].size else np.zeros((0, 6))
         return shape, _core.windpump_kinematics(self._vec, s[:, 0:2], s[:, 2:4], s[:, 4:6])
 
@@ -624,6 +635,8 @@ class WindPump:
             Bad arguments, named.
         """
         _checks.choice("drive", drive, tuple(_DRIVES))
+        rtol, atol = _checks.tolerance("rtol", rtol), _checks.real("atol", atol, positive=True)
+        steady_state = _checks.flag("steady_state", steady_state)
         if drive == "recorded":
             return self._recorded(samples, t, noise)
         for name, v in (("torque", torque), ("samples", samples), ("noise", noise)):
@@ -661,11 +674,18 @@ class WindPump:
             tt = _checks.array("t", t, ndim=1)
             if tt.size < 1 or np.any(np.diff(tt) <= 0):
                 raise ValueError("t must be a non-empty, strictly increasing array of times [s]")
+            _checks.output_size("t", tt.size * float(_VALUES_PER_INSTANT), "a motion")
             return tt
         revolutions = _checks.real("revolutions", revolutions, positive=True)
         ppr = _checks.integer("points_per_revolution", points_per_revolution, minimum=1)
-        n = max(1, int(round(revolutions * ppr)))
-        return np.arange(n) * (period / ppr)
+        n = max(1.0, round(revolutions * ppr))
+        _checks.output_size(f"revolutions = {revolutions!r} and points_per_revolution = {ppr}",
+                            n * _VALUES_PER_INSTANT, "a motion")
+        tt = np.arange(int(n)) * (period / ppr)
+        if not np.all(np.isfinite(tt)) or (tt.size > 1 and not np.all(np.diff(tt) > 0)):
+            raise ValueError(f"rpm and points_per_revolution = {ppr} give the time step {period / ppr!r} s, "
+                             "which does not make increasing finite times")
+        return tt
 
     def _periodic(self, omega, y0, rtol, atol):
         """(x_D, xdot_D) at t = 0 on the periodic motion at constant speed, by shooting."""
@@ -719,10 +739,10 @@ class WindPump:
             ts, al, xd = s.T
         if noise is None:
             na = nx = None
-        elif np.ndim(noise) == 0:
-            na = nx = _checks.real("noise", noise, nonnegative=True)
+        elif isinstance(noise, (tuple, list, np.ndarray)):
+            na, nx = (_checks.real("noise", v, nonnegative=True) for v in _checks.array("noise", noise, shape=(2,)))
         else:
-            na, nx = (_checks.real("noise", v, nonnegative=True) for v in noise)
+            na = nx = _checks.real("noise", noise, nonnegative=True)
         sa = SmoothingSpline(ts, np.unwrap(al), noise=na)
         sx = SmoothingSpline(ts, xd, noise=nx)
         tt = ts if t is None else _checks.array("t", t, ndim=1)
@@ -841,6 +861,10 @@ class WindPump:
         beam = self.lever(n_elements)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         _checks.choice("order", order, ("ascending", "tracked"))
+        include_eps, geometric_stiffness, gyroscopic = (
+            _checks.flag(name, v) for name, v in (("include_eps", include_eps),
+                                                  ("geometric_stiffness", geometric_stiffness),
+                                                  ("gyroscopic", gyroscopic)))
         axial = self.joint_forces(motion).lever_axial if geometric_stiffness else None
         options = dict(n_elements=beam.n_elements, include_eps=bool(include_eps),
                        geometric_stiffness=bool(geometric_stiffness), gyroscopic=bool(gyroscopic))
