@@ -358,7 +358,7 @@ def test_large_origin_that_resolves_the_nodes_is_fine():
     (dict(rho=1e300, A=1e10), r"rho = 1e\+300, A"),    # rho A overflows
     (dict(E=1e-300), r"E = 1e-300"),
     (dict(I=1e300), r"E = .*, I = 1e\+300"),           # EI overflows (issue 8, item 1's input)
-    (dict(length=1e-300), r"\bE = .*length = 1e-300"),   # 12 EI / l_e^3 overflows
+    (dict(length=1e-300), r"1/l_e\^2 .*length = 1e-300"),  # the strain of a unit displacement overflows
 ])
 def test_sections_whose_products_are_not_normal_doubles(kw, names):
     with pytest.raises(ValueError, match=names):
@@ -388,3 +388,64 @@ def test_result_node_names_bad_choices(bar):
         r.node(-1, what=["d"])
     with pytest.raises(ValueError, match="dof"):
         r.node(-1, dof=np.array(["u"]))
+
+
+def test_short_bar_elements_are_refused_before_an_infinite_stiffness():
+    # EA / l_e = 7.8e303 is finite, but the element integrates (1 / l_e)^2 EA l_e, and
+    # 1 / l_e^2 = 1e600 overflows: the stiffness matrix was inf (found by the fuzz test)
+    with pytest.raises(ValueError, match=r"1/l_e\^2 .*length = 1e-300"):
+        kanefem.AxialBar(1e-300, 1, E=1e6, A=0.0078125, rho=100.0)
+
+
+@pytest.mark.parametrize("elements, error, match", [
+    ([[0, 2]], ValueError, r"elements\[0\] = \[0, 2\] refers to a node outside 0..1"),
+    ([[0, 0], [0, 1]], ValueError, r"elements\[0\] = \[0, 0\] uses a node twice"),
+    ([[0.0, 1.0]], TypeError, r"elements must be an integer array"),   # was truncated silently
+    ([[0, 1, 1]], ValueError, r"elements must have shape"),
+])
+def test_mesh_errors_name_elements(elements, error, match):
+    # the core names these "conn"; the Python argument is elements
+    body = kanefem.FlexibleBody.__new__(kanefem.PlanarBeam)
+    with pytest.raises(error, match=match):
+        kanefem.FlexibleBody.__init__(body, [[0.0, 0.0], [1.0, 0.0]], elements, E=1e9, A=1e-4, I=1e-8, rho=1e3)
+
+
+def test_unused_node_names_nodes():
+    body = kanefem.FlexibleBody.__new__(kanefem.AxialBar)
+    with pytest.raises(ValueError, match=r"nodes\[2\] belongs to no element"):
+        kanefem.FlexibleBody.__init__(body, [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]], [[0, 1]],
+                                      E=1e9, A=1e-4, I=1.0, rho=1e3)
+
+
+def test_body_size_is_bounded_before_allocation():
+    # 10^7 elements were accepted: about 45 GB of matrices, built before any check
+    with pytest.raises(ValueError, match=r"n_elements = 10000000 must be <= 200000"):
+        kanefem.PlanarBeam(**{**BEAM, "n_elements": 10_000_000})
+
+
+@pytest.mark.parametrize("make, match", [
+    # the bar's first moment rho A l_e x overflowed: invariants s = inf (found by the fuzz test)
+    (lambda: kanefem.AxialBar(1e150, 1, E=1e6, A=0.0078125, rho=1e30), r"first moment.*rho = 1e\+30"),
+    # E / (rho l_e^2) = 2.5e307: the eigenvalue was nan (found by the fuzz test)
+    (lambda: kanefem.AxialBar(1.0, 5, E=1e6, A=0.0078125, rho=1e-300), r"E/\(rho\*l_e\^2\).*E = 1000000.0.*rho = 1e-300"),
+    # EI / (rho A l_e^4) overflowed; the modal damping's eigh did not converge (fuzz)
+    (lambda: kanefem.PlanarBeam(0.125, 2, E=1e6, A=0.0078125, I=5.96e-8, rho=1e-300), r"rho = 1e-300"),
+])
+def test_eigenvalue_and_moment_scales_are_checked(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_a_mesh_of_its_own_is_checked_without_a_length():
+    # the message of a straight body says how l_e comes from length and n_elements; a body
+    # of its own mesh has no length (AttributeError before; found by the fuzz test)
+    body = kanefem.FlexibleBody.__new__(kanefem.PlanarBeam)
+    with pytest.raises(ValueError, match=r"E = 1e-300.*element lengths l_e from 1 to 1 m$"):
+        kanefem.FlexibleBody.__init__(body, [[0.0, 0.0], [1.0, 0.0]], [[0, 1]], E=1e-300, A=0.0078125,
+                                      I=1e-12, rho=100.0)
+
+
+def test_rotating_bar_density_is_checked():
+    # area * length = 1e-600 underflows to 0: ZeroDivisionError before (found by the fuzz test)
+    with pytest.raises(ValueError, match=r"mass = 1.0, area = 1e-300, length = 1e-300"):
+        studies.RotatingBar(length=1e-300, area=1e-300)

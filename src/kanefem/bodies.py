@@ -124,6 +124,7 @@ class FlexibleBody:
         if not hasattr(self, "_kind"):
             raise TypeError(f"{type(self).__name__} is a base class without an element kind: "
                             "make a PlanarBeam or an AxialBar")
+        nodes, elements = self._mesh(nodes, elements)
         E, A, I, rho = (_checks.real(name, v, positive=True)
                         for name, v in (("E", E), ("A", A), ("I", I), ("rho", rho)))
         self.E, self.A, self.rho = E, A, rho
@@ -141,32 +142,86 @@ class FlexibleBody:
         self._eig_cache: dict = {}
         self._check_scales(elements)
 
+    #: coordinates per node and nodes per element of the element kinds (planar 2-node lines)
+    _dim, _nodes_per_element = 2, 2
+
+    def _mesh(self, nodes, elements):
+        """The mesh as float nodes (n_nodes, dim) and int elements (n_elements, nodes per
+        element), checked by name: indices in range, no node twice in an element, every
+        node in some element (the core checks again, and the element geometry)."""
+        nodes = _checks.array("nodes", nodes, ndim=2)
+        if nodes.shape[1] != self._dim:
+            raise ValueError(f"nodes must have shape (n_nodes, {self._dim}), got {nodes.shape}")
+        try:
+            conn = np.asarray(elements)
+        except ValueError as exc:
+            raise ValueError(f"elements must be an integer array of node indices ({exc})") from None
+        if conn.dtype.kind not in "iu":
+            raise TypeError(f"elements must be an integer array of node indices, got {conn.dtype} values")
+        if conn.ndim != 2 or conn.shape[1] != self._nodes_per_element or conn.shape[0] < 1:
+            raise ValueError(f"elements must have shape (n_elements >= 1, {self._nodes_per_element}), "
+                             f"got {conn.shape}")
+        n = nodes.shape[0]
+        if conn.min() < 0 or conn.max() >= n:
+            bad = int(np.flatnonzero((conn < 0) | (conn >= n))[0]) // conn.shape[1]
+            raise ValueError(f"elements[{bad}] = {conn[bad].tolist()} refers to a node outside 0..{n - 1}")
+        twice = np.flatnonzero(np.sort(conn, axis=1)[:, 1:] == np.sort(conn, axis=1)[:, :-1])
+        if twice.size:
+            k = int(twice[0]) // (conn.shape[1] - 1)
+            raise ValueError(f"elements[{k}] = {conn[k].tolist()} uses a node twice")
+        unused = np.setdiff1d(np.arange(n), conn)
+        if unused.size:
+            raise ValueError(f"nodes[{unused[0]}] belongs to no element of elements (its mass would be zero)")
+        return nodes, conn.astype(np.intc)
+
     def _check_scales(self, elements):
-        """The elements' mass and stiffness scales must be normal doubles: rho A, the
-        element masses rho A l_e, EA and EA / l_e, and with bending EI and 12 EI / l_e^3,
-        for the shortest and longest element length l_e.  A subnormal or zero product
-        loses every digit (rho = 1e-320 gives a mass matrix of zeros); an infinite one,
-        every result.  Called once the core has checked the mesh."""
+        """The elements' mass and stiffness scales must be normal doubles, for the
+        shortest and the longest element length l_e: rho A and the element masses
+        rho A l_e (with bending also rho A l_e^3, the consistent mass of the rotations),
+        EA and EA / l_e, the squared strain 1 / l_e^2 of a unit displacement, and with
+        bending EI, 12 EI / l_e^3, 4 EI / l_e and 1 / l_e^4; the first moment of an
+        element's mass about the frame origin must not overflow; and the eigenvalues'
+        scales E / (rho l_e^2) and EI / (rho A l_e^4) must lie 16 orders of magnitude
+        inside the normal doubles.  A subnormal or zero scale loses every digit
+        (rho = 1e-320 gives a mass matrix of zeros); an infinite one, every result.
+        Called once the core has checked the mesh."""
         conn = np.asarray(elements, dtype=np.intp)
         with np.errstate(all="ignore"):
             le = np.hypot(*(self.nodes[conn[:, 1]] - self.nodes[conn[:, 0]]).T)
-            lengths = (le.min(), le.max())
-            products = [("rho*A (mass per length)", ("rho", "A"), [self.rho * self.A]),
-                        ("rho*A*l_e (element mass)", ("rho", "A"), [self.rho * self.A * x for x in lengths]),
-                        ("E*A (axial stiffness)", ("E", "A"), [self.E * self.A]),
-                        ("E*A/l_e (element axial stiffness)", ("E", "A"), [self.E * self.A / x for x in lengths])]
+            lengths = np.array([le.min(), le.max()])
+            reach = np.abs(self.nodes).max()  # the farthest point from the frame origin
+            mu, EA = self.rho * self.A, self.E * self.A
+            # (label, the arguments it names, its values, and how far inside the normal
+            # doubles they must lie: the eigenvalues' scale leaves room for the factors of
+            # the element matrices and LAPACK's scaling; a first moment may be 0)
+            normal, roomy, upper = (1.0, 1.0), (1e16, 1e16), (0.0, 1.0)
+            scales = [("rho*A (mass per length)", ("rho", "A"), [mu], normal),
+                      ("rho*A*l_e (element mass)", ("rho", "A"), mu * lengths, normal),
+                      ("rho*A*l_e*max|x| (first moment of an element's mass)", ("rho", "A"),
+                       [mu * lengths[1] * max(reach, lengths[1])], upper),
+                      ("E*A (axial stiffness)", ("E", "A"), [EA], normal),
+                      ("E*A/l_e (element axial stiffness)", ("E", "A"), EA / lengths, normal),
+                      ("1/l_e^2 (squared strain of a unit displacement)", (), 1.0 / lengths**2, normal),
+                      ("E/(rho*l_e^2) (axial frequency^2 of an element)", ("E", "rho"),
+                       self.E / (self.rho * lengths**2), roomy)]
             if self._bending:
-                products += [("E*I (bending stiffness)", ("E", "I"), [self.E * self.I]),
-                             ("12*E*I/l_e^3 (element bending stiffness)", ("E", "I"),
-                              [12.0 * self.E * self.I / x**3 for x in lengths])]
+                EI = self.E * self.I
+                scales += [("rho*A*l_e^3 (mass of the rotations)", ("rho", "A"), mu * lengths**3, normal),
+                           ("E*I (bending stiffness)", ("E", "I"), [EI], normal),
+                           ("12*E*I/l_e^3 (element bending stiffness)", ("E", "I"), 12.0 * EI / lengths**3, normal),
+                           ("4*E*I/l_e (element rotational stiffness)", ("E", "I"), 4.0 * EI / lengths, normal),
+                           ("1/l_e^4 (squared curvature of a unit displacement)", (), 1.0 / lengths**4, normal),
+                           ("E*I/(rho*A*l_e^4) (bending frequency^2 of an element)", ("E", "I", "rho", "A"),
+                            EI / (mu * lengths**4), roomy)]
         tiny, huge = np.finfo(float).tiny, np.finfo(float).max
-        for label, names, values in products:
+        for label, names, values, (low, high) in scales:
+            lo, hi = tiny * low, huge / high
             for value in values:
-                if not tiny <= value <= huge:
-                    args = ", ".join(f"{k} = {getattr(self, k)!r}" for k in names)
+                if not lo <= value <= hi:
+                    args = "".join(f"{k} = {getattr(self, k)!r}, " for k in names)
                     raise ValueError(
-                        f"{label} = {value:.6g} is not a normal double ({tiny:.3g} .. {huge:.3g}) "
-                        f"for {args} and element lengths l_e from {lengths[0]:.6g} to "
+                        f"{label} = {value:.6g} is not a double within {lo:.3g} .. {hi:.3g} "
+                        f"for {args}element lengths l_e from {lengths[0]:.6g} to "
                         f"{lengths[1]:.6g} m{self._length_text()}")
 
     def _length_text(self):
@@ -701,6 +756,11 @@ class GyroscopicResult:
 class _StraightBody(FlexibleBody):
     """A straight body of equal line elements on its frame's x axis."""
 
+    #: the most elements a straight body may have: its matrices (inertia invariants in
+    #: band storage) take about 4.5 kB per beam element, so 0.9 GB at the limit; a
+    #: larger body is refused before the core allocates it
+    MAX_ELEMENTS = 200_000
+
     #: how far the element lengths computed from the nodes (origin + length k / n) may
     #: differ from length / n_elements: a larger error means the doubles near origin
     #: cannot resolve elements that short
@@ -708,7 +768,7 @@ class _StraightBody(FlexibleBody):
 
     def _build(self, length, n_elements, origin, E, A, I, rho):  # noqa: E741
         self.length = _checks.real("length", length, positive=True)
-        self.n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=10_000_000)
+        self.n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=self.MAX_ELEMENTS)
         self.origin = _checks.real("origin", origin)
         n = self.n_elements
         with np.errstate(all="ignore"):
@@ -726,6 +786,8 @@ class _StraightBody(FlexibleBody):
         FlexibleBody.__init__(self, nodes, elements, E=E, A=A, I=I, rho=rho)
 
     def _length_text(self):
+        if not hasattr(self, "length"):  # a mesh of its own (FlexibleBody.__init__)
+            return ""
         return f" (length = {self.length!r} / n_elements = {self.n_elements})"
 
     def __repr__(self):
@@ -747,7 +809,8 @@ class PlanarBeam(_StraightBody):
     length : float
         Length [m].
     n_elements : int
-        Number of equal elements (>= 1).
+        Number of equal elements, 1..200,000 (a beam's matrices take about 4.5 kB per
+        element: 0.9 GB at the limit).
     E : float
         Young's modulus [Pa].
     A : float
@@ -809,7 +872,8 @@ class AxialBar(_StraightBody):
     length : float
         Length [m].
     n_elements : int
-        Number of equal elements (>= 1).
+        Number of equal elements, 1..200,000 (a beam's matrices take about 4.5 kB per
+        element: 0.9 GB at the limit).
     E : float
         Young's modulus [Pa].
     A : float

@@ -75,6 +75,11 @@ class RotatingBar:
         _checks.real("force", self.force)
         _checks.real("damping_ratio", self.damping_ratio, nonnegative=True)
         _checks.integer("n_elements", self.n_elements, minimum=1)
+        with np.errstate(all="ignore"):
+            rho = float(np.float64(self.mass) / (np.float64(self.area) * self.length))
+        if not np.finfo(float).tiny <= rho <= np.finfo(float).max:
+            raise ValueError(f"the density mass / (area * length) = {rho!r} of mass = {self.mass!r}, "
+                             f"area = {self.area!r}, length = {self.length!r} is not a normal double")
 
     @property
     def rho(self) -> float:
