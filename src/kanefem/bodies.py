@@ -145,6 +145,9 @@ class FlexibleBody:
     #: coordinates per node and nodes per element of the element kinds (planar 2-node lines)
     _dim, _nodes_per_element = 2, 2
 
+    #: whether the elements must lie on the frame's x axis (a bar's single DOF is u)
+    _on_x_axis = False
+
     def _mesh(self, nodes, elements):
         """The mesh as float nodes (n_nodes, dim) and int elements (n_elements, nodes per
         element), checked by name: indices in range, no node twice in an element, every
@@ -161,6 +164,10 @@ class FlexibleBody:
         if conn.ndim != 2 or conn.shape[1] != self._nodes_per_element or conn.shape[0] < 1:
             raise ValueError(f"elements must have shape (n_elements >= 1, {self._nodes_per_element}), "
                              f"got {conn.shape}")
+        if self._on_x_axis and np.any(nodes[:, 1] != 0.0):
+            k = int(np.flatnonzero(nodes[:, 1] != 0.0)[0])
+            raise ValueError(f"nodes[{k}] = {nodes[k].tolist()}: the nodes of {type(self).__name__} "
+                             "must lie on the frame's x axis (y = 0)")
         n = nodes.shape[0]
         if conn.min() < 0 or conn.max() >= n:
             bad = int(np.flatnonzero((conn < 0) | (conn >= n))[0]) // conn.shape[1]
@@ -194,7 +201,7 @@ class FlexibleBody:
             # (label, the arguments it names, its values, and how far inside the normal
             # doubles they must lie: the eigenvalues' scale leaves room for the factors of
             # the element matrices and LAPACK's scaling; a first moment may be 0)
-            normal, roomy, upper = (1.0, 1.0), (1e16, 1e16), (0.0, 1.0)
+            normal, roomy, upper = (1.0, 1e3), (1e16, 1e16), (0.0, 1.0)  # 1e3: a few sums and factors
             scales = [("rho*A (mass per length)", ("rho", "A"), [mu], normal),
                       ("rho*A*l_e (element mass)", ("rho", "A"), mu * lengths, normal),
                       ("rho*A*l_e*max|x| (first moment of an element's mass)", ("rho", "A"),
@@ -202,6 +209,8 @@ class FlexibleBody:
                       ("E*A (axial stiffness)", ("E", "A"), [EA], normal),
                       ("E*A/l_e (element axial stiffness)", ("E", "A"), EA / lengths, normal),
                       ("1/l_e^2 (squared strain of a unit displacement)", (), 1.0 / lengths**2, normal),
+                      ("E*A/l_e^2 (axial stiffness per element length squared: the core's B^T D B)",
+                       ("E", "A"), EA / lengths**2, normal),
                       ("E/(rho*l_e^2) (axial frequency^2 of an element)", ("E", "rho"),
                        self.E / (self.rho * lengths**2), roomy)]
             if self._bending:
@@ -211,6 +220,8 @@ class FlexibleBody:
                            ("12*E*I/l_e^3 (element bending stiffness)", ("E", "I"), 12.0 * EI / lengths**3, normal),
                            ("4*E*I/l_e (element rotational stiffness)", ("E", "I"), 4.0 * EI / lengths, normal),
                            ("1/l_e^4 (squared curvature of a unit displacement)", (), 1.0 / lengths**4, normal),
+                           ("36*E*I/l_e^4 (bending stiffness per element length^4: the core's B^T D B)",
+                            ("E", "I"), 36.0 * EI / lengths**4, normal),
                            ("E*I/(rho*A*l_e^4) (bending frequency^2 of an element)", ("E", "I", "rho", "A"),
                             EI / (mu * lengths**4), roomy)]
         tiny, huge = np.finfo(float).tiny, np.finfo(float).max
@@ -899,6 +910,7 @@ class AxialBar(_StraightBody):
     """
 
     _kind = _BAR2
+    _on_x_axis = True
     dof_names = ("u",)
     _support_dofs = {"fixed": (0,), "clamped": (0,), "pinned": (0,)}
     _presets = {

@@ -200,7 +200,7 @@ class Motion:
         -------
         MotionState
         """
-        t = np.atleast_1d(_checks.array("t", t))
+        t = np.array(np.atleast_1d(_checks.array("t", t)))  # a copy: the state owns its times
         if t.ndim != 1:
             raise ValueError(f"t must be a 1-D array of times, got shape {t.shape}")
         rows = _core.motion_eval(self._core_spec(gravity), t, 2)

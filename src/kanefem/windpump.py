@@ -223,7 +223,9 @@ class WindPumpMotion:
         "constant-speed", "torque" or "recorded".
     stats : dict
         Integration statistics (steps, rejected, nfev), steady-state data
-        (floquet_multipliers), or smoothing data (noise, lam) for recorded motions.
+        (floquet_multipliers), or smoothing data (noise, lam) for recorded motions (lam of
+        alpha and of x_D; None where the noise exceeds the samples' scatter about a
+        straight line, which is then the fit).
     params : WindPumpParams
         The parameters the motion was solved with.
     """
@@ -259,11 +261,14 @@ class WindPumpMotion:
         """
         from . import _plots
 
+        n_positions = _checks.integer("n_positions", n_positions, minimum=1)
         if ax is None:
             import matplotlib.pyplot as plt
 
             ax = plt.subplots(figsize=(6, 4.5))[1]
-        _plots.sketch(ax, self, n_positions=_checks.integer("n_positions", n_positions, minimum=1))
+        elif not all(hasattr(ax, a) for a in ("plot", "set_aspect")):
+            raise TypeError(f"ax must be matplotlib Axes, got {type(ax).__name__}")
+        _plots.sketch(ax, self, n_positions=n_positions)
         return ax
 
     def _states(self):
@@ -749,13 +754,16 @@ class WindPump:
         states = np.column_stack([sa(tt), sx(tt), sa(tt, 1), sx(tt, 1), sa(tt, 2), sx(tt, 2), np.zeros(tt.size)])
         forces = _core.windpump_joint_forces(self._vec, states)
         states[:, 6] = forces[:, 9]
-        stats = {"noise": (sa.noise, sx.noise), "lam": (sa.lam, sx.lam)}
+        # lam = inf means the least-squares straight line (the noise exceeds the scatter
+        # about it): reported as None, the stats hold finite numbers only
+        stats = {"noise": (sa.noise, sx.noise),
+                 "lam": tuple(s.lam if math.isfinite(s.lam) else None for s in (sa, sx))}
         return self._motion(tt, states, "recorded", stats)
 
     def _motion(self, t, states, drive, stats):
         k = _core.windpump_kinematics(self._vec, states[:, 0:2], states[:, 2:4], states[:, 4:6])
         return WindPumpMotion(
-            t=np.asarray(t, float), alpha=states[:, 0], x_D=states[:, 1], omega1=states[:, 2],
+            t=np.array(t, float), alpha=states[:, 0], x_D=states[:, 1], omega1=states[:, 2],
             xdot_D=states[:, 3], eps1=states[:, 4], xddot_D=states[:, 5],
             theta2=k["theta"][:, 1], omega2=k["omega"][:, 1], eps2=k["eps"][:, 1],
             theta3=k["theta"][:, 2], omega3=k["omega"][:, 2], eps3=k["eps"][:, 2],
