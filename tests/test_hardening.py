@@ -484,3 +484,28 @@ def test_recorded_motion_reports_a_straight_line_fit_as_none(pump):
     r = pump.solve(drive="recorded", samples=(m.t, m.alpha, np.full(m.t.size, 0.55)), noise=(0.0, 1e-3))
     assert r.stats["lam"][0] == 0.0 and r.stats["lam"][1] is None
     np.testing.assert_allclose(r.x_D, 0.55, rtol=0, atol=1e-15)  # the line through constant samples
+
+
+def test_rayleigh_ratios_that_overflow():
+    # 2 zeta w1 w2 / (w1 + w2) = inf; the message blamed alpha, not an argument (fuzz)
+    with pytest.raises(ValueError, match="omega_1 = 1e\\+300"):
+        kanefem.Rayleigh.from_ratios(0.5, 1e300, 1e300)
+
+
+def test_spin_up_ramp_that_overflows():
+    # omega_s / T_s = -inf: omega(t) and eps(t) were nan (found by the fuzz test)
+    with pytest.raises(ValueError, match=r"omega_s = -1e\+300 and T_s = 1e-150"):
+        studies.SpinUp(omega_s=-1e300, T_s=1e-150)
+
+
+def test_huge_points_per_revolution_is_a_value_error(pump):
+    # 10**300 points: an OverflowError in revolutions * points_per_revolution (fuzz)
+    with pytest.raises(ValueError, match="points_per_revolution"):
+        pump.solve(revolutions=1e-8, points_per_revolution=10**300)
+
+
+def test_inertia_forces_that_overflow_name_the_state():
+    bar = kanefem.AxialBar(1.0, 2, E=3e11, A=1.0, rho=1e5)
+    n = bar.ndof
+    with pytest.raises(ValueError, match="d, d_t, d_tt"):
+        bar.inertia_forces(np.zeros(n), np.zeros(n), np.full(n, 1e305))

@@ -351,8 +351,13 @@ class FlexibleBody:
             return _core.inertia_forces_direct(self._body, *states, row)
         d, d_t, d_tt = states
         t = self.motion_terms(omega, eps, a_O)
-        return -(self.mass_matrix() @ d_tt + t.C @ d_t + (t.K_eps + t.K_om) @ d
-                 + t.q_a + t.q_eps + t.q_om)
+        with np.errstate(all="ignore"):
+            f = -(self.mass_matrix() @ d_tt + t.C @ d_t + (t.K_eps + t.K_om) @ d
+                  + t.q_a + t.q_eps + t.q_om)
+        if not np.all(np.isfinite(f)):
+            raise ValueError("the inertia forces of d, d_t, d_tt, omega, eps and a_O overflow "
+                             f"(largest |d''| = {np.abs(d_tt).max(initial=0):g}, omega = {omega!r})")
+        return f
 
     # ------------------------------------------------------------ supports
 

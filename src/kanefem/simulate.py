@@ -70,7 +70,13 @@ class Rayleigh:
         zeta = _checks.real("zeta", zeta, nonnegative=True)
         w1 = _checks.real("omega_1", omega_1, positive=True)
         w2 = _checks.real("omega_2", omega_2, positive=True)
-        return cls(alpha=2 * zeta * w1 * w2 / (w1 + w2), beta=2 * zeta / (w1 + w2))
+        with np.errstate(all="ignore"):
+            alpha = float(2 * zeta * np.float64(w1) * w2 / (np.float64(w1) + w2))
+            beta = float(2 * zeta / (np.float64(w1) + w2))
+        if not (math.isfinite(alpha) and math.isfinite(beta)):
+            raise ValueError(f"zeta = {zeta!r}, omega_1 = {w1!r}, omega_2 = {w2!r} give Rayleigh "
+                             f"coefficients alpha = {alpha!r}, beta = {beta!r} that are not finite")
+        return cls(alpha=alpha, beta=beta)
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,11 @@ class SpinUp:
             _checks.real(name, getattr(self, name), positive=True)
         _checks.real("omega_s", self.omega_s)
         _checks.integer("n_elements", self.n_elements, minimum=1)
+        with np.errstate(all="ignore"):  # the hub's acceleration and frequency scales
+            scales = (np.float64(self.omega_s) / self.T_s, 2 * math.pi / np.float64(self.T_s))
+        if not all(np.isfinite(scales)):
+            raise ValueError(f"omega_s = {self.omega_s!r} and T_s = {self.T_s!r}: the hub's angular "
+                             f"acceleration omega_s / T_s or 2 pi / T_s is not finite")
 
     def omega(self, t):
         """Hub angular velocity [rad/s] at t (array-like)."""

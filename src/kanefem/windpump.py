@@ -682,7 +682,8 @@ class WindPump:
             _checks.output_size("t", tt.size * float(_VALUES_PER_INSTANT), "a motion")
             return tt
         revolutions = _checks.real("revolutions", revolutions, positive=True)
-        ppr = _checks.integer("points_per_revolution", points_per_revolution, minimum=1)
+        ppr = _checks.integer("points_per_revolution", points_per_revolution, minimum=1,
+                              maximum=_checks.MAX_OUTPUT_VALUES)
         n = max(1.0, round(revolutions * ppr))
         _checks.output_size(f"revolutions = {revolutions!r} and points_per_revolution = {ppr}",
                             n * _VALUES_PER_INSTANT, "a motion")
