@@ -11,6 +11,7 @@
 #include "kf_internal.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <string.h>
 
 int kf_body_ndof(const kf_body *b) { return b->ndof; }
@@ -430,8 +431,8 @@ static int check_scale(const kf_body *b, kf_error *err)
         massive = kf_vec_finite((size_t)b->ndof, b->s + (size_t)k * b->ndof);
     if (!massive)
         return kf_fail(err, KF_ERANGE, "rho",
-                       "the mass matrix overflows (rho = %g, A = %g, node coordinates up to the "
-                       "mesh's extent): rescale the units", c->rho, c->A);
+                       "the mass matrix or its first moments overflow (rho = %g, A = %g, node "
+                       "coordinates up to the mesh's extent): rescale the units", c->rho, c->A);
     for (int i = 0; i < b->ndof; i++) {
         double m = kf_mat_get(&b->M, i, i);
         if (!(m >= DBL_MIN))
@@ -439,11 +440,40 @@ static int check_scale(const kf_body *b, kf_error *err)
                            "the mass of DOF %d is %g, below the smallest normal double: rho = %g "
                            "and A = %g make the element masses underflow", i, m, c->rho, c->A);
     }
+    char bend[64] = "";
+    if (c->Izz > 0.0)
+        snprintf(bend, sizeof bend, ", I = %g", c->Izz);
     if (!kf_mat_finite(&b->K))
         return kf_fail(err, KF_ERANGE, "E",
-                       "the stiffness matrix overflows: E = %g with A = %g, I = %g and the "
-                       "element lengths give E A / l or E I / l^3 beyond the double range",
-                       c->E, c->A, c->Izz);
+                       "the stiffness matrix overflows: E = %g with A = %g%s and the element "
+                       "lengths give E A / l^2 or E I / l^4 (B^T D B) beyond the double range",
+                       c->E, c->A, bend);
+    /* Every DOF has a stiffness (K is positive semidefinite with a positive
+     * diagonal for every element kind) and a frequency scale k_ii / m_ii that
+     * the eigen solvers can square and factor: 16 orders inside the doubles. */
+    double kmax = 0.0;
+    for (int i = 0; i < b->ndof; i++) {
+        double k = kf_mat_get(&b->K, i, i), m = kf_mat_get(&b->M, i, i);
+        if (k > kmax)
+            kmax = k;
+        if (k == 0.0) /* a bar's lateral DOFs carry no stiffness */
+            continue;
+        if (!(k >= DBL_MIN))
+            return kf_fail(err, KF_ERANGE, "E",
+                           "the stiffness of DOF %d is %g, below the smallest normal double: "
+                           "E = %g with A = %g%s makes the element stiffnesses underflow",
+                           i, k, c->E, c->A, bend);
+        if (!(k / m >= 1e16 * DBL_MIN && k / m <= DBL_MAX / 1e16))
+            return kf_fail(err, KF_ERANGE, "E",
+                           "DOF %d's frequency scale k/m = %g rad^2/s^2 lies within 16 orders "
+                           "of the double range's ends (eigenvalues would lose every digit): "
+                           "E = %g, rho = %g, A = %g%s with these element lengths",
+                           i, k / m, c->E, c->rho, c->A, bend);
+    }
+    if (!(kmax >= DBL_MIN))
+        return kf_fail(err, KF_ERANGE, "E",
+                       "the stiffness matrix is zero: E = %g with A = %g%s makes the element "
+                       "stiffnesses underflow", c->E, c->A, bend);
     return KF_OK;
 }
 

@@ -1356,8 +1356,24 @@ static int py_loads_cb(double t, double *Q, void *params, kf_error *err)
     if (!r)
         goto done;
     q = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
-    if (!q)
+    if (!q) {
+        /* NumPy's conversion message names no argument: say whose value it was */
+        if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);
+            PyObject *text = ev ? PyObject_Str(ev) : NULL;
+            const char *why = text ? PyUnicode_AsUTF8(text) : NULL;
+            PyErr_Clear();
+            fail(PyExc_ValueError, "loads(t) must return a vector of %d floats (all DOFs); at "
+                 "t = %.17g it returned a %.80s that is not one (%.200s)", c->ndof, t,
+                 Py_TYPE(r)->tp_name, why ? why : "");
+            Py_XDECREF(text);
+            Py_XDECREF(et);
+            Py_XDECREF(ev);
+            Py_XDECREF(tb);
+        }
         goto done;
+    }
     if (PyArray_DIM(q, 0) != c->ndof) {
         fail(PyExc_ValueError, "loads(t) must return a vector of %d values (all DOFs), got %zd "
              "at t = %.17g", c->ndof, (Py_ssize_t)PyArray_DIM(q, 0), t);

@@ -52,7 +52,7 @@ def test_rtol_decides_the_rank():
     [
         ([1.0, 2.0], None, ValueError, "constraints"),
         ([[1.0, np.nan]], None, ValueError, "constraints"),
-        ([[1.0, 2.0]], 0.0, ValueError, "rtol"),
+        ([[1.0, 2.0]], 1.5, ValueError, "rtol"),  # rtol lies in [0, 1); 0 is the default
         ([[1.0, 2.0]], -1.0, ValueError, "rtol"),
         (np.zeros((1, 0)), None, ValueError, "column"),
         ("abc", None, TypeError, "constraints"),

@@ -1,20 +1,57 @@
 """Argument checks shared by the package: each raises ValueError (or TypeError for a
-wrong type) naming the argument and the value it got."""
+wrong type) naming the argument and the value it got.
+
+Numbers are numbers: bools, strings and complex values are refused with a TypeError
+rather than converted (``True`` is not a length, ``"210e9"`` is not a modulus, and
+the imaginary part of ``1 + 2j`` would be lost), and arrays keep the same rule.
+"""
 
 import math
 import numbers
+import operator
+import os
+from pathlib import Path
 
 import numpy as np
 
+#: the array kinds accepted as real numbers: signed and unsigned integers, floats
+_REAL_KINDS = "iuf"
+#: what NumPy calls each refused kind, for the messages
+_KIND_NAMES = {"b": "bool", "c": "complex", "U": "str", "S": "bytes", "O": "object",
+               "M": "datetime", "m": "timedelta", "V": "void"}
+
+#: the smallest relative tolerance double precision can meet (SciPy's rule for its
+#: ODE solvers: rtol >= 100 machine epsilons)
+MIN_RTOL = 100.0 * np.finfo(float).eps
+
+
+def _short(value, limit=80):
+    """repr(value), shortened for a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + " ...>"
+
 
 def real(name, value, *, positive=False, nonnegative=False):
-    """A finite float; optionally > 0 or >= 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        try:
-            value = float(value)  # 0-d arrays and the like
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must be a real number, got {value!r}") from None
-    value = float(value)
+    """A finite float; optionally > 0 or >= 0.
+
+    Accepted: Python ints and floats, NumPy integer and float scalars, 0-d integer or
+    float arrays.  Refused with a TypeError naming ``name``: bools (Python's and
+    NumPy's), strings and bytes, complex numbers, arrays of other shapes, None.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got the bool {value!r}")
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0 or value.dtype.kind not in _REAL_KINDS:
+            raise TypeError(f"{name} must be a real number, got an array of shape {value.shape} "
+                            f"and dtype {value.dtype}")
+        value = value[()]
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got {_short(value)}")
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond the doubles
+        raise ValueError(f"{name} must be finite, got {_short(value)} (beyond the largest "
+                         "double)") from None
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value!r}")
     if positive and not value > 0.0:
@@ -25,10 +62,19 @@ def real(name, value, *, positive=False, nonnegative=False):
 
 
 def integer(name, value, *, minimum=None, maximum=None):
-    """An int (bools and non-integral floats rejected) within [minimum, maximum]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
+    """An int within [minimum, maximum].
+
+    Accepted: Python ints, NumPy integer scalars and 0-d integer arrays.  Refused with
+    a TypeError naming ``name``: bools, floats (even integral ones), strings, None.
+    """
+    if isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind not in "iu"
+    ):
+        raise TypeError(f"{name} must be an integer, got {_short(value)}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {_short(value)}") from None
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} = {value} must be >= {minimum}")
     if maximum is not None and value > maximum:
@@ -37,11 +83,26 @@ def integer(name, value, *, minimum=None, maximum=None):
 
 
 def array(name, value, *, ndim=None, shape=None, finite=True):
-    """A float64 array, checked for dimensions, shape and finiteness."""
+    """A float64 array, checked for kind, dimensions, shape and finiteness.
+
+    Integer and float arrays (and array_likes of them) are converted to float64;
+    bool, complex, string, object and other arrays are refused with a TypeError naming
+    ``name`` (no silent cast, no ComplexWarning); ragged nested sequences with a
+    ValueError.
+    """
+    if value is None:
+        raise TypeError(f"{name} must be an array of real numbers, got None")
     try:
-        a = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an array of real numbers, got {value!r}") from None
+        a = np.asarray(value)
+    except (TypeError, ValueError, OverflowError) as exc:  # ragged, or not array_like
+        raise ValueError(f"{name} must be an array of real numbers, got {_short(value)} "
+                         f"({exc})") from None
+    kind = a.dtype.kind
+    if kind not in _REAL_KINDS:
+        what = _KIND_NAMES.get(kind, str(a.dtype))
+        raise TypeError(f"{name} must be an array of real numbers, got {what} values "
+                        f"{_short(value)}")
+    a = a.astype(float, copy=False)
     if ndim is not None and a.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {a.shape}")
     if shape is not None:
@@ -56,7 +117,63 @@ def array(name, value, *, ndim=None, shape=None, finite=True):
     return a
 
 
-def choice(name, value, options):
-    if value not in options:
-        raise ValueError(f"{name} = {value!r} is not one of {', '.join(map(repr, options))}")
+def tolerance(name, value):
+    """A relative error tolerance that double precision can meet: >= 100 machine
+    epsilons (SciPy's rule for its ODE solvers), finite."""
+    value = real(name, value, positive=True)
+    if value < MIN_RTOL:
+        raise ValueError(f"{name} = {value!r} is below what double precision can meet (100 "
+                         f"machine epsilons, {MIN_RTOL:.3g})")
     return value
+
+
+def sequence(name, value):
+    """A finite sequence of items (not a string) as a list, else a TypeError naming it."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a sequence, got {_short(value)}")
+    return list(value)
+
+
+def path(name, value):
+    """A file path (str or os.PathLike, not empty) as a Path."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a file path (str or os.PathLike), got {_short(value)}")
+    if str(value) == "":
+        raise ValueError(f"{name} must not be empty")
+    return Path(value)
+
+
+def choice(name, value, options):
+    """One of the options (strings): anything else is refused by name."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} = {_short(value)} is not one of {', '.join(map(repr, options))}")
+    return value
+
+
+def flag(name, value):
+    """A bool (Python's or NumPy's); numbers, strings and None are refused: ``"no"`` is
+    not False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_short(value)}")
+    return bool(value)
+
+
+def callable_(name, value):
+    """A callable, else a TypeError naming the argument."""
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {_short(value)}")
+    return value
+
+
+#: the largest result one call allocates, in doubles (2 GiB); a run asking for more
+#: is refused before it starts (ask for fewer output instants)
+MAX_OUTPUT_VALUES = 2**28
+
+
+def output_size(names, n_values, what):
+    """Refuse a result of ``n_values`` doubles (a float: it may be inf or nan, computed
+    from the arguments ``names``) above :data:`MAX_OUTPUT_VALUES`, before allocating it."""
+    if not n_values <= MAX_OUTPUT_VALUES:
+        raise ValueError(f"{names} ask for {what} of {n_values:.4g} values, more than the "
+                         f"limit of {MAX_OUTPUT_VALUES} doubles (2 GiB): ask for fewer instants")
+    return int(n_values)

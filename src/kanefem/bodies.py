@@ -15,6 +15,7 @@ only combines them.
 from __future__ import annotations
 
 import math
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -123,20 +124,31 @@ class FlexibleBody:
     #: preset -> (first node's support, last node's support); None = free
     _presets: Mapping[str, tuple] = {}
     _default_supports = "free-free"
+    #: whether the elements bend (then the section's I is used)
+    _bending = False
 
     def __init__(self, nodes, elements, *, E, A, rho, I=None, section=None):  # noqa: E741 (I is the name users know)
+        if not hasattr(self, "_kind"):
+            raise TypeError(f"{type(self).__name__} is a base class without an element kind: "
+                            "make a PlanarBeam, an AxialBar, a Beam3D, a Bar3D or a MeshBody")
         extra = section
-        section = {"E": E, "rho": rho, "A": A}
-        if I is not None:
-            section["Izz"] = I
+        self.E, self.A, self.rho = (_checks.real(name, v, positive=True)
+                                    for name, v in (("E", E), ("A", A), ("rho", rho)))
+        section = {"E": self.E, "rho": self.rho, "A": self.A}
+        if I is not None or self._bending:
+            self.I = section["Izz"] = _checks.real("I", I, positive=True)
         section.update(extra or {})  # further C fields (a spatial beam's Iyy, J, nu, ref)
         self._attach(nodes, elements, section)
 
     def _attach(self, nodes, elements, section, storage=-1):
         """Build the core's body of kind ``self._kind`` (section: the C field names;
         storage: -1 automatic, 0 dense, 1 band, 2 CSR) and read its sizes."""
-        self._body = _core.body_create(kind=_KINDS[self._kind]["kind"], coords=nodes,
-                                       conn=elements, section=section, storage=storage)
+        try:
+            self._body = _core.body_create(kind=_KINDS[self._kind]["kind"], coords=nodes,
+                                           conn=elements, section=section, storage=storage)
+        except (ValueError, TypeError) as exc:  # the core's names are coords and conn
+            text = re.sub(r"\bconn\b", "elements", re.sub(r"\bcoords\b", "nodes", str(exc)))
+            raise type(exc)(text) from None
         info = _core.body_info(self._body)
         self.ndof = info["ndof"]
         self.dim = info["dim"]
@@ -270,15 +282,21 @@ class FlexibleBody:
                                                d_tt=states[2], frame=frame)
         d, d_t, d_tt = states
         t = self.motion_terms(frames=frame)
-        return -(self.mass_matrix() @ d_tt + t.C @ d_t + (t.K_eps + t.K_om) @ d
-                 + t.q_a + t.q_eps + t.q_om)
+        with np.errstate(all="ignore"):
+            f = -(self.mass_matrix() @ d_tt + t.C @ d_t + (t.K_eps + t.K_om) @ d
+                  + t.q_a + t.q_eps + t.q_om)
+        if not np.all(np.isfinite(f)):
+            raise ValueError("the inertia forces of d, d_t, d_tt, omega, eps and a_O overflow "
+                             f"(largest |d''| = {np.abs(d_tt).max(initial=0):g}, omega = {omega!r})")
+        return f
 
     # ------------------------------------------------------------ supports
 
-    def _node_index(self, node):
-        k = _checks.integer("supports node", node)
+    def _node_index(self, node, name="supports node"):
+        """A node index (negative: from the end) checked against the nodes, by ``name``."""
+        k = _checks.integer(name, node)
         if not -self.n_nodes <= k < self.n_nodes:
-            raise ValueError(f"supports node {k} is out of range for {self.n_nodes} nodes")
+            raise ValueError(f"{name} {k} is out of range for {self.n_nodes} nodes")
         return k % self.n_nodes
 
     def support_mask(self, supports) -> np.ndarray:
@@ -400,12 +418,16 @@ class FlexibleBody:
     def _axial_rows(self, motion, supports, end_forces):
         """Quasi-static axial-force coefficients (nt, 3) at the frame states motion."""
         fixed = self.support_mask(supports)
-        f_first, f_last = (0.0, 0.0) if end_forces is None else end_forces
-        f_first = _checks.real("end_forces[0]", f_first)
-        f_last = _checks.real("end_forces[1]", f_last)
+        f_first, f_last = (0.0, 0.0) if end_forces is None else _checks.array("end_forces", end_forces, shape=(2,))
         last_u = (self.n_nodes - 1) * self.dofs_per_node
         return _core.axial_force(body=self._body, frames=motion, f_first=f_first, f_last=f_last,
                                  fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))
+
+    def _eigen_options(self, n_modes, include_eps, mode_shapes, geometric_stiffness):
+        """The eigen methods' common options, checked by name."""
+        return (_checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof),
+                _checks.flag("include_eps", include_eps), _checks.flag("mode_shapes", mode_shapes),
+                _checks.flag("geometric_stiffness", geometric_stiffness))
 
     def _geometric_rows(self, motion, supports, end_forces, axial_force):
         """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
@@ -533,9 +555,9 @@ class FlexibleBody:
         """
         if constraints is None:
             supports = self._default_supports if supports is None else supports
-        geometric = bool(geometric_stiffness)
+        n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
+            n_modes, include_eps, mode_shapes, geometric_stiffness)
         ctx = self._eig_context(supports, geometric, constraints)
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         motion = self._frame(omega, eps, a_O if geometric else None, frames)
         kg = None
         if geometric:
@@ -602,9 +624,11 @@ class FlexibleBody:
             None, ``solver``, ``stats`` (instants solved by continuation and by a
             full decomposition).
         """
-        geometric = bool(geometric_stiffness)
+        n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
+            n_modes, include_eps, mode_shapes, geometric_stiffness)
         motion = self._frames(omega, eps, a_O if geometric else None, frames)
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * (2.0 + mode_shapes * self.ndof),
+                            "eigenvalues" + " and mode shapes" * mode_shapes)
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
@@ -668,9 +692,10 @@ class FlexibleBody:
         >>> bool(abs(r.s[0, 0] ** 2 + lam) < 1e-9 * lam)
         True
         """
-        geometric = bool(geometric_stiffness)
+        n_modes, include_eps, _, geometric = self._eigen_options(
+            n_modes, include_eps, False, geometric_stiffness)
         motion = self._frames(omega, eps, a_O if geometric else None, frames)
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
@@ -701,19 +726,41 @@ class GyroscopicResult(ResultMixin):
 class _StraightBody(FlexibleBody):
     """A straight body of equal line elements on its frame's x axis."""
 
+    #: the most elements a straight body may have: its matrices (inertia invariants in
+    #: band storage) take about 4.5 kB per beam element, so 0.9 GB at the limit; a
+    #: larger body is refused before the core allocates it
+    MAX_ELEMENTS = 200_000
+
+    #: how far the element lengths computed from the nodes (origin + length k / n) may
+    #: differ from length / n_elements: a larger error means the doubles near origin
+    #: cannot resolve elements that short
+    _NODE_RTOL = 1e-6
+
     def _build(self, length, n_elements, origin, E, A, I, rho, section=None):  # noqa: E741
         self.length = _checks.real("length", length, positive=True)
-        self.n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=10_000_000)
+        self.n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=self.MAX_ELEMENTS)
         self.origin = _checks.real("origin", origin)
-        self.E = _checks.real("E", E, positive=True)
-        self.A = _checks.real("A", A, positive=True)
-        self.rho = _checks.real("rho", rho, positive=True)
         n = self.n_elements
+        with np.errstate(all="ignore"):
+            x = self.origin + self.length * np.arange(n + 1) / n
+            error = np.abs(np.diff(x) - self.length / n).max() / (self.length / n)
+        if not (np.all(np.isfinite(x)) and error <= self._NODE_RTOL):
+            raise ValueError(
+                f"origin = {self.origin!r} and length = {self.length!r} with n_elements = {n}: the "
+                f"nodes origin + length k / n_elements are not distinct finite doubles with "
+                f"element lengths {self.length / n:.6g} to a relative {self._NODE_RTOL:g} (the "
+                f"element length is too small for the magnitude of origin, or the end overflows)"
+            )
         nodes = np.zeros((n + 1, _KINDS[self._kind]["dim"]))
-        nodes[:, 0] = self.origin + self.length * np.arange(n + 1) / n
+        nodes[:, 0] = x
         elements = np.column_stack([np.arange(n), np.arange(1, n + 1)])
-        FlexibleBody.__init__(self, nodes, elements, E=self.E, A=self.A, I=I, rho=self.rho,
-                              section=section)
+        try:
+            FlexibleBody.__init__(self, nodes, elements, E=E, A=A, I=I, rho=rho, section=section)
+        except ValueError as exc:  # the core's scale checks: say how l_e comes from the arguments
+            if "double" not in str(exc):
+                raise
+            raise type(exc)(f"{exc} (element length l_e = length / n_elements = {self.length!r} / {n} "
+                            f"= {self.length / n:.6g} m)") from None
 
     def __repr__(self):
         fields = ["length", "n_elements", "E", "A", "I", "rho", "origin"]
@@ -734,7 +781,8 @@ class PlanarBeam(_StraightBody):
     length : float
         Length [m].
     n_elements : int
-        Number of equal elements (>= 1).
+        Number of equal elements, 1..200,000 (a beam's matrices take about 4.5 kB per
+        element: 0.9 GB at the limit).
     E : float
         Young's modulus [Pa].
     A : float
@@ -778,9 +826,10 @@ class PlanarBeam(_StraightBody):
     }
     _default_supports = "pinned-pinned"
 
+    _bending = True
+
     def __init__(self, length, n_elements, E, A, I, rho, origin=0.0):  # noqa: E741
-        self.I = _checks.real("I", I, positive=True)
-        self._build(length, n_elements, origin, E, A, self.I, rho)
+        self._build(length, n_elements, origin, E, A, I, rho)
 
 
 class AxialBar(_StraightBody):
@@ -795,7 +844,8 @@ class AxialBar(_StraightBody):
     length : float
         Length [m].
     n_elements : int
-        Number of equal elements (>= 1).
+        Number of equal elements, 1..200,000 (a beam's matrices take about 4.5 kB per
+        element: 0.9 GB at the limit).
     E : float
         Young's modulus [Pa].
     A : float

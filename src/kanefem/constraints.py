@@ -33,8 +33,9 @@ def maggi_basis(G, rtol=None) -> np.ndarray:
         One linear constraint G[k] . d = 0 per row; rows may be redundant (the rank
         decides).  A shape (0, ndof) array means no constraint.
     rtol : float, optional
-        Relative rank tolerance; default max(n_constraints, ndof) times the machine
-        epsilon.
+        Relative rank tolerance, in [0, 1); default (or 0) max(n_constraints, ndof)
+        times the machine epsilon.  A tolerance of 1 or more would call every
+        constraint redundant and drop it.
 
     Returns
     -------
@@ -45,7 +46,9 @@ def maggi_basis(G, rtol=None) -> np.ndarray:
     Raises
     ------
     ValueError
-        G not 2-D, without columns, or not finite; rtol not positive.
+        G not 2-D, without columns, or not finite; rtol outside [0, 1).
+    TypeError
+        G or rtol not real numbers (complex, bool, strings).
 
     Examples
     --------
@@ -59,5 +62,9 @@ def maggi_basis(G, rtol=None) -> np.ndarray:
     G = _checks.array("constraints", G, ndim=2)
     if G.shape[1] < 1:
         raise ValueError(f"constraints must have at least one column (one per DOF), got shape {G.shape}")
-    tol = 0.0 if rtol is None else _checks.real("rtol", rtol, positive=True)
+    _checks.output_size("constraints", float(G.shape[1]) ** 2, "a null-space basis (ndof x ndof work)")
+    tol = 0.0 if rtol is None else _checks.real("rtol", rtol, nonnegative=True)
+    if not tol < 1.0:
+        raise ValueError(f"rtol = {tol!r} must lie in [0, 1): a relative tolerance of 1 or "
+                         "more drops every constraint")
     return _core.null_basis(np.ascontiguousarray(G), tol)

@@ -299,10 +299,16 @@ class Motion:
         -------
         MotionState
         """
-        t = np.atleast_1d(_checks.array("t", t))
+        t = np.array(np.atleast_1d(_checks.array("t", t)))  # a copy: the state owns its times
         if t.ndim != 1:
             raise ValueError(f"t must be a 1-D array of times, got shape {t.shape}")
         f = _core.motion_eval(motion=self._core_motion(gravity), t=t)
+        for name in f.dtype.names:  # a function's values are the user's: check them here
+            bad = ~np.isfinite(f[name].reshape(t.size, -1)).all(axis=1)
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"the motion's {name} at t = {t[k]!r} is {f[name][k].tolist()}, not finite "
+                                 f"(the motion function f returned it, or the motion overflows there)")
         if self.spatial:
             return MotionState(t=t, omega=f["omega"], eps=f["eps"], v_O=f["v"], a_O=f["a"],
                                frames=f)

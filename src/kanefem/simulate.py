@@ -51,8 +51,8 @@ class Rayleigh:
     beta: float = 0.0
 
     def __post_init__(self):
-        _checks.real("alpha", self.alpha, nonnegative=True)
-        _checks.real("beta", self.beta, nonnegative=True)
+        for name in ("alpha", "beta"):
+            object.__setattr__(self, name, _checks.real(name, getattr(self, name), nonnegative=True))
 
     @classmethod
     def from_ratios(cls, zeta, omega_1, omega_2) -> "Rayleigh":
@@ -71,7 +71,13 @@ class Rayleigh:
         zeta = _checks.real("zeta", zeta, nonnegative=True)
         w1 = _checks.real("omega_1", omega_1, positive=True)
         w2 = _checks.real("omega_2", omega_2, positive=True)
-        return cls(alpha=2 * zeta * w1 * w2 / (w1 + w2), beta=2 * zeta / (w1 + w2))
+        with np.errstate(all="ignore"):
+            alpha = float(2 * zeta * np.float64(w1) * w2 / (np.float64(w1) + w2))
+            beta = float(2 * zeta / (np.float64(w1) + w2))
+        if not (math.isfinite(alpha) and math.isfinite(beta)):
+            raise ValueError(f"zeta = {zeta!r}, omega_1 = {w1!r}, omega_2 = {w2!r} give Rayleigh "
+                             f"coefficients alpha = {alpha!r}, beta = {beta!r} that are not finite")
+        return cls(alpha=alpha, beta=beta)
 
 
 @dataclass(frozen=True)
@@ -92,15 +98,30 @@ class ModalDamping:
 
     ratios: object = 0.0
 
+    def __post_init__(self):
+        z = _checks.array("ratios", self.ratios)
+        if z.ndim > 1 or np.any(z < 0):
+            raise ValueError(f"ratios must be >= 0 (a number or a 1-D sequence), got {self.ratios!r}")
+
     def matrix(self, body, fixed) -> np.ndarray:
-        """The damping matrix over the free DOFs (nfree x nfree) [N s/m]."""
+        """The damping matrix over the free DOFs (nfree x nfree) [N s/m].
+
+        Parameters
+        ----------
+        body : FlexibleBody
+        fixed : array_like of bool, shape (ndof,)
+            The DOFs the supports fix (:meth:`FlexibleBody.support_mask`).
+        """
+        body = _body("body", body)
+        fixed = np.asarray(fixed)
+        if fixed.dtype != bool or fixed.shape != (body.ndof,):
+            raise TypeError(f"fixed must be a bool array of shape ({body.ndof},) "
+                            f"(FlexibleBody.support_mask), got {fixed.dtype} of shape {fixed.shape}")
         free = ~fixed
         M = body.mass_matrix()[np.ix_(free, free)]
         K = body.stiffness_matrix()[np.ix_(free, free)]
         n = M.shape[0]
         z = np.atleast_1d(_checks.array("ratios", self.ratios))
-        if z.ndim != 1 or np.any(z < 0):
-            raise ValueError(f"ratios must be >= 0 (a number or a 1-D sequence), got {self.ratios!r}")
         if z.shape[0] == 1 and np.ndim(self.ratios) == 0:
             z = np.full(n, z[0])
         if z.shape[0] > n:
@@ -140,20 +161,33 @@ class HarmonicLoad:
     omega: float
     phase: float = 0.0
 
+    def __post_init__(self):
+        a = _checks.array("amplitude", self.amplitude, ndim=1).copy()
+        a.setflags(write=False)
+        object.__setattr__(self, "amplitude", a)
+        for name in ("omega", "phase"):
+            object.__setattr__(self, name, _checks.real(name, getattr(self, name)))
+
     @classmethod
     def nodal(cls, body, node, dof, amplitude, omega, phase=0.0) -> "HarmonicLoad":
         """A harmonic force on one DOF of one node (node may be negative: from the end)."""
+        body = _body("body", body)
         vec = np.zeros(body.ndof)
-        k = body._node_index(node)
-        if dof not in body.dof_names:
-            raise ValueError(f"dof = {dof!r} is not one of {body.dof_names}")
+        k = body._node_index(node, "node")
+        _checks.choice("dof", dof, body.dof_names)
         vec[k * body.dofs_per_node + body.dof_names.index(dof)] = _checks.real("amplitude", amplitude)
-        return cls(vec, _checks.real("omega", omega), _checks.real("phase", phase))
+        return cls(vec, omega, phase)
 
     @classmethod
     def constant(cls, vector) -> "HarmonicLoad":
-        """A constant load (omega = 0, phase = pi/2)."""
-        return cls(vector, 0.0, math.pi / 2)
+        """A constant load (omega = 0, phase = pi/2).
+
+        Parameters
+        ----------
+        vector : array_like, shape (ndof,)
+            Nodal forces over all DOFs of the body [N, N m].
+        """
+        return cls(_checks.array("vector", vector, ndim=1), 0.0, math.pi / 2)
 
 
 @dataclass(frozen=True)
@@ -191,10 +225,8 @@ class SimulationResult(ResultMixin):
         dof defaults to the first DOF name (``"u"``).
         """
         names = self.dof_names
-        dof = names[0] if dof is None else dof
-        if dof not in names:
-            raise ValueError(f"dof = {dof!r} is not one of {names}")
-        arr = {"d": self.d, "v": self.v, "p": self.p}.get(what)
+        dof = names[0] if dof is None else _checks.choice("dof", dof, names)
+        arr = {"d": self.d, "v": self.v, "p": self.p}[_checks.choice("what", what, ("d", "v", "p"))]
         if arr is None:
             raise ValueError(f"what = {what!r} is not available (d, v, or p for rk45-hamilton)")
         nn = arr.shape[1] // len(names)
@@ -307,9 +339,29 @@ def _damping_spec(damping, body, fixed):
     return (alpha, beta), dense
 
 
-def _steps(t_end, dt):
-    """The number of fixed steps the core takes (dt rounded down to reach t_end)."""
-    return max(1, math.ceil(t_end / dt * (1.0 - 4.0 * np.finfo(float).eps)))
+def _body(name, body):
+    """A kanefem body, else a TypeError naming the argument."""
+    from .bodies import FlexibleBody
+
+    if not isinstance(body, FlexibleBody):
+        raise TypeError(f"{name} must be a kanefem FlexibleBody (e.g. AxialBar, PlanarBeam), got {body!r}")
+    return body
+
+
+#: the default of simulate's max_steps
+MAX_STEPS = 10**8
+#: the largest max_steps (the core counts steps in a C long; 2^62 leaves room)
+MAX_STEPS_LIMIT = 2**62
+
+
+def _steps(t_end, dt, max_steps):
+    """The number of fixed steps the core takes (dt rounded down to reach t_end),
+    refused beyond max_steps (a StepLimitError) before anything is allocated for them."""
+    n = t_end / dt * (1.0 - 4.0 * np.finfo(float).eps)
+    if not n <= max_steps:
+        raise _core.StepLimitError(f"dt = {dt!r} and t_end = {t_end!r} need {n:.4g} fixed steps, more than "
+                         f"max_steps = {max_steps}: use a larger dt (or raise max_steps)")
+    return max(1, math.ceil(n))
 
 
 def simulate(
@@ -381,7 +433,8 @@ def simulate(
     max_step : float, optional
         RK: the largest step [s].
     max_steps : int, optional
-        Steps allowed (default 10^8); beyond them a KanefemError.
+        Steps allowed (default 10^8, at most 2^62); beyond them a KanefemError.  The
+        fixed-step methods check t_end / dt against it before they start.
     divergence_limit : float, optional
         Stop with DivergenceError when some |d_i| exceeds this (default 1e100); the
         solution becoming non-finite always stops.
@@ -399,12 +452,18 @@ def simulate(
     Returns
     -------
     SimulationResult
-        ``t``, ``d``, ``v`` (nt x ndof, zero at supports), ``p`` (Hamilton), ``stats``.
+        ``t`` (a copy of ``t_eval``), ``d``, ``v`` (nt x ndof, zero at supports), ``p``
+        (Hamilton), ``stats``.
 
     Raises
     ------
     ValueError
-        Bad arguments (named), a motion or load that is not finite at some time.
+        Bad arguments (named), a motion or load that is not finite at some time.  Sizes
+        are checked before anything is allocated: a fixed step needing more than
+        ``max_steps`` steps to reach t_end, outputs (len(t_eval) x ndof x 2, or 3 with
+        Hamilton's momentum) beyond 2^28 doubles (2 GiB, ``kanefem._checks.
+        MAX_OUTPUT_VALUES``), and an ``rtol`` below 100 machine epsilons (2.2e-14, which
+        no step in double precision can meet) are refused by name.
     DivergenceError
         The solution became non-finite or exceeded ``divergence_limit`` (the message
         names the time).
@@ -425,10 +484,7 @@ def simulate(
     >>> r.d.shape, r.stats["steps"]
     ((1001, 11), 1000)
     """
-    from .bodies import FlexibleBody
-
-    if not isinstance(body, FlexibleBody):
-        raise TypeError(f"body must be a kanefem FlexibleBody (e.g. AxialBar, PlanarBeam), got {body!r}")
+    body = _body("body", body)
     if not isinstance(motion, Motion):
         raise TypeError(f"motion must be a kanefem.Motion, got {motion!r}")
     _checks.choice("method", method, tuple(METHODS))
@@ -451,6 +507,8 @@ def simulate(
         return a
 
     d0, v0 = initial("d0", d0), initial("v0", v0)
+    max_steps = MAX_STEPS if max_steps is None else _checks.integer(
+        "max_steps", max_steps, minimum=1, maximum=MAX_STEPS_LIMIT)
     if method in _IMPLICIT:
         if dt is None:
             dt = t_end / 1000
@@ -461,17 +519,22 @@ def simulate(
         dt = _checks.real("dt", dt)
         if not dt > 0:
             raise ValueError(f"dt = {dt!r} must be > 0 (the fixed step of {method})")
+        n_steps = _steps(t_end, dt, max_steps)
         first = 0.0
     else:
         first = 0.0 if dt is None else _checks.real("dt", dt)
         if first < 0 or (dt is not None and first == 0):
             raise ValueError(f"dt = {dt!r} must be > 0 (the first step of {method})")
     trim = False  # an end point added for the core, not asked for
+    n_arrays = 3 if method == "rk45-hamilton" else 2  # d, v (and p)
     if t_eval is None:
-        n_out = _steps(t_end, dt) + 1 if method in _IMPLICIT else 1001
+        n_out = n_steps + 1 if method in _IMPLICIT else 1001
+        _checks.output_size("dt and t_end (one output per step without t_eval)", n_out * ndof * n_arrays,
+                            "outputs")
         t_eval = np.linspace(0.0, t_end, n_out)
     else:
-        t_eval = _checks.array("t_eval", t_eval, ndim=1)
+        t_eval = np.array(_checks.array("t_eval", t_eval, ndim=1))  # a copy: the result owns it
+        _checks.output_size("t_eval", (t_eval.size + 1) * ndof * n_arrays, "outputs")
         if t_eval.size == 0 or t_eval[0] < 0 or t_eval[-1] > t_end or np.any(np.diff(t_eval) < 0):
             raise ValueError("t_eval must be non-empty, non-decreasing and inside [0, t_end] "
                              f"(got {t_eval.size} times from {t_eval.min(initial=0):g} to "
@@ -479,13 +542,12 @@ def simulate(
         if t_eval[-1] < t_end:  # the core integrates to its last output time
             t_eval = np.append(t_eval, t_end)
             trim = True
-    rtol = _checks.real("rtol", rtol, positive=True)
+    rtol = _checks.tolerance("rtol", rtol)
     atol = _checks.real("atol", atol, positive=True)
     rho_inf = _checks.real("rho_inf", rho_inf)
     if not 0.0 <= rho_inf <= 1.0:
         raise ValueError(f"rho_inf = {rho_inf!r} must lie in [0, 1]")
     max_step = 0.0 if max_step is None else _checks.real("max_step", max_step, positive=True)
-    max_steps = 0 if max_steps is None else _checks.integer("max_steps", max_steps, minimum=1)
     limit = 0.0 if divergence_limit is None else _checks.real("divergence_limit", divergence_limit, positive=True)
     sparse = getattr(body, "storage", None) == "csr"
     if sparse:  # a mesh body in CSR storage: the sparse Newmark (docs/theory.md section 4.13)
@@ -497,6 +559,9 @@ def simulate(
         if any(isinstance(x, ModalDamping) for x in (damping if isinstance(damping, (list, tuple)) else [damping])):
             raise TypeError("ModalDamping makes a full damping matrix: use Rayleigh damping for mesh bodies")
     rayleigh, dense = _damping_spec(damping, body, fixed)
+    geometric_stiffness = _checks.flag("geometric_stiffness", geometric_stiffness)
+    if not (progress is None or isinstance(progress, (bool, np.bool_)) or callable(progress)):
+        raise TypeError(f"progress must be None, True, False or a callable progress(t), got {progress!r}")
     prog = _Progress(progress, t_end)
     t0 = time.perf_counter()
     if sparse:

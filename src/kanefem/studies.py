@@ -86,6 +86,11 @@ class RotatingBar:
         _checks.real("force", self.force)
         _checks.real("damping_ratio", self.damping_ratio, nonnegative=True)
         _checks.integer("n_elements", self.n_elements, minimum=1)
+        with np.errstate(all="ignore"):
+            rho = float(np.float64(self.mass) / (np.float64(self.area) * self.length))
+        if not np.finfo(float).tiny <= rho <= np.finfo(float).max:
+            raise ValueError(f"the density mass / (area * length) = {rho!r} of mass = {self.mass!r}, "
+                             f"area = {self.area!r}, length = {self.length!r} is not a normal double")
 
     @property
     def rho(self) -> float:
@@ -150,7 +155,7 @@ def rotating_bar(t_end=0.1, method="newmark", dt=1e-5, t_eval=None, progress=Fal
     >>> r.d.shape
     (1001, 11)
     """
-    if method.startswith("rk"):
+    if isinstance(method, str) and method.startswith("rk"):  # simulate checks the name
         dt = None
     fields = {k: params.pop(k) for k in list(params) if k in RotatingBar.__dataclass_fields__}
     return RotatingBar(**fields).simulate(t_end, method=method, dt=dt, t_eval=t_eval,
@@ -178,9 +183,8 @@ def rotating_bar_sweep(parameter, values, t_end=0.1, method="newmark", dt=1e-5, 
     from .simulate import SimulationResult
     from .sweep import sweep
 
-    if parameter not in RotatingBar.__dataclass_fields__:
-        raise ValueError(f"parameter = {parameter!r} is not one of {tuple(RotatingBar.__dataclass_fields__)}")
-    values = list(values)
+    _checks.choice("parameter", parameter, tuple(RotatingBar.__dataclass_fields__))
+    values = _checks.sequence("values", values)
     fixed = {k: v for k, v in RotatingBar(**params).__dict__.items() if k != parameter}
     study = functools.partial(rotating_bar, t_end=t_end, method=method, dt=dt, t_eval=t_eval, **fixed)
     res = sweep(study, [{parameter: v} for v in values], progress=False)
@@ -371,16 +375,21 @@ class SpinUp:
             _checks.real(name, getattr(self, name), positive=True)
         _checks.real("omega_s", self.omega_s)
         _checks.integer("n_elements", self.n_elements, minimum=1)
+        with np.errstate(all="ignore"):  # the hub's acceleration and frequency scales
+            scales = (np.float64(self.omega_s) / self.T_s, 2 * math.pi / np.float64(self.T_s))
+        if not all(np.isfinite(scales)):
+            raise ValueError(f"omega_s = {self.omega_s!r} and T_s = {self.T_s!r}: the hub's angular "
+                             f"acceleration omega_s / T_s or 2 pi / T_s is not finite")
 
     def omega(self, t):
         """Hub angular velocity [rad/s] at t (array-like)."""
-        t = np.asarray(t, dtype=float)
+        t = _checks.array("t", t)
         w = self.omega_s / self.T_s * (t - self.T_s / (2 * math.pi) * np.sin(2 * math.pi * t / self.T_s))
         return np.where(t < self.T_s, w, self.omega_s)
 
     def eps(self, t):
         """Hub angular acceleration [rad/s^2] at t."""
-        t = np.asarray(t, dtype=float)
+        t = _checks.array("t", t)
         e = self.omega_s / self.T_s * (1 - np.cos(2 * math.pi * t / self.T_s))
         return np.where(t < self.T_s, e, 0.0)
 

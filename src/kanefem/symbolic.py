@@ -57,6 +57,7 @@ l*m/3
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -588,6 +589,36 @@ def _count_ops(mat):
     return int(sum(sympy.count_ops(e) for e in mat))
 
 
+def _constraint_matrix(name, G):
+    """G as a SymPy matrix of finite real numbers, else an error naming the argument:
+    TypeError for symbols, strings, bools or complex values, ValueError for NaN, infinite
+    values or a G that is not 2-D."""
+    if isinstance(G, sympy.MatrixBase):
+        rows, cols, entries = G.shape[0], G.shape[1], list(G)
+    else:
+        try:
+            a = np.asarray(G, dtype=object)
+        except ValueError as exc:  # ragged rows
+            raise ValueError(f"{name} must be a 2-D array of numbers, got {G!r} ({exc})") from None
+        if a.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D array of numbers (one row per constraint), "
+                             f"got shape {a.shape}")
+        rows, cols, entries = a.shape[0], a.shape[1], list(a.ravel())
+    for k, e in enumerate(entries):
+        where = f"{name}[{k // max(cols, 1)}, {k % max(cols, 1)}] = {e!r}"
+        if isinstance(e, sympy.Basic):
+            if not e.is_number or e.is_extended_real is False or e.has(sympy.I):
+                raise TypeError(f"{where} is not a real number")
+            if not e.is_finite:
+                raise ValueError(f"{where} is not finite")
+        elif isinstance(e, numbers.Real) and not isinstance(e, (bool, np.bool_)):
+            if not math.isfinite(e):
+                raise ValueError(f"{where} is not finite")
+        else:
+            raise TypeError(f"{where} is not a real number")
+    return sympy.Matrix(rows, cols, entries)
+
+
 def null_space_basis(G):
     """An exact basis B of the null space of a constraint matrix (G B = 0), columns as
     SymPy's ``nullspace`` gives them: a selection of columns of the identity when G
@@ -601,8 +632,13 @@ def null_space_basis(G):
     Returns
     -------
     sympy.Matrix, shape (ndof, ndof - rank G)
+
+    Raises
+    ------
+    ValueError, TypeError
+        G not a 2-D array of finite real numbers, or fixing every DOF.
     """
-    G = sympy.Matrix(G).applyfunc(sympy.nsimplify)
+    G = _constraint_matrix("G", G).applyfunc(sympy.nsimplify)
     cols = G.nullspace()
     if not cols:
         raise ValueError(f"constraints: G (shape {G.shape}) fixes every DOF, nothing can move")
@@ -621,7 +657,7 @@ def support_constraints(n_elements, supports="pinned-pinned"):
     """
     from .bodies import PlanarBeam
 
-    n_elements = _checks.integer("n_elements", n_elements, minimum=1)
+    n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=1000)
     mask = PlanarBeam(1.0, n_elements, E=1.0, A=1.0, I=1.0, rho=1.0).support_mask(supports)
     rows = np.flatnonzero(mask)
     G = sympy.zeros(len(rows), mask.size)
@@ -658,16 +694,19 @@ def derive(method, n_elements=1, route="element", constraints=None, measure_size
     Raises
     ------
     ValueError
-        Unknown method or route, n_elements < 1, constraints of the wrong width or
-        fixing every DOF.
+        Unknown method or route, n_elements < 1, constraints of the wrong width,
+        fixing every DOF, or not finite.
+    TypeError
+        Constraints that are not real numbers (strings, symbols, bools, complex).
     """
     _checks.choice("method", method, METHODS)
     _checks.choice("route", route, ROUTES)
     n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=1000)
+    measure_sizes = _checks.flag("measure_sizes", measure_sizes)
     ndof = 3 * (n_elements + 1)
     basis = None
     if constraints is not None:
-        G = sympy.Matrix(constraints)
+        G = _constraint_matrix("constraints", constraints)
         if G.shape[1] != ndof:
             raise ValueError(
                 f"constraints must have {ndof} columns (the DOFs of {n_elements} elements), "
@@ -727,6 +766,9 @@ def _project(raw, syms, basis):
 def difference(a, b) -> sympy.Matrix:
     """``a.equations - b.equations``, expanded: the zero matrix when two derivations
     give identical equations (same coordinates required)."""
+    for name, d in (("a", a), ("b", b)):
+        if not isinstance(d, Derivation):
+            raise TypeError(f"{name} must be a Derivation (from derive), got {type(d).__name__}")
     if list(a.coordinates) != list(b.coordinates):
         raise ValueError(
             f"the derivations use different coordinates ({list(a.coordinates)[:3]}... vs "
@@ -759,7 +801,9 @@ def compare_with_core(derivation, seed=0):
     """
     from .bodies import PlanarBeam
 
-    rng = np.random.default_rng(seed)
+    if not isinstance(derivation, Derivation):
+        raise TypeError(f"derivation must be a Derivation (from derive), got {type(derivation).__name__}")
+    rng = np.random.default_rng(_checks.integer("seed", seed, minimum=0))
     n = derivation.n_elements
     E, A, I, rho = (float(v) for v in rng.uniform([1e10, 1e-4, 1e-9, 2e3], [3e11, 1e-3, 1e-7, 9e3]))
     length = float(rng.uniform(0.3, 2.0))
@@ -854,11 +898,16 @@ def measure_costs(
     from the expressions of an earlier one and the times do not depend on the order.
     """
     max_seconds = _checks.real("max_seconds", max_seconds)
-    for mth in methods:
-        _checks.choice("methods", mth, METHODS)
-    for r in routes:
-        _checks.choice("routes", r, ROUTES)
-    sizes = [_checks.integer("n_elements", n, minimum=1, maximum=1000) for n in n_elements]
+    methods = [_checks.choice("methods", mth, METHODS) for mth in _checks.sequence("methods", methods)]
+    routes = [_checks.choice("routes", r, ROUTES) for r in _checks.sequence("routes", routes)]
+    sizes = [_checks.integer("n_elements", n, minimum=1, maximum=1000)
+             for n in _checks.sequence("n_elements", n_elements)]
+    monolithic_max_n = _checks.integer("monolithic_max_n", monolithic_max_n)
+    measure_sizes = _checks.flag("measure_sizes", measure_sizes)
+    if progress is not None:
+        _checks.callable_("progress", progress)
+    if done is not None and not isinstance(done, dict):
+        raise TypeError(f"done must be a dict {{(method, route, n_elements): CostRow}}, got {done!r}")
     rows = []
     for route in routes:
         for mth in methods:
@@ -898,6 +947,11 @@ def write_cost_csv(rows, path):
     leaves the previous file)."""
     from ._io import atomic_write
 
+    path = _checks.path("path", path)
+    rows = _checks.sequence("rows", rows)
+    if not all(isinstance(r, CostRow) for r in rows):
+        raise TypeError("rows must be CostRow objects (from measure_costs)")
+
     def write(f):
         import csv
 
@@ -915,14 +969,19 @@ def read_cost_csv(path):
     """Rows written by :func:`write_cost_csv`, as {(method, route, n): CostRow}."""
     import csv
 
+    path = _checks.path("path", path)
     out = {}
     with open(path, newline="") as f:
-        for rec in csv.DictReader(f):
-            by_kind = {k: int(rec[k]) for k in KINDS if rec.get(k, "") != ""}
-            row = CostRow(rec["method"], rec["route"], int(rec["n_elements"]),
-                          int(rec["derivatives"]), int(rec["matrix_ops"]), int(rec["ops"]),
-                          int(rec["differentiated_ops"]), float(rec["seconds"]), by_kind,
-                          int(rec["paper"]) if rec["paper"] else None, rec["status"])
+        for line, rec in enumerate(csv.DictReader(f), start=2):
+            try:
+                by_kind = {k: int(rec[k]) for k in KINDS if rec.get(k, "") != ""}
+                row = CostRow(rec["method"], rec["route"], int(rec["n_elements"]),
+                              int(rec["derivatives"]), int(rec["matrix_ops"]), int(rec["ops"]),
+                              int(rec["differentiated_ops"]), float(rec["seconds"]), by_kind,
+                              int(rec["paper"]) if rec["paper"] else None, rec["status"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"path {str(path)!r}, line {line}: not a cost row of "
+                                 f"write_cost_csv ({type(exc).__name__}: {exc})") from None
             out[(row.method, row.route, row.n_elements)] = row
     return out
 
@@ -934,6 +993,10 @@ def format_cost_table(rows, route="element"):
     derivatives, the matrix-level count and the paper's figure; then Hamilton and
     Maggi measured; then the time [s] of each.
     """
+    rows = _checks.sequence("rows", rows)
+    if not all(isinstance(r, CostRow) for r in rows):
+        raise TypeError("rows must be CostRow objects (from measure_costs or read_cost_csv)")
+    _checks.choice("route", route, ROUTES)
     by = {(r.method, r.n_elements): r for r in rows if r.route == route}
     sizes = sorted({r.n_elements for r in rows if r.route == route})
     head = f"{'n':>3} |" + "|".join(

@@ -45,6 +45,11 @@ from .mechanism import Mechanism
 __all__ = ["WindPumpParams", "WindPump", "WindPumpMotion", "JointForces", "LeverEigenvalues"]
 
 _DRIVES = {"constant-speed": 0, "torque": 1, "recorded": 2}
+#: doubles a motion holds per instant: the core's kinematics (130) and the state (7);
+#: with kanefem._checks.MAX_OUTPUT_VALUES it bounds the instants of one call (1.9e6)
+_VALUES_PER_INSTANT = 137
+#: the default step budget of WindPump.solve (about 30 s of integration)
+MAX_STEPS = 10**6
 
 #: the parameter groups of a TOML file (and of the reference-configuration table)
 GROUPS = {
@@ -229,7 +234,9 @@ class WindPumpMotion(ResultMixin):
         "constant-speed", "torque" or "recorded".
     stats : dict
         Integration statistics (steps, rejected, evaluations, ...), steady-state data
-        (floquet_multipliers), or smoothing data (noise, lam) for recorded motions.
+        (floquet_multipliers), or smoothing data (noise, lam) for recorded motions (lam of
+        alpha and of x_D; None where the noise exceeds the samples' scatter about a
+        straight line, which is then the fit).
     params : WindPumpParams
         The parameters the motion was solved with.
     """
@@ -265,11 +272,14 @@ class WindPumpMotion(ResultMixin):
         """
         from . import _plots
 
+        n_positions = _checks.integer("n_positions", n_positions, minimum=1)
         if ax is None:
             import matplotlib.pyplot as plt
 
             ax = plt.subplots(figsize=(6, 4.5))[1]
-        _plots.sketch(ax, self, n_positions=_checks.integer("n_positions", n_positions, minimum=1))
+        elif not all(hasattr(ax, a) for a in ("plot", "set_aspect")):
+            raise TypeError(f"ax must be matplotlib Axes, got {type(ax).__name__}")
+        _plots.sketch(ax, self, n_positions=n_positions)
         return ax
 
     def _states(self):
@@ -494,7 +504,7 @@ class WindPump:
         ValueError
             An unknown table or key, or an invalid value (named, with the file).
         """
-        path = Path(path)
+        path = _checks.path("path", path)
         tomllib = _tomllib()
         with open(path, "rb") as f:
             try:
@@ -525,6 +535,7 @@ class WindPump:
         ``run``, a dict of scalars, is written as a ``[run]`` table (the command line's
         options; :meth:`from_toml` skips it).
         """
+        path = _checks.path("path", path)
         p = self.params
         tables = {g: {k: getattr(p, k) for k in keys} for g, keys in GROUPS.items()}
         comment = ("kanefem wind-pump configuration (SI units, angles in radians)\n"
@@ -538,10 +549,22 @@ class WindPump:
     # ------------------------------------------------------------ kinematics
 
     def _kinematics(self, alpha, x_D, omega1=0.0, xdot_D=0.0, eps1=0.0, xddot_D=0.0):
-        cols = np.broadcast_arrays(*(np.asarray(v, float) for v in (alpha, x_D, omega1, xdot_D, eps1, xddot_D)))
+        names = ("alpha", "x_D", "omega1", "xdot_D", "eps1", "xddot_D")
+        values = [_checks.array(n, v) for n, v in zip(names, (alpha, x_D, omega1, xdot_D, eps1, xddot_D))]
+        try:
+            cols = np.broadcast_arrays(*values)
+        except ValueError:
+            shapes = ", ".join(f"{n} {v.shape}" for n, v in zip(names, values))
+            raise ValueError(f"the states do not broadcast together: {shapes}") from None
         shape = cols[0].shape
+        _checks.output_size(", ".join(names), cols[0].size * float(_VALUES_PER_INSTANT), "kinematics")
         s = np.column_stack([c.ravel() for c in cols]) if cols[0].size else np.zeros((0, 6))
-        return shape, self._legacy_kinematics(s[:, 0:2], s[:, 2:4], s[:, 4:6], quadratic=True)
+        try:
+            return shape, self._legacy_kinematics(s[:, 0:2], s[:, 2:4], s[:, 4:6], quadratic=True)
+        except _core.RangeError as exc:
+            largest = ", ".join(f"|{n}| <= {np.abs(c).max(initial=0):g}" for n, c in zip(names, cols))
+            raise _core.RangeError(f"{exc}: the states ({largest}){self._extreme_text()} make "
+                                   "velocities or accelerations beyond the double range") from None
 
     def _legacy_kinematics(self, z, zd, zdd, quadratic=False):
         """The general mechanism's kinematics in the wind pump's terms: the three bodies'
@@ -631,6 +654,7 @@ class WindPump:
         noise=None,
         rtol=1e-9,
         atol=1e-12,
+        max_steps=MAX_STEPS,
     ) -> WindPumpMotion:
         """The rigid motion, by Kane's equations A^T M A u' = A^T (Q - M B w).
 
@@ -674,6 +698,12 @@ class WindPump:
             None estimates it from the samples; 0 interpolates.
         rtol, atol : float
             Error tolerances of the Dormand-Prince 5(4) integrator.
+        max_steps : int
+            Steps allowed per integration (default 10^6, about 30 s); beyond them a
+            :class:`~kanefem.StepLimitError`.  A duration that needs more than
+            ``max_steps`` / 10 periods of the slider's spring, 2 pi sqrt(m_D / k), is
+            refused (the same error) before it starts (a Dormand-Prince step covers at most about a
+            tenth of a period; measured: 13 steps per period at 0.1 rpm).
 
         Returns
         -------
@@ -688,6 +718,8 @@ class WindPump:
             Bad arguments, named.
         """
         _checks.choice("drive", drive, tuple(_DRIVES))
+        rtol, atol = _checks.tolerance("rtol", rtol), _checks.real("atol", atol, positive=True)
+        steady_state = _checks.flag("steady_state", steady_state)
         if drive == "recorded":
             return self._recorded(samples, t, noise)
         for name, v in (("torque", torque), ("samples", samples), ("noise", noise)):
@@ -700,34 +732,64 @@ class WindPump:
         tt = self._time_grid(t, revolutions, period, points_per_revolution)
         x0 = self.params.x_D0 if x_D is None else _checks.real("x_D", x_D)
         y0 = np.array([_checks.real("alpha0", alpha0), x0, omega, _checks.real("xdot_D", xdot_D)])
+        max_steps = _checks.integer("max_steps", max_steps, minimum=1, maximum=2**62)
+        self._check_duration(max(tt[-1] - tt[0], period if steady_state else 0.0), rpm, revolutions, t,
+                             max_steps)
         stats = {}
-        if drive == "constant-speed":
-            if omega1 is not None:
-                raise ValueError("omega1 is only used with drive='torque' (the speed is rpm here)")
-            if steady_state:
-                y0[1], y0[3], stats = self._periodic(omega, y0, rtol, atol)
-            r = self._simulate(tt, y0, rtol, atol, speed=omega)
-        else:
-            if steady_state:
-                raise ValueError("steady_state needs drive='constant-speed'")
-            if torque is None:
-                raise ValueError("drive='torque' needs torque=f(t, alpha, omega1) [N m] or a constant")
-            law = torque if callable(torque) else _constant(_checks.real("torque", torque))
-            if omega1 is not None:
-                y0[2] = _checks.real("omega1", omega1)
-            r = self._simulate(tt, y0, rtol, atol, law=law)
+        try:
+            if drive == "constant-speed":
+                if omega1 is not None:
+                    raise ValueError("omega1 is only used with drive='torque' (the speed is rpm here)")
+                if steady_state:
+                    y0[1], y0[3], stats = self._periodic(omega, y0, rtol, atol, max_steps)
+                r = self._simulate(tt, y0, rtol, atol, max_steps, speed=omega)
+            else:
+                if steady_state:
+                    raise ValueError("steady_state needs drive='constant-speed'")
+                if torque is None:
+                    raise ValueError("drive='torque' needs torque=f(t, alpha, omega1) [N m] or a constant")
+                law = torque if callable(torque) else _constant(_checks.real("torque", torque))
+                if omega1 is not None:
+                    y0[2] = _checks.real("omega1", omega1)
+                r = self._simulate(tt, y0, rtol, atol, max_steps, law=law)
+        except (_core.RangeError, _core.StepLimitError) as exc:
+            raise type(exc)(f"{exc} (solving at rpm = {rpm!r} with drive = {drive!r}, from alpha0 = "
+                            f"{y0[0]!r}, x_D = {y0[1]!r}{self._extreme_text()}; t from {tt[0]:g} to "
+                            f"{tt[-1]:g} s)") from None
         states = r["states"]
         stats.update(r["stats"])
         return self._motion(tt, states, drive, stats)
 
-    def _simulate(self, t, y0, rtol, atol, speed=None, law=None):
+    def _simulate(self, t, y0, rtol, atol, max_steps, speed=None, law=None):
         """The mechanism's rigid motion from y0 = (alpha, x_D, omega1, xdot_D): alpha at
         constant speed or under a torque law, x_D free; rows (alpha, x_D, omega1,
         xdot_D, eps1, xddot_D, M_m, force along x_D)."""
         mode = [0 if speed is None else 1, 0]
         return _core.mech_simulate(self._mechanism._core, mode, [speed or 0.0, 0.0], [None, None],
                                    [law, None], y0[:2], y0[2:], t, rtol=_checks.real("rtol", rtol),
-                                   atol=_checks.real("atol", atol))
+                                   atol=_checks.real("atol", atol), max_steps=max_steps)
+
+    def _extreme_text(self):
+        """The parameters beyond 1e100 or below 1e-100 in magnitude, as text for messages
+        about values leaving the double range (empty if none)."""
+        p = self.params
+        bad = [f"{k} = {v!r}" for k, v in p.__dict__.items()
+               if isinstance(v, float) and v != 0.0 and not 1e-100 <= abs(v) <= 1e100]
+        return "; parameters " + ", ".join(bad) if bad else ""
+
+    def _check_duration(self, t_end, rpm, revolutions, t, max_steps):
+        """Refuse a duration the integrator cannot cover in max_steps steps: more than
+        max_steps / 10 periods of the slider's spring 2 pi sqrt(m_D / k)."""
+        p = self.params
+        if p.k <= 0.0:
+            return
+        periods = t_end / (2.0 * math.pi * math.sqrt(p.m_D / p.k))
+        if not periods * 10.0 <= max_steps:
+            given = "t" if t is not None else f"revolutions = {revolutions!r}"
+            raise _core.StepLimitError(
+                f"rpm = {rpm!r} with {given} lasts {t_end:.4g} s, {periods:.3g} periods of the slider's "
+                f"spring (2 pi sqrt(m_D / k) with m_D = {p.m_D!r}, k = {p.k!r}): at about 10 steps a period "
+                f"more than max_steps = {max_steps} steps (raise max_steps, or shorten the run)")
 
     @staticmethod
     def _time_grid(t, revolutions, period, points_per_revolution):
@@ -735,13 +797,21 @@ class WindPump:
             tt = _checks.array("t", t, ndim=1)
             if tt.size < 1 or np.any(np.diff(tt) <= 0):
                 raise ValueError("t must be a non-empty, strictly increasing array of times [s]")
+            _checks.output_size("t", tt.size * float(_VALUES_PER_INSTANT), "a motion")
             return tt
         revolutions = _checks.real("revolutions", revolutions, positive=True)
-        ppr = _checks.integer("points_per_revolution", points_per_revolution, minimum=1)
-        n = max(1, int(round(revolutions * ppr)))
-        return np.arange(n) * (period / ppr)
+        ppr = _checks.integer("points_per_revolution", points_per_revolution, minimum=1,
+                              maximum=_checks.MAX_OUTPUT_VALUES)
+        n = max(1.0, round(revolutions * ppr))
+        _checks.output_size(f"revolutions = {revolutions!r} and points_per_revolution = {ppr}",
+                            n * _VALUES_PER_INSTANT, "a motion")
+        tt = np.arange(int(n)) * (period / ppr)
+        if not np.all(np.isfinite(tt)) or (tt.size > 1 and not np.all(np.diff(tt) > 0)):
+            raise ValueError(f"rpm and points_per_revolution = {ppr} give the time step {period / ppr!r} s, "
+                             "which does not make increasing finite times")
+        return tt
 
-    def _periodic(self, omega, y0, rtol, atol):
+    def _periodic(self, omega, y0, rtol, atol, max_steps):
         """(x_D, xdot_D) at t = 0 on the periodic motion at constant speed, by shooting."""
         period = 2.0 * math.pi / omega
         tol = min(rtol, 1e-11)
@@ -749,7 +819,7 @@ class WindPump:
 
         def flow(z):
             y = np.array([y0[0], z[0], omega, z[1]])
-            r = self._simulate(tgrid, y, tol, atol, speed=omega)
+            r = self._simulate(tgrid, y, tol, atol, max_steps, speed=omega)
             return r["states"][-1, [1, 3]]
 
         z = np.array([y0[1], y0[3]])
@@ -793,22 +863,25 @@ class WindPump:
             ts, al, xd = s.T
         if noise is None:
             na = nx = None
-        elif np.ndim(noise) == 0:
-            na = nx = _checks.real("noise", noise, nonnegative=True)
+        elif isinstance(noise, (tuple, list, np.ndarray)):
+            na, nx = (_checks.real("noise", v, nonnegative=True) for v in _checks.array("noise", noise, shape=(2,)))
         else:
-            na, nx = (_checks.real("noise", v, nonnegative=True) for v in noise)
+            na = nx = _checks.real("noise", noise, nonnegative=True)
         sa = SmoothingSpline(ts, np.unwrap(al), noise=na)
         sx = SmoothingSpline(ts, xd, noise=nx)
         tt = ts if t is None else _checks.array("t", t, ndim=1)
         states = np.column_stack([sa(tt), sx(tt), sa(tt, 1), sx(tt, 1), sa(tt, 2), sx(tt, 2), np.zeros(tt.size)])
         states[:, 6] = _core.mech_joint_forces(self._mechanism._core, states[:, :6])["drive"][:, 0]
-        stats = {"noise": (sa.noise, sx.noise), "lam": (sa.lam, sx.lam)}
+        # lam = inf means the least-squares straight line (the noise exceeds the scatter
+        # about it): reported as None, the stats hold finite numbers only
+        stats = {"noise": (sa.noise, sx.noise),
+                 "lam": tuple(s.lam if math.isfinite(s.lam) else None for s in (sa, sx))}
         return self._motion(tt, states, "recorded", stats)
 
     def _motion(self, t, states, drive, stats):
         k = self._legacy_kinematics(states[:, 0:2], states[:, 2:4], states[:, 4:6])
         return WindPumpMotion(
-            t=np.asarray(t, float), alpha=states[:, 0], x_D=states[:, 1], omega1=states[:, 2],
+            t=np.array(t, float), alpha=states[:, 0], x_D=states[:, 1], omega1=states[:, 2],
             xdot_D=states[:, 3], eps1=states[:, 4], xddot_D=states[:, 5],
             theta2=k["theta"][:, 1], omega2=k["omega"][:, 1], eps2=k["eps"][:, 1],
             theta3=k["theta"][:, 2], omega3=k["omega"][:, 2], eps3=k["eps"][:, 2],
@@ -916,6 +989,10 @@ class WindPump:
         beam = self.lever(n_elements)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1)
         _checks.choice("order", order, ("ascending", "tracked"))
+        include_eps, geometric_stiffness, gyroscopic = (
+            _checks.flag(name, v) for name, v in (("include_eps", include_eps),
+                                                  ("geometric_stiffness", geometric_stiffness),
+                                                  ("gyroscopic", gyroscopic)))
         axial = self.joint_forces(motion).lever_axial if geometric_stiffness else None
         options = dict(n_elements=beam.n_elements, include_eps=bool(include_eps),
                        geometric_stiffness=bool(geometric_stiffness), gyroscopic=bool(gyroscopic))

@@ -1,0 +1,511 @@
+"""Issue 8, the Python side: types, sizes before memory, and messages that name the
+argument.  Each case was observed to pass silently or fail with an unrelated message
+before the fix; each asserts the exception type and the argument named."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import kanefem
+from kanefem import Motion, simulate
+from kanefem import _checks
+from kanefem import studies
+
+BEAM = dict(length=0.6, n_elements=4, E=210e9, A=2e-4, I=1.7e-9, rho=7850.0)
+BAR = dict(length=1.0, n_elements=3, E=210e9, A=2e-5, rho=5e4)
+
+
+@pytest.fixture(scope="module")
+def beam():
+    return kanefem.PlanarBeam(**BEAM)
+
+
+@pytest.fixture(scope="module")
+def bar():
+    return kanefem.AxialBar(**BAR)
+
+
+@pytest.fixture(scope="module")
+def pump():
+    return kanefem.WindPump()
+
+
+@pytest.fixture(scope="module")
+def pump_motion(pump):
+    return pump.solve(rpm=140, revolutions=0.05, points_per_revolution=100)
+
+
+@pytest.fixture(autouse=True)
+def no_complex_warning():
+    # a complex value must be refused, not cast with NumPy's ComplexWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        yield
+
+
+# ---------------------------------------------------------------- 2. types: scalars
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True), "210e9", b"1", 1 + 0j,
+                                   np.complex128(2.0), np.str_("1.0"), None, np.array([0.6]),
+                                   np.array(1.0 + 0j), [0.6]])
+@pytest.mark.parametrize("name", ["length", "E", "A", "I", "rho", "origin"])
+def test_real_arguments_refuse_non_numbers(name, value):
+    with pytest.raises(TypeError, match=rf"\b{name}\b"):
+        kanefem.PlanarBeam(**{**BEAM, name: value})
+
+
+@pytest.mark.parametrize("value", [0.6, 3, np.float32(0.5), np.int64(2), np.uint8(1),
+                                   np.array(0.6), np.array(2)])
+def test_real_arguments_take_numbers(value):
+    b = kanefem.PlanarBeam(**{**BEAM, "length": value})
+    assert b.length == float(value) and type(b.length) is float  # stored as a Python float
+
+
+def test_integers_take_numpy_integers_and_refuse_bools_and_floats():
+    assert kanefem.PlanarBeam(**{**BEAM, "n_elements": np.int32(4)}).n_elements == 4
+    for value in (np.bool_(True), True, 4.0, np.float64(4.0), "4"):
+        with pytest.raises(TypeError, match="n_elements"):
+            kanefem.PlanarBeam(**{**BEAM, "n_elements": value})
+
+
+def test_huge_int_is_refused_as_a_value_not_an_overflow():
+    with pytest.raises(ValueError, match="E"):
+        kanefem.PlanarBeam(**{**BEAM, "E": 10**400})
+
+
+def test_base_class_is_refused_by_name():
+    with pytest.raises(TypeError, match="FlexibleBody"):
+        kanefem.FlexibleBody([[0.0, 0.0], [1.0, 0.0]], [[0, 1]], E=1.0, A=1.0, I=1.0, rho=1.0)
+
+
+# ---------------------------------------------------------------- 2. types: arrays
+
+
+@pytest.mark.parametrize("bad, kind", [([1.0 + 1j, 0.0], "complex"), ([True, False], "bool"),
+                                      (["1", "2"], "str"), ([1.0, None], "object")])
+def test_a_O_refuses_non_real_arrays(beam, bad, kind):
+    with pytest.raises(TypeError, match=rf"a_O.*{kind}"):
+        beam.motion_terms(1.0, 0.0, bad)
+
+
+def test_rates_arrays_refuse_complex(beam):
+    with pytest.raises(TypeError, match="omega"):
+        beam.eigenvalues_vs_time(np.ones(3, complex), np.zeros(3), 2)
+    with pytest.raises(TypeError, match="eps"):
+        beam.gyroscopic_eigenvalues(np.ones(3), np.zeros(3, complex), 2)
+
+
+def test_constraints_refuse_complex(beam):
+    G = np.zeros((1, beam.ndof), complex)
+    G[0, 1] = 1.0
+    with pytest.raises(TypeError, match="constraints"):
+        beam.eigenvalues(2, constraints=G)
+    with pytest.raises(TypeError, match="constraints"):
+        kanefem.maggi_basis(G)
+
+
+@pytest.mark.parametrize("name", ["d0", "v0"])
+def test_initial_state_refuses_complex(bar, name):
+    x = np.zeros(bar.ndof, complex)
+    with pytest.raises(TypeError, match=name):
+        simulate(bar, Motion.constant_speed(1.0), 1e-3, dt=1e-4, progress=False, **{name: x})
+
+
+def test_ragged_arrays_name_the_argument(beam):
+    with pytest.raises(ValueError, match="d_tt"):
+        beam.inertia_forces(np.zeros(beam.ndof), np.zeros(beam.ndof), [[1.0], [1.0, 2.0]])
+
+
+def test_motion_constructors_refuse_non_numbers():
+    t = np.linspace(0.0, 1.0, 5)
+    with pytest.raises(TypeError, match="theta"):
+        Motion.from_samples(t, t * (1 + 1j))
+    with pytest.raises(TypeError, match="omega"):
+        Motion.constant_speed(True)
+    with pytest.raises(TypeError, match="theta0"):
+        Motion.constant_speed(1.0, theta0="0")
+    with pytest.raises(TypeError, match="gravity"):
+        Motion.constant_speed(1.0).evaluate([0.0], gravity=(0j, -9.81))
+
+
+def test_load_and_damping_objects_check_their_fields(bar):
+    with pytest.raises(TypeError, match="amplitude"):
+        kanefem.HarmonicLoad(["1", "2"], omega=1.0)
+    with pytest.raises(TypeError, match="omega"):
+        kanefem.HarmonicLoad(np.ones(bar.ndof), omega="5")
+    with pytest.raises(TypeError, match="alpha"):
+        kanefem.Rayleigh(alpha=True)
+    with pytest.raises(TypeError, match="ratios"):
+        kanefem.ModalDamping(ratios=[0.01j])
+    with pytest.raises(ValueError, match="ratios"):
+        kanefem.ModalDamping(ratios=[[0.01]])
+    assert type(kanefem.Rayleigh(alpha=np.float32(0.5)).alpha) is float
+
+
+def test_flags_refuse_strings(beam, bar):
+    # "no" is truthy: a flag must be a bool, not whatever bool() makes of it
+    with pytest.raises(TypeError, match="mode_shapes"):
+        beam.eigenvalues(2, mode_shapes="no")
+    with pytest.raises(TypeError, match="geometric_stiffness"):
+        simulate(bar, Motion.constant_speed(1.0), 1e-3, dt=1e-4, geometric_stiffness="no", progress=False)
+    with pytest.raises(TypeError, match="progress"):
+        simulate(bar, Motion.constant_speed(1.0), 1e-3, dt=1e-4, progress="yes")
+
+
+# ---------------------------------------------------------------- 2. types: the wind pump
+
+
+@pytest.mark.parametrize("name, value", [("M3", True), ("l1", "0.09"), ("k", 1 + 0j), ("branch", 1.0),
+                                         ("branch", True)])
+def test_windpump_parameters_refuse_non_numbers(name, value):
+    with pytest.raises(TypeError, match=rf"\b{name}\b"):
+        kanefem.WindPump(**{name: value})
+
+
+@pytest.mark.parametrize("line, name", [("M3 = true", "M3"), ('l1 = "0.09"', "l1"),
+                                        ("[rocker]\nL = [0.4]", "L")])
+def test_windpump_toml_refuses_non_numbers(tmp_path, line, name):
+    path = tmp_path / "pump.toml"
+    path.write_text(line + "\n")
+    with pytest.raises(TypeError, match=rf"\b{name}\b") as info:
+        kanefem.WindPump.from_toml(path)
+    assert str(path) in str(info.value)  # and the file
+
+
+def test_windpump_toml_path_is_named():
+    with pytest.raises(TypeError, match="path"):
+        kanefem.WindPump.from_toml(5)
+
+
+def test_torque_must_be_a_number_or_callable(pump):
+    with pytest.raises(TypeError, match="torque"):
+        pump.solve(drive="torque", torque="5", revolutions=0.01)
+
+
+def test_windpump_states_refuse_complex_and_name_shapes(pump):
+    with pytest.raises(TypeError, match="alpha"):
+        pump.points([0.1j], 0.55)
+    with pytest.raises(ValueError, match="alpha.*x_D"):
+        pump.points(np.zeros(2), np.full(3, 0.55))
+
+
+def test_windpump_flags_and_noise(pump, pump_motion):
+    with pytest.raises(TypeError, match="gyroscopic"):
+        pump.lever_eigenvalues(pump_motion, gyroscopic="yes")
+    with pytest.raises(TypeError, match="steady_state"):
+        pump.solve(revolutions=0.01, steady_state=1)
+    samples = (pump_motion.t, pump_motion.alpha, pump_motion.x_D)
+    with pytest.raises(ValueError, match="noise"):
+        pump.solve(drive="recorded", samples=samples, noise=(1e-3, 1e-3, 1e-3))
+
+
+# ---------------------------------------------------------------- 2. types: studies, symbolic
+
+
+def test_studies_check_their_arguments():
+    with pytest.raises(TypeError, match="area"):
+        studies.RotatingBar(area="2e-5")
+    with pytest.raises(TypeError, match="omega_s"):
+        studies.SpinUp(omega_s=4j)
+    with pytest.raises(TypeError, match=r"\bt\b"):
+        studies.SpinUp().omega(["1.0"])
+    with pytest.raises(ValueError, match="method"):
+        studies.rotating_bar(t_end=1e-3, method=5)
+    with pytest.raises(TypeError, match="values"):
+        studies.rotating_bar_sweep("area", 5)
+    with pytest.raises(ValueError, match="parameter"):
+        studies.rotating_bar_sweep(["area"], [1e-5])
+
+
+def test_symbolic_derive_checks_constraints():
+    symbolic = pytest.importorskip("kanefem.symbolic")
+    row = [0.0] * 6
+    with pytest.raises(ValueError, match="constraints"):
+        symbolic.derive("kane", 1, constraints=[[math.nan] + row[1:]])
+    with pytest.raises(ValueError, match="constraints"):
+        symbolic.derive("kane", 1, constraints=[[math.inf] + row[1:]])
+    with pytest.raises(TypeError, match="constraints"):
+        symbolic.derive("kane", 1, constraints=[["x"] + row[1:]])
+    with pytest.raises(TypeError, match="constraints"):
+        symbolic.derive("kane", 1, constraints=[[True] + row[1:]])
+    with pytest.raises(TypeError, match="measure_sizes"):
+        symbolic.derive("kane", 1, measure_sizes="yes")
+    with pytest.raises(ValueError, match="G"):
+        symbolic.null_space_basis([[1.0, math.nan]])
+
+
+def test_symbolic_csv_names_the_file(tmp_path):
+    symbolic = pytest.importorskip("kanefem.symbolic")
+    path = tmp_path / "costs.csv"
+    path.write_text("method,route\nkane,element\n")
+    with pytest.raises(ValueError, match="path"):
+        symbolic.read_cost_csv(path)
+    with pytest.raises(ValueError, match="route"):
+        symbolic.format_cost_table([], route="other")
+
+
+# ---------------------------------------------------------------- 3. sizes before memory
+
+
+def test_tiny_dt_is_refused_by_step_count(bar):
+    with pytest.raises(kanefem.StepLimitError, match=r"dt = 1e-300 and t_end = 1\.0 need 1e\+300 fixed steps"):
+        simulate(bar, Motion.constant_speed(1.0), 1.0, dt=1e-300, progress=False)
+    with pytest.raises(kanefem.StepLimitError, match=r"dt .* t_end .*max_steps = 100\b"):
+        simulate(bar, Motion.constant_speed(1.0), 1.0, dt=1e-3, max_steps=100, progress=False)
+
+
+def test_output_size_is_checked_before_allocation(bar):
+    # the issue's example: 1e8 steps (max_steps allows them) with one output row per
+    # step would be 6.4 GB of d and v
+    with pytest.raises(ValueError, match=r"dt and t_end.*outputs of 8e\+08 values"):
+        simulate(bar, Motion.constant_speed(1.0), 1.0, dt=1e-8, progress=False)
+    many = kanefem.AxialBar(1.0, 200, E=210e9, A=2e-5, rho=5e4)
+    with pytest.raises(ValueError, match="t_eval"):
+        simulate(many, Motion.constant_speed(1.0), 1.0, method="rk45-lagrange",
+                 t_eval=np.linspace(0.0, 1.0, 1_000_000), progress=False)
+
+
+def test_eigen_output_size_is_checked(beam):
+    om = np.zeros(2_000_000)
+    with pytest.raises(ValueError, match="omega and n_modes"):
+        beam.eigenvalues_vs_time(om, om, 10)
+
+
+def test_null_basis_size_is_checked():
+    with pytest.raises(ValueError, match="constraints"):
+        kanefem.maggi_basis(np.zeros((0, 20_000)))
+
+
+@pytest.mark.parametrize("kw, name", [(dict(revolutions=1e7), "revolutions"),
+                                      (dict(points_per_revolution=10**9), "points_per_revolution"),
+                                      (dict(t=np.arange(3_000_000) * 1e-3), r"\bt\b")])
+def test_windpump_point_count_is_checked(pump, kw, name):
+    with pytest.raises(ValueError, match=name):
+        pump.solve(**kw)
+
+
+def test_windpump_float_point_count_is_a_type_error(pump):
+    with pytest.raises(TypeError, match="points_per_revolution"):
+        pump.solve(points_per_revolution=1e9)
+
+
+@pytest.mark.parametrize("rtol", [1e-300, 1e-15, 100 * np.finfo(float).eps / 2])
+def test_unreachable_rtol_is_refused_before_running(bar, pump, rtol):
+    with pytest.raises(ValueError, match="rtol"):
+        simulate(bar, Motion.constant_speed(1.0), 0.01, method="rk45-lagrange", rtol=rtol, progress=False)
+    with pytest.raises(ValueError, match="rtol"):
+        pump.solve(revolutions=0.01, rtol=rtol)
+
+
+def test_smallest_meetable_rtol_is_accepted(bar):
+    r = simulate(bar, Motion.constant_speed(1.0), 1e-3, method="rk45-lagrange",
+                 rtol=_checks.MIN_RTOL, progress=False)
+    assert np.all(np.isfinite(r.d))
+
+
+@pytest.mark.parametrize("value", [2**70, 2**62 + 1])
+def test_huge_max_steps_is_a_value_error(bar, value):
+    with pytest.raises(ValueError, match="max_steps"):
+        simulate(bar, Motion.constant_speed(1.0), 1e-3, dt=1e-4, max_steps=value, progress=False)
+
+
+# ---------------------------------------------------------------- 6. messages
+
+
+def test_end_forces_of_wrong_length(beam):
+    with pytest.raises(ValueError, match="end_forces"):
+        beam.axial_force(1.0, end_forces=(1.0,))
+    with pytest.raises(ValueError, match="end_forces"):
+        beam.eigenvalues(2, geometric_stiffness=True, end_forces=(1.0,))
+
+
+def test_nodal_load_names_node(bar):
+    with pytest.raises(ValueError, match=r"^node 50 is out of range") as info:
+        kanefem.HarmonicLoad.nodal(bar, 50, "u", 1.0, 1.0)
+    assert "supports" not in str(info.value)
+    with pytest.raises(ValueError, match="dof"):
+        kanefem.HarmonicLoad.nodal(bar, 0, ["u"], 1.0, 1.0)
+    with pytest.raises(TypeError, match="body"):
+        kanefem.HarmonicLoad.nodal("bar", 0, "u", 1.0, 1.0)
+
+
+def test_huge_n_modes_is_a_value_error(beam):
+    with pytest.raises(ValueError, match="n_modes"):
+        beam.eigenvalues(2**40)
+    with pytest.raises(ValueError, match="n_modes"):
+        beam.gyroscopic_eigenvalues([0.0], [0.0], 2**40)
+
+
+@pytest.mark.parametrize("kw", [dict(origin=1e308), dict(origin=1e10, length=1e-3),
+                                dict(origin=1e308, length=1e308, n_elements=1)])
+def test_unresolvable_nodes_name_origin_and_length(kw):
+    with pytest.raises(ValueError, match=r"origin = .* and length = "):
+        kanefem.PlanarBeam(**{**BEAM, **kw})
+
+
+def test_large_origin_that_resolves_the_nodes_is_fine():
+    b = kanefem.AxialBar(**{**BAR, "origin": 1e3})
+    # element lengths to 1e-13 (1000 has an ulp of 1.1e-13; elements are 1/3 m)
+    np.testing.assert_allclose(np.diff(b.nodes[:, 0]), 1.0 / 3, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kw, names", [
+    (dict(rho=1e-320), r"rho = 9.99989e-321"),  # (1e-320 is stored as the subnormal 9.99989e-321)               # subnormal: the mass matrix would be 0
+    (dict(rho=1e-300, A=1e-10), r"rho = 1e-300 and A = 1e-10"),   # rho A underflows
+    (dict(rho=1e300, A=1e10), r"rho = 1e\+300, A"),    # rho A overflows
+    (dict(E=1e-300), r"E = 1e-300"),
+    (dict(I=1e300), r"E = .*, I = 1e\+300"),           # EI overflows (issue 8, item 1's input)
+    (dict(length=1e-300), r"mass of DOF.*length / n_elements = 1e-300"),  # rho A l_e^3 of the rotations underflows first  # the element stiffness overflows
+])
+def test_sections_whose_products_are_not_normal_doubles(kw, names):
+    with pytest.raises(ValueError, match=names):
+        kanefem.PlanarBeam(**{**BEAM, **kw})
+
+
+def test_maggi_rtol_must_lie_in_0_1():
+    G = [[1.0, 1.0, 0.0]]
+    with pytest.raises(ValueError, match="rtol = 1.5"):
+        kanefem.maggi_basis(G, rtol=1.5)
+    # 0 selects the default: the same basis as no rtol
+    np.testing.assert_array_equal(kanefem.maggi_basis(G, rtol=0.0), kanefem.maggi_basis(G))
+    assert kanefem.maggi_basis(G, rtol=0.5).shape == (3, 2)
+
+
+def test_simulation_t_is_a_copy_of_t_eval(bar):
+    t_eval = np.linspace(0.0, 1e-3, 5)
+    r = simulate(bar, Motion.constant_speed(1.0), 1e-3, dt=1e-4, t_eval=t_eval, progress=False)
+    assert not np.shares_memory(r.t, t_eval)
+    t_eval[:] = -1.0
+    np.testing.assert_array_equal(r.t, np.linspace(0.0, 1e-3, 5))
+
+
+def test_result_node_names_bad_choices(bar):
+    r = simulate(bar, Motion.constant_speed(1.0), 1e-3, dt=1e-4, progress=False)
+    with pytest.raises(ValueError, match="what"):
+        r.node(-1, what=["d"])
+    with pytest.raises(ValueError, match="dof"):
+        r.node(-1, dof=np.array(["u"]))
+
+
+def test_short_bar_elements_are_refused_before_an_infinite_stiffness():
+    # EA / l_e = 7.8e303 is finite, but the element integrates (1 / l_e)^2 EA l_e, and
+    # 1 / l_e^2 = 1e600 overflows: the stiffness matrix was inf (found by the fuzz test)
+    with pytest.raises(ValueError, match=r"stiffness matrix overflows.*length / n_elements = 1e-300"):
+        kanefem.AxialBar(1e-300, 1, E=1e6, A=0.0078125, rho=100.0)
+
+
+@pytest.mark.parametrize("elements, error, match", [
+    ([[0, 2]], ValueError, r"elements: element 0 refers to node 2, outside 0..1"),
+    ([[0, 0], [0, 1]], ValueError, r"elements: element 0 uses node 0 twice"),
+    ([[0.0, 1.0]], TypeError, r"elements must be a 2-D integer array"),   # was truncated silently
+    ([[0, 1, 1]], ValueError, r"elements must have shape"),
+])
+def test_mesh_errors_name_elements(elements, error, match):
+    # the core names these "conn"; the Python argument is elements
+    body = kanefem.FlexibleBody.__new__(kanefem.PlanarBeam)
+    with pytest.raises(error, match=match):
+        kanefem.FlexibleBody.__init__(body, [[0.0, 0.0], [1.0, 0.0]], elements, E=1e9, A=1e-4, I=1e-8, rho=1e3)
+
+
+def test_unused_node_names_nodes():
+    body = kanefem.FlexibleBody.__new__(kanefem.AxialBar)
+    with pytest.raises(ValueError, match=r"elements: node 2 belongs to no element"):
+        kanefem.FlexibleBody.__init__(body, [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]], [[0, 1]],
+                                      E=1e9, A=1e-4, I=1.0, rho=1e3)
+
+
+def test_body_size_is_bounded_before_allocation():
+    # 10^7 elements were accepted: about 45 GB of matrices, built before any check
+    with pytest.raises(ValueError, match=r"n_elements = 10000000 must be <= 200000"):
+        kanefem.PlanarBeam(**{**BEAM, "n_elements": 10_000_000})
+
+
+@pytest.mark.parametrize("make, match", [
+    # the bar's first moment rho A l_e x overflowed: invariants s = inf (found by the fuzz test)
+    (lambda: kanefem.AxialBar(1e150, 1, E=1e6, A=0.0078125, rho=1e30), r"first moment.*rho = 1e\+30"),
+    # E / (rho l_e^2) = 2.5e307: the eigenvalue was nan (found by the fuzz test)
+    (lambda: kanefem.AxialBar(1.0, 5, E=1e6, A=0.0078125, rho=1e-300), r"frequency scale k/m = 7.5e\+307.*E = 1e\+06, rho = 1e-300"),
+    # EI / (rho A l_e^4) overflowed; the modal damping's eigh did not converge (fuzz)
+    (lambda: kanefem.PlanarBeam(0.125, 2, E=1e6, A=0.0078125, I=5.96e-8, rho=1e-300), r"rho = 1e-300"),
+])
+def test_eigenvalue_and_moment_scales_are_checked(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_a_mesh_of_its_own_is_checked_without_a_length():
+    # the message of a straight body says how l_e comes from length and n_elements; a body
+    # of its own mesh has no length (AttributeError before; found by the fuzz test)
+    body = kanefem.FlexibleBody.__new__(kanefem.PlanarBeam)
+    with pytest.raises(ValueError, match=r"frequency scale k/m = 3e-302.*E = 1e-300, rho = 100"):
+        kanefem.FlexibleBody.__init__(body, [[0.0, 0.0], [1.0, 0.0]], [[0, 1]], E=1e-300, A=0.0078125,
+                                      I=1e-12, rho=100.0)
+
+
+def test_rotating_bar_density_is_checked():
+    # area * length = 1e-600 underflows to 0: ZeroDivisionError before (found by the fuzz test)
+    with pytest.raises(ValueError, match=r"mass = 1.0, area = 1e-300, length = 1e-300"):
+        studies.RotatingBar(length=1e-300, area=1e-300)
+
+
+def test_motion_state_and_windpump_motion_own_their_times(pump):
+    t = np.linspace(0.0, 0.01, 4)
+    state = Motion.constant_speed(2.0).evaluate(t)
+    m = pump.solve(t=t)
+    assert not np.shares_memory(state.t, t) and not np.shares_memory(m.t, t)
+
+
+def test_sketch_names_ax(pump_motion):
+    with pytest.raises(TypeError, match="ax"):
+        pump_motion.sketch(ax=5)
+
+
+def test_bent_bar_names_nodes():
+    # the core names its coords; the Python argument is nodes (found by the fuzz test)
+    body = kanefem.FlexibleBody.__new__(kanefem.AxialBar)
+    with pytest.raises(ValueError, match=r"nodes: axial bar element 0 must lie on the body's x axis"):
+        kanefem.FlexibleBody.__init__(body, [[0.0, 0.0], [0.5, 0.1], [1.0, 0.0]], [[0, 1], [1, 2]],
+                                      E=1e9, A=1e-4, I=1.0, rho=1e3)
+
+
+def test_stiffness_intermediates_are_checked():
+    # EA / l_e = 6e300 is a double, but the core's B^T D B is EA / l_e^2 = 3.6e309 before
+    # the weight l_e: the stiffness matrix was inf (found by the fuzz test)
+    with pytest.raises(ValueError, match=r"stiffness matrix overflows: E = 1e\+300 with A = 1e-08"):
+        kanefem.AxialBar(1e-8, 6, E=1e300, A=1e-8, rho=1e300)
+
+
+def test_recorded_motion_reports_a_straight_line_fit_as_none(pump):
+    # a noise larger than the samples' scatter about a line: lam = inf was in the stats
+    m = pump.solve(revolutions=0.2, points_per_revolution=40)
+    r = pump.solve(drive="recorded", samples=(m.t, m.alpha, np.full(m.t.size, 0.55)), noise=(0.0, 1e-3))
+    assert r.stats["lam"][0] == 0.0 and r.stats["lam"][1] is None
+    np.testing.assert_allclose(r.x_D, 0.55, rtol=0, atol=1e-15)  # the line through constant samples
+
+
+def test_rayleigh_ratios_that_overflow():
+    # 2 zeta w1 w2 / (w1 + w2) = inf; the message blamed alpha, not an argument (fuzz)
+    with pytest.raises(ValueError, match="omega_1 = 1e\\+300"):
+        kanefem.Rayleigh.from_ratios(0.5, 1e300, 1e300)
+
+
+def test_spin_up_ramp_that_overflows():
+    # omega_s / T_s = -inf: omega(t) and eps(t) were nan (found by the fuzz test)
+    with pytest.raises(ValueError, match=r"omega_s = -1e\+300 and T_s = 1e-150"):
+        studies.SpinUp(omega_s=-1e300, T_s=1e-150)
+
+
+def test_huge_points_per_revolution_is_a_value_error(pump):
+    # 10**300 points: an OverflowError in revolutions * points_per_revolution (fuzz)
+    with pytest.raises(ValueError, match="points_per_revolution"):
+        pump.solve(revolutions=1e-8, points_per_revolution=10**300)
+
+
+def test_inertia_forces_that_overflow_name_the_state():
+    bar = kanefem.AxialBar(1.0, 2, E=3e11, A=1.0, rho=1e5)
+    n = bar.ndof
+    with pytest.raises(ValueError, match="d, d_t, d_tt"):
+        bar.inertia_forces(np.zeros(n), np.zeros(n), np.full(n, 1e305))
