@@ -784,6 +784,14 @@ int kf_body_axial_force(const kf_body *b, const kf_frame *frame, double f_first,
     c[2] = mu * wxx / 2;
     c[1] = mu * ax;
     c[0] = Na - mu * ax * xa - mu * wxx * xa * xa / 2;
+    /* N(x) itself must be a double over the body, not only its coefficients */
+    double Nb = c[0] + c[1] * xb + c[2] * xb * xb, N0 = c[0] + c[1] * xa + c[2] * xa * xa;
+    if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(c[2]) || !isfinite(Nb) || !isfinite(N0))
+        return kf_fail(err, KF_ERANGE, "omega",
+                       "the axial force overflows: omega = (%g, %g, %g), a_O = %g along x and "
+                       "the mass per length rho A = %g over x from %g to %g give inertial forces "
+                       "beyond the double range", frame->omega[0], frame->omega[1],
+                       frame->omega[2], ax, mu, xa, xb);
     return KF_OK;
 }
 

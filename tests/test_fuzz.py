@@ -1153,6 +1153,11 @@ CORE_DEFECTS = {
         lambda: kanefem.AxialBar(0.1, 4, E=3e11, A=1e150, rho=1e150, origin=1 / 3).inertia_forces(
             np.zeros(5), np.zeros(5), np.zeros(5), omega=1e30, route="quadrature"),
         ("d", "d_t", "d_tt", "omega", "rho", "A")),
+    # N(x) = rho A omega^2 x^2 / 2 at x = 1e8 overflows though rho A = 1e292 is a double:
+    # inf axial force coefficients were returned (CI's fuzz run, hypothesis 6.170)
+    "axial_force far from the origin": (
+        lambda: kanefem.AxialBar(1.0, 1, E=1.0, A=1e300, rho=1e-8, origin=1e8).axial_force(omega=2.0),
+        ("omega", "rho", "A", "origin")),
     # a crank at 1e-300 rpm runs 10^7 steps (90 s, Ctrl-C not checked) to end in an error
     # naming max_steps, which is not a parameter of solve (the call line must pass one)
     "WindPump.solve rpm=1e-300": (lambda: kanefem.WindPump().solve(rpm=1e-300, revolutions=0.05),
