@@ -626,6 +626,12 @@ static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_TypeError, "conn must be a 2-D integer array of node indices");
         goto done;
     }
+    if (PyArray_NDIM(raw) != 2) {
+        fail(PyExc_ValueError, "conn must be a 2-D integer array of node indices (nel, %d), got "
+             "%d dimension(s)", nnode_el, PyArray_NDIM(raw));
+        Py_DECREF(raw);
+        goto done;
+    }
     conn = (PyArrayObject *)PyArray_FromAny((PyObject *)raw, PyArray_DescrFromType(NPY_INT), 2,
                                             2, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
     Py_DECREF(raw);

@@ -1158,6 +1158,17 @@ CORE_DEFECTS = {
     "axial_force far from the origin": (
         lambda: kanefem.AxialBar(1.0, 1, E=1.0, A=1e300, rho=1e-8, origin=1e8).axial_force(omega=2.0),
         ("omega", "rho", "A", "origin")),
+    # CI's 10,000-example run, seed 20261123: a scalar elements, NumPy's "object of too
+    # small depth"; the lever of l2 = 1e-300 or 1e300 named by its length or its inertia, not
+    # l2; empty states reshaped by the kinematics
+    "FlexibleBody elements scalar": (
+        lambda: kanefem.FlexibleBody.__init__(kanefem.FlexibleBody.__new__(kanefem.PlanarBeam),
+                                              [[0.0, 0.0], [1.0, 0.0]], -1734041, E=1e9, A=1e-4, I=1e-8,
+                                              rho=1e3), ("elements",)),
+    "WindPump l2=1e-300": (lambda: kanefem.WindPump(M3=1e300, l2=1e-300), ("l2", "M3")),
+    "WindPump l2=1e300": (lambda: kanefem.WindPump(M3=1e300, l2=1e300), ("l2", "M3")),
+    "WindPump.kinematics empty": (lambda: kanefem.WindPump().kinematics(0.1, 0.55, omega1=np.zeros((1, 0))),
+                                  ("alpha", "x_D", "omega1", "xdot_D", "eps1", "xddot_D")),
     # a crank at 1e-300 rpm runs 10^7 steps (90 s, Ctrl-C not checked) to end in an error
     # naming max_steps, which is not a parameter of solve (the call line must pass one)
     "WindPump.solve rpm=1e-300": (lambda: kanefem.WindPump().solve(rpm=1e-300, revolutions=0.05),

@@ -61,6 +61,14 @@ GROUPS = {
 }
 
 
+def _extreme_text(p):
+    """The parameters beyond 1e100 or below 1e-100 in magnitude, as text for messages
+    about values leaving the double range (empty if none)."""
+    bad = [f"{k} = {v!r}" for k, v in p.__dict__.items()
+           if isinstance(v, float) and v != 0.0 and not 1e-100 <= abs(v) <= 1e100]
+    return "; parameters " + ", ".join(bad) if bad else ""
+
+
 @dataclass(frozen=True)
 class WindPumpParams:
     """Dimensions, masses and loads of the wind pump (SI units, angles in radians).
@@ -180,7 +188,12 @@ class WindPumpParams:
                 object.__setattr__(self, f.name, _checks.real(f.name, getattr(self, f.name)))
         for name in ("E2", "I2"):  # the lever's elasticity (the rigid model does not use it)
             _checks.real(name, getattr(self, name), positive=True)
-        _core.windpump_check(params=self._vector())
+        try:
+            _core.windpump_check(params=self._vector())
+        except ValueError as exc:  # derived values (masses, inertias) out of range
+            named = _extreme_text(self) or "; parameters " + ", ".join(
+                f"{k} = {getattr(self, k)!r}" for k in ("l2", "A2", "rho2", "m1", "J1", "m3", "J3", "M3"))
+            raise type(exc)(f"{exc} (from the wind-pump parameters{named[len('; parameters'):]})") from None
 
     def _vector(self):
         """The core's parameter vector (order of kanefem._core.windpump_names())."""
@@ -463,7 +476,13 @@ class WindPump:
         self.params = WindPumpParams(**overrides)
         self._vec = self.params._vector()
         self._levers = {}
-        self._mechanism = self.mechanism()
+        try:
+            self._mechanism = self.mechanism()
+        except (ValueError, TypeError) as exc:  # derived values (the lever's mass, inertia) out of range
+            p = self.params
+            named = self._extreme_text() or "; parameters " + ", ".join(
+                f"{k} = {getattr(p, k)!r}" for k in ("l2", "E2", "A2", "I2", "rho2", "m1", "J1", "m3", "J3", "M3"))
+            raise type(exc)(f"{exc} (building the wind pump{named})") from None
 
     def mechanism(self, n_elements=10) -> Mechanism:
         """The wind pump as a general :class:`~kanefem.Mechanism` (docs/theory.md section 5.13).
@@ -557,6 +576,9 @@ class WindPump:
             shapes = ", ".join(f"{n} {v.shape}" for n, v in zip(names, values))
             raise ValueError(f"the states do not broadcast together: {shapes}") from None
         shape = cols[0].shape
+        if cols[0].size == 0:
+            shapes = ", ".join(f"{n} {v.shape}" for n, v in zip(names, values))
+            raise ValueError(f"the states are empty (broadcast shape {shape}): {shapes}")
         _checks.output_size(", ".join(names), cols[0].size * float(_VALUES_PER_INSTANT), "kinematics")
         s = np.column_stack([c.ravel() for c in cols]) if cols[0].size else np.zeros((0, 6))
         try:
@@ -770,12 +792,7 @@ class WindPump:
                                    atol=_checks.real("atol", atol), max_steps=max_steps)
 
     def _extreme_text(self):
-        """The parameters beyond 1e100 or below 1e-100 in magnitude, as text for messages
-        about values leaving the double range (empty if none)."""
-        p = self.params
-        bad = [f"{k} = {v!r}" for k, v in p.__dict__.items()
-               if isinstance(v, float) and v != 0.0 and not 1e-100 <= abs(v) <= 1e100]
-        return "; parameters " + ", ".join(bad) if bad else ""
+        return _extreme_text(self.params)
 
     def _check_duration(self, t_end, rpm, revolutions, t, max_steps):
         """Refuse a duration the integrator cannot cover in max_steps steps: more than
