@@ -784,6 +784,13 @@ int kf_body_axial_force(const kf_body *b, const kf_frame *frame, double f_first,
     c[2] = mu * wxx / 2;
     c[1] = mu * ax;
     c[0] = Na - mu * ax * xa - mu * wxx * xa * xa / 2;
+    /* mu omega^2 or mu a_x may overflow (a large rho A spun fast): inf - inf = nan */
+    if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(c[2]))
+        return kf_fail(err, KF_ERANGE, "omega",
+                       "the axial force overflows for omega = (%g, %g, %g), a = (%g, %g, %g) and "
+                       "end forces (%g, %g) on a mass per length rho A = %g kg/m",
+                       frame->omega[0], frame->omega[1], frame->omega[2], frame->a[0],
+                       frame->a[1], frame->a[2], f_first, f_last, mu);
     return KF_OK;
 }
 
