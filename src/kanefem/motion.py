@@ -208,7 +208,7 @@ class Motion:
         [0.0, 9.4176, 2.7468]
         """
         omega = _checks.array("omega", omega, shape=(3,))
-        R0 = np.eye(3) if R0 is None else _rotation_matrices("R0", np.asarray(R0)[None])[0]
+        R0 = np.eye(3) if R0 is None else _rotation_matrices("R0", _checks.array("R0", R0, shape=(3, 3))[None])[0]
         return cls("spin", lambda g: _core.motion_spin(omega=omega, R0=R0, gravity=g),
                    (-math.inf, math.inf), True, f"constant_spin({omega.tolist()!r})", spatial=True)
 
