@@ -706,3 +706,9 @@ def test_windpump_crank_speed_that_underflows(pump):
     # rpm = 5e-324 is positive, but rpm 2 pi / 60 = 0: "float division by zero"
     with pytest.raises(ValueError, match="rpm = 5e-324 is too small"):
         pump.solve(drive="torque", rpm=5e-324, torque=-3763.0, revolutions=0.07)
+
+
+def test_motion_evaluated_at_no_time():
+    # t = []: "cannot reshape array of size 0 into shape (0,newaxis)"; now an empty state
+    s = Motion.constant_spin([0.0, 0.0, 2.0]).evaluate([])
+    assert s.omega.shape == (0, 3) and s.frames.shape == (0,)

@@ -304,7 +304,7 @@ class Motion:
             raise ValueError(f"t must be a 1-D array of times, got shape {t.shape}")
         f = _core.motion_eval(motion=self._core_motion(gravity), t=t)
         for name in f.dtype.names:  # a function's values are the user's: check them here
-            bad = ~np.isfinite(f[name].reshape(t.size, -1)).all(axis=1)
+            bad = ~np.isfinite(f[name]).all(axis=tuple(range(1, f[name].ndim)))  # per instant (none: empty)
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"the motion's {name} at t = {t[k]!r} is {f[name][k].tolist()}, not finite "
