@@ -2060,6 +2060,10 @@ CORE_DEFECTS = {
     # (nan, inf, -inf), returned silently (found by the probe of axial_force, seed 1)
     "axial_force rho A omega^2 = inf": (
         lambda: kanefem.PlanarBeam(3.6, 1, E=1e10, A=1e150, I=6e-8, rho=5.6e4).axial_force(-1e150), ("omega",)),
+    # rates of 1e200 rad/s overflow the mechanism's quadratic velocity terms: the core's
+    # solve said "a mechanism system has a non-finite entry", naming nothing (mechanism_solve)
+    "Mechanism.kinematics zd=1e200": (
+        lambda: kanefem.mechanism.slider_crank(elements=2).kinematics([[0.1]], [[1e200]]), ("zd",)),
     # a crank at 1e-300 rpm runs 10^7 steps (90 s, Ctrl-C not checked) to end in an error
     # naming max_steps, which is not a parameter of solve (the call line must pass one)
     "WindPump.solve rpm=1e-300": (lambda: kanefem.WindPump().solve(rpm=1e-300, revolutions=0.05),

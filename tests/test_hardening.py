@@ -606,6 +606,8 @@ def test_mesh_merge_that_collapses_cells():
     mesh = kanefem.Mesh.box(0.25, 1e-30, 1.0, 1, 1, 1, cell="tetra")
     with pytest.raises(ValueError, match=r"tol = 1e-08 merges nodes of one cell"):
         mesh.merged(1e-8)
+    with pytest.raises(ValueError, match=r"tol = 1e-300 is too small for node coordinates up to 1"):
+        mesh.merged(1e-300)  # the merge grid's integers overflowed silently
     with pytest.raises(ValueError, match=r"r_inner = 1e-30, r_outer = 0\.5"):
         kanefem.Mesh.annulus(1e-30, 0.5, 1, 3, cell="quad")
     with pytest.raises(ValueError, match="n_theta = 1 must be >= 2 for a full ring"):
@@ -712,3 +714,19 @@ def test_motion_evaluated_at_no_time():
     # t = []: "cannot reshape array of size 0 into shape (0,newaxis)"; now an empty state
     s = Motion.constant_spin([0.0, 0.0, 2.0]).evaluate([])
     assert s.omega.shape == (0, 3) and s.frames.shape == (0,)
+
+
+def test_mechanism_names_must_be_strings():
+    # link=np.array(['rod']): "unhashable type: 'numpy.ndarray'" from the dict of bodies
+    from kanefem import mechanism as mech
+
+    m = mech.slider_crank(elements=2)
+    motion = m.solve(duration=0.01, points=5, drives={"crank": mech.ConstantSpeed(40.0)})
+    with pytest.raises(TypeError, match=r"body or link must be a name \(a string\), got array\(\['rod'\]"):
+        m.link_response(motion, np.array(["rod"]))
+
+
+def test_mesh_point_sets_must_be_a_dict():
+    # "'float' object has no attribute 'items'"
+    with pytest.raises(TypeError, match="point_sets must be a dict of name -> node indices, got 1.0"):
+        kanefem.Mesh([[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 1, 2, 3]], "quad", 1.0)

@@ -682,8 +682,16 @@ class Mechanism:
 
     # ------------------------------------------------------------ names
 
+    @staticmethod
+    def _text(what, name):
+        """A name of a body, joint or coordinate: a string (a dict lookup of an array raised
+        "unhashable type")."""
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must be a name (a string), got {_checks._short(name)}")
+        return name
+
     def _body_index(self, name):
-        if name == GROUND:
+        if self._text("body or link", name) == GROUND:
             return -1
         try:
             return self._bidx[name]
@@ -692,13 +700,13 @@ class Mechanism:
 
     def _joint_index(self, name):
         try:
-            return self._jidx[name]
+            return self._jidx[self._text("joint", name)]
         except KeyError:
             raise ValueError(f"unknown joint {name!r} (joints: {', '.join(self._jidx)})") from None
 
     def _coord_index(self, name):
         try:
-            return self._cidx[name]
+            return self._cidx[self._text("coordinate", name)]
         except KeyError:
             raise ValueError(f"unknown coordinate {name!r} (coordinates: {', '.join(self._cidx)})") from None
 

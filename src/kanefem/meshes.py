@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,8 @@ class Mesh:
             raise ValueError(f"cell {c} refers to node(s) {cells[c].tolist()}, outside 0..{self.nodes.shape[0] - 1} "
                              "(missing nodes)")
         self.cells = cells.astype(np.int64)
+        if not isinstance(self.point_sets, Mapping):
+            raise TypeError(f"point_sets must be a dict of name -> node indices, got {_checks._short(self.point_sets)}")
         self.point_sets = {str(k): np.unique(np.asarray(v, dtype=np.int64)) for k, v in self.point_sets.items()}
         for name, idx in self.point_sets.items():
             if idx.size and (idx[0] < 0 or idx[-1] >= self.nodes.shape[0]):
@@ -468,7 +471,7 @@ MAX_STRUCTURED_CELLS = 10**6
 def _cell_counts(names, values):
     """Cell counts per direction, each >= 1, their product at most MAX_STRUCTURED_CELLS
     (checked before anything is allocated), named by ``names``."""
-    n = [_checks.integer(name, v, minimum=1, maximum=MAX_STRUCTURED_CELLS) for name, v in zip(names, values)]
+    n = [_checks.integer(name, v, minimum=1, maximum=100_000) for name, v in zip(names, values)]
     if math.prod(n) > MAX_STRUCTURED_CELLS:
         raise ValueError(f"{' x '.join(names)} = {' x '.join(map(str, n))} cells is more than a structured mesh "
                          f"holds ({MAX_STRUCTURED_CELLS:.0e}): read a larger mesh from a file (Mesh.read)")
