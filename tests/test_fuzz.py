@@ -75,6 +75,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import matplotlib.figure  # noqa: F401 - once here, not in every child (sketches, sweep plots)
 import scipy.sparse.linalg  # noqa: F401 - once here, not in every child (mesh bodies)
 
 import kanefem

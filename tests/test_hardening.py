@@ -730,3 +730,11 @@ def test_mesh_point_sets_must_be_a_dict():
     # "'float' object has no attribute 'items'"
     with pytest.raises(TypeError, match="point_sets must be a dict of name -> node indices, got 1.0"):
         kanefem.Mesh([[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 1, 2, 3]], "quad", 1.0)
+
+
+def test_sweep_dataframe_output_name():
+    # to_dataframe(['a']): pandas' TypeError with an empty message
+    pytest.importorskip("pandas")
+    r = kanefem.sweep(_small_study, {"omega": [0.0, 1.0]}, progress=False, workers=1)
+    with pytest.raises(TypeError, match=r"an output name must be a string, got \['a'\]"):
+        r.to_dataframe(["a"])

@@ -691,6 +691,8 @@ class SweepResult(ResultMixin):
             its value.
         """
         pd = require_pandas()
+        if output is not None:
+            self._output(output)  # a string, at every point (else named)
         if output is None:
             rows = []
             for p, r in zip(self.params, self.results):
