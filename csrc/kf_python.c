@@ -626,6 +626,12 @@ static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_TypeError, "conn must be a 2-D integer array of node indices");
         goto done;
     }
+    if (PyArray_NDIM(raw) != 2) { /* numpy's own message ("too small depth") names nothing */
+        fail(PyExc_ValueError, "conn must be a 2-D integer array of node indices, got %d dimension(s)",
+             PyArray_NDIM(raw));
+        Py_DECREF(raw);
+        goto done;
+    }
     conn = (PyArrayObject *)PyArray_FromAny((PyObject *)raw, PyArray_DescrFromType(NPY_INT), 2,
                                             2, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
     Py_DECREF(raw);

@@ -2065,6 +2065,10 @@ CORE_DEFECTS = {
     # solve said "a mechanism system has a non-finite entry", naming nothing (mechanism_solve)
     "Mechanism.kinematics zd=1e200": (
         lambda: kanefem.mechanism.slider_crank(elements=2).kinematics([[0.1]], [[1e200]]), ("zd",)),
+    # elements of one dimension: numpy's "object of too small depth for desired array"
+    # from the binding's conversion (spatial_body, seed 2)
+    "Bar3D.from_mesh elements=[0, 1]": (
+        lambda: kanefem.Bar3D.from_mesh([[0, 0, 0], [1, 0, 0]], [0, 1], E=1e9, A=1e-4, rho=1e3), ("elements",)),
     # a crank at 1e-300 rpm runs 10^7 steps (90 s, Ctrl-C not checked) to end in an error
     # naming max_steps, which is not a parameter of solve (the call line must pass one)
     "WindPump.solve rpm=1e-300": (lambda: kanefem.WindPump().solve(rpm=1e-300, revolutions=0.05),

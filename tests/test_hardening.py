@@ -738,3 +738,9 @@ def test_sweep_dataframe_output_name():
     r = kanefem.sweep(_small_study, {"omega": [0.0, 1.0]}, progress=False, workers=1)
     with pytest.raises(TypeError, match=r"an output name must be a string, got \['a'\]"):
         r.to_dataframe(["a"])
+
+
+def test_function_motion_spatial_flag():
+    # spatial=np.array([True, False]): "The truth value of an array ... is ambiguous"
+    with pytest.raises(TypeError, match="spatial must be True or False"):
+        Motion.from_function(lambda t: (0.0, 0.0, (0.0, 0.0)), spatial=np.array([True, False]))

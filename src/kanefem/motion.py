@@ -145,7 +145,7 @@ class Motion:
             raise TypeError(f"f must be callable, got {f!r}")
         name = getattr(f, "__name__", type(f).__name__)
         return cls("function", lambda g: _core.motion_function(f=f), (-math.inf, math.inf),
-                   False, f"from_function({name})", spatial=bool(spatial))
+                   False, f"from_function({name})", spatial=_checks.flag("spatial", spatial))
 
     @classmethod
     def from_samples(cls, t, theta, r_O=None) -> "Motion":
