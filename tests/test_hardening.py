@@ -744,3 +744,13 @@ def test_function_motion_spatial_flag():
     # spatial=np.array([True, False]): "The truth value of an array ... is ambiguous"
     with pytest.raises(TypeError, match="spatial must be True or False"):
         Motion.from_function(lambda t: (0.0, 0.0, (0.0, 0.0)), spatial=np.array([True, False]))
+
+
+def test_mechanism_link_elements_named_as_the_table_key():
+    # elements = 1.0 in [[link]]: the message said n_elements, the PlanarBeam's name
+    from kanefem import mechanism as mech
+
+    tables = _slider_crank_tables()
+    tables["link"][0]["elements"] = 1.0
+    with pytest.raises(TypeError, match="link 'rod': elements must be an integer, got 1.0"):
+        mech.Mechanism.from_dict(tables)

@@ -1268,7 +1268,8 @@ class Mechanism:
                 raise ValueError(f"[[link]] {t.get('name', '?')!r}: missing key(s) {', '.join(map(repr, missing))} "
                                  f"(a {kind} link needs {', '.join(need)})")
             sec = dict(E=t.pop("E"), A=t.pop("A"), rho=t.pop("rho"))
-            length, n = t.pop("length"), t.pop("elements", 10)
+            length = t.pop("length")
+            n = _checks.integer(f"link {t.get('name')!r}: elements", t.pop("elements", 10), minimum=1)
             body = PlanarBeam(length, n, I=t.pop("I"), **sec) if kind == "beam" else AxialBar(length, n, **sec)
             t.pop("I", None)
             bodies.append(ElasticLink(body=body, start=start, **t))
