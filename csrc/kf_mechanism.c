@@ -945,13 +945,24 @@ int kf_mech_kinematics(const kf_mech *m, const double *z, const double *zd, cons
     }
     /* c = J^-1 gamma: gamma of the constraints and of the coordinates */
     eval_rows(m, k->q, k->qd, NULL, NULL, k->c);
-    if ((rc = solve_J(m, k, k->c, err)))
+    rc = solve_J(m, k, k->c, err);
+    if (rc && rc != KF_ERANGE)
         return rc;
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; !rc && r < n; r++) {
         double s = k->c[r];
         for (int i = 0; zdd && i < nz; i++)
             s += k->A[(size_t)r * nz + i] * zdd[i];
         k->qdd[r] = s;
+    }
+    /* huge rates overflow the velocities or the quadratic velocity terms: name them */
+    if (rc || !kf_vec_finite((size_t)n, k->qd) || !kf_vec_finite((size_t)n, k->qdd)) {
+        double big_d = 0.0, big_dd = 0.0;
+        for (int i = 0; i < nz; i++) {
+            big_d = zd && fabs(zd[i]) > big_d ? fabs(zd[i]) : big_d;
+            big_dd = zdd && fabs(zdd[i]) > big_dd ? fabs(zdd[i]) : big_dd;
+        }
+        return kf_fail(err, KF_ERANGE, "zd", "the rates zd and zdd (largest |zd| = %g, |zdd| = %g) make "
+                       "the bodies' velocities or accelerations overflow", big_d, big_dd);
     }
     return KF_OK;
 }

@@ -509,3 +509,248 @@ def test_inertia_forces_that_overflow_name_the_state():
     n = bar.ndof
     with pytest.raises(ValueError, match="d, d_t, d_tt"):
         bar.inertia_forces(np.zeros(n), np.zeros(n), np.full(n, 1e305))
+
+
+# ---------------------------------------------------------------- the fuzz of the second-wave API
+# (spatial bodies, meshes, mechanisms, sweeps; tests/test_fuzz.py): each case was found by
+# a probe, raised an unrelated exception or named no argument before its fix
+
+
+def test_spin_up_first_frequency_lost_in_round_off():
+    # EI negligible against EA: the eigenvalue was -6e-20 and math.sqrt raised "math domain error"
+    s = studies.SpinUp(omega_s=120.0, T_s=33579, length=33579, EA=5.9e16, rhoA=4.6e16, n_elements=100)
+    with pytest.raises(ValueError, match=r"EI = 14000\.0 is lost in round-off"):
+        s.first_frequency()
+
+
+def test_windpump_lever_errors_name_the_pump_parameters():
+    # the lever's PlanarBeam named its own rho, A, length: the pump has rho2, A2, l2
+    with pytest.raises(kanefem.RangeError, match=r"rho2 = 7850 and A2 = 0\.0002 .* l2 / n_elements = 1e-150"):
+        kanefem.WindPump(l2=1e-150)
+
+
+def test_windpump_points_of_no_state(pump):
+    # alpha of shape (1, 1, 0): numpy's "cannot reshape array of size 0"
+    with pytest.raises(ValueError, match=r"the states are empty \(broadcast shape \(1, 1, 0\)\): alpha \(1, 1, 0\)"):
+        pump.points([[[]]], 0.55)
+
+
+def _slider_crank_tables():
+    from kanefem import mechanism as mech
+
+    return mech.Mechanism.from_toml(mech.example("slider_crank")).to_dict()
+
+
+def test_mechanism_tables_missing_a_key():
+    # a link without rho was a bare KeyError('rho')
+    from kanefem import mechanism as mech
+
+    tables = _slider_crank_tables()
+    del tables["link"][0]["rho"]
+    with pytest.raises(ValueError, match=r"\[\[link\]\] 'rod': missing key\(s\) 'rho'"):
+        mech.Mechanism.from_dict(tables)
+    tables = _slider_crank_tables()
+    tables["coordinate"][0].pop("speed")
+    with pytest.raises(ValueError, match="coordinate 'crank': a constant-speed drive needs its speed"):
+        mech.Mechanism.from_dict(tables)
+    tables = _slider_crank_tables()
+    tables["coordinate"][0]["initial"] = "x"
+    with pytest.raises(TypeError, match="coordinate 'crank': initial must be a real number, got 'x'"):
+        mech.Mechanism.from_dict(tables)
+    tables = _slider_crank_tables()
+    tables["body"] = {"name": "x"}  # [body] instead of [[body]]
+    with pytest.raises(TypeError, match=r"\[\[body\]\] must be an array of tables"):
+        mech.Mechanism.from_dict(tables)
+
+
+def test_mechanism_builders_check_their_arguments():
+    from kanefem import mechanism as mech
+
+    # masses of two values: "not enough values to unpack (expected 3, got 2)"
+    with pytest.raises(ValueError, match=r"masses must have shape \(3,\), got \(2,\)"):
+        mech.four_bar(masses=(1.0, 2.0))
+    with pytest.raises(ValueError, match="branch must be 1 or -1, got 2"):
+        mech.four_bar(branch=2)
+    # diameter ** 2 raised OverflowError; an object rod mass a TypeError of float * object
+    with pytest.raises(ValueError, match=r"diameter = 1\.2e\+300 m gives a section"):
+        mech.slider_crank(diameter=1.2e300)
+    with pytest.raises(TypeError, match="rod_mass must be a real number"):
+        mech.slider_crank(rod_mass=object())
+
+
+def test_mechanism_methods_name_their_arguments():
+    from kanefem import mechanism as mech
+
+    m = mech.slider_crank(elements=2)
+    # "input operand has more dimensions than allowed by the axis remapping"
+    with pytest.raises(ValueError, match=r"zd must have shape \(2, 1\) \(or broadcast to it\), got \(0, 2, 4\)"):
+        m.accelerations(np.zeros((2, 1)), np.zeros((0, 2, 4)))
+    motion = m.solve(duration=0.01, points=4, drives={"crank": mech.ConstantSpeed(40.0)})
+    with pytest.raises(TypeError, match="links must be a sequence, got 7"):  # "'int' object is not iterable"
+        m.link_eigenvalues(motion, links=7)
+    with pytest.raises(TypeError, match="run must be a dict of scalars, got 1e\\+100"):  # 'float' not iterable
+        m.to_toml("unused.toml", run=1e100)
+    with pytest.raises(TypeError, match="Torque law must be a real number, got 'x'"):
+        m.solve(duration=0.01, points=3, drives={"crank": mech.Torque("x")})
+
+
+def test_mesh_node_predicate_must_be_callable():
+    mesh = kanefem.Mesh.rectangle(1.0, 0.1, 2, 1)
+    with pytest.raises(TypeError, match="predicate must be callable, got 7850.0"):  # "'float' object is not callable"
+        mesh.nodes_where(7850.0)
+
+
+def test_mesh_merge_that_collapses_cells():
+    # tol merged the nodes of a cell: MeshBody then said "elements: element 0 uses node 3
+    # twice", naming neither the mesh's cells nor tol
+    mesh = kanefem.Mesh.box(0.25, 1e-30, 1.0, 1, 1, 1, cell="tetra")
+    with pytest.raises(ValueError, match=r"tol = 1e-08 merges nodes of one cell"):
+        mesh.merged(1e-8)
+    with pytest.raises(ValueError, match=r"tol = 1e-300 is too small for node coordinates up to 1"):
+        mesh.merged(1e-300)  # the merge grid's integers overflowed silently
+    with pytest.raises(ValueError, match=r"r_inner = 1e-30, r_outer = 0\.5"):
+        kanefem.Mesh.annulus(1e-30, 0.5, 1, 3, cell="quad")
+    with pytest.raises(ValueError, match="n_theta = 1 must be >= 2 for a full ring"):
+        kanefem.Mesh.annulus(0.1, 0.5, 1, 1, cell="quad")
+    # a mesh body names its connectivity "cells", as the Mesh does
+    mesh = kanefem.Mesh([[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 1, 2, 2]], "quad")
+    with pytest.raises(ValueError, match="cells: element 0 uses node 2 twice"):
+        kanefem.MeshBody(mesh, E=2e11, nu=0.3, rho=7800, thickness=0.01)
+
+
+def test_structured_mesh_size_is_checked_before_allocating():
+    # 100,000 x 100,000 cells: a MemoryError after 31 s of allocating
+    with pytest.raises(ValueError, match=r"nx x ny = 100000 x 100000 cells is more than a structured mesh holds"):
+        kanefem.Mesh.rectangle(1.0, 1.0, 100_000, 100_000)
+    with pytest.raises(ValueError, match=r"cell = \['quad'\] is not one of"):  # "unhashable type: 'list'"
+        kanefem.Mesh.rectangle(1.0, 1.0, 2, 2, cell=["quad"])
+
+
+def test_modal_damping_of_a_mesh_body_in_dense_storage():
+    # the mesh body's matrices are scipy.sparse: numpy's cholesky raised "0-dimensional
+    # array given"; now they are made dense, and the damping matches the modal definition
+    mesh = kanefem.Mesh.rectangle(1.0, 0.1, 3, 1)
+    body = kanefem.MeshBody(mesh, E=2e11, nu=0.3, rho=7800, thickness=0.01, storage="dense")
+    fixed = body.support_mask({0: "fixed", 4: "fixed"})
+    C = kanefem.ModalDamping(0.02).matrix(body, fixed)
+    M = body.mass_matrix().toarray()[np.ix_(~fixed, ~fixed)]
+    K = body.stiffness_matrix().toarray()[np.ix_(~fixed, ~fixed)]
+    from scipy.linalg import eigh
+
+    lam, phi = eigh(K, M)  # mass-normalized modes: phi^T C phi = 2 zeta omega_k I
+    np.testing.assert_allclose(phi.T @ C @ phi, np.diag(2 * 0.02 * np.sqrt(lam)), rtol=0,
+                               atol=1e-9 * 2 * 0.02 * np.sqrt(lam.max()))  # round-off of the largest entry
+
+
+def test_constant_spin_orientation_shape():
+    # R0 of shape (0, 1, 0): "operand has more dimensions than subscripts given in einstein sum"
+    with pytest.raises(ValueError, match=r"R0 must have shape \(3, 3\), got \(0, 1, 0\)"):
+        kanefem.Motion.constant_spin([0.0, 0.0, 1.0], R0=np.zeros((0, 1, 0)))
+
+
+def _small_study(omega=0.0, label="a"):
+    return {"x": np.full(2, omega), "label": label}
+
+
+def test_sweep_result_lookups_name_what_is_missing():
+    r = kanefem.sweep(_small_study, {"omega": [0.0, 1.0], "label": ["a", "b"]}, progress=False, workers=1)
+    # a KeyError (a lookup by name) that is also a KanefemError
+    with pytest.raises(kanefem.KanefemError, match="no parameter 'w'") as info:
+        r.param("w")
+    assert isinstance(info.value, KeyError)
+    with pytest.raises(KeyError, match="output 'nope' is not at every point"):  # plot: a bare KeyError('nope')
+        r.plot("nope")
+    with pytest.raises(TypeError, match="y = 'label' is not a numeric output"):  # "could not convert string"
+        r.plot("label")
+    with pytest.raises(TypeError, match="x = 'label' is not a numeric parameter"):
+        r.campbell(x="label", frequencies="x")
+    with pytest.raises(TypeError, match=r"a parameter name must be a string, got array\(\['a'\]"):
+        r.campbell(x=np.array(["a"]))  # "unhashable type: 'numpy.ndarray'"
+    with pytest.raises(ValueError, match="k = 4 is out of range for 4 point"):  # "list index out of range"
+        r.result(4)
+    with pytest.raises(TypeError, match="k must be an integer, got \\[1\\]"):  # "list indices must be integers"
+        r.result([1])
+    with pytest.raises(TypeError, match="cls must be a class with from_dict"):  # AttributeError of int.from_dict
+        r.result(0, int)
+    with pytest.raises(IndexError, match="k = -5 is out of range"):  # the sequence protocol's error
+        r[-5]
+    assert len(list(r)) == 4  # iteration ends at the IndexError
+
+
+def test_sweep_store_must_be_a_path():
+    # "expected str, bytes or os.PathLike object, not float"
+    with pytest.raises(TypeError, match="store must be a file path"):
+        kanefem.sweep(_small_study, {"omega": [0.0]}, store=1.5, progress=False)
+
+
+def test_more_mechanism_arguments_named():
+    from kanefem import mechanism as mech
+
+    # np.linspace's "index -1 is out of bounds" for 2**63 points
+    with pytest.raises(ValueError, match="points = 9223372036854775808 must be <= 268435456"):
+        mech.slider_crank(rod=None).solve(duration=0.05, points=2**63)
+    # the PlanarBeam's "n_elements must be an integer": slider_crank calls it elements
+    with pytest.raises(TypeError, match="elements must be an integer, got np.True_"):
+        mech.slider_crank(elements=np.True_)
+
+
+def test_sparse_eigen_solver_failure_is_a_kanefem_error():
+    # E negligible against the masses: scipy's ArpackError (or SuperLU's RuntimeError
+    # "Factor is exactly singular") escaped, naming nothing
+    nodes = [[0.0, 0.0], [1.0, 0.0], [1.0, 0.2], [0.0, 0.2], [2.0, 0.0], [2.0, 0.2]]
+    mesh = kanefem.Mesh(nodes, [[1, 4, 5, 2], [0, 1, 2, 3]], "quad")
+    body = kanefem.MeshBody(mesh, E=1e-150, nu=0.39, rho=1e-8, thickness=1e300, plane_strain=True)
+    with pytest.raises(kanefem.LinAlgError, match=r"solver='sparse' failed: .*\(E = 1e-150, rho = 1e-08"):
+        body.eigenvalues_vs_time([0.0, 4.5, 35.8], [6.3, 1.2, 0.0], 3, solver="sparse")
+
+
+def test_windpump_crank_speed_that_underflows(pump):
+    # rpm = 5e-324 is positive, but rpm 2 pi / 60 = 0: "float division by zero"
+    with pytest.raises(ValueError, match="rpm = 5e-324 is too small"):
+        pump.solve(drive="torque", rpm=5e-324, torque=-3763.0, revolutions=0.07)
+
+
+def test_motion_evaluated_at_no_time():
+    # t = []: "cannot reshape array of size 0 into shape (0,newaxis)"; now an empty state
+    s = Motion.constant_spin([0.0, 0.0, 2.0]).evaluate([])
+    assert s.omega.shape == (0, 3) and s.frames.shape == (0,)
+
+
+def test_mechanism_names_must_be_strings():
+    # link=np.array(['rod']): "unhashable type: 'numpy.ndarray'" from the dict of bodies
+    from kanefem import mechanism as mech
+
+    m = mech.slider_crank(elements=2)
+    motion = m.solve(duration=0.01, points=5, drives={"crank": mech.ConstantSpeed(40.0)})
+    with pytest.raises(TypeError, match=r"body or link must be a name \(a string\), got array\(\['rod'\]"):
+        m.link_response(motion, np.array(["rod"]))
+
+
+def test_mesh_point_sets_must_be_a_dict():
+    # "'float' object has no attribute 'items'"
+    with pytest.raises(TypeError, match="point_sets must be a dict of name -> node indices, got 1.0"):
+        kanefem.Mesh([[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 1, 2, 3]], "quad", 1.0)
+
+
+def test_sweep_dataframe_output_name():
+    # to_dataframe(['a']): pandas' TypeError with an empty message
+    pytest.importorskip("pandas")
+    r = kanefem.sweep(_small_study, {"omega": [0.0, 1.0]}, progress=False, workers=1)
+    with pytest.raises(TypeError, match=r"an output name must be a string, got \['a'\]"):
+        r.to_dataframe(["a"])
+
+
+def test_function_motion_spatial_flag():
+    # spatial=np.array([True, False]): "The truth value of an array ... is ambiguous"
+    with pytest.raises(TypeError, match="spatial must be True or False"):
+        Motion.from_function(lambda t: (0.0, 0.0, (0.0, 0.0)), spatial=np.array([True, False]))
+
+
+def test_mechanism_link_elements_named_as_the_table_key():
+    # elements = 1.0 in [[link]]: the message said n_elements, the PlanarBeam's name
+    from kanefem import mechanism as mech
+
+    tables = _slider_crank_tables()
+    tables["link"][0]["elements"] = 1.0
+    with pytest.raises(TypeError, match="link 'rod': elements must be an integer, got 1.0"):
+        mech.Mechanism.from_dict(tables)

@@ -140,14 +140,15 @@ class FlexibleBody:
         section.update(extra or {})  # further C fields (a spatial beam's Iyy, J, nu, ref)
         self._attach(nodes, elements, section)
 
-    def _attach(self, nodes, elements, section, storage=-1):
+    def _attach(self, nodes, elements, section, storage=-1, *, cells="elements"):
         """Build the core's body of kind ``self._kind`` (section: the C field names;
-        storage: -1 automatic, 0 dense, 1 band, 2 CSR) and read its sizes."""
+        storage: -1 automatic, 0 dense, 1 band, 2 CSR) and read its sizes; ``cells``: the
+        caller's name of the connectivity (a mesh's "cells")."""
         try:
             self._body = _core.body_create(kind=_KINDS[self._kind]["kind"], coords=nodes,
                                            conn=elements, section=section, storage=storage)
         except (ValueError, TypeError) as exc:  # the core's names are coords and conn
-            text = re.sub(r"\bconn\b", "elements", re.sub(r"\bcoords\b", "nodes", str(exc)))
+            text = re.sub(r"\bconn\b", cells, re.sub(r"\bcoords\b", "nodes", str(exc)))
             raise type(exc)(text) from None
         info = _core.body_info(self._body)
         self.ndof = info["ndof"]

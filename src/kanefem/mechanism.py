@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as _FilePath
 from typing import Callable
@@ -353,7 +354,7 @@ class Torque:
     def function(self):
         if callable(self.law):
             return self.law
-        value = _checks.real("torque", self.law)
+        value = _checks.real("Torque law", self.law)  # a constant torque
         return lambda t, z, zd: value
 
 
@@ -681,8 +682,16 @@ class Mechanism:
 
     # ------------------------------------------------------------ names
 
+    @staticmethod
+    def _text(what, name):
+        """A name of a body, joint or coordinate: a string (a dict lookup of an array raised
+        "unhashable type")."""
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must be a name (a string), got {_checks._short(name)}")
+        return name
+
     def _body_index(self, name):
-        if name == GROUND:
+        if self._text("body or link", name) == GROUND:
             return -1
         try:
             return self._bidx[name]
@@ -691,13 +700,13 @@ class Mechanism:
 
     def _joint_index(self, name):
         try:
-            return self._jidx[name]
+            return self._jidx[self._text("joint", name)]
         except KeyError:
             raise ValueError(f"unknown joint {name!r} (joints: {', '.join(self._jidx)})") from None
 
     def _coord_index(self, name):
         try:
-            return self._cidx[name]
+            return self._cidx[self._text("coordinate", name)]
         except KeyError:
             raise ValueError(f"unknown coordinate {name!r} (coordinates: {', '.join(self._cidx)})") from None
 
@@ -798,6 +807,23 @@ class Mechanism:
 
     # ------------------------------------------------------------ kinematics
 
+    def _states(self, z):
+        """Rows of coordinates (nt, nz), checked by name."""
+        nz = len(self.coordinates)
+        z = np.atleast_2d(_checks.array("z", z))
+        if z.ndim != 2 or z.shape[1] != nz:
+            raise ValueError(f"z must have {nz} columns (one per coordinate), got shape {z.shape}")
+        return z
+
+    @staticmethod
+    def _rates(name, value, shape):
+        """Rates (or forces) given per row, or once for all rows, as an array of ``shape``."""
+        v = _checks.array(name, value)
+        try:
+            return np.broadcast_to(v, shape).copy()
+        except ValueError:
+            raise ValueError(f"{name} must have shape {shape} (or broadcast to it), got {v.shape}") from None
+
     def kinematics(self, z, zd=None, zdd=None) -> dict:
         """Positions, velocities and accelerations at states (rows of z, zd, zdd).
 
@@ -816,12 +842,8 @@ class Mechanism:
         GeometryError
             Where the loop cannot close or at a dead point, naming the coordinates.
         """
-        nz = len(self.coordinates)
-        z = np.atleast_2d(_checks.array("z", z))
-        if z.shape[1] != nz:
-            raise ValueError(f"z must have {nz} columns (one per coordinate), got shape {z.shape}")
-        rates = [None if v is None else np.broadcast_to(_checks.array(n, v), z.shape).copy()
-                 for n, v in (("zd", zd), ("zdd", zdd))]
+        z = self._states(z)
+        rates = [None if v is None else self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd))]
         k = _core.mech_kinematics(self._core, z, rates[0], rates[1], frames=self._frames)
         nt, nb = z.shape[0], len(self.bodies)
         out = {n: k[n].reshape(nt, nb, 3) for n in ("q", "qd", "qdd")}
@@ -834,11 +856,9 @@ class Mechanism:
         under the mechanism's forces and ``forces`` (nt, nz) applied along z (motor
         torques); rows continued as in :meth:`kinematics`."""
         nz = len(self.coordinates)
-        z = np.atleast_2d(_checks.array("z", z))
-        zd = np.broadcast_to(_checks.array("zd", zd), z.shape).copy()
-        tau = None if forces is None else np.broadcast_to(_checks.array("forces", forces), z.shape).copy()
-        if z.shape[1] != nz:
-            raise ValueError(f"z must have {nz} columns (one per coordinate), got shape {z.shape}")
+        z = self._states(z)
+        zd = self._rates("zd", zd, z.shape)
+        tau = None if forces is None else self._rates("forces", forces, z.shape)
         return _core.mech_accelerations(self._core, z, zd, tau)
 
     # ------------------------------------------------------------ motion
@@ -921,7 +941,7 @@ class Mechanism:
         if duration is None:
             raise ValueError("give the output times t, or duration (with points)")
         duration = _checks.real("duration", duration, positive=True)
-        points = _checks.integer("points", points, minimum=2)
+        points = _checks.integer("points", points, minimum=2, maximum=_checks.MAX_OUTPUT_VALUES)
         return np.linspace(0.0, duration, points)
 
     def _recorded(self, ds, t):
@@ -1014,7 +1034,7 @@ class Mechanism:
             link name -> :class:`LinkEigenvalues`.
         """
         self._check_motion(motion)
-        names = [L.name for L in self.links] if links is None else list(links)
+        names = [L.name for L in self.links] if links is None else _checks.sequence("links", links)
         axial = self.joint_forces(motion).link_axial if geometric_stiffness else {}
         out = {}
         for name in names:
@@ -1200,9 +1220,16 @@ class Mechanism:
     def from_dict(cls, data) -> "Mechanism":
         """A mechanism from the tables of a TOML file (:meth:`to_toml`)."""
         known = {"mechanism", "body", "link", "joint", "spring", "coordinate", "run"}
+        if not isinstance(data, Mapping):
+            raise TypeError(f"data must be a dict of tables, got {_checks._short(data)}")
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown table(s) {', '.join(map(repr, unknown))} (known: {', '.join(sorted(known))})")
+        for key in known - {"mechanism", "run"}:
+            if not isinstance(data.get(key, []), list):
+                raise TypeError(f"[[{key}]] must be an array of tables, got {_checks._short(data[key])}")
+        if not isinstance(data.get("mechanism", {}), Mapping):
+            raise TypeError(f"[mechanism] must be a table, got {_checks._short(data['mechanism'])}")
         head = dict(data.get("mechanism", {}))
         name = head.pop("name", "mechanism")
         gravity = head.pop("gravity", (0.0, -9.81))
@@ -1210,6 +1237,8 @@ class Mechanism:
             raise ValueError(f"[mechanism] has no key(s) {', '.join(map(repr, head))} (it has name, gravity)")
 
         def take(table, kind, allowed, where):
+            if not isinstance(table, Mapping):
+                raise TypeError(f"[[{where}]] must hold tables, got {table!r}")
             t = dict(table)
             extra = sorted(set(t) - set(allowed))
             if extra:
@@ -1233,8 +1262,14 @@ class Mechanism:
                     raise ValueError(f"link {t.get('name')!r}: give end, or angle and length, not both")
                 t["angle"] = math.atan2(end[1] - start[1], end[0] - start[0])
                 t["length"] = math.hypot(end[0] - start[0], end[1] - start[1])
+            need = ("length", "E", "A", "rho") + (("I",) if kind == "beam" else ())
+            missing = [k for k in need if k not in t]
+            if missing:
+                raise ValueError(f"[[link]] {t.get('name', '?')!r}: missing key(s) {', '.join(map(repr, missing))} "
+                                 f"(a {kind} link needs {', '.join(need)})")
             sec = dict(E=t.pop("E"), A=t.pop("A"), rho=t.pop("rho"))
-            length, n = t.pop("length"), t.pop("elements", 10)
+            length = t.pop("length")
+            n = _checks.integer(f"link {t.get('name')!r}: elements", t.pop("elements", 10), minimum=1)
             body = PlanarBeam(length, n, I=t.pop("I"), **sec) if kind == "beam" else AxialBar(length, n, **sec)
             t.pop("I", None)
             bodies.append(ElasticLink(body=body, start=start, **t))
@@ -1263,8 +1298,11 @@ class Mechanism:
         for t in tables:
             drive = t.get("drive", "free")
             _checks.choice(f"coordinate {t['name']!r}: drive", drive, ("free", "constant-speed", "torque"))
-            entry = {"initial": t.get("initial"), "rate": t.get("rate")}
+            entry = {k: None if t.get(k) is None else _checks.real(f"coordinate {t['name']!r}: {k}", t[k])
+                     for k in ("initial", "rate")}
             if drive == "constant-speed":
+                if "speed" not in t:
+                    raise ValueError(f"coordinate {t['name']!r}: a constant-speed drive needs its speed")
                 entry["drive"] = ConstantSpeed(t["speed"])
             elif drive == "torque":
                 entry["drive"] = Torque(_checks.real("torque", t.get("torque", 0.0)))
@@ -1311,7 +1349,10 @@ class Mechanism:
             out["spring"] = [{"name": S.name, "bodies": list(S.bodies), "at": [list(S.at[0]), list(S.at[1])],
                               "k": S.k, **({} if S.length is None else {"length": S.length}),
                               "damping": S.damping} for S in self.springs]
-        drives = dict(self.run_drives if drives is None else drives)
+        drives = self.run_drives if drives is None else drives
+        if not isinstance(drives, Mapping) or not all(isinstance(e, Mapping) for e in drives.values()):
+            raise TypeError(f"drives must map coordinate names to dicts ({{'drive': ..., 'initial': ..., "
+                            f"'rate': ...}}), got {_checks._short(drives)}")
         out["coordinate"] = []
         for C in self.coordinates:
             t = {"name": C.name}
@@ -1340,6 +1381,8 @@ class Mechanism:
         options).
         """
         tables = self.to_dict(drives)
+        if run is not None and not isinstance(run, Mapping):
+            raise TypeError(f"run must be a dict of scalars, got {_checks._short(run)}")
         if run:
             tables["run"] = dict(run)
         lines = [f"# {c}".rstrip() for c in (comment or f"kanefem mechanism {self.name!r} (SI units, "
@@ -1404,14 +1447,20 @@ def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, sli
     """
     length = 0.30 if rod is None else _checks.real("rod", rod, positive=True)
     r = _checks.real("crank", crank, positive=True)
-    A, I = math.pi * diameter**2 / 4, math.pi * diameter**4 / 64
-    m_rod = rho * A * length if rod_mass is None else rod_mass
-    ms = 0.5 * m_rod if slider_mass is None else slider_mass
+    dia = _checks.real("diameter", diameter, positive=True)
+    rho = _checks.real("rho", rho, positive=True)
+    A = math.pi * dia * dia / 4
+    I = A * dia * dia / 16  # noqa: E741 - pi d^4 / 64
+    if not (0.0 < I and A < math.inf and I < math.inf):
+        raise ValueError(f"diameter = {dia!r} m gives a section (A = {A:g} m^2, I = {I:g} m^4) "
+                         "beyond the doubles")
+    m_rod = rho * A * length if rod_mass is None else _checks.real("rod_mass", rod_mass, nonnegative=True)
+    ms = 0.5 * m_rod if slider_mass is None else _checks.real("slider_mass", slider_mass, nonnegative=True)
     bodies = [RigidBody("crank", crank_mass, crank_inertia, centre=(r / 2, 0.0))]
     if rod is None:
         bodies.append(RigidBody("rod", m_rod, m_rod * length**2 / 12, centre=(r + length / 2, 0.0)))
     else:
-        beam = PlanarBeam(length, elements, E=E, A=A, I=I, rho=rho)
+        beam = PlanarBeam(length, _checks.integer("elements", elements, minimum=1), E=E, A=A, I=I, rho=rho)
         bodies.append(ElasticLink("rod", beam, start=(r, 0.0), geometric_stiffness=geometric_stiffness))
     bodies.append(RigidBody("slider", ms, 0.0, centre=(r + length, 0.0)))
     joints = [Revolute("O", (GROUND, "crank"), (0.0, 0.0)),
@@ -1428,7 +1477,10 @@ def four_bar(a=0.1, b=0.3, c=0.25, d=0.3, *, masses=(1.0, 1.5, 1.2), gravity=(0.
     rocker (c) to the ground pivot (d, 0); uniform bars of the given masses; drawn at
     crank angle pi/2 on the branch with the coupler above the line from A to the
     rocker pivot (branch = +1) or below (-1).  Coordinate ``"crank"``."""
-    m1, m2, m3 = masses
+    a, b, c, d = (_checks.real(n, v, positive=True) for n, v in (("a", a), ("b", b), ("c", c), ("d", d)))
+    m1, m2, m3 = _checks.array("masses", masses, shape=(3,))
+    if _checks.integer("branch", branch) not in (1, -1):
+        raise ValueError(f"branch must be 1 or -1, got {branch!r}")
     A = np.array([0.0, a])
     D = np.array([d, 0.0])
     e = D - A

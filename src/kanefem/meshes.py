@@ -34,6 +34,8 @@ too stiff); use the quadratic ones for links.
 from __future__ import annotations
 
 import itertools
+import math
+from collections.abc import Mapping
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,7 +114,7 @@ class Mesh:
     point_sets: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if self.cell_type not in CELL_KINDS:
+        if not isinstance(self.cell_type, str) or self.cell_type not in CELL_KINDS:
             raise ValueError(f"cell_type = {self.cell_type!r} is not supported; supported cell types: "
                              f"{', '.join(CELL_KINDS)}")
         self.nodes = _checks.array("nodes", self.nodes, ndim=2)
@@ -134,6 +136,8 @@ class Mesh:
             raise ValueError(f"cell {c} refers to node(s) {cells[c].tolist()}, outside 0..{self.nodes.shape[0] - 1} "
                              "(missing nodes)")
         self.cells = cells.astype(np.int64)
+        if not isinstance(self.point_sets, Mapping):
+            raise TypeError(f"point_sets must be a dict of name -> node indices, got {_checks._short(self.point_sets)}")
         self.point_sets = {str(k): np.unique(np.asarray(v, dtype=np.int64)) for k, v in self.point_sets.items()}
         for name, idx in self.point_sets.items():
             if idx.size and (idx[0] < 0 or idx[-1] >= self.nodes.shape[0]):
@@ -172,6 +176,7 @@ class Mesh:
             ``predicate(x) -> bool array`` with ``x`` the (n, dim) node coordinates,
             e.g. ``lambda x: np.isclose(x[:, 0], 0.0)``.
         """
+        _checks.callable_("predicate", predicate)
         mask = np.asarray(predicate(self.nodes.copy()))
         if mask.dtype != bool or mask.shape != (self.n_nodes,):
             raise ValueError(f"a node predicate must return a boolean array of shape ({self.n_nodes},), "
@@ -375,6 +380,11 @@ class Mesh:
         if not r1 > r0:
             raise ValueError(f"r_outer = {r1!r} must exceed r_inner = {r0!r}")
         ang = _checks.real("angle", angle, positive=True)
+        full = bool(np.isclose(ang, 2 * np.pi))
+        _cell_counts(["n_r", "n_theta"] + (["n_z"] if thickness is not None else []),
+                     [n_r, n_theta] + ([n_z] if thickness is not None else []))
+        if full and n_theta < 2:
+            raise ValueError(f"n_theta = {n_theta} must be >= 2 for a full ring (one cell would close on itself)")
         if thickness is None:
             def f(s):
                 r, th = r0 + (r1 - r0) * s[:, 0], ang * s[:, 1]
@@ -387,8 +397,13 @@ class Mesh:
                 r, th = r0 + (r1 - r0) * s[:, 0], ang * s[:, 1]
                 return np.column_stack([r * np.cos(th), r * np.sin(th), h * s[:, 2]])
             m = cls.structured((n_r, n_theta, n_z), cell, f)
-        if np.isclose(ang, 2 * np.pi):
-            m = m.merged(1e-9 * r1)
+        if full:
+            try:
+                m = m.merged(1e-9 * r1)
+            except ValueError:  # cells smaller than the seam's tolerance
+                raise ValueError(f"the ring's cells (r_inner = {r0!r}, r_outer = {r1!r}, thickness = {thickness!r}) "
+                                 f"are smaller than the tolerance that closes its seam (1e-9 r_outer = "
+                                 f"{1e-9 * r1:g} m): their nodes would merge") from None
         return m
 
     @classmethod
@@ -405,13 +420,13 @@ class Mesh:
             ``mapping(s) -> x``: from reference coordinates s (m, dim) in [0, 1]^dim to
             node coordinates (m, dim); it must preserve orientation.
         """
-        cell = KIND_CELLS.get(cell, cell)
-        if cell not in CELL_KINDS:
+        cell = KIND_CELLS.get(cell, cell) if isinstance(cell, str) else cell
+        if not isinstance(cell, str) or cell not in CELL_KINDS:
             raise ValueError(f"cell = {cell!r} is not one of {', '.join(CELL_KINDS)}")
         dim = len(shape)
         if dim != _CELL_DIM[cell]:
             raise ValueError(f"cell = {cell!r} needs {_CELL_DIM[cell]} cell counts, got shape {shape!r}")
-        n = [_checks.integer(f"n{'xyz'[k]}", v, minimum=1, maximum=100_000) for k, v in enumerate(shape)]
+        n = _cell_counts([f"n{'xyz'[k]}" for k in range(dim)], shape)
         # a lattice with two steps per cell holds every node of every order
         lat = [2 * v + 1 for v in n]
         corners = np.array(list(itertools.product(*[range(v) for v in n])))
@@ -431,11 +446,36 @@ class Mesh:
     def merged(self, tol) -> "Mesh":
         """The mesh with nodes closer than ``tol`` merged into one (e.g. the seam of a
         closed ring)."""
-        key = np.round(self.nodes / tol).astype(np.int64)
-        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        tol = _checks.real("tol", tol, positive=True)
+        with np.errstate(all="ignore"):
+            scaled = np.round(self.nodes / tol)
+        if not np.all(np.abs(scaled) < 2.0**62):
+            raise ValueError(f"tol = {tol!r} is too small for node coordinates up to "
+                             f"{np.abs(self.nodes).max():g} (the merge grid overflows)")
+        _, first, inverse = np.unique(scaled.astype(np.int64), axis=0, return_index=True, return_inverse=True)
         inverse = inverse.ravel()
+        cells = inverse[self.cells]
+        srt = np.sort(cells, axis=1)
+        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+        if bad.size:
+            raise ValueError(f"tol = {tol!r} merges nodes of one cell (cell {int(bad[0])}: nodes "
+                             f"{self.cells[bad[0]].tolist()}): it must be smaller than the cells")
         sets = {k: np.unique(inverse[v]) for k, v in self.point_sets.items()}
-        return Mesh(self.nodes[first], inverse[self.cells], self.cell_type, sets)
+        return Mesh(self.nodes[first], cells, self.cell_type, sets)
+
+
+#: the most cells a structured mesh holds (its generator takes seconds per 10^6 cells)
+MAX_STRUCTURED_CELLS = 10**6
+
+
+def _cell_counts(names, values):
+    """Cell counts per direction, each >= 1, their product at most MAX_STRUCTURED_CELLS
+    (checked before anything is allocated), named by ``names``."""
+    n = [_checks.integer(name, v, minimum=1, maximum=100_000) for name, v in zip(names, values)]
+    if math.prod(n) > MAX_STRUCTURED_CELLS:
+        raise ValueError(f"{' x '.join(names)} = {' x '.join(map(str, n))} cells is more than a structured mesh "
+                         f"holds ({MAX_STRUCTURED_CELLS:.0e}): read a larger mesh from a file (Mesh.read)")
+    return n
 
 
 _NODES_PER_CELL = {"triangle": 3, "triangle6": 6, "quad": 4, "quad8": 8, "quad9": 9, "tetra": 4,
@@ -582,7 +622,7 @@ class MeshBody(FlexibleBody):
                 raise ValueError("thickness and plane_strain are for plane meshes; this mesh is solid")
             self.thickness, self.plane_strain = None, False
         self.dof_names = ("ux", "uy", "uz")[: mesh.dim]
-        self._attach(mesh.nodes, mesh.cells, section, _STORAGE[storage])
+        self._attach(mesh.nodes, mesh.cells, section, _STORAGE[storage], cells="cells")
         self._eig_cache = OrderedDict()
         if self.storage == "csr":
             pat = _core.body_pattern(body=self._body)
@@ -768,8 +808,14 @@ class MeshBody(FlexibleBody):
         if n_modes > ctx.red.n - 6:
             raise ValueError(f"n_modes = {n_modes} is out of 1..{ctx.red.n - 6} for the sparse solver "
                              f"({ctx.red.n} free DOFs); use solver='dense'")
-        lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
-                                          order == "tracked", progress)
+        try:
+            lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
+                                              order == "tracked", progress)
+        except RuntimeError as exc:  # SuperLU's singular factor, ARPACK's failures (ArpackError)
+            raise _core.LinAlgError(
+                f"solver='sparse' failed: {exc} (E = {self.E!r}, rho = {self.rho!r}: a stiffness negligible "
+                "against the masses leaves the shifted matrices singular; solver='dense' solves small "
+                "meshes without shifts)") from None
         return lam, im, shapes, st
 
     def eigenvalues(self, n_modes, omega=0.0, eps=0.0, supports=None, include_eps=True, mode_shapes=True,

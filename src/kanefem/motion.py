@@ -145,7 +145,7 @@ class Motion:
             raise TypeError(f"f must be callable, got {f!r}")
         name = getattr(f, "__name__", type(f).__name__)
         return cls("function", lambda g: _core.motion_function(f=f), (-math.inf, math.inf),
-                   False, f"from_function({name})", spatial=bool(spatial))
+                   False, f"from_function({name})", spatial=_checks.flag("spatial", spatial))
 
     @classmethod
     def from_samples(cls, t, theta, r_O=None) -> "Motion":
@@ -208,7 +208,7 @@ class Motion:
         [0.0, 9.4176, 2.7468]
         """
         omega = _checks.array("omega", omega, shape=(3,))
-        R0 = np.eye(3) if R0 is None else _rotation_matrices("R0", np.asarray(R0)[None])[0]
+        R0 = np.eye(3) if R0 is None else _rotation_matrices("R0", _checks.array("R0", R0, shape=(3, 3))[None])[0]
         return cls("spin", lambda g: _core.motion_spin(omega=omega, R0=R0, gravity=g),
                    (-math.inf, math.inf), True, f"constant_spin({omega.tolist()!r})", spatial=True)
 
@@ -304,7 +304,7 @@ class Motion:
             raise ValueError(f"t must be a 1-D array of times, got shape {t.shape}")
         f = _core.motion_eval(motion=self._core_motion(gravity), t=t)
         for name in f.dtype.names:  # a function's values are the user's: check them here
-            bad = ~np.isfinite(f[name].reshape(t.size, -1)).all(axis=1)
+            bad = ~np.isfinite(f[name]).all(axis=tuple(range(1, f[name].ndim)))  # per instant (none: empty)
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"the motion's {name} at t = {t[k]!r} is {f[name][k].tolist()}, not finite "

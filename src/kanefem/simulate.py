@@ -118,8 +118,9 @@ class ModalDamping:
             raise TypeError(f"fixed must be a bool array of shape ({body.ndof},) "
                             f"(FlexibleBody.support_mask), got {fixed.dtype} of shape {fixed.shape}")
         free = ~fixed
-        M = body.mass_matrix()[np.ix_(free, free)]
-        K = body.stiffness_matrix()[np.ix_(free, free)]
+        # dense (a mesh body's matrices are scipy.sparse: ModalDamping's matrix is full anyway)
+        M, K = (A.toarray() if hasattr(A, "toarray") else A for A in (body.mass_matrix(), body.stiffness_matrix()))
+        M, K = M[np.ix_(free, free)], K[np.ix_(free, free)]
         n = M.shape[0]
         z = np.atleast_1d(_checks.array("ratios", self.ratios))
         if z.shape[0] == 1 and np.ndim(self.ratios) == 0:

@@ -409,7 +409,12 @@ class SpinUp:
     def first_frequency(self) -> float:
         """First bending frequency at rest, clamped-free [rad/s] (finite elements)."""
         r = self.body().eigenvalues(1, supports="clamped-free", mode_shapes=False)
-        return math.sqrt(r.eigenvalues[0])
+        lam = float(r.eigenvalues[0])
+        if not lam > 0.0:  # round-off of a bending stiffness negligible against the rest
+            raise ValueError(f"the first bending eigenvalue is {lam:g} rad^2/s^2, not positive: EI = {self.EI!r} "
+                             f"is lost in round-off against EA = {self.EA!r}, rhoA = {self.rhoA!r} and "
+                             f"length = {self.length!r}")
+        return math.sqrt(lam)
 
     def simulate(self, t_end=30.0, geometric_stiffness=True, method="newmark", dt=0.005,
                  t_eval=None, progress=False, **kw):

@@ -80,7 +80,7 @@ from ._io import atomic_write
 from ._results import ResultMixin, campbell, flatten, require_pandas
 from ._version import __version__
 
-__all__ = ["sweep", "SweepResult", "StoreError", "expand_grid", "point_key", "study_name"]
+__all__ = ["sweep", "SweepResult", "StoreError", "UnknownNameError", "expand_grid", "point_key", "study_name"]
 
 log = logging.getLogger("kanefem.sweep")
 
@@ -93,6 +93,14 @@ class StoreError(KanefemError, ValueError):
     """A sweep's store holds something else than this sweep would write there (another
     study, other parameters under a point's key, a file that is not a point), or is
     in use by another sweep."""
+
+
+class UnknownNameError(KanefemError, KeyError):
+    """A parameter or output that a sweep's result does not have: a KeyError (a lookup
+    by name, as in a dict) that is also a KanefemError, whose message names the name."""
+
+    def __str__(self):  # the message itself, not KeyError's repr of it
+        return str(self.args[0]) if self.args else ""
 
 
 # ---------------------------------------------------------------- grids and keys
@@ -248,7 +256,7 @@ class _Store:
     """One NPZ file per point in a folder (see the module docstring)."""
 
     def __init__(self, folder, study, names):
-        self.folder = Path(folder)
+        self.folder = _checks.path("store", folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise StoreError(f"store = {str(self.folder)!r} exists and is not a folder")
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -593,8 +601,16 @@ class SweepResult(ResultMixin):
     def __len__(self):
         return len(self.params)
 
+    def _index(self, k, error=ValueError):
+        """Point k (negative: from the end), checked by name."""
+        k = _checks.integer("k", k)
+        if not -len(self) <= k < len(self):
+            raise error(f"k = {k} is out of range for {len(self)} point(s)")
+        return k
+
     def __getitem__(self, k):
         """(params, results) of point k."""
+        k = self._index(k, IndexError)  # the sequence protocol: iteration ends at an IndexError
         return self.params[k], self.results[k]
 
     @property
@@ -602,17 +618,29 @@ class SweepResult(ResultMixin):
         """The grid's parameter names."""
         return list(dict.fromkeys(n for p in self.params for n in p))
 
+    def _output(self, name):
+        """One output's arrays at every point, the name checked."""
+        if not isinstance(name, str):
+            raise TypeError(f"an output name must be a string, got {name!r}")
+        arrays = [r[name] for r in self.results if name in r]
+        if len(arrays) != len(self.results) or not arrays:
+            have = sorted(self.results[0]) if self.results else []
+            raise UnknownNameError(f"output {name!r} is not at every point (outputs: {have})")
+        return arrays
+
     def param(self, name) -> np.ndarray:
         """One parameter's value at every point."""
+        if not isinstance(name, str):
+            raise TypeError(f"a parameter name must be a string, got {name!r}")
         if name not in self.names:
-            raise KeyError(f"no parameter {name!r} (the grid has {self.names})")
+            raise UnknownNameError(f"no parameter {name!r} (the grid has {self.names})")
         return np.array([p.get(name) for p in self.params])
 
     def where(self, **params) -> "SweepResult":
         """The points whose parameters have the given values (e.g. ``where(M3=6.0)``)."""
         unknown = sorted(set(params) - set(self.names))
         if unknown:
-            raise KeyError(f"no parameter(s) {unknown} (the grid has {self.names})")
+            raise UnknownNameError(f"no parameter(s) {unknown} (the grid has {self.names})")
         keep = [k for k, p in enumerate(self.params) if all(p.get(n) == v for n, v in params.items())]
         return SweepResult(self.study, [self.params[k] for k in keep], [self.results[k] for k in keep],
                            [self.info[k] for k in keep] if self.info else [], self.store)
@@ -627,10 +655,7 @@ class SweepResult(ResultMixin):
         ValueError
             The shapes differ between points.
         """
-        arrays = [r[name] for r in self.results if name in r]
-        if len(arrays) != len(self.results) or not arrays:
-            have = sorted(self.results[0]) if self.results else []
-            raise KeyError(f"output {name!r} is not at every point (outputs: {have})")
+        arrays = self._output(name)
         shapes = {a.shape for a in arrays}
         if len(shapes) > 1:
             raise ValueError(f"output {name!r} has different shapes at different points: {sorted(shapes)}")
@@ -639,7 +664,9 @@ class SweepResult(ResultMixin):
     def result(self, k, cls=None):
         """Point k's outputs: the dict, or rebuilt as ``cls`` (e.g.
         :class:`kanefem.SimulationResult`) through its ``from_dict``."""
-        rec = self.results[k]
+        rec = self.results[self._index(k)]
+        if cls is not None and not callable(getattr(cls, "from_dict", None)):
+            raise TypeError(f"cls must be a class with from_dict (e.g. kanefem.SimulationResult), got {cls!r}")
         return rec if cls is None else cls.from_dict(rec)
 
     def to_dict(self) -> dict:
@@ -664,6 +691,8 @@ class SweepResult(ResultMixin):
             its value.
         """
         pd = require_pandas()
+        if output is not None:
+            self._output(output)  # a string, at every point (else named)
         if output is None:
             rows = []
             for p, r in zip(self.params, self.results):
@@ -672,7 +701,7 @@ class SweepResult(ResultMixin):
         frames = []
         for p, r in zip(self.params, self.results):
             if output not in r:
-                raise KeyError(f"output {output!r} is not at point {p}")
+                raise UnknownNameError(f"output {output!r} is not at point {p}")
             a = np.asarray(r[output])
             idx = np.indices(a.shape).reshape(a.ndim, -1)
             cols = {**{n: np.repeat(v, a.size) for n, v in p.items()},
@@ -696,7 +725,9 @@ class SweepResult(ResultMixin):
         ax = _axes(ax)
         x = self.names[0] if x is None else x
         xs = self.param(x)
-        first = np.asarray(self.results[0][y])
+        first = np.asarray(self._output(y)[0])
+        if first.dtype.kind not in "biuf":
+            raise TypeError(f"y = {y!r} is not a numeric output (its values are {first.dtype})")
         if first.ndim == 0:
             others = [n for n in self.names if n != x]
             groups = {}
@@ -735,7 +766,10 @@ class SweepResult(ResultMixin):
         matplotlib Axes
         """
         x = self.names[0] if x is None else x
+        xs = self.param(x)
+        if xs.dtype.kind not in "iuf":
+            raise TypeError(f"x = {x!r} is not a numeric parameter (its values are {xs.dtype})")
         if x_to_hz is None:
             x_to_hz = {"rpm": lambda v: v / 60.0, "omega": lambda v: v / (2 * math.pi)}.get(x)
-        return campbell(self.param(x), self.stack(frequencies), ax=ax, orders=orders,
+        return campbell(xs, self.stack(frequencies), ax=ax, orders=orders,
                         x_label=x, x_to_hz=x_to_hz, **kw)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -436,6 +437,10 @@ def _tomllib():
     return tomllib
 
 
+#: the lever's PlanarBeam arguments and the pump's parameters they come from
+_LEVER_NAMES = {"length": "l2", "E": "E2", "A": "A2", "I": "I2", "rho": "rho2"}
+
+
 class WindPump:
     """The wind-pump mechanism: rigid motion, joint forces and the elastic lever.
 
@@ -750,6 +755,8 @@ class WindPump:
                 raise ValueError(f"{name} is only used with drive={needed!r}, not drive={drive!r}")
         rpm = _checks.real("rpm", rpm, positive=True)
         omega = rpm * 2.0 * math.pi / 60.0
+        if not omega > 0.0:
+            raise ValueError(f"rpm = {rpm!r} is too small: the crank speed underflows to {omega!r} rad/s")
         period = 2.0 * math.pi / omega
         tt = self._time_grid(t, revolutions, period, points_per_revolution)
         x0 = self.params.x_D0 if x_D is None else _checks.real("x_D", x_D)
@@ -959,7 +966,11 @@ class WindPump:
         n = _checks.integer("n_elements", n_elements, minimum=1)
         if n not in self._levers:
             p = self.params
-            self._levers[n] = PlanarBeam(p.l2, n, E=p.E2, A=p.A2, I=p.I2, rho=p.rho2)
+            try:
+                self._levers[n] = PlanarBeam(p.l2, n, E=p.E2, A=p.A2, I=p.I2, rho=p.rho2)
+            except (ValueError, TypeError, _core.KanefemError) as exc:  # name the pump's parameters
+                text = re.sub(r"\b(length|E|A|I|rho)(?= (=|/|must))", lambda m: _LEVER_NAMES[m.group(1)], str(exc))
+                raise type(exc)(text) from None
         return self._levers[n]
 
     def lever_eigenvalues(
