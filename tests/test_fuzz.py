@@ -2085,6 +2085,18 @@ CORE_DEFECTS = {
     # from the binding's conversion (spatial_body, seed 2)
     "Bar3D.from_mesh elements=[0, 1]": (
         lambda: kanefem.Bar3D.from_mesh([[0, 0, 0], [1, 0, 0]], [0, 1], E=1e9, A=1e-4, rho=1e3), ("elements",)),
+    # the 10,000-example run with the second-wave probes (seed 20261123, linked LAPACK):
+    # slider_crank's elements beyond PlanarBeam's bound named as n_elements; a recorded
+    # drive's spline named no t outside its span; to_toml(path=float) an os.fspath
+    # TypeError; ragged cells NumPy's "inhomogeneous shape"
+    "slider_crank elements=1e300": (lambda: kanefem.mechanism.slider_crank(elements=10**300), ("elements",)),
+    "Mechanism.solve t outside a recorded drive": (
+        lambda: kanefem.mechanism.slider_crank(elements=2).solve(
+            t=[0.0, 1.0], drives={"crank": kanefem.mechanism.Recorded(np.linspace(0.0, 0.05, 8), np.linspace(0.0, 0.4, 8), noise=0.0)}),
+        ("t", "drives")),
+    "Mechanism.to_toml path=float": (lambda: kanefem.mechanism.slider_crank(elements=2).to_toml(8e-237), ("path",)),
+    "Mesh ragged cells": (lambda: kanefem.meshes.Mesh([[0.0, 0.0], [1.0, 0.0], [1.0, 0.2], [0.0, 0.2]],
+                                                      [[1.0], [1.0, 2.0]], "quad"), ("cells",)),
     # a crank at 1e-300 rpm runs 10^7 steps (90 s, Ctrl-C not checked) to end in an error
     # naming max_steps, which is not a parameter of solve (the call line must pass one)
     "WindPump.solve rpm=1e-300": (lambda: kanefem.WindPump().solve(rpm=1e-300, revolutions=0.05),

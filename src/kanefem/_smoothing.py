@@ -180,7 +180,8 @@ class SmoothingSpline:
         tq = np.asarray(tq, float)
         if np.any(~np.isfinite(tq)) or np.any(tq < self.t[0]) or np.any(tq > self.t[-1]):
             raise ValueError(
-                f"times must lie within the samples' span [{self.t[0]!r}, {self.t[-1]!r}] s"
+                f"t (times from {np.min(tq, initial=np.inf):g} to {np.max(tq, initial=-np.inf):g} s) must "
+                f"lie within the samples' span [{self.t[0]!r}, {self.t[-1]!r}] s"
             )
         i = np.clip(np.searchsorted(self.t, tq, side="right") - 1, 0, self.t.size - 2)
         h = self._h[i]

@@ -1380,6 +1380,7 @@ class Mechanism:
         ``run``: a dict of scalars written as a ``[run]`` table (the command line's
         options).
         """
+        path = _checks.path("path", path)
         tables = self.to_dict(drives)
         if run is not None and not isinstance(run, Mapping):
             raise TypeError(f"run must be a dict of scalars, got {_checks._short(run)}")
@@ -1460,7 +1461,7 @@ def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, sli
     if rod is None:
         bodies.append(RigidBody("rod", m_rod, m_rod * length**2 / 12, centre=(r + length / 2, 0.0)))
     else:
-        beam = PlanarBeam(length, _checks.integer("elements", elements, minimum=1), E=E, A=A, I=I, rho=rho)
+        beam = PlanarBeam(length, _checks.integer("elements", elements, minimum=1, maximum=PlanarBeam.MAX_ELEMENTS), E=E, A=A, I=I, rho=rho)
         bodies.append(ElasticLink("rod", beam, start=(r, 0.0), geometric_stiffness=geometric_stiffness))
     bodies.append(RigidBody("slider", ms, 0.0, centre=(r + length, 0.0)))
     joints = [Revolute("O", (GROUND, "crank"), (0.0, 0.0)),

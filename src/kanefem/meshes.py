@@ -122,7 +122,11 @@ class Mesh:
         if self.nodes.shape[1] != dim:
             raise ValueError(f"nodes must have shape (n, {dim}) for {self.cell_type} cells, "
                              f"got {self.nodes.shape}")
-        cells = np.asarray(self.cells)
+        try:
+            cells = np.asarray(self.cells)
+        except (ValueError, TypeError) as exc:  # ragged lists: NumPy's message names nothing
+            raise ValueError(f"cells must be an integer array (n_cells, nodes per cell), got "
+                             f"{_checks._short(self.cells)} ({exc})") from None
         if cells.dtype.kind not in "iu":
             raise TypeError(f"cells must be an integer array, got dtype {cells.dtype}")
         nn = _NODES_PER_CELL[self.cell_type]
