@@ -2097,6 +2097,14 @@ CORE_DEFECTS = {
     "Mechanism.to_toml path=float": (lambda: kanefem.mechanism.slider_crank(elements=2).to_toml(8e-237), ("path",)),
     "Mesh ragged cells": (lambda: kanefem.meshes.Mesh([[0.0, 0.0], [1.0, 0.0], [1.0, 0.2], [0.0, 0.2]],
                                                       [[1.0], [1.0, 2.0]], "quad"), ("cells",)),
+    # CI's run of seed 20261123: frames.empty(1e220) failed in NumPy ("maximum allowed
+    # dimension"); link_eigenvalues took a bool array for a flag ("truth value of an array")
+    "frames.empty n=1e220": (lambda: kanefem.frames.empty(10**220), ("n",)),
+    "Mechanism.link_eigenvalues flag array": (
+        lambda: (lambda m: m.link_eigenvalues(m.solve(duration=0.01, points=3),
+                                              geometric_stiffness=np.array([True, False])))(
+            kanefem.mechanism.slider_crank(elements=2)),
+        ("geometric_stiffness",)),
     # a crank at 1e-300 rpm runs 10^7 steps (90 s, Ctrl-C not checked) to end in an error
     # naming max_steps, which is not a parameter of solve (the call line must pass one)
     "WindPump.solve rpm=1e-300": (lambda: kanefem.WindPump().solve(rpm=1e-300, revolutions=0.05),

@@ -41,7 +41,8 @@ FRAME_DTYPE = _core.frame_dtype
 
 def empty(n) -> np.ndarray:
     """n frame states at rest (all fields zero)."""
-    return np.zeros(_checks.integer("n", n, minimum=0), dtype=FRAME_DTYPE)
+    return np.zeros(_checks.integer("n", n, minimum=0, maximum=_checks.MAX_OUTPUT_VALUES // 15),
+                    dtype=FRAME_DTYPE)  # 15 doubles a state
 
 
 def _instants(name, value, nt):

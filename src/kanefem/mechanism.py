@@ -1035,6 +1035,8 @@ class Mechanism:
         """
         self._check_motion(motion)
         names = [L.name for L in self.links] if links is None else _checks.sequence("links", links)
+        geometric_stiffness = _checks.flag("geometric_stiffness", geometric_stiffness)
+        include_eps = _checks.flag("include_eps", include_eps)
         axial = self.joint_forces(motion).link_axial if geometric_stiffness else {}
         out = {}
         for name in names:
