@@ -502,7 +502,7 @@ int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const dou
  * The core's one Dormand-Prince 5(4) integrator for first-order systems
  * y' = f(t, y), y of length n (implementation: csrc/kf_ode.c).  The time
  * integrators of linear elastic systems (kf_integ, RK methods) and the rigid
- * motion of mechanisms (kf_windpump_simulate) are built on it.
+ * motion of mechanisms (kf_mech_simulate) are built on it.
  *
  * Step control is SciPy's RK45 (scipy.integrate.solve_ivp): the RMS norm of
  * the embedded error over atol + rtol max(|y_n|, |y_n+1|), safety 0.9, step

@@ -621,6 +621,17 @@ static int accelerations(kf_flexmech *w, const double *d, double *a, kf_error *e
 
 /* ---------------------------------------------------------------- one state */
 
+/* Which coordinates the drives prescribe; the free ones in order (free_idx). */
+static void classify(kf_flexmech *w, const kf_mech_drive *drives)
+{
+    w->nzf = 0;
+    for (int k = 0; k < w->nz; k++) {
+        w->presc[k] = drives[k].mode != KF_DRIVE_FREE;
+        if (!w->presc[k])
+            w->free_idx[w->nzf++] = k;
+    }
+}
+
 int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
                          const double *z0, const double *z, const double *zd, const double *d,
                          const double *dd, double *zdd, double *ddd, double *force, double *fj,
@@ -629,12 +640,7 @@ int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, 
     int nz = w->nz, nd = w->nd, rc = kf_mech_check_drives(w->m, drives, err);
     if (rc)
         return rc;
-    w->nzf = 0;
-    for (int k = 0; k < nz; k++) {
-        w->presc[k] = drives[k].mode != KF_DRIVE_FREE;
-        if (!w->presc[k])
-            w->free_idx[w->nzf++] = k;
-    }
+    classify(w, drives);
     int nf = w->nzf, np = nf + nd;
     double *pp = w->pv, *v = pp + np, *a = v + np;
     for (int i = 0; i < nf; i++) {
@@ -692,12 +698,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         return kf_fail(err, KF_EINVAL, "d0", "the initial elastic state is not finite");
     long max_steps = o->max_steps > 0 ? o->max_steps : 100000000L;
 
-    w->nzf = 0;
-    for (int k = 0; k < nz; k++) {
-        w->presc[k] = drives[k].mode != KF_DRIVE_FREE;
-        if (!w->presc[k])
-            w->free_idx[w->nzf++] = k;
-    }
+    classify(w, drives);
     int nf = w->nzf, np = nf + nd;
     /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1}; da */
     double *buf = kf_calloc(9 * (size_t)np + 1, sizeof(double));

@@ -2665,74 +2665,6 @@ static PyObject *py_windpump_check(PyObject *self, PyObject *args, PyObject *kw)
     Py_RETURN_NONE;
 }
 
-/* windpump_kinematics(params, q (nt, 2), u, udot) -> mech_kinematics of the wind pump */
-static PyObject *py_windpump_kinematics(PyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"params", "q", "u", "udot", NULL};
-    kf_mech *m;
-    f64_arg q = {"q", 2, {-1, 2}}, u = {"u", 2, {-1, 2}}, ud = {"udot", 2, {-1, 2}},
-            fr = {"frames", 2, {-1, 4}, 1};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&", kwlist, windpump_conv, &m, f64_conv,
-                                     &q, f64_conv, &u, f64_conv, &ud))
-        return NULL;
-    PyObject *r = rates_conform(m, &q, &u, &ud) ? NULL : kinematics_of(m, &q, &u, &ud, &fr);
-    kf_mech_free(m);
-    f64_release(&q);
-    f64_release(&u);
-    f64_release(&ud);
-    return r;
-}
-
-/* windpump_simulate(params, mode (0 speed, 1 torque), t, y0 (alpha, x_D, omega1, xdot_D), *,
- * omega, torque, rtol, atol, max_steps, progress) -> {states (nt, 8), stats} */
-static PyObject *py_windpump_simulate(PyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"params", "mode", "t", "y0", "omega", "torque", "rtol", "atol",
-                             "max_steps", "progress", NULL};
-    kf_mech *m;
-    int_arg mode = {"drive", 0, 1, 0}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
-    f64_arg t = {"t", 1, {-1}}, y0 = {"y0", 1, {4}};
-    real_arg omega = {"omega", 0.0}, rtol = {"rtol", 1e-9}, atol = {"atol", 1e-12};
-    func_arg torque = {"torque", NULL}, progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&|$O&O&O&O&O&O&", kwlist, windpump_conv,
-                                     &m, int_conv, &mode, f64_conv, &t, f64_conv, &y0, real_conv,
-                                     &omega, func_conv, &torque, real_conv, &rtol, real_conv,
-                                     &atol, int_conv, &max_steps, func_conv, &progress))
-        return NULL;
-    PyObject *result = NULL;
-    if (mode.v == 1 && !torque.fn) {
-        PyErr_SetString(PyExc_TypeError, "torque must be callable f(t, alpha, omega1)");
-    } else {
-        kf_mech_drive d[2] = {{mode.v ? KF_DRIVE_FREE : KF_DRIVE_SPEED, omega.v}, {KF_DRIVE_FREE}};
-        if (mode.v) {
-            d[0].law = py_law_cb;
-            d[0].params = torque.fn;
-        }
-        const double *y = f64_data(&y0);
-        result = simulate_of(m, d, (int)mode.v, y, y + 2, &t, rtol.v, atol.v, max_steps.v,
-                             progress.fn);
-    }
-    kf_mech_free(m);
-    f64_release(&t);
-    f64_release(&y0);
-    return result;
-}
-
-static PyObject *py_windpump_joint_forces(PyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"params", "states", "progress", NULL};
-    kf_mech *m;
-    f64_arg s = {"states", 2, {-1, -1}};
-    func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, windpump_conv, &m, f64_conv,
-                                     &s, func_conv, &progress))
-        return NULL;
-    PyObject *r = reactions_of(m, &s, progress.fn);
-    kf_mech_free(m);
-    f64_release(&s);
-    return r;
-}
-
 /* ================================================================ module */
 
 #define KW(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, doc}
@@ -2848,16 +2780,6 @@ static PyMethodDef methods[] = {
        "windpump_mech(params) -> the wind pump as a mechanism (kf_windpump_create)."),
     KW("windpump_check", py_windpump_check,
        "windpump_check(params): ValueError naming the first invalid parameter."),
-    KW("windpump_kinematics", py_windpump_kinematics,
-       "windpump_kinematics(params, q (nt, 2), u (nt, 2), udot (nt, 2)) -> mech_kinematics of "
-       "the wind pump."),
-    KW("windpump_simulate", py_windpump_simulate,
-       "windpump_simulate(params, mode, t, y0, *, omega, torque, rtol, atol, max_steps, "
-       "progress) -> {states (nt, 8), stats}: mech_simulate of the wind pump, alpha at "
-       "constant speed (mode 0) or under a torque law (mode 1)."),
-    KW("windpump_joint_forces", py_windpump_joint_forces,
-       "windpump_joint_forces(params, states (nt, >= 6), progress=None) -> mech_joint_forces of "
-       "the wind pump."),
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",

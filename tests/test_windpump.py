@@ -634,22 +634,22 @@ def test_binding_does_not_leak():
     from kanefem import _core
 
     pump = WindPump()
-    vec = pump.params._vector()
+    mech = pump._mechanism._core  # the wind pump's calls into the core go through the mechanism's
     t = np.linspace(0, 0.05, 40)
     beam = pump.lever(4)
 
+    def simulate(mode, speed, law, zd0):
+        return _core.mech_simulate(mech, [mode, 0], [speed, 0.0], [None, None], [law, None],
+                                   np.array([0.0, 0.55]), np.array(zd0), t)
+
     def work():
-        st = _core.windpump_simulate(params=vec, mode=0, t=t, y0=np.array([0.0, 0.55, 0.0, 0.0]),
-                                     omega=14.0)["states"]
-        _core.windpump_simulate(params=vec, mode=1, t=t, y0=np.array([0.0, 0.55, 10.0, 0.0]),
-                                torque=lambda *a: 3.0)
-        _core.windpump_joint_forces(params=vec, states=st)
-        _core.windpump_kinematics(params=vec, q=st[:, :2], u=st[:, 2:4], udot=st[:, 4:6])
+        st = simulate(1, 14.0, None, [14.0, 0.0])["states"]
+        simulate(0, 0.0, lambda *a: 3.0, [10.0, 0.0])
+        _core.mech_joint_forces(mech, st[:, :6])
+        _core.mech_kinematics(mech, st[:, :2], st[:, 2:4], st[:, 4:6])
         beam.gyroscopic_eigenvalues(st[:, 2] * 0.1, st[:, 4], 2)
-        for bad in (lambda: _core.windpump_kinematics(params=vec, q=[[0.0, 2.0]], u=[[0, 0]],
-                                                      udot=[[0, 0]]),
-                    lambda: _core.windpump_simulate(params=vec, mode=1, t=t, y0=np.zeros(4),
-                                                    torque=lambda *a: 1 / 0)):
+        for bad in (lambda: _core.mech_kinematics(mech, [[0.0, 2.0]], [[0, 0]], [[0, 0]]),
+                    lambda: simulate(0, 0.0, lambda *a: 1 / 0, [0.0, 0.0])):
             try:
                 bad()
             except (ValueError, ZeroDivisionError):
@@ -667,7 +667,7 @@ def test_binding_does_not_leak():
     tracemalloc.stop()
     # one leaked (40, 7) state array per call would be 200 * 2240 bytes = 448 kB
     assert grown < 100_000, grown
-    st, stats = _core.windpump_simulate(vec, 0, t, np.array([0.0, 0.55, 0.0, 0.0]), omega=14.0)
+    st, stats = simulate(1, 14.0, None, [14.0, 0.0]).values()
     assert sys.getrefcount(st) == 2 and sys.getrefcount(stats) == 2  # owned once
 
 

@@ -656,7 +656,7 @@ class WindPump:
             ``r``, ``v``, ``a`` (..., 12) in the order x1, y1, theta1, x2, y2, theta2,
             x3, y3, theta3, xG, yG, x_D; ``A`` (..., 12, 2) and ``B`` (..., 12, 3)
             with r' = A u and r'' = A u' + B (omega1^2, omega1 xdot_D, xdot_D^2);
-            ``vB``, ``aB`` (..., 2); ``lever`` (..., 12).
+            ``vB``, ``aB`` (..., 2); ``lever`` (...,): the lever's frame states (kanefem.FRAME_DTYPE).
         """
         shape, k = self._kinematics(alpha, x_D, omega1, xdot_D, eps1, xddot_D)
         return {n: a.reshape(shape + a.shape[1:]) for n, a in k.items()}
