@@ -198,6 +198,21 @@ def failure(kind):
 _OUTPUT = None  # a file for the C-level output of the children
 
 
+def address_limit():
+    """MEMORY beyond this process's present address space.
+
+    Relative, not absolute: under AddressSanitizer the process has reserved terabytes of
+    shadow memory before the first call, and an absolute limit would make every later
+    mapping fail (ASan's own bookkeeping included) whatever the call does."""
+    try:
+        with open("/proc/self/status") as f:
+            size = next((int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:")), 0)
+    except OSError:  # no /proc (macOS): the limit is absolute
+        size = 0
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    return size + MEMORY if hard == resource.RLIM_INFINITY else min(size + MEMORY, hard)
+
+
 def isolated(call):
     """``verdict(call)`` in a child process, and the child's C-level output."""
     global _OUTPUT
@@ -212,7 +227,7 @@ def isolated(call):
     if pid == 0:  # the child: judge, report, and leave without any cleanup
         try:
             os.close(r)
-            resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+            resource.setrlimit(resource.RLIMIT_AS, (address_limit(), resource.getrlimit(resource.RLIMIT_AS)[1]))
             os.dup2(_OUTPUT.fileno(), 1)
             os.dup2(_OUTPUT.fileno(), 2)
             data = json.dumps(verdict(call)).encode()
