@@ -30,23 +30,35 @@ def _umask():
 def atomic_path(path):
     """A temporary file name beside ``path`` to write to (for writers that take a file
     name, such as meshio); on leaving the block it is synced and moved onto ``path``,
-    on an exception removed."""
+    on an exception removed.
+
+    The file is created inside the ``try``: a KeyboardInterrupt at any moment after
+    its creation (tempfile.mkstemp has a few bytecodes between creating the file and
+    returning its name) still removes it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
-    os.close(fd)
+    tmp = None
     try:
-        # mkstemp makes the file private (0600); give it the mode open() would
-        os.chmod(tmp, 0o666 & ~_umask())
-        yield Path(tmp)
+        for _ in range(100):
+            tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+            try:
+                # O_EXCL: never another writer's file; mode 0666 less the umask, as open() gives
+                os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                break
+            except FileExistsError:
+                tmp = None
+        else:
+            raise FileExistsError(f"no free temporary name beside {str(path)!r}")
+        yield tmp
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         raise
 
 
