@@ -227,6 +227,9 @@ def isolated(call):
     if pid == 0:  # the child: judge, report, and leave without any cleanup
         try:
             os.close(r)
+            # a hostile string is a valid relative path ("1.0", "x"): its file lands in the
+            # example's scratch folder, not in the folder pytest was started from
+            os.chdir(scratch())
             resource.setrlimit(resource.RLIMIT_AS, (address_limit(), resource.getrlimit(resource.RLIMIT_AS)[1]))
             os.dup2(_OUTPUT.fileno(), 1)
             os.dup2(_OUTPUT.fileno(), 2)
