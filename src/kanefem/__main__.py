@@ -312,9 +312,8 @@ def _windpump_sweep(args, pump, grid, folder):
             for i, p in enumerate(res.params) for m in range(f.shape[2])]
     write_csv(folder, "sweep_lever_frequencies.csv", names + ["mode", "f_min_Hz", "f_mean_Hz", "f_max_Hz"], rows)
     run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
-    pump.to_toml(folder / "windpump.toml", run={**run, "kanefem": __version__})
-    with open(folder / "windpump.toml", "a") as toml:  # the grid, so that --config runs the sweep again
-        toml.write("\n[sweep]\n" + "".join(f"{k} = [{', '.join(map(repr, v))}]\n" for k, v in grid.items()))
+    # with the grid, so that --config runs the sweep again
+    pump.to_toml(folder / "windpump.toml", run={**run, "kanefem": __version__}, sweep=grid)
     for m in range(f.shape[2]):
         print(f"  mode {m + 1}: f = {f[:, :, m].min():.6g} .. {f[:, :, m].max():.6g} Hz over the grid")
     if args.plots:

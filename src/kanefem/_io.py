@@ -11,6 +11,7 @@ import errno
 import functools
 import hashlib
 import json
+import math
 import os
 import secrets
 import shutil
@@ -18,6 +19,8 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 
 def _umask():
@@ -82,34 +85,37 @@ def write_csv(folder, name, header, rows):
     return atomic_write(Path(folder) / name, write, newline="")
 
 
-def _toml_value(key, v):
-    """One TOML value: bool, int, finite float or str."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
+def _toml_ready(key, v):
+    """v as tomli_w writes it: bool, int, finite float, str, and lists and tables of them
+    (NumPy scalars become Python's); anything else is refused, naming the key."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, (bool, int, str)):
+        return v
     if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
+        if not math.isfinite(v):
             raise ValueError(f"{key} = {v!r} cannot be written to TOML (not finite)")
-        return repr(v)  # shortest round-trip form, valid TOML (e.g. 0.08, 1e-06, 210000000000.0)
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-    raise TypeError(f"{key} = {v!r}: only bool, int, float and str are written to TOML")
+        return v
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_toml_ready(key, x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _toml_ready(k, x) for k, x in v.items()}
+    raise TypeError(f"{key} = {v!r}: only bool, int, float, str and lists of them are written to TOML")
+
+
+def toml_text(tables, comment=""):
+    """``{table: {key: value}}`` (a list of tables for ``[[table]]``) as TOML text, by
+    tomli_w; ``comment`` lines go at the top, prefixed by ``#``.  Reading is ``tomllib``'s job."""
+    import tomli_w
+
+    head = "".join(f"# {c}".rstrip() + "\n" for c in comment.splitlines()) if comment else ""
+    body = tomli_w.dumps({name: _toml_ready(name, t) for name, t in tables.items()})
+    return head + ("\n" if head else "") + body
 
 
 def write_toml(path, tables, comment=""):
-    """Write ``{table: {key: value}}`` as TOML, atomically; return the path.
-
-    A small writer for configuration files (one level of tables, scalar values);
-    reading is ``tomllib``'s job.  ``comment`` lines go at the top, prefixed by ``#``.
-    """
-    lines = [f"# {c}".rstrip() for c in comment.splitlines()] if comment else []
-    for name, table in tables.items():
-        if lines:
-            lines.append("")
-        lines.append(f"[{name}]")
-        lines.extend(f"{key} = {_toml_value(key, v)}" for key, v in table.items())
-    text = "\n".join(lines) + "\n"
+    """Write :func:`toml_text` atomically; return the path."""
+    text = toml_text(tables, comment)
     return atomic_write(path, lambda f: f.write(text))
 
 

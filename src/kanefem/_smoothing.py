@@ -1,19 +1,18 @@
 """Cubic smoothing splines for recorded motions: values, velocities and accelerations
 from noisy samples, as the papers measured the wind pump optically.
 
-The spline g minimizes  sum_i (y_i - g(t_i))^2 + lam int g''(t)^2 dt  (Reinsch, 1967,
-in the form of Green and Silverman, "Nonparametric Regression and Generalized Linear
-Models", 1994, section 2.3): with h_i = t_{i+1} - t_i, the tridiagonal Q (n x n-2) and
-R (n-2 x n-2), the second derivatives gamma at the interior knots solve the symmetric
-positive definite pentadiagonal system
+The spline g minimizes  sum_i (y_i - g(t_i))^2 + lam int g''(t)^2 dt  (Reinsch, 1967;
+Green and Silverman, "Nonparametric Regression and Generalized Linear Models", 1994,
+section 2.3), computed by SciPy's :func:`scipy.interpolate.make_smoothing_spline`.
+kanefem only chooses lam, by the discrepancy principle: the mean squared residual equals
+the noise variance sigma^2, given by the user or estimated from the data by the
+difference-based estimator of Gasser, Sroka and Jennen-Steinmetz (Biometrika 73, 1986).
+sigma = 0 interpolates.
 
-    (R + lam Q^T Q) gamma = Q^T y,     g = y - lam Q gamma,
-
-and the spline is the natural cubic through (t_i, g_i) with second derivatives gamma.
-lam is chosen by the discrepancy principle: the mean squared residual equals the noise
-variance sigma^2, given by the user or estimated from the data by the difference-based
-estimator of Gasser, Sroka and Jennen-Steinmetz (Biometrika 73, 1986).  sigma = 0
-interpolates.  Plain NumPy, O(n) per solve.
+SciPy's B-spline form loses accuracy when lam is very large against the sample spacing
+(lam > 1e10 h^3: the fit is then within a fraction of a percent of the least-squares
+straight line in mean squared residual), so lam is sought below that bound and a noise
+level the bounded spline cannot reach gives the straight line (lam = inf).
 """
 
 from __future__ import annotations
@@ -23,6 +22,9 @@ import math
 import numpy as np
 
 from . import _checks
+
+#: lam is sought in [1e-12, 1e10] times the mean sample spacing cubed
+_LOG_LAM_RANGE = (-12.0, 10.0)
 
 
 def noise_estimate(t, y):
@@ -40,46 +42,6 @@ def noise_estimate(t, y):
     b = (t[1:-1] - t[:-2]) / span
     e = a * y[:-2] + b * y[2:] - y[1:-1]
     return float(math.sqrt(np.mean(e * e / (a * a + b * b + 1.0))))
-
-
-def _penta_solve(d, e, f, rhs):
-    """Solve S x = rhs, S symmetric positive definite with diagonal d, first and second
-    off-diagonals e and f, by L D L^T (O(n), plain Python floats)."""
-    m = len(d)
-    l1 = [0.0] * (m + 1)  # l1[i] = L[i, i-1]
-    l2 = [0.0] * (m + 2)  # l2[i] = L[i, i-2]
-    D = [0.0] * m
-    for i in range(m):
-        di = d[i]
-        if i >= 1:
-            di -= l1[i] * l1[i] * D[i - 1]
-        if i >= 2:
-            di -= l2[i] * l2[i] * D[i - 2]
-        if not di > 0.0:
-            raise np.linalg.LinAlgError("smoothing spline system is not positive definite")
-        D[i] = di
-        if i + 1 < m:
-            v = e[i] - (l2[i + 1] * D[i - 1] * l1[i] if i >= 1 else 0.0)
-            l1[i + 1] = v / di
-        if i + 2 < m:
-            l2[i + 2] = f[i] / di
-    z = [0.0] * m
-    for i in range(m):
-        v = rhs[i]
-        if i >= 1:
-            v -= l1[i] * z[i - 1]
-        if i >= 2:
-            v -= l2[i] * z[i - 2]
-        z[i] = v
-    x = [0.0] * m
-    for i in range(m - 1, -1, -1):
-        v = z[i] / D[i]
-        if i + 1 < m:
-            v -= l1[i + 1] * x[i + 1]
-        if i + 2 < m:
-            v -= l2[i + 2] * x[i + 2]
-        x[i] = v
-    return np.array(x)
 
 
 class SmoothingSpline:
@@ -122,58 +84,39 @@ class SmoothingSpline:
             k = int(np.flatnonzero(np.diff(t) <= 0)[0])
             raise ValueError(f"sample times must be strictly increasing: t[{k}] = {t[k]!r}, t[{k + 1}] = {t[k + 1]!r}")
         self.t, self.y = t, y
-        h = np.diff(t)
-        self._h = h
-        # Q^T Q (pentadiagonal) and R (tridiagonal), over the n - 2 interior knots
-        a, c = 1.0 / h[:-1], 1.0 / h[1:]
-        b = -a - c
-        self._qtq = (a * a + b * b + c * c, b[:-1] * a[1:] + c[:-1] * b[1:], c[:-2] * a[2:])
-        self._r = ((h[:-1] + h[1:]) / 3.0, h[1:-1] / 6.0)
-        self._qty = a * y[:-2] + b * y[1:-1] + c * y[2:]
         self.noise = noise_estimate(t, y) if noise is None else _checks.real("noise", noise, nonnegative=True)
-        self.lam = self._choose_lam()
-        self._fit(self.lam)
+        self.lam, self._spline = self._choose()
+        self._derivatives = [self._spline, self._spline.derivative(1), self._spline.derivative(2)]
 
     def _fit(self, lam):
-        """g and gamma (full length, zero at the ends) for one lam."""
-        n = self.t.size
-        gamma = np.zeros(n)
-        if n > 2 and math.isfinite(lam):
-            d = self._r[0] + lam * self._qtq[0]
-            e = self._r[1] + lam * self._qtq[1]
-            f = lam * self._qtq[2]
-            gamma[1:-1] = _penta_solve(d.tolist(), e.tolist(), f.tolist(), self._qty.tolist())
-            qg = np.zeros(n)  # Q gamma
-            inner = gamma[1:-1]
-            qg[:-2] += inner / self._h[:-1]
-            qg[1:-1] -= inner * (1.0 / self._h[:-1] + 1.0 / self._h[1:])
-            qg[2:] += inner / self._h[1:]
-            g = self.y - lam * qg
-        else:  # lam = inf: the least-squares straight line
-            A = np.column_stack([np.ones(n), self.t - self.t[0]])
-            g = A @ np.linalg.lstsq(A, self.y, rcond=None)[0]
-        self._g, self._gamma = g, gamma
-        return g
+        from scipy.interpolate import make_lsq_spline, make_smoothing_spline
 
-    def _choose_lam(self):
-        """lam with mean squared residual = noise^2, by bisection on log lam."""
+        if math.isfinite(lam):
+            return make_smoothing_spline(self.t, self.y, lam=lam)
+        # lam = inf: the least-squares straight line, as a cubic B-spline (exactly)
+        A = np.column_stack([np.ones(self.t.size), self.t - self.t[0]])
+        line = A @ np.linalg.lstsq(A, self.y, rcond=None)[0]
+        knots = np.r_[[self.t[0]] * 4, [self.t[-1]] * 4]
+        return make_lsq_spline(self.t, line, knots, k=3)
+
+    def _choose(self):
+        """(lam, spline) with mean squared residual = noise^2: Brent's method on log lam."""
+        from scipy.optimize import brentq
+
         target = self.noise**2
         if target == 0.0:
-            return 0.0
-        msr = lambda lam: float(np.mean((self.y - self._fit(lam)) ** 2))  # noqa: E731
-        if msr(math.inf) <= target:
-            return math.inf
-        scale = float(np.mean(self._h)) ** 3  # lam has the unit of t^3
-        lo, hi = -12.0, 16.0  # log10(lam / scale)
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            if msr(scale * 10.0**mid) > target:
-                hi = mid
-            else:
-                lo = mid
-            if hi - lo < 1e-4:
-                break
-        return scale * 10.0 ** (0.5 * (lo + hi))
+            return 0.0, self._fit(0.0)
+        scale = float(np.mean(np.diff(self.t))) ** 3  # lam has the unit of t^3
+        # log of (mean squared residual / noise^2), increasing in log10(lam / scale)
+        excess = lambda x: math.log(max(float(np.mean((self.y - self._fit(scale * 10.0**x)(self.t)) ** 2)), 1e-300) / target)  # noqa: E731
+        lo, hi = _LOG_LAM_RANGE
+        if excess(hi) <= 0.0:  # beyond SciPy's accurate range: the straight line
+            return math.inf, self._fit(math.inf)
+        if excess(lo) >= 0.0:  # the noise is below what the samples' spread allows
+            lam = scale * 10.0**lo
+        else:
+            lam = scale * 10.0 ** brentq(excess, lo, hi, xtol=1e-4)
+        return lam, self._fit(lam)
 
     def __call__(self, tq, derivative=0):
         """The spline (derivative 0, 1 or 2) at times tq inside [t_0, t_n-1]."""
@@ -183,18 +126,6 @@ class SmoothingSpline:
                 f"t (times from {np.min(tq, initial=np.inf):g} to {np.max(tq, initial=-np.inf):g} s) must "
                 f"lie within the samples' span [{self.t[0]!r}, {self.t[-1]!r}] s"
             )
-        i = np.clip(np.searchsorted(self.t, tq, side="right") - 1, 0, self.t.size - 2)
-        h = self._h[i]
-        s = tq - self.t[i]
-        g0, g1 = self._g[i], self._g[i + 1]
-        c0, c1 = self._gamma[i], self._gamma[i + 1]
-        b = (g1 - g0) / h - h * (2.0 * c0 + c1) / 6.0
-        c = 0.5 * c0
-        d = (c1 - c0) / (6.0 * h)
-        if derivative == 0:
-            return g0 + s * (b + s * (c + s * d))
-        if derivative == 1:
-            return b + s * (2.0 * c + 3.0 * s * d)
-        if derivative == 2:
-            return 2.0 * c + 6.0 * s * d
-        raise ValueError(f"derivative = {derivative!r} must be 0, 1 or 2")
+        if derivative not in (0, 1, 2) or isinstance(derivative, bool):
+            raise ValueError(f"derivative = {derivative!r} must be 0, 1 or 2")
+        return self._derivatives[derivative](tq)

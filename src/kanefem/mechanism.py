@@ -49,7 +49,7 @@ from typing import Callable
 import numpy as np
 
 from . import _checks, _core
-from ._io import _toml_value, atomic_write
+from ._io import write_toml
 from ._smoothing import SmoothingSpline
 from .bodies import AxialBar, FlexibleBody, PlanarBeam, _signed_hz
 
@@ -1388,24 +1388,9 @@ class Mechanism:
             raise TypeError(f"run must be a dict of scalars, got {_checks._short(run)}")
         if run:
             tables["run"] = dict(run)
-        lines = [f"# {c}".rstrip() for c in (comment or f"kanefem mechanism {self.name!r} (SI units, "
-                                                     "angles in radians; points are those of the drawing)").splitlines()]
-        for key, value in tables.items():
-            items = value if isinstance(value, list) else [value]
-            for item in items:
-                lines.append("")
-                lines.append(f"[[{key}]]" if isinstance(value, list) else f"[{key}]")
-                lines.extend(f"{k} = {_toml_item(k, v)}" for k, v in item.items())
-        text = "\n".join(lines) + "\n"
-        return atomic_write(path, lambda f: f.write(text))
-
-
-def _toml_item(key, v):
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_item(key, x) for x in v) + "]"
-    if isinstance(v, (np.floating, np.integer)):
-        v = v.item()
-    return _toml_value(key, v)
+        comment = comment or (f"kanefem mechanism {self.name!r} (SI units, angles in radians; "
+                              "points are those of the drawing)")
+        return write_toml(path, tables, comment=comment)
 
 
 def _quasi_static(link, frame):
@@ -1475,12 +1460,21 @@ def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, sli
 
 
 def four_bar(a=0.1, b=0.3, c=0.25, d=0.3, *, masses=(1.0, 1.5, 1.2), gravity=(0.0, -9.81),
-             branch=1):
+             branch=1, coupler=None):
     """A four-bar linkage: crank (a) from the ground pivot O = (0, 0), coupler (b),
     rocker (c) to the ground pivot (d, 0); uniform bars of the given masses; drawn at
     crank angle pi/2 on the branch with the coupler above the line from A to the
-    rocker pivot (branch = +1) or below (-1).  Coordinate ``"crank"``."""
+    rocker pivot (branch = +1) or below (-1).  Coordinate ``"crank"``.
+
+    ``coupler``: a :class:`PlanarBeam` or :class:`AxialBar` of length ``b`` makes the
+    coupler an elastic link (pinned-pinned from A to B; its mass is the elements',
+    ``masses[1]`` is not used); None, a rigid bar."""
     a, b, c, d = (_checks.real(n, v, positive=True) for n, v in (("a", a), ("b", b), ("c", c), ("d", d)))
+    if coupler is not None:
+        if not isinstance(coupler, (PlanarBeam, AxialBar)):
+            raise TypeError(f"coupler must be a PlanarBeam, an AxialBar or None, got {_checks._short(coupler)}")
+        if not math.isclose(coupler.length, b, rel_tol=1e-12):
+            raise ValueError(f"coupler has length {coupler.length!r} m: the coupler b = {b!r} m")
     m1, m2, m3 = _checks.array("masses", masses, shape=(3,))
     if _checks.integer("branch", branch) not in (1, -1):
         raise ValueError(f"branch must be 1 or -1, got {branch!r}")
@@ -1495,7 +1489,8 @@ def four_bar(a=0.1, b=0.3, c=0.25, d=0.3, *, masses=(1.0, 1.5, 1.2), gravity=(0.
     mid = lambda p, q: tuple((np.asarray(p) + np.asarray(q)) / 2)  # noqa: E731
     ang = lambda p, q: math.atan2(q[1] - p[1], q[0] - p[0])  # noqa: E731
     bodies = [RigidBody("crank", m1, m1 * a * a / 12, centre=mid((0, 0), A), angle=ang((0, 0), A)),
-              RigidBody("coupler", m2, m2 * b * b / 12, centre=mid(A, B), angle=ang(A, B)),
+              RigidBody("coupler", m2, m2 * b * b / 12, centre=mid(A, B), angle=ang(A, B)) if coupler is None
+              else ElasticLink("coupler", coupler, start=tuple(A), angle=ang(A, B)),
               RigidBody("rocker", m3, m3 * c * c / 12, centre=mid(B, D), angle=ang(D, B))]
     joints = [Revolute("O", (GROUND, "crank"), (0.0, 0.0)), Revolute("A", ("crank", "coupler"), tuple(A)),
               Revolute("B", ("coupler", "rocker"), tuple(B)), Revolute("D", (GROUND, "rocker"), tuple(D))]

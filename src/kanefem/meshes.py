@@ -531,8 +531,13 @@ def write_meshio(path, mesh, file_format=None):
     meshio = _meshio()
     path = Path(path)
     fmt = file_format
-    if fmt is None:
-        fmt = meshio._helpers._filetypes_from_path(path)[0]
+    if fmt is None:  # by the suffixes, longest first (".vtu", ".msh", ".xdmf", ...): meshio's table
+        types = meshio.extension_to_filetypes
+        suffixes = [("".join(path.suffixes[k:])).lower() for k in range(len(path.suffixes))]
+        fmt = next((types[s][0] for s in suffixes if s in types), None)
+        if fmt is None:
+            raise ValueError(f"path = {str(path)!r}: meshio writes no format with this suffix; give "
+                             f"file_format or one of {', '.join(sorted(types))}")
 
     with atomic_path(path) as tmp:
         meshio.write(tmp, mesh, file_format=fmt)

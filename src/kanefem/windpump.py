@@ -553,11 +553,12 @@ class WindPump:
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"{path}: {exc}") from None
 
-    def to_toml(self, path, run=None):
+    def to_toml(self, path, run=None, sweep=None):
         """Write all parameters to a TOML file (atomically); return its path.
 
         ``run``, a dict of scalars, is written as a ``[run]`` table (the command line's
-        options; :meth:`from_toml` skips it).
+        options; :meth:`from_toml` skips it); ``sweep``, a dict of lists of numbers, as a
+        ``[sweep]`` table (the grid of ``python -m kanefem windpump --sweep``).
         """
         path = _checks.path("path", path)
         p = self.params
@@ -568,6 +569,8 @@ class WindPump:
             tables["run"] = dict(run)
             comment += ("\n[run]: the options of the run that wrote this file (python -m kanefem "
                         "windpump --help);\n--config FILE runs it again, options given with it override them")
+        if sweep:
+            tables["sweep"] = {k: list(v) for k, v in sweep.items()}
         return write_toml(path, tables, comment=comment)
 
     # ------------------------------------------------------------ kinematics
