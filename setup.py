@@ -71,8 +71,8 @@ extra_compile += shlex.split(os.environ.get("KANEFEM_CFLAGS", ""))
 extra_link += shlex.split(os.environ.get("KANEFEM_LDFLAGS", ""))
 
 # matplotlib: the main job (python -m kanefem windpump) draws its PNG figures by default;
-# tomli: --config reads TOML, in the standard library (tomllib) from Python 3.11
-install_requires = ["numpy>=1.22", "matplotlib>=3.5", 'tomli>=1.1; python_version < "3.11"']
+# tomli: --config reads TOML, in the standard library (tomllib) from Python 3.11; tomli-w writes it
+install_requires = ["numpy>=1.22", "matplotlib>=3.5", "tomli-w>=1.0", 'tomli>=1.1; python_version < "3.11"']
 if not lapack_flags:
     install_requires.append("scipy>=1.9")
 

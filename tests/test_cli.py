@@ -7,6 +7,7 @@ whatever moment the run is killed at; errors are one line on stderr with exit st
 
 import hashlib
 import json
+import math
 import os
 import random
 import signal
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from kanefem import WindPump
@@ -354,3 +356,88 @@ def test_agg_backend_without_a_display(tmp_path):
             "import matplotlib; print(matplotlib.get_backend())")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV)
     assert r.stdout.strip().lower() == "agg", r.stderr
+
+
+# ---------------------------------------------------------------- shipped examples (issue 16)
+
+
+def _csv(path):
+    import csv
+
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return {name: [float(r[k]) for r in rows[1:]] for k, name in enumerate(rows[0])}
+
+
+def test_examples_are_listed_and_copied_never_over_a_file(tmp_path):
+    from kanefem.mechanism import EXAMPLES
+
+    r = kanefem("examples")
+    assert r.returncode == 0, r.stderr
+    for name in EXAMPLES:  # one line each: the file and its description
+        line = next(ln for ln in r.stdout.splitlines() if ln.startswith(f"{name}.toml"))
+        assert len(line.split(None, 1)[1]) > 20, line
+    dest = tmp_path / "mine"
+    r = kanefem("examples", "--copy", dest)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in dest.iterdir()) == sorted(f"{n}.toml" for n in EXAMPLES)
+    (dest / "four_bar.toml").write_text("# my edits\n")
+    r = kanefem("examples", "--copy", dest)  # refused as a whole: nothing overwritten
+    assert r.returncode == 2 and "would overwrite" in r.stderr and "four_bar.toml" in r.stderr
+    assert (dest / "four_bar.toml").read_text() == "# my edits\n"
+    r = kanefem("examples", "--copy", dest / "four_bar.toml")
+    assert r.returncode == 2 and "not a folder" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_shipped_windpump_toml_reproduces_the_windpump_job(tmp_path):
+    """python -m kanefem mechanism on the shipped windpump.toml gives the numbers of python -m
+    kanefem windpump: the same equations (the wind pump is one general mechanism) from the
+    same periodic state, so equal to round-off at the common instants (the windpump job's
+    360 per turn, end excluded, are the mechanism job's first 360 of 361)."""
+    from kanefem.mechanism import example
+
+    a, b = tmp_path / "windpump", tmp_path / "mechanism"
+    for args in (["windpump", "--out", a], ["mechanism", example("windpump"), "--out", b]):
+        r = kanefem(*args, "--no-plots")
+        assert r.returncode == 0, r.stderr
+    # the windpump job's columns and the mechanism job's for the same quantity
+    same = {"motion.csv": {"t_s": "t_s", "alpha_rad": "alpha_rad", "x_D_m": "x_D_m",
+                           "omega1_rad_s": "alpha_rate_rad_s", "xdot_D_m_s": "x_D_rate_m_s",
+                           "eps1_rad_s2": "alpha_acc_rad_s2", "xddot_D_m_s2": "x_D_acc_m_s2",
+                           "motor_torque_N_m": "alpha_drive_N_m", "theta2_rad": "lever_angle_rad",
+                           "theta3_rad": "rocker_angle_rad"},
+            "joint_forces.csv": {"F_Ax_N": "A_Fx_N", "F_Ay_N": "A_Fy_N", "F_Bx_N": "B_Fx_N", "F_By_N": "B_Fy_N",
+                                 "F_Cx_N": "C_Fx_N", "F_Cy_N": "C_Fy_N", "F_Dx_N": "D_Fx_N", "F_Dy_N": "D_Fy_N",
+                                 "N_guide_N": "guide_Fy_N", "lever_N0_N": "lever_N0_N"}}
+    files = {name: (name, name) for name in same}
+    files["eigenvalues"] = ("lever_eigenvalues.csv", "eigenvalues_lever.csv")
+    same["eigenvalues"] = {k: k for k in _csv(a / files["eigenvalues"][0])}  # the same header
+    for name, columns in same.items():
+        first, second = _csv(a / files[name][0]), _csv(b / files[name][1])
+        for ca, cb in columns.items():
+            x, y = np.array(first[ca]), np.array(second[cb])
+            assert x.size == 360 and y.size == 361, (name, ca)
+            # round-off of the two routes' formulas (rtol 1e-12 of the column's size); an
+            # other start (from rest at x_D0, the file before issue 16) differs by 7e-2 m in x_D
+            np.testing.assert_allclose(y[:360], x, rtol=0, atol=1e-12 * max(np.abs(x).max(), 1e-300),
+                                       err_msg=f"{name}: {ca} vs {cb}")
+
+
+def test_four_bar_example_runs_two_way_with_its_elastic_coupler(tmp_path):
+    """The coupler is a 20 x 8 mm steel flat bar, 0.3 m, pinned-pinned: its first bending
+    frequency pi / (2 L^2) sqrt(E I / (rho A)) = 208.5 Hz; the two-way run converges and
+    deflects it by a tenth of a millimetre at 300 rpm."""
+    from kanefem.mechanism import example
+
+    r = kanefem("mechanism", example("four_bar"), "--two-way", "--no-plots", "--out", tmp_path / "fb")
+    assert r.returncode == 0, r.stderr
+    E, rho, w, h, L = 210e9, 7850.0, 0.020, 0.008, 0.3
+    f1 = math.pi / (2 * L * L) * math.sqrt(E * w * h**3 / 12 / (rho * w * h))
+    eig = _csv(tmp_path / "fb" / "eigenvalues_coupler.csv")
+    f = np.array(eig[next(k for k in eig if k.startswith("f") and "1" in k)])
+    # 8 cubic elements: the discretisation error of the first mode is ~1e-6; the motion
+    # (centrifugal softening at 31 rad/s) lowers it by < 1e-4
+    assert np.all(np.abs(f / f1 - 1) < 2e-4), (f.min(), f.max(), f1)
+    flex = _csv(tmp_path / "fb" / "flexible_motion.csv")
+    v = np.array(flex["coupler_v_mid_m"])
+    assert np.all(np.isfinite(v)) and 2e-5 < np.abs(v).max() < 1e-3  # 0.1 mm: elastic, small

@@ -467,6 +467,43 @@ def _flexible_table(mech, flex):
     return list(cols), np.column_stack(list(cols.values())).tolist()
 
 
+def _example_description(path):
+    """The first line of an example's leading comment."""
+    with open(path, encoding="utf-8") as f:
+        first = f.readline()
+    return first.lstrip("#").strip() if first.startswith("#") else ""
+
+
+def _cmd_examples(args):
+    import shutil
+    from pathlib import Path
+
+    from .mechanism import EXAMPLES, example
+
+    paths = {name: Path(example(name)) for name in EXAMPLES}
+    if args.copy is None:
+        for name, path in paths.items():
+            print(f"{path.name:<18} {_example_description(path)}")
+        print(f"in {next(iter(paths.values())).parent}; run one with: python -m kanefem mechanism FILE.toml "
+              "(or copy them with: python -m kanefem examples --copy DIR)")
+        return 0
+    folder = Path(args.copy)
+    if folder.exists() and not folder.is_dir():
+        raise _Stop(2, f"error: --copy {args.copy}: exists and is not a folder")
+    taken = [p.name for p in paths.values() if (folder / p.name).exists()]
+    if taken:
+        raise _Stop(2, f"error: --copy {args.copy}: would overwrite {', '.join(taken)} (nothing copied; "
+                    "remove them or choose another folder)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in paths.values():
+            shutil.copyfile(path, folder / path.name)
+            print(f"wrote {folder / path.name}")
+    except OSError as exc:
+        raise _Stop(2, f"error: --copy {args.copy}: {_one_line(exc.strerror or exc)}") from None
+    return 0
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="kanefem",
@@ -596,7 +633,17 @@ def build_parser():
                     help="output folder (default mechanism-output), replaced as a whole by this run's "
                     "files; refused if it exists and is not a kanefem output folder")
     mc.set_defaults(func=_cmd_mechanism)
-    p.jobs = {"eigen": e, "windpump": w, "mechanism": mc}
+
+    x = sub.add_parser(
+        "examples",
+        help="list the mechanisms shipped with kanefem, or copy them into a folder",
+        description="The example mechanisms shipped with kanefem (TOML files for the mechanism job), "
+        "one line each; --copy DIR copies them into DIR (created if needed; a file of the same name "
+        "there is never overwritten: nothing is copied then).",
+    )
+    x.add_argument("--copy", default=None, metavar="DIR", help="copy the examples into DIR")
+    x.set_defaults(func=_cmd_examples)
+    p.jobs = {"eigen": e, "windpump": w, "mechanism": mc, "examples": x}
     return p
 
 
