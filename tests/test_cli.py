@@ -366,7 +366,13 @@ def _csv(path):
 
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    return {name: [float(r[k]) for r in rows[1:]] for k, name in enumerate(rows[0])}
+    def number(text):
+        try:
+            return float(text)
+        except ValueError:  # a name column (the link of sweep_frequencies.csv)
+            return text
+
+    return {name: [number(r[k]) for r in rows[1:]] for k, name in enumerate(rows[0])}
 
 
 def test_examples_are_listed_and_copied_never_over_a_file(tmp_path):
@@ -441,3 +447,58 @@ def test_four_bar_example_runs_two_way_with_its_elastic_coupler(tmp_path):
     flex = _csv(tmp_path / "fb" / "flexible_motion.csv")
     v = np.array(flex["coupler_v_mid_m"])
     assert np.all(np.isfinite(v)) and 2e-5 < np.abs(v).max() < 1e-3  # 0.1 mm: elastic, small
+
+
+def test_mechanism_sweep_over_numbers_of_the_file_resumes_and_runs_again(tmp_path):
+    """--sweep TABLE.ENTRY.KEY on the slider-crank example: the rod's first frequency goes
+    as sqrt(E) (at rest pi / (2 L^2) sqrt(E d^2 / (16 rho)) for a round rod, pinned-pinned),
+    the crank torque of the rigid motion at constant speed as speed^2 (the same crank
+    angles at every speed: a turn in the same number of instants); a second run reads
+    every point from the store, and the mechanism.toml it writes runs the sweep again."""
+    from kanefem.mechanism import example
+
+    out, store = tmp_path / "out", tmp_path / "store"
+    args = ["mechanism", example("slider_crank"), "--sweep", "coordinate.crank.speed=100,200",
+            "--sweep", "link.rod.E=1.9e11,2.1e11", "--points", "37", "--no-plots", "--store", store]
+    r = kanefem(*args, "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert "4 computed" in r.stdout
+    t = _csv(out / "sweep.csv")
+    assert t["coordinate.crank.speed"] == [100, 100, 200, 200] and t["link.rod.E"] == [1.9e11, 2.1e11] * 2
+    L, d, rho = 0.3, 0.006, 7870.0
+    for E, f in zip(t["link.rod.E"], t["rod_f1_max_Hz"]):
+        rest = math.pi / (2 * L * L) * math.sqrt(E * d * d / (16 * rho))
+        assert abs(f / rest - 1) < 1e-3, (E, f, rest)  # the motion moves it by < 1e-3
+    torque = t["crank_drive_max_N_m"]
+    assert torque[2] / torque[0] == pytest.approx(4.0, rel=1e-9) and torque[0] == torque[1]
+    freqs = _csv(out / "sweep_frequencies.csv")
+    assert len(freqs["mode"]) == 4 * 2  # points x modes
+    again = kanefem(*args, "--out", tmp_path / "again")
+    assert again.returncode == 0 and "4 read from the store, 0 computed" in again.stdout, again.stderr
+    rerun = kanefem("mechanism", out / "mechanism.toml", "--out", tmp_path / "rerun", "--store", store)
+    assert rerun.returncode == 0 and "4 read from the store" in rerun.stdout, rerun.stderr
+    assert (tmp_path / "rerun" / "sweep.csv").read_bytes() == (out / "sweep.csv").read_bytes()
+
+
+@pytest.mark.parametrize("spec, text", [
+    ("link.nope.E=1,2", "no [[link]] named 'nope' (it has 'rod')"),
+    ("link.rod.colour=1,2", "expected TABLE.ENTRY.KEY"),
+    ("link.rod.E", "expected NAME=START:STOP:COUNT"),
+    ("link.rod.elements=2.5,3", "integers"),
+])
+def test_mechanism_sweep_errors_name_the_option(tmp_path, spec, text):
+    from kanefem.mechanism import example
+
+    r = kanefem("mechanism", example("slider_crank"), "--sweep", spec, "--out", tmp_path / "x")
+    assert r.returncode == 2 and text in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_mechanism_animation_is_written(tmp_path):
+    from kanefem.mechanism import example
+
+    r = kanefem("mechanism", example("four_bar"), "--animate", "--no-plots", "--points", "13",
+                "--out", tmp_path / "fb")
+    assert r.returncode == 0, r.stderr
+    gif = (tmp_path / "fb" / "mechanism.gif").read_bytes()
+    assert gif[:6] in (b"GIF87a", b"GIF89a") and len(gif) > 10_000

@@ -923,3 +923,30 @@ def test_recorded_coordinates_give_the_drive_of_the_measured_motion():
     part = slice(500, 2500, 10)
     pathrun = m.solve(t[part], drives={"crank": M.Recorded(t, ref.z[:, 0], noise=0.0)})
     assert np.abs(pathrun.force[:, 0] - rec.force[part, 0]).max() < 1e-9 * np.abs(expect).max()
+
+
+def test_mechanism_animation_draws_the_links_deformed_between_their_joints():
+    """A frame of Mechanism.animate: the pinned-pinned coupler's drawn ends are its joints A
+    and B tracked by the rigid motion (u = v = 0 there), its middle is displaced from the
+    chord by magnify times the response's v at the middle node."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from kanefem import _animation
+
+    fb = Mechanism.from_toml(M.example("four_bar"))
+    m = fb.solve(duration=0.2, points=25, drives={"crank": ConstantSpeed(10 * math.pi)})
+    d = _animation.mechanism_deflections(fb, m, None)
+    ax = Figure().add_subplot()
+    frames = _animation._MechanismFrames(ax, m, d, magnify=500.0)
+    k = 7
+    frames.draw(k)
+    x, y = frames.lines["coupler"].get_data()
+    A, B = m.point("coupler", fb.joints[1].at)[k], m.point("coupler", fb.joints[2].at)[k]
+    np.testing.assert_allclose([x[0], y[0]], A, atol=1e-12)
+    np.testing.assert_allclose([x[-1], y[-1]], B, atol=1e-12)
+    chord = (B - A) / np.linalg.norm(B - A)
+    mid = np.array([x[len(x) // 2], y[len(y) // 2]]) - A
+    v_mid = d["coupler"][k][3 * 4 + 1]  # node 4 of 8 elements: v
+    assert abs(v_mid) > 0
+    np.testing.assert_allclose(chord[0] * mid[1] - chord[1] * mid[0], 500.0 * v_mid, rtol=1e-9, atol=1e-12)

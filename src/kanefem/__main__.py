@@ -32,7 +32,7 @@ class _Stop(Exception):
 
 # Namespace entries that are not options of a run (argparse bookkeeping, where the
 # parameters come from, where the files go); every other entry is one, recorded in [run].
-_NOT_RUN = ("job", "func", "config", "out", "pump", "file", "mech",
+_NOT_RUN = ("job", "func", "config", "out", "pump", "file", "mech", "mech_tables",
             "sweep", "store", "workers")  # the sweep's: its [sweep] table
 # API arguments named in kanefem's messages whose option has another name
 _API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
@@ -57,7 +57,7 @@ def _naming_option(job_parser, exc):
 @contextlib.contextmanager
 def _output_set(args):
     """Yield the run's OutputSet (write into its .folder); OS errors and Ctrl-C become _Stop."""
-    options = {k: v for k, v in vars(args).items() if k not in ("func", "pump", "mech")}
+    options = {k: v for k, v in vars(args).items() if k not in ("func", "pump", "mech", "mech_tables")}
     out = OutputSet(args.out, {"kanefem": __version__, "job": args.job, "options": options})
     try:
         with out:
@@ -146,7 +146,7 @@ def _cmd_windpump(args):
     from .windpump import WindPump
 
     pump = getattr(args, "pump", None) or WindPump()  # args.pump: read from --config
-    grid = _sweep_grid(args)
+    grid = _sweep_grid(args, args.config, _windpump_parameter)
     with _output_set(args) as out:
         if grid:
             _windpump_sweep(args, pump, grid, out.folder)
@@ -220,11 +220,8 @@ def _windpump_files(args, pump, folder):
 # ---------------------------------------------------------------- sweeps and animation (issue 12)
 
 
-def _sweep_values(name, spec):
-    """``a:b:n`` (n values from a to b) or ``v1,v2,...``, as floats (ints for branch)."""
-    from .windpump import WindPumpParams
-
-    kind = int if name == "branch" else float
+def _sweep_values(name, spec, kind=float):
+    """``a:b:n`` (n values from a to b) or ``v1,v2,...``, as numbers of ``kind``."""
     try:
         if ":" in spec:
             a, b, n = spec.split(":")
@@ -234,40 +231,75 @@ def _sweep_values(name, spec):
             values = np.linspace(float(a), float(b), n).tolist()
         else:
             values = [kind(v) for v in spec.split(",")]
+        values = [kind(v) for v in values]
+        if kind is int and ":" in spec and len(set(values)) < len(values):
+            raise ValueError
     except ValueError:
         raise ValueError(f"--sweep {name}={spec}: expected START:STOP:COUNT (e.g. 100:200:11) or a "
-                         "comma-separated list of numbers") from None
+                         f"comma-separated list of {'integers' if kind is int else 'numbers'}") from None
+    return values
+
+
+def _windpump_parameter(name, spec):
+    """The number kind of a wind-pump sweep parameter (rpm or a WindPumpParams field)."""
+    from .windpump import WindPumpParams
+
     if name != "rpm" and name not in WindPumpParams.__dataclass_fields__:
         raise ValueError(f"--sweep {name}={spec}: {name!r} is not rpm or a wind-pump parameter "
                          f"({', '.join(WindPumpParams.__dataclass_fields__)})")
-    return [kind(v) for v in values]
+    return int if name == "branch" else float
 
 
-def _sweep_grid(args):
-    """The grid of --sweep options, or of the [sweep] table of --config; {} for none."""
+def _sweep_grid(args, path, kind_of):
+    """The grid of --sweep options, or of the [sweep] table of the file at path; {} for
+    none.  ``kind_of(name, spec)`` checks a name and gives its number kind (int, float)."""
     specs = args.sweep
-    if not specs and args.config:
+    if not specs and path:
         from .windpump import _tomllib
 
-        with open(args.config, "rb") as f:
+        with open(path, "rb") as f:
             table = _tomllib().load(f).get("sweep", {})
+        if not isinstance(table, dict):
+            raise TypeError(f"{path}: sweep must be a table [sweep]")
         specs = []
         for name, v in table.items():  # "100:200:11", or a list of numbers
             if isinstance(v, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
                 v = ",".join(map(repr, v))
             if not isinstance(v, str):
-                raise ValueError(f"--config {args.config}: [sweep] {name} = {v!r} must be a list of "
+                raise ValueError(f"{path}: [sweep] {name} = {v!r} must be a list of "
                                  "numbers or a string START:STOP:COUNT")
             specs.append(f"{name}={v}")
     grid = {}
     for spec in specs or ():
         name, eq, values = spec.partition("=")
+        name, values = name.strip(), values.strip()
         if not eq:
             raise ValueError(f"--sweep {spec}: expected NAME=START:STOP:COUNT or NAME=V1,V2,...")
         if name in grid:
             raise ValueError(f"--sweep {spec}: {name} is swept twice")
-        grid[name] = _sweep_values(name.strip(), values.strip())
+        grid[name] = _sweep_values(name, values, kind_of(name, values))
     return grid
+
+
+def _run_sweep(args, what, study, grid, points):
+    """kanefem.sweep of a study over the points (the grid's, with fixed values), stored in
+    --store (default OUT-store); prints what it does."""
+    from .sweep import StoreError, sweep
+
+    store = args.store or f"{os.path.normpath(args.out)}-store"
+    n = math.prod(len(v) for v in grid.values())
+    print(f"kanefem {__version__}: sweep of {what} over {n} point(s) "
+          f"({', '.join(f'{k}: {len(v)}' for k, v in grid.items())}); points stored in {store}")
+    try:
+        res = sweep(study, points, store=store, workers=args.workers, progress=None)
+    except KeyboardInterrupt:
+        print(f"interrupted: the finished points are in {store}; the same command resumes there")
+        raise
+    except StoreError as exc:
+        raise _Stop(2, f"error: --store {store}: {_one_line(exc)}") from None
+    print(f"{len(res)} point(s): {sum(i['stored'] for i in res.info)} read from the store, "
+          f"{sum(not i['stored'] for i in res.info)} computed")
+    return res
 
 
 def _windpump_sweep(args, pump, grid, folder):
@@ -276,7 +308,6 @@ def _windpump_sweep(args, pump, grid, folder):
     import functools
 
     from . import studies
-    from .sweep import StoreError, sweep
     from .windpump import WindPumpParams
 
     if args.revolutions != 1.0 or args.response or args.gyroscopic or args.animate:
@@ -290,19 +321,7 @@ def _windpump_sweep(args, pump, grid, folder):
     study = functools.partial(studies.windpump_lever, n_modes=args.modes, n_elements=args.elements,
                               include_eps=args.eps, geometric_stiffness=args.geometric_stiffness,
                               points_per_revolution=args.points, steady_state=not args.transient)
-    store = args.store or f"{os.path.normpath(args.out)}-store"
-    n = math.prod(len(v) for v in grid.values())
-    print(f"kanefem {__version__}: sweep of the wind pump's lever eigenvalues over {n} point(s) "
-          f"({', '.join(f'{k}: {len(v)}' for k, v in grid.items())}); points stored in {store}")
-    try:
-        res = sweep(study, {**changed, **grid}, store=store, workers=args.workers, progress=None)
-    except KeyboardInterrupt:
-        print(f"interrupted: the finished points are in {store}; the same command resumes there")
-        raise
-    except StoreError as exc:
-        raise _Stop(2, f"error: --store {store}: {_one_line(exc)}") from None
-    print(f"{len(res)} point(s): {sum(i['stored'] for i in res.info)} read from the store, "
-          f"{sum(not i['stored'] for i in res.info)} computed")
+    res = _run_sweep(args, "the wind pump's lever eigenvalues", study, grid, {**changed, **grid})
     names = list(grid)
     scalars = ["f1_min_hz", "f1_max_hz", "motor_torque_max", "mean_power_W", "F_B_max_N"]
     rows = [[p[k] for k in names] + [float(r[s]) for s in scalars] for p, r in zip(res.params, res.results)]
@@ -352,7 +371,8 @@ def _read_mechanism(path, job_parser, args):
     try:
         mech = Mechanism.from_toml(path)
         with open(path, "rb") as f:
-            run = _tomllib().load(f).get("run", {})
+            mech_tables = _tomllib().load(f)
+        run = mech_tables.get("run", {})
         if not isinstance(run, dict):
             raise TypeError(f"{path}: run must be a table [run]")
         defaults = _run_defaults(path, run, args)
@@ -361,42 +381,106 @@ def _read_mechanism(path, job_parser, args):
     except (ValueError, TypeError, KeyError) as exc:  # the messages name the file and the key
         raise _Stop(2, f"error: {_one_line(exc)}") from None
     job_parser.set_defaults(**defaults)
-    return mech
+    return mech, mech_tables
 
 
 def _cmd_mechanism(args):
+    tables = args.mech_tables
+    grid = _sweep_grid(args, args.file, lambda name, spec: _mechanism_parameter(tables, name, spec))
     with _output_set(args) as out:
-        _mechanism_files(args, args.mech, out.folder)
+        if grid:
+            _mechanism_sweep(args, args.mech, tables, grid, out.folder)
+        else:
+            _mechanism_files(args, args.mech, out.folder)
     for path in out.files:
         print(f"wrote {path}")
     return 0
 
 
+def _mechanism_parameter(tables, name, spec):
+    """Check a mechanism sweep parameter TABLE.ENTRY.KEY against the file; its number kind."""
+    from .studies import MECHANISM_KEYS
+
+    parts = name.split(".")
+    if len(parts) != 3 or parts[0] not in MECHANISM_KEYS or parts[2] not in MECHANISM_KEYS[parts[0]]:
+        raise ValueError(f"--sweep {name}={spec}: expected TABLE.ENTRY.KEY, a number of the file, e.g. "
+                         "link.rod.E or coordinate.crank.speed (tables and keys: "
+                         + "; ".join(f"{t}: {', '.join(k)}" for t, k in MECHANISM_KEYS.items()) + ")")
+    table, entry, key = parts
+    have = [str(row.get("name")) for row in tables.get(table, []) if isinstance(row, dict)]
+    if entry not in have:
+        raise ValueError(f"--sweep {name}={spec}: the file has no [[{table}]] named {entry!r} (it has "
+                         f"{', '.join(map(repr, have)) or 'none'})")
+    if not (entry.isidentifier() and "__" not in entry):  # a store's parameter is an identifier
+        raise ValueError(f"--sweep {name}={spec}: to sweep it, name the {table} with letters, digits and "
+                         f"single underscores (a Python identifier), not {entry!r}")
+    return int if key == "elements" else float
+
+
+def _mechanism_sweep(args, mech, tables, grid, folder):
+    """The motion, drive forces and links' eigenvalues over a grid of the file's numbers;
+    every point stored in --store as it finishes (a run stopped in any way resumes there)."""
+    import functools
+    import json
+
+    from . import studies
+
+    if args.two_way or args.animate:
+        raise ValueError("--sweep computes the one-way motion and eigenvalues per point: without "
+                         "--two-way and --animate")
+    description = json.dumps({k: v for k, v in tables.items() if k not in ("run", "sweep")}, sort_keys=True)
+    study = functools.partial(studies.mechanism_links, description=description, duration=args.duration,
+                              revolutions=args.revolutions, points=args.points, n_modes=args.modes,
+                              include_eps=args.eps, geometric_stiffness=args.geometric_stiffness)
+    encoded = {name.replace(".", "__"): values for name, values in grid.items()}
+    res = _run_sweep(args, repr(mech), study, grid, encoded)
+    names, keys = list(grid), list(encoded)
+    units = {"rad": "N_m", "m": "N"}
+    scalars = [(f"{c.name}_drive_max", f"{c.name}_drive_max_{units.get(mech._coord_unit(k), 'N')}")
+               for k, c in enumerate(mech.coordinates)]
+    scalars += [(f"{L.name}_f1_{m}_Hz",) * 2 for L in mech.links for m in ("min", "max")]
+    rows = [[p[k] for k in keys] + [float(r[s]) for s, _ in scalars] for p, r in zip(res.params, res.results)]
+    write_csv(folder, "sweep.csv", names + [c for _, c in scalars], rows)
+    if mech.links:
+        rows = []
+        for i, p in enumerate(res.params):
+            for L in mech.links:
+                f = res.results[i][f"{L.name}_frequencies_Hz"]
+                rows += [[p[k] for k in keys] + [L.name, m + 1, f[:, m].min(), f[:, m].mean(), f[:, m].max()]
+                         for m in range(f.shape[1])]
+        write_csv(folder, "sweep_frequencies.csv", names + ["link", "mode", "f_min_Hz", "f_mean_Hz", "f_max_Hz"], rows)
+        for L in mech.links:
+            f = res.stack(f"{L.name}_frequencies_Hz")
+            for m in range(f.shape[2]):
+                print(f"  link {L.name} mode {m + 1}: f = {f[:, :, m].min():.6g} .. {f[:, :, m].max():.6g} Hz "
+                      "over the grid")
+    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
+    # with the grid, so that running the file again runs the sweep again
+    mech.to_toml(folder / "mechanism.toml", run={**run, "kanefem": __version__}, sweep=grid)
+    if args.plots and mech.links:
+        try:
+            _headless_matplotlib()
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+            ax = fig.add_subplot()
+            for L in mech.links:
+                res.plot(f"{L.name}_f1_min_Hz", x=keys[0], ax=ax)
+            ax.set_xlabel(names[0])
+            ax.set_ylabel("f1 [Hz]")
+            fig.savefig(folder / "sweep.png", dpi=120)
+        except ImportError as exc:
+            print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
+
+
 def _mechanism_files(args, mech, folder):
     """Compute (one way, and two ways with --two-way), write the files, print the summary."""
-    from .mechanism import ConstantSpeed
+    from .mechanism import file_run
 
-    drives = {n: e["drive"] for n, e in mech.run_drives.items() if e.get("drive") is not None}
-    z0 = mech.drawing_coordinates()
-    zd0 = np.zeros(len(z0))
-    turn = None
-    for k, c in enumerate(mech.coordinates):
-        entry = mech.run_drives.get(c.name, {})
-        if entry.get("initial") is not None:
-            z0[k] = entry["initial"]
-        if entry.get("rate") is not None:
-            zd0[k] = entry["rate"]
-        d = entry.get("drive")
-        if isinstance(d, ConstantSpeed) and mech._coord_unit(k) == "rad" and d.speed and turn is None:
-            turn = 2 * math.pi / abs(d.speed)
     if args.two_way and not mech.links:
         raise ValueError("--two-way needs an elastic link ([[link]] in the file)")
-    if args.duration < 0 or args.points < 2:
-        raise ValueError("--duration must be >= 0 and --points >= 2")
-    duration = args.duration or args.revolutions * (turn or 1.0)
-    if not duration > 0:
-        raise ValueError(f"revolutions must be positive, got {args.revolutions}")
-    t = np.linspace(0.0, duration, args.points)
+    t, drives, z0, zd0 = file_run(mech, args.duration, args.revolutions, args.points)
+    duration = t[-1]
     print(f"kanefem {__version__}: {mech!r}")
     print(f"drives: {', '.join(f'{n}: {d!r}' for n, d in drives.items()) or 'none'}; "
           f"{duration:g} s, {args.points} instants")
@@ -435,6 +519,8 @@ def _mechanism_files(args, mech, folder):
             print(f"  link {L.name}: midspan deflection {v.min():.4g} .. {v.max():.4g} m")
         for k, c in enumerate(mech.coordinates):
             print(f"  {c.name}: drive {flex.motion.force[:, k].min():.4g} .. {flex.motion.force[:, k].max():.4g}")
+    if args.animate:
+        _mechanism_animation(mech, motion, flex, folder)
     if not args.plots:
         print("plots: not asked for (--no-plots)")
         return
@@ -445,6 +531,19 @@ def _mechanism_files(args, mech, folder):
         _plots.mechanism_figures(folder, mech, motion, forces, eig, flex)
     except ImportError as exc:
         print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
+
+
+def _mechanism_animation(mech, motion, flex, folder):
+    """mechanism.gif: the mechanism over the motion, the links' deflections magnified
+    (two ways with --two-way, else each link's one-way response on the rigid motion)."""
+    try:
+        _headless_matplotlib()
+        if flex is not None:
+            mech.animate(flex.motion, flex.d, path=folder / "mechanism.gif")
+        else:
+            mech.animate(motion, path=folder / "mechanism.gif")
+    except ImportError as exc:
+        print(f"animation skipped: {exc}")
 
 
 def _midspan(link, d):
@@ -629,6 +728,23 @@ def build_parser():
                     help="two-way: generalized-alpha spectral radius at infinity, in [0, 1] (default 0.9)")
     mc.add_argument("--plots", action=flag, default=True,
                     help="write the PNG figures (default); --no-plots writes the CSV files only")
+    mc.add_argument("--sweep", action="append", default=None, metavar="TABLE.ENTRY.KEY=SPEC",
+                    help="sweep a number of the file: TABLE.ENTRY.KEY=START:STOP:COUNT or =V1,V2,..., "
+                    "with TABLE.ENTRY.KEY the entry's key as the file names it, e.g. "
+                    "coordinate.crank.speed=100:200:11, link.rod.E=1.9e11,2.1e11, link.rod.I, "
+                    "link.rod.elements, body.slider.mass, joint.guide.k; repeat for a full-factorial "
+                    "grid (or give it as a [sweep] table in the file). Writes sweep.csv (per point: "
+                    "each drive's largest force, each link's lowest and highest f1 over the motion), "
+                    "sweep_frequencies.csv, sweep.png and mechanism.toml")
+    mc.add_argument("--store", default=None, metavar="DIR",
+                    help="with --sweep: folder of the finished points, one NPZ file each, kept "
+                    "between runs: a stopped sweep resumes there (default: OUT-store)")
+    mc.add_argument("--workers", type=int, default=None,
+                    help="with --sweep: threads (default: the number of CPUs)")
+    mc.add_argument("--animate", action=flag, default=False,
+                    help="also write mechanism.gif: the mechanism over the motion with the elastic links' "
+                    "deflections magnified (two ways with --two-way, else each link's one-way Newmark "
+                    "response on the rigid motion); default off")
     mc.add_argument("--out", default="mechanism-output", metavar="DIR",
                     help="output folder (default mechanism-output), replaced as a whole by this run's "
                     "files; refused if it exists and is not a kanefem output folder")
@@ -659,9 +775,9 @@ def main(argv=None):
             args = parser.parse_args(argv)  # the [run] options are defaults now
             args.pump = pump
         if args.job == "mechanism":
-            mech = _read_mechanism(args.file, job_parser, args)
+            mech, tables = _read_mechanism(args.file, job_parser, args)
             args = parser.parse_args(argv)
-            args.mech = mech
+            args.mech, args.mech_tables = mech, tables
         return args.func(args)
     except _Stop as stop:
         status, message = stop.status, str(stop)

@@ -1,11 +1,12 @@
-"""The wind pump in motion: an animation over a crank turn with the elastic lever's
-deformation magnified (GIF through Pillow, MP4 through ffmpeg).
+"""Mechanisms in motion: an animation over a motion with the elastic links' deformation
+magnified (GIF through Pillow, MP4 through ffmpeg).
 
-Used as :meth:`kanefem.WindPump.animate` and by ``python -m kanefem windpump
---animate``.  The lever is drawn in its frame (origin B, x along B->C') from the nodal
-displacements (u, v, theta) of a response, with v interpolated inside each element by
-the beam's own cubic Hermite shape functions, then carried to the plane by the rigid
-motion.  matplotlib is imported only here, and only when a frame is drawn.
+Used as :meth:`kanefem.WindPump.animate`, :meth:`kanefem.Mechanism.animate` and by
+``python -m kanefem windpump --animate`` / ``mechanism FILE --animate``.  A link is drawn
+in its frame (origin at the elements' x = 0, x along them) from its nodal displacements
+((u, v, theta) of a beam, u of a bar), with v interpolated inside each element by the
+beam's own cubic Hermite shape functions, then carried to the plane by the rigid motion.
+matplotlib is imported only here, and only when a frame is drawn.
 """
 
 from __future__ import annotations
@@ -23,29 +24,36 @@ from ._io import atomic_write
 DEFAULT_FRAMES = 36
 
 
-def lever_shape(motion, d, k, magnify, n_sub=8):
-    """Global (x, y) points of the lever at instant k with displacements d (ndof,)
-    magnified by ``magnify``: shape (n_elements * n_sub + 1, 2) [m]."""
-    p = motion.params
-    n_el = d.shape[0] // 3 - 1
-    h = p.l2 / n_el
+def beam_shape(d, length, origin, angle, magnify, dofs_per_node=3, n_sub=8):
+    """Global (x, y) points of a straight line body with nodal displacements d (ndof,)
+    in its frame (origin, angle), magnified by ``magnify``: shape
+    (n_elements * n_sub + 1, 2) [m].  ``dofs_per_node`` 3: a beam (u, v, theta); 1: a
+    bar (u)."""
+    n_el = d.shape[0] // dofs_per_node - 1
+    h = length / n_el
     s = np.linspace(0.0, 1.0, n_sub + 1)[:-1]
     # cubic Hermite shape functions of a beam element on [0, h]
     H = np.column_stack([1 - 3 * s**2 + 2 * s**3, h * (s - 2 * s**2 + s**3), 3 * s**2 - 2 * s**3, h * (-s**2 + s**3)])
+    nd = dofs_per_node
     xs, us, vs = [], [], []
     for e in range(n_el):
-        ui, vi, ti, uj, vj, tj = d[3 * e: 3 * e + 6]
+        ui, uj = d[nd * e], d[nd * (e + 1)]
         xs.append(h * (e + s))
         us.append(ui + (uj - ui) * s)
-        vs.append(H @ np.array([vi, ti, vj, tj]))
-    xs.append([p.l2])
-    us.append([d[-3]])
-    vs.append([d[-2]])
+        vs.append(H @ d[[nd * e + 1, nd * e + 2, nd * e + 4, nd * e + 5]] if nd == 3 else np.zeros(n_sub))
+    xs.append([length])
+    us.append([d[-nd]])
+    vs.append([d[-2] if nd == 3 else 0.0])
     x = np.concatenate(xs) + magnify * np.concatenate(us)
     y = magnify * np.concatenate(vs)
-    c, sn = math.cos(motion.theta2[k]), math.sin(motion.theta2[k])
-    B = motion.points["B"][k]
-    return np.column_stack([B[0] + c * x - sn * y, B[1] + sn * x + c * y])
+    c, sn = math.cos(angle), math.sin(angle)
+    return np.column_stack([origin[0] + c * x - sn * y, origin[1] + sn * x + c * y])
+
+
+def lever_shape(motion, d, k, magnify, n_sub=8):
+    """Global (x, y) points of the wind pump's lever at instant k with displacements d
+    (ndof,) magnified by ``magnify``: shape (n_elements * n_sub + 1, 2) [m]."""
+    return beam_shape(d, motion.params.l2, motion.points["B"][k], motion.theta2[k], magnify, n_sub=n_sub)
 
 
 def _default_magnify(motion, d):
@@ -164,14 +172,19 @@ def animate(pump, motion, response=None, path=None, magnify=None, frames=None, f
     ValueError
         Another file type, or a response that does not belong to the motion.
     """
+    d, magnify = _prepare(pump, motion, response, magnify)
+    return _render(lambda ax: _Frames(ax, motion, d, magnify), motion.t.shape[0], path, frames, fps)
+
+
+def _render(make_frames, nt, path, frames, fps):
+    """The animation of ``make_frames(ax).draw(k)`` over ``frames`` of nt instants:
+    written to path (.gif or .mp4, atomically), or returned (path None)."""
     from ._results import require_pyplot
 
     require_pyplot()
     from matplotlib import animation
     from matplotlib.figure import Figure
 
-    d, magnify = _prepare(pump, motion, response, magnify)
-    nt = motion.t.shape[0]
     n = min(nt, DEFAULT_FRAMES) if frames is None else _checks.integer("frames", frames, minimum=1, maximum=nt)
     idx = np.unique(np.linspace(0, nt - 1, n).round().astype(int))
     fps = _checks.real("fps", fps, positive=True)
@@ -190,11 +203,132 @@ def animate(pump, motion, response=None, path=None, magnify=None, frames=None, f
             raise ValueError(f"path = {str(path)!r}: the animation is written as .gif or .mp4")
     fig = Figure(figsize=(7, 5))  # fixed margins: a layout engine would run at every frame
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.1, top=0.97)
-    frames_ = _Frames(fig.add_subplot(), motion, d, magnify)
-    anim = animation.FuncAnimation(fig, frames_.draw, frames=idx, interval=1000.0 / fps, blit=False)
+    drawer = make_frames(fig.add_subplot())
+    anim = animation.FuncAnimation(fig, drawer.draw, frames=idx, interval=1000.0 / fps, blit=False)
     if path is None:
         return anim
     with tempfile.TemporaryDirectory() as tmp:
         tmp_file = Path(tmp) / ("animation" + path.suffix.lower())
         anim.save(tmp_file, writer=writer, dpi=80)
         return atomic_write(path, lambda f: f.write(tmp_file.read_bytes()), mode="wb")
+
+
+# ---------------------------------------------------------------- any planar mechanism
+
+
+class _MechanismFrames:
+    """A general mechanism: every body a polyline through its joints (and its mass
+    centre), the elastic links deformed, ground pivots and prismatic guides fixed."""
+
+    def __init__(self, ax, motion, deflections, magnify):
+        from .mechanism import GROUND, ElasticLink, Prismatic, Revolute
+
+        mech = self.mech = motion.mechanism
+        self.motion, self.d, self.magnify = motion, deflections, magnify
+        self.ax = ax
+        q = motion.q
+        # per body: its joints' points tracked over the motion (nt, 2), in the file's order
+        self.paths, self.links = {}, {}
+        for B in mech.bodies:
+            pts = [motion.point(B.name, J.at) for J in mech.joints if B.name in J.bodies]
+            if isinstance(B, ElasticLink):
+                b = mech._body_index(B.name)
+                self.links[B.name] = (B, motion.point(B.name, B.start), q[:, b, 2])
+            elif len(pts) < 2:  # one joint: to the mass centre
+                pts.append(q[:, mech._body_index(B.name), :2])
+            self.paths[B.name] = np.stack(pts, axis=1) if pts else np.zeros((q.shape[0], 0, 2))
+        reach = [p.reshape(-1, 2) for p in self.paths.values() if p.size]
+        for J in mech.joints:
+            if GROUND in J.bodies and isinstance(J, Revolute):  # a ground pivot
+                ax.plot(*J.at, "k^", ms=7)
+            if isinstance(J, Prismatic) and GROUND in J.bodies:
+                other = J.bodies[1] if J.bodies[0] == GROUND else J.bodies[0]
+                P = motion.point(other, J.at)
+                axis = np.asarray(J.axis, float) / math.hypot(*J.axis)
+                s = (P - np.asarray(J.at)) @ axis
+                ends = np.asarray(J.at) + np.outer([s.min() - 0.05, s.max() + 0.05], axis)
+                ax.plot(ends[:, 0], ends[:, 1], color="k", lw=0.8)
+        self.lines = {}
+        for k, B in enumerate(mech.bodies):
+            colour = f"C{k % 10}"
+            if B.name in self.links:
+                (self.lines[B.name],) = ax.plot([], [], color=colour, lw=2.0, label=f"{B.name} (elastic)")
+                (self.lines[B.name + "/rigid"],) = ax.plot([], [], color=colour, lw=0.6, ls="--", alpha=0.6)
+            else:
+                (self.lines[B.name],) = ax.plot([], [], "-o", color=colour, lw=1.8, ms=3, label=B.name)
+        for name, (L, origin, angle) in self.links.items():
+            end = origin + L.body.length * np.column_stack([np.cos(angle), np.sin(angle)])
+            reach += [origin, end]
+        reach = np.vstack(reach)
+        pad = 0.08 * max(np.ptp(reach[:, 0]), np.ptp(reach[:, 1]), 1e-9)
+        ax.set_xlim(reach[:, 0].min() - pad, reach[:, 0].max() + pad)
+        ax.set_ylim(reach[:, 1].min() - pad, reach[:, 1].max() + pad)
+        ax.set_aspect("equal")
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.legend(loc="upper right", fontsize=7)
+        self.text = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=8)
+
+    def draw(self, k):
+        m = self.motion
+        for name, p in self.paths.items():
+            if name not in self.links:
+                self.lines[name].set_data(p[k, :, 0], p[k, :, 1])
+        for name, (L, origin, angle) in self.links.items():
+            shape = beam_shape(self.d[name][k], L.body.length, origin[k], angle[k], self.magnify,
+                               dofs_per_node=L.body.dofs_per_node)
+            self.lines[name].set_data(shape[:, 0], shape[:, 1])
+            self.lines[name + "/rigid"].set_data(shape[[0, -1], 0], shape[[0, -1], 1])
+        self.text.set_text(f"t = {m.t[k]:.4f} s\nelastic deflections x{self.magnify:.3g}")
+        return (*self.lines.values(), self.text)
+
+
+def mechanism_deflections(mech, motion, deflections):
+    """The links' displacements over the motion, {link: (nt, ndof)}: as given, or the
+    one-way response of each link on the motion (:meth:`Mechanism.link_response`)."""
+    mech._check_motion(motion)
+    nt = motion.t.shape[0]
+    if deflections is None:
+        deflections = {L.name: mech.link_response(motion, L.name, progress=False).d for L in mech.links}
+    if not isinstance(deflections, dict):
+        raise TypeError(f"deflections must be a dict link name -> (nt, ndof) array, got {_checks._short(deflections)}")
+    out = {}
+    for L in mech.links:
+        if L.name not in deflections:
+            raise ValueError(f"deflections has no entry for link {L.name!r} (it has {', '.join(map(repr, deflections))})")
+        d = _checks.array(f"deflections[{L.name!r}]", deflections[L.name], shape=(nt, L.body.ndof))
+        out[L.name] = d
+    return out
+
+
+def animate_mechanism(mech, motion, deflections=None, path=None, magnify=None, frames=None, fps=12):
+    """Animate a mechanism over a motion, its elastic links' deformation magnified.
+
+    Parameters
+    ----------
+    motion : MechanismMotion
+        From :meth:`solve` (or ``FlexibleMotion.motion`` of :meth:`simulate_flexible`).
+    deflections : dict, optional
+        ``{link: (nt, ndof) array}``, each link's displacements in its frame over the
+        motion (``FlexibleMotion.d``); default: the one-way response of every link
+        (:meth:`link_response`, Newmark from the quasi-static deflection).
+    path, magnify, frames, fps
+        As in :meth:`kanefem.WindPump.animate`; ``magnify`` default: the largest
+        lateral deflection drawn as a tenth of its link's length (1 without links).
+
+    Returns
+    -------
+    pathlib.Path or matplotlib.animation.FuncAnimation
+    """
+    d = mechanism_deflections(mech, motion, deflections)
+    if magnify is None:
+        scales = []
+        for L in mech.links:
+            nd = L.body.dofs_per_node
+            v = np.abs(d[L.name][:, 1::nd] if nd == 3 else d[L.name]).max()
+            if v > 0:
+                scales.append(0.1 * L.body.length / v)
+        magnify = min(scales) if scales else 1.0
+    else:
+        magnify = _checks.real("magnify", magnify, nonnegative=True)
+    return _render(lambda ax: _MechanismFrames(ax, motion, d, magnify), motion.t.shape[0], path, frames, fps)

@@ -48,7 +48,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import _checks, _core
+from . import _animation, _checks, _core
 from ._io import write_toml
 from ._smoothing import SmoothingSpline
 from .bodies import AxialBar, FlexibleBody, PlanarBeam, _signed_hz
@@ -966,6 +966,8 @@ class Mechanism:
         if motion.mechanism is not self:
             raise ValueError("motion was solved for another mechanism")
 
+    animate = _animation.animate_mechanism  # the mechanism in motion, the links' deformation magnified
+
     # ------------------------------------------------------------ forces
 
     def joint_forces(self, motion) -> MechanismForces:
@@ -1221,13 +1223,13 @@ class Mechanism:
     @classmethod
     def from_dict(cls, data) -> "Mechanism":
         """A mechanism from the tables of a TOML file (:meth:`to_toml`)."""
-        known = {"mechanism", "body", "link", "joint", "spring", "coordinate", "run"}
+        known = {"mechanism", "body", "link", "joint", "spring", "coordinate", "run", "sweep"}
         if not isinstance(data, Mapping):
             raise TypeError(f"data must be a dict of tables, got {_checks._short(data)}")
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown table(s) {', '.join(map(repr, unknown))} (known: {', '.join(sorted(known))})")
-        for key in known - {"mechanism", "run"}:
+        for key in known - {"mechanism", "run", "sweep"}:
             if not isinstance(data.get(key, []), list):
                 raise TypeError(f"[[{key}]] must be an array of tables, got {_checks._short(data[key])}")
         if not isinstance(data.get("mechanism", {}), Mapping):
@@ -1374,13 +1376,14 @@ class Mechanism:
             out["coordinate"].append(t)
         return out
 
-    def to_toml(self, path, drives=None, run=None, comment=None):
+    def to_toml(self, path, drives=None, run=None, comment=None, sweep=None):
         """Write the mechanism as TOML (atomically); return the path.
 
         ``drives``: coordinate name -> {"drive": ConstantSpeed or constant Torque,
         "initial": z0, "rate": z0'} (default: what :meth:`from_toml` read);
         ``run``: a dict of scalars written as a ``[run]`` table (the command line's
-        options).
+        options); ``sweep``: a dict of lists of numbers written as a ``[sweep]`` table
+        (the grid of ``python -m kanefem mechanism --sweep``; :meth:`from_toml` skips both).
         """
         path = _checks.path("path", path)
         tables = self.to_dict(drives)
@@ -1388,9 +1391,41 @@ class Mechanism:
             raise TypeError(f"run must be a dict of scalars, got {_checks._short(run)}")
         if run:
             tables["run"] = dict(run)
+        if sweep:
+            tables["sweep"] = {k: list(v) for k, v in sweep.items()}
         comment = comment or (f"kanefem mechanism {self.name!r} (SI units, angles in radians; "
                               "points are those of the drawing)")
         return write_toml(path, tables, comment=comment)
+
+
+def file_run(mech, duration=0.0, revolutions=1.0, points=361):
+    """The run a mechanism's file describes: (t, drives, z0, zd0) for :meth:`Mechanism.solve`.
+
+    Drives and initial values from the file's coordinates (``run_drives``; the drawing's
+    coordinates and rest otherwise); ``points`` instants over ``duration`` [s], or
+    (duration 0) over ``revolutions`` turns of the first angle driven at a constant
+    speed, or ``revolutions`` seconds without one.  As ``python -m kanefem mechanism``
+    runs a file.
+    """
+    drives = {n: e["drive"] for n, e in mech.run_drives.items() if e.get("drive") is not None}
+    z0 = mech.drawing_coordinates()
+    zd0 = np.zeros(len(z0))
+    turn = None
+    for k, c in enumerate(mech.coordinates):
+        entry = mech.run_drives.get(c.name, {})
+        if entry.get("initial") is not None:
+            z0[k] = entry["initial"]
+        if entry.get("rate") is not None:
+            zd0[k] = entry["rate"]
+        d = entry.get("drive")
+        if isinstance(d, ConstantSpeed) and mech._coord_unit(k) == "rad" and d.speed and turn is None:
+            turn = 2 * math.pi / abs(d.speed)
+    if duration < 0 or points < 2:
+        raise ValueError("--duration must be >= 0 and --points >= 2")
+    duration = duration or revolutions * (turn or 1.0)
+    if not duration > 0:
+        raise ValueError(f"revolutions must be positive, got {revolutions}")
+    return np.linspace(0.0, duration, points), drives, z0, zd0
 
 
 def _quasi_static(link, frame):

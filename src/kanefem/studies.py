@@ -18,7 +18,9 @@ arrays and scalars out; module-level, so they also run on processes and Dask):
 * :func:`beam_eigenvalues` -- a beam's or bar's eigenvalues against the frame's
   speed, acceleration, section, ... (a Campbell diagram over omega);
 * :func:`rotating_bar_response` -- seed 002's rotating bar against section, forcing
-  period, mass, ... (:func:`rotating_bar_sweep` is the same with full results).
+  period, mass, ... (:func:`rotating_bar_sweep` is the same with full results);
+* :func:`mechanism_links` -- any mechanism described in TOML: its motion, drive forces
+  and elastic links' eigenvalues against any number in its file (``link__rod__E``).
 """
 
 from __future__ import annotations
@@ -281,6 +283,90 @@ def beam_eigenvalues(omega=0.0, eps=0.0, n_modes=4, body="beam", length=0.6, n_e
                       mode_shapes=False, geometric_stiffness=geometric_stiffness)
     return {"eigenvalues": r.eigenvalues, "eigenvalues_imag": r.eigenvalues_imag,
             "frequencies_hz": r.frequencies_hz, "solver": r.solver}
+
+
+#: the numbers of a mechanism file that ``mechanism_links`` varies, by table
+MECHANISM_KEYS = {"body": ("mass", "inertia", "angle"),
+                  "link": ("length", "elements", "E", "A", "I", "rho", "angle"),
+                  "joint": ("k", "s0", "damping", "friction", "v_F"),
+                  "spring": ("k", "length", "damping"),
+                  "coordinate": ("speed", "torque", "initial", "rate")}
+
+
+def mechanism_parameter(name):
+    """(table, entry, key) of a parameter ``table__entry__key`` of :func:`mechanism_links`
+    (``python -m kanefem mechanism --sweep table.entry.key=...``)."""
+    parts = name.split("__")
+    if len(parts) != 3 or parts[0] not in MECHANISM_KEYS or parts[2] not in MECHANISM_KEYS[parts[0]]:
+        raise ValueError(f"{name!r} is not a mechanism parameter TABLE__ENTRY__KEY (tables and keys: "
+                         + "; ".join(f"{t}: {', '.join(k)}" for t, k in MECHANISM_KEYS.items()) + ")")
+    return tuple(parts)
+
+
+def mechanism_tables(tables, changes):
+    """A mechanism file's tables (as tomllib reads them) with numbers changed:
+    ``{"link__rod__E": 2e11, ...}``; a copy, the tables are not modified."""
+    import copy
+
+    out = copy.deepcopy(tables)
+    for name, value in changes.items():
+        table, entry, key = mechanism_parameter(name)
+        rows = [row for row in out.get(table, []) if isinstance(row, dict) and row.get("name") == entry]
+        if not rows:
+            have = [str(row.get("name")) for row in out.get(table, []) if isinstance(row, dict)]
+            raise ValueError(f"{name}: the file has no [[{table}]] named {entry!r} (it has "
+                             f"{', '.join(map(repr, have)) or 'none'})")
+        rows[0][key] = value
+    return out
+
+
+def mechanism_links(description, duration=0.0, revolutions=1.0, points=361, n_modes=2, include_eps=True,
+                    geometric_stiffness=False, **changes):
+    """A study for :func:`kanefem.sweep`: a mechanism's motion as its file describes it
+    (drives, initial values), its drive forces and its elastic links' frozen-time
+    eigenvalues over the motion (one way), with numbers of the file changed.
+
+    Parameters
+    ----------
+    description : str
+        The mechanism's tables as JSON (``json.dumps`` of what ``tomllib`` reads from its
+        file; ``[run]`` and ``[sweep]`` are skipped); a string, so that it enters the
+        study's name and a store never mixes points of two descriptions.
+    duration, revolutions, points
+        The time grid (:func:`kanefem.mechanism.file_run`).
+    n_modes, include_eps, geometric_stiffness
+        As in :meth:`kanefem.Mechanism.link_eigenvalues`.
+    **changes
+        ``TABLE__ENTRY__KEY=value``: a number of the file, e.g. ``link__rod__E``,
+        ``coordinate__crank__speed``, ``body__slider__mass`` (:data:`MECHANISM_KEYS`).
+
+    Returns
+    -------
+    dict
+        ``t`` [s] (nt,); per coordinate ``<name>_drive_max`` (the largest |drive force|,
+        N m or N); per link ``<link>_frequencies_Hz`` (nt, n_modes) and scalars
+        ``<link>_f1_min_Hz``, ``<link>_f1_max_Hz``.
+    """
+    import json
+
+    from .mechanism import Mechanism, file_run
+
+    tables = mechanism_tables(json.loads(description), changes)
+    mech = Mechanism.from_dict(tables)
+    t, drives, z0, zd0 = file_run(mech, duration, revolutions, points)
+    motion = mech.solve(t, drives=drives, z0=z0, zd0=zd0)
+    forces = mech.joint_forces(motion)
+    out = {"t": motion.t}
+    for k, c in enumerate(mech.coordinates):
+        out[f"{c.name}_drive_max"] = float(np.abs(forces.drive[:, k]).max())
+    if mech.links:
+        eig = mech.link_eigenvalues(motion, n_modes=n_modes, include_eps=include_eps,
+                                    geometric_stiffness=geometric_stiffness)
+        for name, r in eig.items():
+            out[f"{name}_frequencies_Hz"] = r.frequencies_hz
+            out[f"{name}_f1_min_Hz"] = float(r.frequencies_hz[:, 0].min())
+            out[f"{name}_f1_max_Hz"] = float(r.frequencies_hz[:, 0].max())
+    return out
 
 
 def windpump_lever(rpm=140.0, n_modes=2, n_elements=10, include_eps=True, geometric_stiffness=False,
