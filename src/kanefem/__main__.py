@@ -466,6 +466,13 @@ def _mechanism_sweep(args, mech, tables, grid, folder):
             ax = fig.add_subplot()
             for L in mech.links:
                 res.plot(f"{L.name}_f1_min_Hz", x=keys[0], ax=ax)
+            for line in ax.get_lines():  # the grid's names as the command line gives them
+                name, eq, value = line.get_label().partition("=")
+                if eq and name in keys:
+                    line.set_label(f"{names[keys.index(name)]} = {float(value):g}")
+            if len(keys) > 1:
+                ax.legend(fontsize=8)
+            ax.set_title(f"lowest first frequency over the motion: link(s) {', '.join(L.name for L in mech.links)}")
             ax.set_xlabel(names[0])
             ax.set_ylabel("f1 [Hz]")
             fig.savefig(folder / "sweep.png", dpi=120)
@@ -699,13 +706,14 @@ def build_parser():
         help="any planar mechanism described in a TOML file: motion, joint forces, elastic links",
         description="A planar mechanism described in a TOML file (bodies, elastic links, joints, "
         "springs, coordinates and their drives; docs/theory.md section 5; examples ship with "
-        "kanefem: kanefem/examples/*.toml): its rigid motion by Kane's method under the file's "
+        "kanefem: python -m kanefem examples lists and copies them): its rigid motion by Kane's method under the file's "
         "drives, the joint forces, the frozen-time eigenvalues of every elastic link over the "
         "motion (one way: the links' frames from the rigid motion) and, with --two-way, the "
         "motion with the links coupled both ways. Writes mechanism.toml (the description and, "
         "in [run], the options used: it runs again as the FILE), motion.csv, joint_forces.csv, "
-        "eigenvalues_LINK.csv, flexible_motion.csv (--two-way), PNG plots and manifest.json "
-        "into the output folder, replaced as one set. Units: SI, angles in radians.",
+        "eigenvalues_LINK.csv, flexible_motion.csv (--two-way), mechanism.gif (--animate), PNG "
+        "plots and manifest.json into the output folder, replaced as one set; with --sweep, "
+        "the sweep's tables instead. Units: SI, angles in radians.",
     )
     mc.add_argument("file", metavar="FILE.toml", help="the mechanism (TOML; [run] gives option defaults)")
     mc.add_argument("--duration", type=float, default=0.0,

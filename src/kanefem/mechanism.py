@@ -1420,8 +1420,9 @@ def file_run(mech, duration=0.0, revolutions=1.0, points=361):
         d = entry.get("drive")
         if isinstance(d, ConstantSpeed) and mech._coord_unit(k) == "rad" and d.speed and turn is None:
             turn = 2 * math.pi / abs(d.speed)
-    if duration < 0 or points < 2:
-        raise ValueError("--duration must be >= 0 and --points >= 2")
+    if not (duration >= 0 and points >= 2):
+        raise ValueError(f"duration = {duration!r} must be >= 0 and points = {points!r} >= 2 "
+                         "(--duration, --points)")
     duration = duration or revolutions * (turn or 1.0)
     if not duration > 0:
         raise ValueError(f"revolutions must be positive, got {revolutions}")
