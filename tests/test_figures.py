@@ -193,3 +193,12 @@ def test_mechanism_results_plot_with_units(make):
          "FlexibleMotion": lambda: mech.simulate_flexible(t, drives=drives, dt=t[1] / 4)}[make]()
     ax = r.plot()
     assert ax.get_lines() and UNIT.search(ax.get_ylabel()) and ax.get_xlabel() == "t [s]"
+
+
+def test_finishing_an_axes_twice_changes_nothing(pump_run):
+    pump, m, f, eig = pump_run
+    ax = eig.plot()
+    first = legend_texts(ax)
+    eig.plot(ax=ax)  # the same lines again, on the same axes
+    _results.finish_axes(ax)
+    assert legend_texts(ax)[:2] == first and all(t.count("±") == 1 for t in legend_texts(ax))

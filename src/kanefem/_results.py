@@ -339,7 +339,7 @@ def finish_axes(ax, flat=0.05, note=0.01):
                 a.set_linewidth(max(a.get_linewidth(), b.get_linewidth()) + 0.6)
                 b.set_zorder(a.get_zorder() + 0.1)
                 lab_b = b.get_label() if not b.get_label().startswith("_") else "the line before"
-                if not a.get_label().startswith("_"):
+                if not a.get_label().startswith("_") and " (on " not in a.get_label():
                     a.set_label(f"{a.get_label()} (on {lab_b})")
                 break
     m = re.search(r"\[([^\]]*)\]", ax.get_ylabel())
@@ -352,7 +352,7 @@ def finish_axes(ax, flat=0.05, note=0.01):
         if mean == 0.0:
             continue
         rel = 100.0 * (y.max() - y.min()) / 2.0 / abs(mean)
-        if rel < 100.0 * note:
+        if rel < 100.0 * note and " ± " not in ln.get_label():  # (not twice on one axes)
             lab = ln.get_label()
             lab = "" if lab.startswith("_") else f"{lab}: "
             ln.set_label(f"{lab}{mean:.6g}{unit} ± {_fmt_percent(rel)} %")
