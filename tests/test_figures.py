@@ -134,7 +134,9 @@ def test_coinciding_curves_stay_visible():
     ax.plot(x, np.cos(x), label="c")
     _results.finish_axes(ax)
     a, b, c = ax.get_lines()
-    assert b.get_linestyle() != a.get_linestyle() and b.get_linewidth() > a.get_linewidth()
+    # b dashed on top of a, which is wider: both show
+    assert b.get_linestyle() != a.get_linestyle() and a.get_linewidth() > b.get_linewidth()
+    assert b.get_zorder() > a.get_zorder()
     assert b.get_label() == "b (on a)" and c.get_label() == "c" and c.get_linestyle() == "-"
 
 

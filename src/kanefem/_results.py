@@ -309,7 +309,8 @@ def finish_axes(ax, flat=0.05, note=0.01):
     * every line that varies by less than ``note`` (1 %) of its mean gets its mean and
       relative variation in the legend: ``mode 1: 65.14 Hz ± 0.0031 %``;
     * a line that coincides with an earlier one (within 0.5 % of the y range) is
-      dashed and its label says which one it hides behind.
+      dashed and drawn on top of the earlier one, which is drawn wider, and its label
+      says which one it lies on.
 
     Returns the axes.
     """
@@ -335,9 +336,9 @@ def finish_axes(ax, flat=0.05, note=0.01):
             xb = np.asarray(b.get_xdata(), dtype=float)
             if xa.shape == xb.shape and ys[i].shape == ys[data.index(b)].shape and np.allclose(xa, xb) \
                     and np.nanmax(np.abs(ys[i] - ys[data.index(b)])) <= tol:
-                a.set_linestyle((0, (5, 4)))
-                a.set_linewidth(max(a.get_linewidth(), b.get_linewidth()) + 0.6)
-                b.set_zorder(a.get_zorder() + 0.1)
+                a.set_linestyle((0, (5, 4)))  # dashed, on top of the earlier line drawn wider
+                b.set_linewidth(max(b.get_linewidth(), a.get_linewidth() + 1.5))
+                a.set_zorder(b.get_zorder() + 0.1)
                 lab_b = b.get_label() if not b.get_label().startswith("_") else "the line before"
                 if not a.get_label().startswith("_") and " (on " not in a.get_label():
                     a.set_label(f"{a.get_label()} (on {lab_b})")
@@ -595,9 +596,27 @@ def campbell(x, frequencies, ax=None, orders=(1, 2, 3), x_label="speed", x_to_hz
 class ResultMixin:
     """Records, tables, MATLAB files and plots for a result dataclass.
 
-    Column names follow one scheme, ``<quantity>_<unit>`` (``t_s``, ``crank_deg``,
-    ``f1_Hz``, ``lambda1_rad2_s2``, ``F_A_x_N``, ``M_A_Nm``; the full rules are in
-    the docstring of :mod:`kanefem._results`).
+    Every result object has :meth:`to_dict` / :meth:`from_dict`, :meth:`table`,
+    :meth:`to_dataframe`, :meth:`to_mat` and :meth:`plot`.
+
+    **Column names** (tables, the command line's CSV files, data frames, MATLAB's
+    ``table`` struct, the studies' scalar outputs) follow one scheme,
+    ``<quantity>_<unit>``:
+
+    * the quantity in the symbols of the documentation, a mode's number attached
+      (``f1``, ``lambda2``, ``s1_im``), a vector's component after an underscore
+      (``F_A_x``, ``a_B_y``), a node's number as ``n<k>`` (``v_n5``), a joint's,
+      body's, coordinate's or link's name first where it has one (``crank_rate``,
+      ``rod_N0``);
+    * then the SI unit: a product written together (``Nm``), the denominator after an
+      underscore (``rad_s`` is rad/s, ``N_m`` is N/m), a power as a digit (``m_s2``,
+      ``rad2_s2``), and ``s``, ``m``, ``rad``, ``deg``, ``Hz``, ``N``, ``W`` as such.
+
+    So ``t_s``, ``crank_deg``, ``alpha_rad``, ``f1_Hz``, ``lambda1_rad2_s2``,
+    ``F_A_x_N``, ``M_A_Nm``, ``motor_torque_Nm``, ``lever_N1_N_m`` (N/m),
+    ``v_n5_rate_m_s``.  Counters and indices carry no unit (``instant``, ``mode``,
+    ``steps``); a sweep's parameter columns keep the grid's names.
+    ``kanefem._results.COLUMN`` is the pattern every column with a unit matches.
     """
 
     __slots__ = ()
