@@ -198,3 +198,13 @@ def test_to_xarray_without_xarray_names_the_extra(results, monkeypatch):
     monkeypatch.setitem(sys.modules, "xarray", None)
     with pytest.raises(ImportError, match=r"kanefem\[xarray\]"):
         results["SweepResult"].to_xarray()
+
+
+def test_a_none_among_numbers_is_stored_as_nan(tmp_path):
+    # a recorded motion's smoothing data: (lam of alpha, None where the noise exceeds the scatter)
+    rec = {}
+    _results.flatten(rec, "stats", {"lam": (2.5e-5, None), "steps": 3})
+    np.testing.assert_array_equal(rec["stats.lam"], [2.5e-5, np.nan])
+    assert rec["stats.steps"] == 3
+    with pytest.raises(TypeError, match="is not an array of numbers or strings"):
+        _results.flatten({}, "x", [object()])

@@ -9,7 +9,8 @@
 :class:`~kanefem.SweepResult`).  It adds
 
 * ``to_dict()``: a flat mapping name -> NumPy array (nested dicts and dataclasses
-  become ``"stats.steps"``, ``"params.l1"``), which is what a sweep stores, and
+  become ``"stats.steps"``, ``"params.l1"``; a None inside a tuple of numbers becomes
+  NaN), which is what a sweep stores, and
   ``from_dict()`` which rebuilds the object from it;
 * ``table()`` and ``to_dataframe()``: the result as columns (the command line's CSV
   files, or a :class:`pandas.DataFrame`; pandas is optional: ``pip install pandas``);
@@ -119,6 +120,8 @@ def flatten(out, name, value):
             out[name] = np.asarray(record)
         return
     a = np.asarray(value)
+    if a.dtype == object and all(v is None or isinstance(v, (int, float)) for v in a.ravel()):
+        a = np.array([np.nan if v is None else v for v in a.ravel()], dtype=float).reshape(a.shape)  # None: NaN
     if a.dtype == object:
         raise TypeError(f"{name} = {value!r} is not an array of numbers or strings")
     out[name] = a
