@@ -204,3 +204,16 @@ def test_finishing_an_axes_twice_changes_nothing(pump_run):
     eig.plot(ax=ax)  # the same lines again, on the same axes
     _results.finish_axes(ax)
     assert legend_texts(ax)[:2] == first and all(t.count("±") == 1 for t in legend_texts(ax))
+
+
+def test_finish_axes_leaves_other_axes_alone():
+    # a log axis (no offset formatter), lines of dates: nothing raises, nothing changes
+    fig = Figure()
+    ax = fig.add_subplot()
+    ax.semilogy([1.0, 2.0, 3.0], [10.0, 10.0001, 10.0002])
+    _results.finish_axes(ax)
+    assert ax.get_yscale() == "log" and ax.get_ylim()[0] > 0
+    ax = fig.add_subplot()
+    days = np.array(["2026-01-01", "2026-01-02"], dtype="datetime64[D]")
+    ax.plot(days, [1.0, 2.0])
+    assert _results.finish_axes(ax) is ax

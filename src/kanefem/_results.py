@@ -317,12 +317,19 @@ def finish_axes(ax, flat=0.05, note=0.01):
 
     Returns the axes.
     """
-    data = [ln for ln in ax.get_lines() if ln.get_gid() not in _REFERENCE and np.size(ln.get_ydata()) > 0]
     try:
         ax.ticklabel_format(axis="y", useOffset=False)
     except AttributeError:  # not a ScalarFormatter (log axis, dates)
         pass
-    ys = [np.asarray(ln.get_ydata(), dtype=float) for ln in data]
+    data, ys = [], []
+    for ln in ax.get_lines():
+        try:  # numbers only: lines of dates or categories (a caller's axes) are left alone
+            x, y = np.asarray(ln.get_xdata(), dtype=float), np.asarray(ln.get_ydata(), dtype=float)
+        except (TypeError, ValueError):
+            continue
+        if ln.get_gid() not in _REFERENCE and y.size > 0 and x.shape == y.shape:
+            data.append(ln)
+            ys.append(y)
     finite = [y[np.isfinite(y)] for y in ys]
     allv = np.concatenate(finite) if finite else np.zeros(0)
     if allv.size == 0:
@@ -335,10 +342,9 @@ def finish_axes(ax, flat=0.05, note=0.01):
     tol = 0.005 * abs(y1 - y0)
     for i, a in enumerate(data):
         xa = np.asarray(a.get_xdata(), dtype=float)
-        for b in data[:i]:
+        for j, b in enumerate(data[:i]):
             xb = np.asarray(b.get_xdata(), dtype=float)
-            if xa.shape == xb.shape and ys[i].shape == ys[data.index(b)].shape and np.allclose(xa, xb) \
-                    and np.nanmax(np.abs(ys[i] - ys[data.index(b)])) <= tol:
+            if xa.shape == xb.shape and np.allclose(xa, xb) and np.nanmax(np.abs(ys[i] - ys[j])) <= tol:
                 a.set_linestyle((0, (5, 4)))  # dashed, on top of the earlier line drawn wider
                 b.set_linewidth(max(b.get_linewidth(), a.get_linewidth() + 1.5))
                 a.set_zorder(b.get_zorder() + 0.1)
