@@ -19,6 +19,15 @@ matplotlib.use("Agg")
 UNIT = re.compile(r"\[[^\]]+\]")
 
 
+@pytest.fixture(autouse=True)
+def close_figures():
+    """plot() without axes opens a pyplot figure: close them after each test."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 @pytest.fixture(scope="module")
 def pump_run():
     pump = kanefem.WindPump()
