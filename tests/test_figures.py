@@ -188,9 +188,16 @@ def test_mechanism_job_figures(tmp_path, monkeypatch):
             assert UNIT.search(ax.get_ylabel()), (name, ax.get_ylabel())
             assert UNIT.search(ax.get_xlabel()), (name, ax.get_xlabel())
         xs = {ax.get_xlabel() for ax in fig.axes if ax.get_xlabel() != "x [m]"}
-        assert xs == {"t [s]"}, (name, xs)  # one x axis per figure (time: no crank in general)
+        assert xs == {"crank angle from start [deg]"}, (name, xs)  # a cycle: the crank angle everywhere
     ax = figures["eigenvalues.png"].axes[0]
-    assert ax.get_ylim()[0] == 0.0  # a frequency that barely changes over the turn: from zero
+    assert ax.get_ylim()[0] == 0.0  # frequencies from zero
+    np.testing.assert_allclose(ax.get_lines()[0].get_xdata()[[0, -1]], [0.0, 360.0])
+    # no crank (the crank at rest, no torque): time on every panel
+    rest = mech.solve(t, drives={"crank": kanefem.Torque(0.0)})
+    figures.clear()
+    _plots.mechanism_figures(tmp_path, mech, rest, mech.joint_forces(rest), {}, None)
+    for name, fig in figures.items():
+        assert {ax.get_xlabel() for ax in fig.axes if ax.get_xlabel() != "x [m]"} == {"t [s]"}, name
 
 
 @pytest.mark.parametrize("make", ["MechanismMotion", "MechanismForces", "LinkEigenvalues", "FlexibleMotion"])

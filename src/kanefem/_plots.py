@@ -130,11 +130,37 @@ def mechanism_sketch(ax, mech, motion, n_positions=8):
     ax.set_ylabel("y [m]")
 
 
+def crank_coordinate(mech, motion):
+    """The index of a crank: an angle coordinate that turns one way by at least half a
+    turn over the motion (a cycle's x axis is its angle), or None (then time)."""
+    for k in range(len(mech.coordinates)):
+        if mech._coord_unit(k) != "rad":
+            continue
+        zd = motion.zd[:, k]
+        if (np.all(zd > 0) or np.all(zd < 0)) and np.ptp(motion.z[:, k]) >= math.pi:
+            return k
+    return None
+
+
 def mechanism_figures(out, mech, motion, forces, eig, flex=None):
-    """The mechanism job's PNG figures; returns their paths.  ImportError without matplotlib."""
+    """The mechanism job's PNG figures; returns their paths.  ImportError without matplotlib.
+
+    Every panel but the sketch shares one x axis: a crank's angle from the start (see
+    :func:`crank_coordinate`), or time where no coordinate turns.
+    """
     Figure = _matplotlib()
     out = Path(out)
     written = []
+    k_crank = crank_coordinate(mech, motion)
+
+    def x_of(m):
+        """(x values, label) of a motion (rigid or two-way) on the figures' x axis."""
+        if k_crank is None:
+            return m.t, "t [s]"
+        z = m.z[:, k_crank]
+        return np.degrees(np.abs(z - z[0])), f"{mech.coordinates[k_crank].name} angle from start [deg]"
+
+    x, xlabel = x_of(motion)
     fig = Figure(figsize=(11, 4.2), layout="constrained")
     mechanism_sketch(fig.add_subplot(1, 2, 1), mech, motion)
     ax = fig.add_subplot(1, 2, 2)
@@ -142,8 +168,8 @@ def mechanism_figures(out, mech, motion, forces, eig, flex=None):
     for k, c in enumerate(mech.coordinates):
         u = "N m" if mech._coord_unit(k) == "rad" else "N"
         units.add(u)
-        ax.plot(motion.t, motion.force[:, k], _STYLES[k % 4], label=f"{c.name} drive [{u}]")
-    ax.set_xlabel("t [s]")
+        ax.plot(x, motion.force[:, k], _STYLES[k % 4], label=f"{c.name} drive [{u}]")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(f"drive {'torque' if units == {'N m'} else 'force'} [{', '.join(sorted(units))}]")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
@@ -153,8 +179,8 @@ def mechanism_figures(out, mech, motion, forces, eig, flex=None):
     fig = Figure(figsize=(6.5, 4.2), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     for j, J in enumerate(mech.joints):
-        ax.plot(motion.t, np.hypot(*forces.joints[:, j, :2].T), _STYLES[j % 4], label=f"|F_{J.name}|")
-    ax.set_xlabel("t [s]")
+        ax.plot(x, np.hypot(*forces.joints[:, j, :2].T), _STYLES[j % 4], label=f"|F_{J.name}|")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("joint force [N]")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
@@ -164,20 +190,31 @@ def mechanism_figures(out, mech, motion, forces, eig, flex=None):
     if eig:
         fig = Figure(figsize=(5.5 * len(eig), 4.0), layout="constrained")
         for i, (name, r) in enumerate(eig.items()):
-            plot_frequencies(fig.add_subplot(1, len(eig), i + 1), r.t, r.frequencies_hz, f"link {name} ({r.solver})")
+            plot_frequencies(fig.add_subplot(1, len(eig), i + 1), np.interp(r.t, motion.t, x), r.frequencies_hz,
+                             f"link {name} ({r.solver})", xlabel=xlabel)
         written.append(_save(fig, out / "eigenvalues.png"))
 
     if flex is not None:
+        xf, _ = x_of(flex.motion)
         fig = Figure(figsize=(11, 4.2), layout="constrained")
-        ax = flex.plot(ax=fig.add_subplot(1, 2, 1))
+        ax = fig.add_subplot(1, 2, 1)
+        for L in mech.links:
+            node = (L.body.n_nodes - 1) // 2
+            if L.body.dofs_per_node > 1:
+                ax.plot(xf, 1e3 * flex.d[L.name][:, node * L.body.dofs_per_node + 1], label=f"{L.name}, node {node}")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("midspan deflection v, two ways [mm]")
+        if ax.get_lines():
+            ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        finish_axes(ax)
         ax = fig.add_subplot(1, 2, 2)
         units = set()
         for k, c in enumerate(mech.coordinates):
             units.add("N m" if mech._coord_unit(k) == "rad" else "N")
-            ax.plot(motion.t, motion.force[:, k], "--", lw=2.0, color=f"C{k}", label=f"{c.name}: rigid")
-            ax.plot(flex.t, flex.motion.force[:, k], color=f"C{k}", lw=1.0, label=f"{c.name}: two ways")
-        ax.set_xlabel("t [s]")
+            ax.plot(x, motion.force[:, k], "--", lw=2.0, color=f"C{k}", label=f"{c.name}: rigid")
+            ax.plot(xf, flex.motion.force[:, k], color=f"C{k}", lw=1.0, label=f"{c.name}: two ways")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(f"drive [{', '.join(sorted(units))}]")
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
