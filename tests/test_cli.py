@@ -410,11 +410,10 @@ def test_shipped_windpump_toml_reproduces_the_windpump_job(tmp_path):
     same = {"motion.csv": {"t_s": "t_s", "alpha_rad": "alpha_rad", "x_D_m": "x_D_m",
                            "omega1_rad_s": "alpha_rate_rad_s", "xdot_D_m_s": "x_D_rate_m_s",
                            "eps1_rad_s2": "alpha_acc_rad_s2", "xddot_D_m_s2": "x_D_acc_m_s2",
-                           "motor_torque_N_m": "alpha_drive_N_m", "theta2_rad": "lever_angle_rad",
+                           "motor_torque_Nm": "alpha_drive_Nm", "theta2_rad": "lever_angle_rad",
                            "theta3_rad": "rocker_angle_rad"},
-            "joint_forces.csv": {"F_Ax_N": "A_Fx_N", "F_Ay_N": "A_Fy_N", "F_Bx_N": "B_Fx_N", "F_By_N": "B_Fy_N",
-                                 "F_Cx_N": "C_Fx_N", "F_Cy_N": "C_Fy_N", "F_Dx_N": "D_Fx_N", "F_Dy_N": "D_Fy_N",
-                                 "N_guide_N": "guide_Fy_N", "lever_N0_N": "lever_N0_N"}}
+            "joint_forces.csv": {**{f"F_{j}_{c}_N": f"F_{j}_{c}_N" for j in "ABCD" for c in "xy"},
+                                 "N_guide_N": "F_guide_y_N", "lever_N0_N": "lever_N0_N"}}
     files = {name: (name, name) for name in same}
     files["eigenvalues"] = ("lever_eigenvalues.csv", "eigenvalues_lever.csv")
     same["eigenvalues"] = {k: k for k in _csv(a / files["eigenvalues"][0])}  # the same header

@@ -89,13 +89,13 @@ def test_dataframes_hold_the_results_values(pump_results, beam):
     header, _ = m.table()
     assert list(df.columns) == header and len(df) == 72
     np.testing.assert_array_equal(df["x_D_m"], m.x_D)
-    np.testing.assert_array_equal(f.to_dataframe()["motor_torque_N_m"], f.motor_torque)
-    np.testing.assert_array_equal(eig.to_dataframe()["f_2_Hz"], eig.frequencies_hz[:, 1])
+    np.testing.assert_array_equal(f.to_dataframe()["motor_torque_Nm"], f.motor_torque)
+    np.testing.assert_array_equal(eig.to_dataframe()["f2_Hz"], eig.frequencies_hz[:, 1])
     s = kanefem.studies.rotating_bar(t_end=0.002)
     df = s.to_dataframe()
     assert df.shape == (s.t.size, 1 + 2 * s.d.shape[1])
-    np.testing.assert_array_equal(df["d_10_u"], s.node(10))
-    np.testing.assert_array_equal(df["v_3_u"], s.node(3, what="v"))
+    np.testing.assert_array_equal(df["u_n10_m"], s.node(10))
+    np.testing.assert_array_equal(df["u_n3_rate_m_s"], s.node(3, what="v"))
 
 
 def test_to_dataframe_without_pandas_says_how_to_install_it(monkeypatch, beam):

@@ -128,7 +128,7 @@ def _cmd_eigen(args):
         print(f"{k:>4} {lam:>20.10g} {w:>16.10g} {f:>14.8g}")
     if args.out:
         with _output_set(args) as out:
-            write_csv(out.folder, "eigenvalues.csv", ["mode", "lambda_rad2_s2", "omega_rad_s", "f_hz"], rows)
+            write_csv(out.folder, "eigenvalues.csv", ["mode", "lambda_rad2_s2", "omega_rad_s", "f_Hz"], rows)
         for path in out.files:
             print(f"wrote {path}")
     return 0
@@ -323,7 +323,7 @@ def _windpump_sweep(args, pump, grid, folder):
                               points_per_revolution=args.points, steady_state=not args.transient)
     res = _run_sweep(args, "the wind pump's lever eigenvalues", study, grid, {**changed, **grid})
     names = list(grid)
-    scalars = ["f1_min_hz", "f1_max_hz", "motor_torque_max", "mean_power_W", "F_B_max_N"]
+    scalars = ["f1_min_Hz", "f1_max_Hz", "motor_torque_max_Nm", "mean_power_W", "F_B_max_N"]
     rows = [[p[k] for k in names] + [float(r[s]) for s in scalars] for p, r in zip(res.params, res.results)]
     write_csv(folder, "sweep.csv", names + scalars, rows)
     f = res.stack("frequencies_hz")  # (points, instants, modes)
@@ -346,7 +346,7 @@ def _windpump_sweep(args, pump, grid, folder):
             if len(names) == 1:
                 res.campbell(x, ax=ax)
             else:
-                res.plot("f1_min_hz", x=x, ax=ax)
+                res.plot("f1_min_Hz", x=x, ax=ax)
             ax.set_title("lever BC' over the sweep")
             fig.savefig(folder / "sweep.png", dpi=120)
         except ImportError as exc:
@@ -506,7 +506,7 @@ def _mechanism_files(args, mech, folder):
     for name, r in eig.items():
         write_csv(folder, f"eigenvalues_{name}.csv", *r.table())
     if flex is not None:
-        write_csv(folder, "flexible_motion.csv", *_flexible_table(mech, flex))
+        write_csv(folder, "flexible_motion.csv", *flex.table())
 
     for k, c in enumerate(mech.coordinates):
         u = "N m" if mech._coord_unit(k) == "rad" else "N"
@@ -558,19 +558,6 @@ def _midspan(link, d):
     body = link.body
     node = (body.n_nodes - 1) // 2
     return d[:, node * body.dofs_per_node + 1] if body.dofs_per_node > 1 else np.zeros(len(d))
-
-
-def _flexible_table(mech, flex):
-    m = flex.motion
-    cols = {"t_s": m.t}
-    for k, c in enumerate(mech.coordinates):
-        u = mech._coord_unit(k)
-        cols[f"{c.name}_{u}"] = m.z[:, k]
-        cols[f"{c.name}_rate_{u}_s"] = m.zd[:, k]
-        cols[f"{c.name}_drive_{'N_m' if u == 'rad' else 'N'}"] = m.force[:, k]
-    for L in mech.links:
-        cols[f"{L.name}_v_mid_m"] = _midspan(L, flex.d[L.name])
-    return list(cols), np.column_stack(list(cols.values())).tolist()
 
 
 def _example_description(path):

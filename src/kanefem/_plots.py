@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ._io import atomic_write
+from ._results import finish_axes, plot_frequencies
 
 
 def _matplotlib():
@@ -46,6 +47,9 @@ def sketch(ax, motion, n_positions=12, color="C0"):
     ax.set_ylabel("y [m]")
 
 
+_STYLES = ("-", "--", "-.", ":")
+
+
 def _save(fig, path):
     return atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=120), mode="wb")
 
@@ -63,39 +67,46 @@ def windpump_figures(out, pump, motion, forces, eig):
     ax.set_title(f"wind pump at {60 * motion.omega1.mean() / (2 * math.pi):.0f} rpm")
     ax2 = fig.add_subplot(1, 2, 2)
     ax2.plot(deg, 1e3 * (motion.x_D - pump.params.x_D0), label="x_D - x_D0 [mm]")
-    ax2.plot(deg, np.degrees(motion.theta3 + math.pi / 2), label="theta3 + 90 [deg]")
-    ax2.plot(deg, np.degrees(motion.transmission_angle), label="transmission angle [deg]")
+    ax2.plot(deg, np.degrees(motion.theta3 + math.pi / 2), "--", label="theta3 + 90 [deg]")
+    ax2.plot(deg, np.degrees(motion.transmission_angle), "-.", label="transmission angle [deg]")
     ax2.set_xlabel("crank angle from start [deg]")
+    ax2.set_ylabel("slider [mm], angles [deg]")
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3)
+    finish_axes(ax2)
     written.append(_save(fig, out / "motion.png"))
 
     fig = Figure(figsize=(11, 4.2), layout="constrained")
     ax = fig.add_subplot(1, 2, 1)
-    for name, F in (("A", forces.F_A), ("B", forces.F_B), ("C'", forces.F_C), ("D", forces.F_D)):
-        ax.plot(deg, np.hypot(F[:, 0], F[:, 1]), label=f"|F_{name}|")
-    ax.plot(deg, forces.N_guide, "--", label="N guide")
+    styles = ("-", "--", "-.", ":")
+    for k, (name, F) in enumerate((("A", forces.F_A), ("B", forces.F_B), ("C'", forces.F_C), ("D", forces.F_D))):
+        ax.plot(deg, np.hypot(F[:, 0], F[:, 1]), styles[k], label=f"|F_{name}|")
+    ax.plot(deg, forces.N_guide, "--", lw=2.0, alpha=0.7, label="N guide")
     ax.set_xlabel("crank angle from start [deg]")
     ax.set_ylabel("force [N]")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    finish_axes(ax)
     ax = fig.add_subplot(1, 2, 2)
     ax.plot(deg, forces.motor_torque, color="C4")
     ax.set_xlabel("crank angle from start [deg]")
     ax.set_ylabel("motor torque [N m]")
     ax.grid(alpha=0.3)
+    finish_axes(ax)
     written.append(_save(fig, out / "joint_forces.png"))
 
+    # the eigenvalues on the crank angle too (all of the job's cycle figures share it)
+    eig_deg = np.interp(eig.t, motion.t, deg)
     m = eig.eigenvalues.shape[1]
     fig = Figure(figsize=(5.5 * min(m, 3), 4.0), layout="constrained")
     for k in range(min(m, 3)):
         ax = fig.add_subplot(1, min(m, 3), k + 1)
-        ax.plot(eig.t, eig.eigenvalues[:, k], color=f"C{k}")
-        ax.set_xlabel("t [s]")
+        ax.plot(eig_deg, eig.eigenvalues[:, k], color=f"C{k}", label=f"lambda_{k + 1}")
+        ax.set_xlabel("crank angle from start [deg]")
         ax.set_ylabel(f"lambda_{k + 1} [rad^2/s^2]")
         ax.set_title(f"lever BC', eigenvalue {k + 1} ({eig.solver})")
-        ax.ticklabel_format(axis="y", useOffset=False)
         ax.grid(alpha=0.3)
+        finish_axes(ax)
     written.append(_save(fig, out / "lever_eigenvalues.png"))
     return written
 
@@ -119,63 +130,94 @@ def mechanism_sketch(ax, mech, motion, n_positions=8):
     ax.set_ylabel("y [m]")
 
 
+def crank_coordinate(mech, motion):
+    """The index of a crank: an angle coordinate that turns one way by at least half a
+    turn over the motion (a cycle's x axis is its angle), or None (then time)."""
+    for k in range(len(mech.coordinates)):
+        if mech._coord_unit(k) != "rad":
+            continue
+        zd = motion.zd[:, k]
+        if (np.all(zd > 0) or np.all(zd < 0)) and np.ptp(motion.z[:, k]) >= math.pi:
+            return k
+    return None
+
+
 def mechanism_figures(out, mech, motion, forces, eig, flex=None):
-    """The mechanism job's PNG figures; returns their paths.  ImportError without matplotlib."""
+    """The mechanism job's PNG figures; returns their paths.  ImportError without matplotlib.
+
+    Every panel but the sketch shares one x axis: a crank's angle from the start (see
+    :func:`crank_coordinate`), or time where no coordinate turns.
+    """
     Figure = _matplotlib()
     out = Path(out)
     written = []
+    k_crank = crank_coordinate(mech, motion)
+
+    def x_of(m):
+        """(x values, label) of a motion (rigid or two-way) on the figures' x axis."""
+        if k_crank is None:
+            return m.t, "t [s]"
+        z = m.z[:, k_crank]
+        return np.degrees(np.abs(z - z[0])), f"{mech.coordinates[k_crank].name} angle from start [deg]"
+
+    x, xlabel = x_of(motion)
     fig = Figure(figsize=(11, 4.2), layout="constrained")
     mechanism_sketch(fig.add_subplot(1, 2, 1), mech, motion)
     ax = fig.add_subplot(1, 2, 2)
+    units = set()
     for k, c in enumerate(mech.coordinates):
-        ax.plot(motion.t, motion.force[:, k], label=f"{c.name} drive [{'N m' if mech._coord_unit(k) == 'rad' else 'N'}]")
-    ax.set_xlabel("t [s]")
+        u = "N m" if mech._coord_unit(k) == "rad" else "N"
+        units.add(u)
+        ax.plot(x, motion.force[:, k], _STYLES[k % 4], label=f"{c.name} drive [{u}]")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"drive {'torque' if units == {'N m'} else 'force'} [{', '.join(sorted(units))}]")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    finish_axes(ax)
     written.append(_save(fig, out / "motion.png"))
 
     fig = Figure(figsize=(6.5, 4.2), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     for j, J in enumerate(mech.joints):
-        ax.plot(motion.t, np.hypot(*forces.joints[:, j, :2].T), label=f"|F_{J.name}|")
-    ax.set_xlabel("t [s]")
+        ax.plot(x, np.hypot(*forces.joints[:, j, :2].T), _STYLES[j % 4], label=f"|F_{J.name}|")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("joint force [N]")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    finish_axes(ax)
     written.append(_save(fig, out / "joint_forces.png"))
 
     if eig:
         fig = Figure(figsize=(5.5 * len(eig), 4.0), layout="constrained")
         for i, (name, r) in enumerate(eig.items()):
-            ax = fig.add_subplot(1, len(eig), i + 1)
-            for k in range(r.frequencies_hz.shape[1]):
-                ax.plot(r.t, r.frequencies_hz[:, k], label=f"mode {k + 1}")
-            ax.set_xlabel("t [s]")
-            ax.set_ylabel("frozen-time frequency [Hz]")
-            ax.set_title(f"link {name} ({r.solver})")
-            ax.legend(fontsize=8)
-            ax.grid(alpha=0.3)
+            plot_frequencies(fig.add_subplot(1, len(eig), i + 1), np.interp(r.t, motion.t, x), r.frequencies_hz,
+                             f"link {name} ({r.solver})", xlabel=xlabel)
         written.append(_save(fig, out / "eigenvalues.png"))
 
     if flex is not None:
+        xf, _ = x_of(flex.motion)
         fig = Figure(figsize=(11, 4.2), layout="constrained")
         ax = fig.add_subplot(1, 2, 1)
         for L in mech.links:
             node = (L.body.n_nodes - 1) // 2
             if L.body.dofs_per_node > 1:
-                ax.plot(flex.t, 1e3 * flex.d[L.name][:, node * L.body.dofs_per_node + 1],
-                        label=f"{L.name}, node {node}")
-        ax.set_xlabel("t [s]")
-        ax.set_ylabel("lateral deflection [mm] (two ways)")
-        ax.legend(fontsize=8)
+                ax.plot(xf, 1e3 * flex.d[L.name][:, node * L.body.dofs_per_node + 1], label=f"{L.name}, node {node}")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("midspan deflection v, two ways [mm]")
+        if ax.get_lines():
+            ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
+        finish_axes(ax)
         ax = fig.add_subplot(1, 2, 2)
+        units = set()
         for k, c in enumerate(mech.coordinates):
-            ax.plot(motion.t, motion.force[:, k], "--", color=f"C{k}", label=f"{c.name}: rigid")
-            ax.plot(flex.t, flex.motion.force[:, k], color=f"C{k}", label=f"{c.name}: two ways")
-        ax.set_xlabel("t [s]")
-        ax.set_ylabel("drive force [N m or N]")
+            units.add("N m" if mech._coord_unit(k) == "rad" else "N")
+            ax.plot(x, motion.force[:, k], "--", lw=2.0, color=f"C{k}", label=f"{c.name}: rigid")
+            ax.plot(xf, flex.motion.force[:, k], color=f"C{k}", lw=1.0, label=f"{c.name}: two ways")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(f"drive [{', '.join(sorted(units))}]")
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
+        finish_axes(ax)
         written.append(_save(fig, out / "flexible_motion.png"))
     return written

@@ -50,6 +50,7 @@ import numpy as np
 
 from . import _animation, _checks, _core
 from ._io import write_toml
+from ._results import ResultMixin, eigen_time_columns
 from ._smoothing import SmoothingSpline
 from .bodies import AxialBar, FlexibleBody, PlanarBeam, _signed_hz
 
@@ -389,7 +390,7 @@ class Recorded:
 
 
 @dataclass(frozen=True, eq=False)
-class MechanismMotion:
+class MechanismMotion(ResultMixin):
     """The rigid motion of a mechanism at nt instants.
 
     Attributes
@@ -437,25 +438,21 @@ class MechanismMotion:
         """Where a point of a body (given in the drawing) is over the motion, (nt, 2) [m]."""
         return self.mechanism._track(self.q, body, at)
 
-    def table(self):
-        """(header, rows) for a CSV file, units in the column names."""
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
         mech = self.mechanism
         cols = {"t_s": self.t}
         for k, c in enumerate(mech.coordinates):
-            u = mech._coord_unit(k)
-            cols[f"{c.name}_{u}"] = self.z[:, k]
-            cols[f"{c.name}_rate_{u}_s"] = self.zd[:, k]
-            cols[f"{c.name}_acc_{u}_s2"] = self.zdd[:, k]
-            cols[f"{c.name}_drive_{'N_m' if u == 'rad' else 'N'}"] = self.force[:, k]
+            cols.update(_coordinate_columns(mech, k, self.z[:, k], self.zd[:, k], self.zdd[:, k], self.force[:, k]))
         for b, body in enumerate(mech.bodies):
             cols[f"{body.name}_x_m"] = self.q[:, b, 0]
             cols[f"{body.name}_y_m"] = self.q[:, b, 1]
             cols[f"{body.name}_angle_rad"] = self.q[:, b, 2]
-        return list(cols), np.column_stack(list(cols.values())).tolist()
+        return cols
 
 
 @dataclass(frozen=True, eq=False)
-class MechanismForces:
+class MechanismForces(ResultMixin):
     """Joint forces over a motion (the constraints' multipliers).
 
     Attributes
@@ -486,22 +483,23 @@ class MechanismForces:
         j = self.mechanism._joint_index(name)
         return self.joints[:, j, :2], self.joints[:, j, 2]
 
-    def table(self):
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
         mech = self.mechanism
         cols = {"t_s": self.t}
         for j, J in enumerate(mech.joints):
-            cols[f"{J.name}_Fx_N"] = self.joints[:, j, 0]
-            cols[f"{J.name}_Fy_N"] = self.joints[:, j, 1]
-            cols[f"{J.name}_M_N_m"] = self.joints[:, j, 2]
+            cols[f"F_{J.name}_x_N"] = self.joints[:, j, 0]
+            cols[f"F_{J.name}_y_N"] = self.joints[:, j, 1]
+            cols[f"M_{J.name}_Nm"] = self.joints[:, j, 2]
         for k, c in enumerate(mech.coordinates):
-            cols[f"{c.name}_drive_{'N_m' if mech._coord_unit(k) == 'rad' else 'N'}"] = self.drive[:, k]
+            cols[f"{c.name}_drive_{_drive_unit(mech, k)}"] = self.drive[:, k]
         for name, c in self.link_axial.items():
             cols[f"{name}_N0_N"], cols[f"{name}_N1_N_m"], cols[f"{name}_N2_N_m2"] = c.T
-        return list(cols), np.column_stack(list(cols.values())).tolist()
+        return cols
 
 
 @dataclass(frozen=True, eq=False)
-class LinkEigenvalues:
+class LinkEigenvalues(ResultMixin):
     """Frozen-time eigenvalues of an elastic link over a motion.
 
     Attributes
@@ -523,14 +521,13 @@ class LinkEigenvalues:
     axial_force: np.ndarray | None = None
     stats: dict = field(default_factory=dict)
 
-    def table(self):
-        m = self.eigenvalues.shape[1]
-        header = ["t_s"] + [f"lambda_{k + 1}_rad2_s2" for k in range(m)] + [f"f_{k + 1}_Hz" for k in range(m)]
-        return header, np.hstack([self.t[:, None], self.eigenvalues, self.frequencies_hz]).tolist()
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
+        return eigen_time_columns(self.t, self.eigenvalues, self.frequencies_hz, self.eigenvalues_imag)
 
 
 @dataclass(frozen=True, eq=False)
-class FlexibleMotion:
+class FlexibleMotion(ResultMixin):
     """The motion of a mechanism with its elastic links coupled both ways.
 
     Attributes
@@ -565,6 +562,36 @@ class FlexibleMotion:
         if abs(nodes[i] - x) > 1e-9 * L.body.length:
             raise ValueError(f"x = {x} is not a node of {link} (nodes at {nodes.tolist()})")
         return self.d[link][:, i * L.body.dofs_per_node + 1]
+
+    def _columns(self):
+        """t_s, the coordinates (two ways) and each link's lateral deflection at its
+        middle node ``<link>_v_mid_m`` (see :mod:`kanefem._results` for the names)."""
+        m = self.motion
+        mech = m.mechanism
+        cols = {"t_s": m.t}
+        for k, c in enumerate(mech.coordinates):
+            cols.update(_coordinate_columns(mech, k, m.z[:, k], m.zd[:, k], None, m.force[:, k]))
+        for L in mech.links:
+            body = L.body
+            node = (body.n_nodes - 1) // 2
+            v = self.d[L.name][:, node * body.dofs_per_node + 1] if body.dofs_per_node > 1 else np.zeros(len(m.t))
+            cols[f"{L.name}_v_mid_m"] = v
+        return cols
+
+
+def _drive_unit(mech, k):
+    """The unit of coordinate k's generalized force: Nm (an angle) or N (a length)."""
+    return "Nm" if mech._coord_unit(k) == "rad" else "N"
+
+
+def _coordinate_columns(mech, k, z, zd, zdd, force):
+    """A coordinate's value, rate, acceleration (if given) and drive force columns."""
+    c, u = mech.coordinates[k], mech._coord_unit(k)
+    cols = {f"{c.name}_{u}": z, f"{c.name}_rate_{u}_s": zd}
+    if zdd is not None:
+        cols[f"{c.name}_acc_{u}_s2"] = zdd
+    cols[f"{c.name}_drive_{_drive_unit(mech, k)}"] = force
+    return cols
 
 
 # ---------------------------------------------------------------- the mechanism
@@ -1312,6 +1339,33 @@ class Mechanism:
                 entry["drive"] = Torque(_checks.real("torque", t.get("torque", 0.0)))
             out[t["name"]] = entry
         return out
+
+    def _to_record(self):
+        """The definition as a JSON string (how a result's to_dict() stores its
+        mechanism), with the bodies' order (results index bodies by it); None if it
+        cannot be written (:meth:`to_dict` refuses it)."""
+        import json
+
+        try:
+            return json.dumps({"definition": self.to_dict(), "bodies": [b.name for b in self.bodies]},
+                              default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
+        except (ValueError, TypeError):
+            return None
+
+    @classmethod
+    def _from_record(cls, text):
+        """The mechanism of :meth:`_to_record`'s string (its bodies in their order)."""
+        import json
+
+        rec = json.loads(text)
+        mech = cls.from_dict(rec["definition"])
+        order = rec.get("bodies")
+        if order and [b.name for b in mech.bodies] != order:
+            drives = mech.run_drives
+            mech = cls([mech.bodies[mech._body_index(n)] for n in order], mech.joints, mech.coordinates,
+                       mech.springs, gravity=mech.gravity, name=mech.name)
+            mech.run_drives = drives
+        return mech
 
     def to_dict(self, drives=None) -> dict:
         """The tables of :meth:`to_toml`."""

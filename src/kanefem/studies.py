@@ -213,7 +213,7 @@ def rotating_bar_response(t_end=0.1, n_out=201, method="newmark", dt=1e-5, **par
     -------
     dict
         ``t`` (n_out,) [s]; ``u`` (n_out, n_elements + 1) nodal axial displacements
-        [m]; ``tip`` (n_out,) [m]; scalars ``tip_mean`` and ``tip_range`` [m] over the
+        [m]; ``tip`` (n_out,) [m]; scalars ``tip_mean_m`` and ``tip_range_m`` over the
         second half of the run; ``steps``.
 
     Examples
@@ -221,7 +221,7 @@ def rotating_bar_response(t_end=0.1, n_out=201, method="newmark", dt=1e-5, **par
     >>> import kanefem
     >>> res = kanefem.sweep(rotating_bar_response, {"area": [0.2e-4, 0.4e-4], "t_end": 0.01},
     ...                     progress=False)
-    >>> mean = res.to_dataframe()["tip_mean"]
+    >>> mean = res.to_dataframe()["tip_mean_m"]
     >>> bool(1.8 < mean[0] / mean[1] < 2.2)   # the stretch scales with 1 / EA
     True
     """
@@ -230,7 +230,7 @@ def rotating_bar_response(t_end=0.1, n_out=201, method="newmark", dt=1e-5, **par
     r = rotating_bar(t_end, method=method, dt=dt, t_eval=t, **params)
     tip = r.d[:, -1]
     late = tip[n_out // 2:]
-    return {"t": r.t, "u": r.d, "tip": tip, "tip_mean": late.mean(), "tip_range": np.ptp(late),
+    return {"t": r.t, "u": r.d, "tip": tip, "tip_mean_m": late.mean(), "tip_range_m": np.ptp(late),
             "steps": r.stats.get("steps", 0)}
 
 
@@ -392,13 +392,13 @@ def windpump_lever(rpm=140.0, n_modes=2, n_elements=10, include_eps=True, geomet
     dict
         Over the turn (nt,): ``t`` [s], ``alpha`` [rad], ``x_D`` [m], ``omega2``
         [rad/s], ``motor_torque`` [N m]; (nt, n_modes): ``eigenvalues``
-        [rad^2/s^2], ``frequencies_hz``; scalars ``f1_min_hz``, ``f1_max_hz``,
-        ``motor_torque_max`` [N m], ``mean_power_W``, ``F_B_max_N`` (joint force at B).
+        [rad^2/s^2], ``frequencies_hz``; scalars ``f1_min_Hz``, ``f1_max_Hz``,
+        ``motor_torque_max_Nm``, ``mean_power_W``, ``F_B_max_N`` (joint force at B).
 
     Examples
     --------
     >>> r = windpump_lever(rpm=140, points_per_revolution=36)
-    >>> r["frequencies_hz"].shape, bool(60 < r["f1_min_hz"] < r["f1_max_hz"] < 70)
+    >>> r["frequencies_hz"].shape, bool(60 < r["f1_min_Hz"] < r["f1_max_Hz"] < 70)
     ((36, 2), True)
     """
     from .windpump import WindPump
@@ -413,8 +413,8 @@ def windpump_lever(rpm=140.0, n_modes=2, n_elements=10, include_eps=True, geomet
     return {
         "t": motion.t, "alpha": motion.alpha, "x_D": motion.x_D, "omega2": motion.omega2,
         "motor_torque": forces.motor_torque, "eigenvalues": eig.eigenvalues,
-        "frequencies_hz": eig.frequencies_hz, "f1_min_hz": f1.min(), "f1_max_hz": f1.max(),
-        "motor_torque_max": forces.motor_torque.max(),
+        "frequencies_hz": eig.frequencies_hz, "f1_min_Hz": f1.min(), "f1_max_Hz": f1.max(),
+        "motor_torque_max_Nm": forces.motor_torque.max(),
         "mean_power_W": float(np.mean(forces.motor_torque * motion.omega1)),
         "F_B_max_N": float(np.hypot(*forces.F_B.T).max()),
     }

@@ -77,7 +77,7 @@ import numpy as np
 from . import _checks
 from ._core import KanefemError
 from ._io import atomic_write
-from ._results import ResultMixin, campbell, flatten, require_pandas
+from ._results import ResultMixin, axis_label, campbell, finish_axes, flatten, require_pandas
 from ._version import __version__
 
 __all__ = ["sweep", "SweepResult", "StoreError", "UnknownNameError", "expand_grid", "point_key", "study_name"]
@@ -679,6 +679,65 @@ class SweepResult(ResultMixin):
                 continue  # differs between points: use result(k)
         return out
 
+    def _columns(self):
+        """One row per point: the parameters and every scalar output found at every
+        point (the table of :meth:`table` and of :meth:`to_mat`)."""
+        cols = {n: self.param(n) for n in self.names}
+        for name in (self.results[0] if self.results else {}):
+            if name in cols or not all(name in r and np.ndim(r[name]) == 0 for r in self.results):
+                continue
+            cols[name] = np.array([np.asarray(r[name]).item() for r in self.results])
+        return cols
+
+    def to_xarray(self):
+        """The sweep as an :class:`xarray.Dataset` (``pip install "kanefem[xarray]"``).
+
+        A full-factorial grid becomes one dimension per parameter (with the values as
+        coordinates); other grids one dimension ``point`` with the parameters as
+        coordinates along it.  Each output with the same shape at every point is a
+        variable over those dimensions and its own axes, named ``<output>_dim0``,
+        ``<output>_dim1``, ...; outputs whose shapes differ between points are left
+        out (use :meth:`result`).
+
+        Raises
+        ------
+        ImportError
+            xarray is not installed (the message names the extra).
+
+        Examples
+        --------
+        >>> import kanefem
+        >>> res = kanefem.sweep(kanefem.studies.beam_eigenvalues,
+        ...                     {"omega": [0.0, 10.0], "n_modes": [2]}, progress=False)
+        >>> ds = res.to_xarray()                    # doctest: +SKIP
+        >>> ds["frequencies_hz"].dims               # doctest: +SKIP
+        ('omega', 'n_modes', 'frequencies_hz_dim0')
+        """
+        try:
+            import xarray as xr
+        except ImportError:
+            raise ImportError('to_xarray() needs xarray, which is not installed: pip install "kanefem[xarray]" '
+                              "(or pip install xarray)") from None
+        names = self.names
+        coords = {n: ("point", self.param(n)) for n in names}
+        data = {}
+        for name in (self.results[0] if self.results else {}):
+            try:
+                a = self.stack(name)
+            except (KeyError, ValueError):
+                continue  # differs between points
+            data[name] = (("point",) + tuple(f"{name}_dim{d}" for d in range(a.ndim - 1)), a)
+        ds = xr.Dataset(data, coords=coords, attrs={"study": self.study})
+        combos = {tuple(p.get(n) for n in names) for p in self.params}
+        sizes = [len({p.get(n) for p in self.params}) for n in names]
+        if names and len(combos) == len(self) == math.prod(sizes) \
+                and all(all(n in p for n in names) for p in self.params):
+            if len(names) == 1:  # a full factorial: one axis per parameter
+                ds = ds.swap_dims(point=names[0])
+            else:
+                ds = ds.set_index(point=names).unstack("point").transpose(*names, ...)
+        return ds
+
     def to_dataframe(self, output=None):
         """The sweep as a :class:`pandas.DataFrame`.
 
@@ -737,15 +796,16 @@ class SweepResult(ResultMixin):
                 ks = sorted(ks, key=lambda k: xs[k])
                 lab = ", ".join(f"{n}={v}" for n, v in zip(others, g)) or None
                 ax.plot(xs[ks], [float(self.results[k][y]) for k in ks], "o-", label=lab, **kwargs)
-            ax.set_xlabel(x)
+            ax.set_xlabel(axis_label(x))
         else:
             for k, p in enumerate(self.params):
                 ax.plot(np.asarray(self.results[k][y]), label=", ".join(f"{n}={v}" for n, v in p.items()), **kwargs)
             ax.set_xlabel("index")
-        ax.set_ylabel(y)
+        ax.set_ylabel(axis_label(y))
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
-        return ax
+        ax.grid(alpha=0.3)
+        return finish_axes(ax)
 
     def campbell(self, x=None, frequencies="frequencies_hz", ax=None, orders=(1, 2, 3), x_to_hz=None, **kw):
         """A Campbell diagram of the sweep: natural frequencies against a speed parameter.
@@ -772,4 +832,4 @@ class SweepResult(ResultMixin):
         if x_to_hz is None:
             x_to_hz = {"rpm": lambda v: v / 60.0, "omega": lambda v: v / (2 * math.pi)}.get(x)
         return campbell(xs, self.stack(frequencies), ax=ax, orders=orders,
-                        x_label=x, x_to_hz=x_to_hz, **kw)
+                        x_label=axis_label(x), x_to_hz=x_to_hz, **kw)

@@ -38,7 +38,7 @@ import numpy as np
 
 from . import _animation, _checks, _core
 from ._io import write_toml
-from ._results import ResultMixin
+from ._results import ResultMixin, eigen_time_columns
 from ._smoothing import SmoothingSpline
 from .bodies import PlanarBeam, _signed_hz
 from .mechanism import Mechanism
@@ -299,17 +299,17 @@ class WindPumpMotion(ResultMixin):
     def _states(self):
         return np.column_stack([self.alpha, self.x_D, self.omega1, self.xdot_D, self.eps1, self.xddot_D])
 
-    def table(self):
-        """(header, rows) for a CSV file, units in the column names."""
-        cols = {
-            "t_s": self.t, "alpha_rad": self.alpha, "x_D_m": self.x_D, "omega1_rad_s": self.omega1,
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
+        return {
+            "t_s": self.t, "crank_deg": np.degrees(self.alpha - self.alpha[0]), "alpha_rad": self.alpha,
+            "x_D_m": self.x_D, "omega1_rad_s": self.omega1,
             "xdot_D_m_s": self.xdot_D, "eps1_rad_s2": self.eps1, "xddot_D_m_s2": self.xddot_D,
             "theta2_rad": self.theta2, "omega2_rad_s": self.omega2, "eps2_rad_s2": self.eps2,
             "theta3_rad": self.theta3, "omega3_rad_s": self.omega3, "eps3_rad_s2": self.eps3,
-            "a_Bx_m_s2": self.a_B[:, 0], "a_By_m_s2": self.a_B[:, 1],
-            "motor_torque_N_m": self.motor_torque, "transmission_angle_rad": self.transmission_angle,
+            "a_B_x_m_s2": self.a_B[:, 0], "a_B_y_m_s2": self.a_B[:, 1],
+            "motor_torque_Nm": self.motor_torque, "transmission_angle_rad": self.transmission_angle,
         }
-        return list(cols), np.column_stack(list(cols.values())).tolist()
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
@@ -356,20 +356,19 @@ class JointForces(ResultMixin):
     slider_residual: np.ndarray
     lever_axial: np.ndarray
 
-    def table(self):
-        """(header, rows) for a CSV file, units in the column names."""
-        cols = {
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
+        return {
             "t_s": self.t,
-            "F_Ax_N": self.F_A[:, 0], "F_Ay_N": self.F_A[:, 1],
-            "F_Bx_N": self.F_B[:, 0], "F_By_N": self.F_B[:, 1],
-            "F_Cx_N": self.F_C[:, 0], "F_Cy_N": self.F_C[:, 1],
-            "F_Dx_N": self.F_D[:, 0], "F_Dy_N": self.F_D[:, 1],
-            "N_guide_N": self.N_guide, "motor_torque_N_m": self.motor_torque,
+            "F_A_x_N": self.F_A[:, 0], "F_A_y_N": self.F_A[:, 1],
+            "F_B_x_N": self.F_B[:, 0], "F_B_y_N": self.F_B[:, 1],
+            "F_C_x_N": self.F_C[:, 0], "F_C_y_N": self.F_C[:, 1],
+            "F_D_x_N": self.F_D[:, 0], "F_D_y_N": self.F_D[:, 1],
+            "N_guide_N": self.N_guide, "motor_torque_Nm": self.motor_torque,
             "slider_residual_N": self.slider_residual,
             "lever_N0_N": self.lever_axial[:, 0], "lever_N1_N_m": self.lever_axial[:, 1],
             "lever_N2_N_m2": self.lever_axial[:, 2],
         }
-        return list(cols), np.column_stack(list(cols.values())).tolist()
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields, not objects
@@ -412,18 +411,9 @@ class LeverEigenvalues(ResultMixin):
     axial_force: np.ndarray | None = None
     stats: dict = field(default_factory=dict)
 
-    def table(self):
-        """(header, rows) for a CSV file."""
-        m = self.eigenvalues.shape[1]
-        header = ["t_s"] + [f"lambda_{k + 1}_rad2_s2" for k in range(m)] + [f"f_{k + 1}_Hz" for k in range(m)]
-        cols = [self.t[:, None], self.eigenvalues, self.frequencies_hz]
-        if np.any(self.eigenvalues_imag != 0.0):
-            header += [f"lambda_{k + 1}_imag_rad2_s2" for k in range(m)]
-            cols.append(self.eigenvalues_imag)
-        if self.s is not None:
-            header += [f"s_{k + 1}_re_rad_s" for k in range(m)] + [f"s_{k + 1}_im_rad_s" for k in range(m)]
-            cols += [self.s.real, self.s.imag]
-        return header, np.hstack(cols).tolist()
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
+        return eigen_time_columns(self.t, self.eigenvalues, self.frequencies_hz, self.eigenvalues_imag, self.s)
 
 
 def _tomllib():
