@@ -114,7 +114,7 @@ class FlexibleBody:
 
     Subclasses set the element kind and how support names map to DOFs; see
     :class:`PlanarBeam` and :class:`AxialBar`.  DOFs are node-major: DOF
-    ``node * dofs_per_node + k``, with ``k`` indexing :attr:`dof_names`.
+    ``node * dofs_per_node + k``, with ``k`` indexing ``dof_names``.
     """
 
     _kind: str  #: element kind, a key of the core's element_kinds()
@@ -682,7 +682,7 @@ class FlexibleBody:
         Returns
         -------
         GyroscopicResult
-            ``s`` (nt, n_modes), complex [rad/s]: those with Im s >= 0, ascending by |s|.
+            ``s`` (nt, n_modes), complex [rad/s]: those with Im s >= 0, ascending by ``|s|``.
             Where omega = 0, s = i sqrt(lambda) of :meth:`eigenvalues`.
 
         Examples
@@ -712,7 +712,7 @@ class GyroscopicResult(ResultMixin):
     Attributes
     ----------
     s : ndarray of complex, shape (nt, n_modes)
-        Eigenvalues with Im s >= 0, ascending by |s| [rad/s].  Undamped: s = +-i omega_k;
+        Eigenvalues with Im s >= 0, ascending by ``|s|`` [rad/s].  Undamped: s = +-i omega_k;
         Re s > 0 means a growing mode (flutter or divergence).
     """
 

@@ -24,7 +24,7 @@ def maggi_basis(G, rtol=None) -> np.ndarray:
     """An orthonormal basis of the null space of the constraint matrix G.
 
     QR with column pivoting of G^T (LAPACK dgeqp3), G^T P = Q R; the numerical rank r
-    counts the diagonal entries of R with |R_kk| > rtol |R_11|, and the last n - r
+    counts the diagonal entries of R with ``|R_kk| > rtol |R_11|``, and the last n - r
     columns of Q (dorgqr) span {d : G d = 0}.
 
     Parameters

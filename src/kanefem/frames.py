@@ -1,7 +1,7 @@
 """The frame state: the rigid motion of a body frame at a set of instants.
 
 Every computation on a body (motion terms, eigenvalues, integration) sees its frame's
-rigid motion at an instant as one record of :data:`FRAME_DTYPE`, a NumPy structured
+rigid motion at an instant as one record of :data:`~kanefem.FRAME_DTYPE`, a NumPy structured
 dtype laid out exactly as the C core's ``struct kf_frame`` (the extension builds it from
 the struct's offsets). All vectors are in body axes (docs/theory.md section 1):
 

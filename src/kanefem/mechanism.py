@@ -133,7 +133,7 @@ class ElasticLink:
     angle : float
         The frame's x axis in the drawing [rad].
     supports : str or dict
-        Reference conditions, as :meth:`FlexibleBody.support_mask` takes them.
+        Reference conditions, as :meth:`~kanefem.FlexibleBody.support_mask` takes them.
     damping : (float, float)
         Rayleigh damping (alpha [1/s], beta [s]) of the elastic coordinates.
     geometric_stiffness : bool
@@ -539,7 +539,7 @@ class FlexibleMotion(ResultMixin):
         Per link, the elastic displacements and velocities over all its DOFs, in its
         frame (nt, ndof); zero at the reference conditions.
     joints : ndarray (nt, njoint, 3)
-        Joint forces, as :attr:`MechanismForces.joints`.
+        Joint forces, as ``joints`` of :class:`MechanismForces`.
     stats : dict
     """
 
@@ -1052,7 +1052,7 @@ class Mechanism:
         include_eps : bool
             Include K_eps (the general solver where eps != 0).
         geometric_stiffness : bool
-            Add K_G from each link's axial force (:attr:`MechanismForces.link_axial`).
+            Add K_G from each link's axial force (``link_axial`` of :class:`MechanismForces`).
         order : {"ascending", "tracked"}
         links : sequence of str, optional
             Default every link.
@@ -1517,7 +1517,7 @@ def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, sli
 
     Crank OA (length ``crank``) turning about the origin, connecting rod AB
     (``rod``), slider B on the x axis; drawn at crank angle 0.  The rod is an
-    elastic :class:`PlanarBeam` of ``elements`` elements with a round section
+    elastic :class:`~kanefem.PlanarBeam` of ``elements`` elements with a round section
     (``diameter``, E, rho; default 6 mm steel, the benchmark's) pinned-pinned in its
     chord frame, or, with ``rod=None``, a rigid rod of the same length (0.30 m) and
     mass.  Slider mass default: half the rod's.  Coordinate ``"crank"`` (the crank

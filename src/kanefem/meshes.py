@@ -589,7 +589,7 @@ class MeshBody(FlexibleBody):
 
     Notes
     -----
-    DOFs are node-major, ``node * dim + k`` with k in :attr:`dof_names` (``ux, uy[,
+    DOFs are node-major, ``node * dim + k`` with k in ``dof_names`` (``ux, uy[,
     uz]``).  Rates: ``omega``/``eps`` are numbers (about the frame's z axis) or, for
     solid meshes, 3-vectors in body axes; ``a_O`` has dim components (origin
     acceleration minus gravity, body axes); or pass ``frames`` (:data:`FRAME_DTYPE`).
@@ -738,7 +738,7 @@ class MeshBody(FlexibleBody):
             selector: a node-set name of the mesh (from the file), a predicate on the
             coordinates (``lambda x: np.isclose(x[:, 0], 0)``), a node index or an array
             of indices; kind: ``"fixed"`` (also ``"clamped"``, ``"pinned"``: every
-            displacement component) or a tuple of DOF names from :attr:`dof_names`.
+            displacement component) or a tuple of DOF names from ``dof_names``.
 
         Raises
         ------

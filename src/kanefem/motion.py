@@ -219,8 +219,8 @@ class Motion:
         The orientations are turned into unit quaternions of continuous sign; their
         four components and the origin's three coordinates are interpolated by
         not-a-knot cubic splines, and R(t) is the rotation of the normalized
-        interpolant q(t) / |q(t)|.  omega and eps are the exact derivatives of that
-        rotation in body axes (omega = 2 vec(q* q') / |q|^2, eps its derivative),
+        interpolant ``q(t) / |q(t)|``.  omega and eps are the exact derivatives of that
+        rotation in body axes (``omega = 2 vec(q* q') / |q|^2``, eps its derivative),
         evaluated in C; the error of the interpolant is O(h^4) in the orientation,
         O(h^3) in omega and O(h^2) in eps for samples h apart (docs/theory.md section
         4.6).  Interpolation, not smoothing.
@@ -290,7 +290,7 @@ class Motion:
         Parameters
         ----------
         t : array_like, shape (nt,)
-            Times [s], inside :attr:`t_range`.
+            Times [s], inside ``t_range``.
         gravity : array_like, shape (2,) or (3,), optional
             Gravity in the global frame [m/s^2] (3 components for a spatial motion),
             subtracted from ``a_O``.

@@ -423,7 +423,7 @@ def simulate(
         Output times in [0, t_end], non-decreasing.  Default: every step of an
         implicit method; 1001 equally spaced instants for RK.
     rtol, atol : float
-        RK error tolerances (per component: atol + rtol |y|).
+        RK error tolerances (per component: ``atol + rtol |y|``).
     progress : None, bool or callable
         None: a tqdm bar when tqdm is installed and the session is interactive
         (shown once a run lasts more than 1 s); False: none; True: tqdm if
@@ -437,7 +437,7 @@ def simulate(
         Steps allowed (default 10^8, at most 2^62); beyond them a KanefemError.  The
         fixed-step methods check t_end / dt against it before they start.
     divergence_limit : float, optional
-        Stop with DivergenceError when some |d_i| exceeds this (default 1e100); the
+        Stop with DivergenceError when some ``|d_i|`` exceeds this (default 1e100); the
         solution becoming non-finite always stops.
     gravity : array_like, shape (2,) or (3,), optional
         Gravity in the global frame [m/s^2], e.g. (0, -9.81) for a planar motion, (0,

@@ -440,7 +440,7 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
         :func:`kanefem.studies.windpump_lever`.
     grid : dict or list of dict
         ``{name: values}`` (full factorial) or a list of points; see
-        :func:`expand_grid`.
+        :func:`~kanefem.sweep.expand_grid`.
     executor : None, concurrent.futures.Executor or dask.distributed.Client
         None: a thread pool of ``workers`` threads (default: the number of CPUs),
         shut down at the end.  An executor or a Dask client is used as given (and
@@ -461,7 +461,7 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
         log it and go on (the point is missing from the result and from the store,
         so the next run tries it again).
     name : str, optional
-        The study's name in the store (default :func:`study_name`); needed for
+        The study's name in the store (default :func:`~kanefem.sweep.study_name`); needed for
         lambdas and nested functions.
 
     Returns
@@ -818,8 +818,11 @@ class SweepResult(ResultMixin):
         frequencies : str
             The output with the frequencies [Hz]: shape (n_modes,) per point, or
             (nt, n_modes) over a cycle (drawn as the mean and the band of its range).
-        orders, x_to_hz, ax
-            As in :func:`kanefem._results.campbell`.
+        orders : sequence of int
+            Engine orders k drawn as the lines f = k x_to_hz(x).
+        x_to_hz : callable, optional
+            Speed to Hz for the engine orders (default from the parameter's name, as above).
+        ax : matplotlib Axes, optional
 
         Returns
         -------

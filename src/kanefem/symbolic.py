@@ -519,7 +519,7 @@ class Derivation:
     def equations(self) -> sympy.Matrix:
         """The second-order equations, expanded: the left-hand side of
         M q'' + C q' + (K + K_eps + K_om) q + q_a + q_eps + q_om = Q (Q = 0), in the
-        symbols of :data:`PARAMETERS`, :data:`MOTION` and the state.  For Hamilton, the
+        symbols of ``PARAMETERS``, ``MOTION`` and the state.  For Hamilton, the
         canonical equations with p eliminated (p = M q' + g, Y = M^-1)."""
         if self.method == "hamilton":
             return self._eliminate_momenta()
@@ -1107,7 +1107,7 @@ class SpatialDerivation:
         their rates.
     equations : sympy.Matrix
         The left-hand side of M d'' + C d' + (K + K_eps + K_om) d + q_a + q_eps + q_om = 0
-        in the symbols of :data:`omega3`, :data:`eps3`, :data:`a3`, the state and the
+        in the symbols of ``omega3``, ``eps3``, ``a3``, the state and the
         section (expanded).
     cost : Cost
     """

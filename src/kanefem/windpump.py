@@ -131,7 +131,7 @@ class WindPumpParams:
         on the 85 N the slider carries).
     v_F : float
         Friction regularization speed [m/s] (1e-3): the friction force is
-        F_r tanh(xdot_D / v_F), within 1 % of F_r sgn(xdot_D) for |xdot_D| > 2.7 v_F;
+        F_r tanh(xdot_D / v_F), within 1 % of F_r sgn(xdot_D) for ``|xdot_D| > 2.7 v_F``;
         it keeps the ODE smooth (no stick-slip events).
     c_D : float
         Viscous load of the pumps on the slider [N s/m] (100).  Not in the papers'
@@ -390,7 +390,7 @@ class LeverEigenvalues(ResultMixin):
         Im(s_k) / 2 pi [Hz].
     s : ndarray of complex or None, shape (nt, n_modes)
         With ``gyroscopic``: the eigenvalues of s^2 M + s C + K_eff with Im s >= 0,
-        by |s| [rad/s].
+        by ``|s|`` [rad/s].
     solver : str
         "symmetric", "general" or "gyroscopic".
     options : dict
@@ -480,7 +480,7 @@ class WindPump:
             raise type(exc)(f"{exc} (building the wind pump{named})") from None
 
     def mechanism(self, n_elements=10) -> Mechanism:
-        """The wind pump as a general :class:`~kanefem.Mechanism` (docs/theory.md section 5.13).
+        """The wind pump as a general :class:`~kanefem.mechanism.Mechanism` (docs/theory.md section 5.13).
 
         Five bodies -- ``crank``, ``lever`` (an elastic link of ``n_elements``
         elements), ``rocker``, ``weight`` (G, welded to the rocker) and ``slider`` --
@@ -488,7 +488,7 @@ class WindPump:
         ``guide`` (prismatic, carrying the slider's spring, friction and pump load);
         coordinates ``alpha`` and ``x_D``.  It is the core's wind pump, with the
         closed-form assembly as its branch rule; every computation of this class goes
-        through it.  Its :meth:`~kanefem.Mechanism.to_toml` writes the general
+        through it.  Its :meth:`~kanefem.mechanism.Mechanism.to_toml` writes the general
         description (the drawing at alpha = 0, x_D = x_D0).
         """
         return Mechanism._from_core(_core.windpump_mech(params=self._vec), "wind pump", _BODIES, _JOINTS,
@@ -712,7 +712,7 @@ class WindPump:
             Constant speed only: start on the periodic motion (found by shooting on
             one crank period: Newton on (x_D, xdot_D)), not from the initial state;
             ``x_D``, ``xdot_D`` are then only the first guess.  ``stats`` then holds
-            the Floquet multipliers (|mu| < 1: the cycle attracts).
+            the Floquet multipliers (``|mu| < 1``: the cycle attracts).
         noise : float or (float, float), optional
             Recorded only: the noise standard deviation of alpha [rad] and x_D [m];
             None estimates it from the samples; 0 interpolates.
@@ -991,7 +991,7 @@ class WindPump:
             Include the non-symmetric K_eps (general solver where eps2 != 0).
         geometric_stiffness : bool
             Add K_G from the lever's axial force (joint forces at B and C' plus axial
-            inertia, see :attr:`JointForces.lever_axial`).
+            inertia, see ``lever_axial`` of :class:`JointForces`).
         gyroscopic : bool
             Complex eigenvalues s of s^2 M + s C + K_eff (C the Coriolis matrix of the
             lever's rotation), by a dense solve of the first-order form per instant.
