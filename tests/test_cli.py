@@ -354,3 +354,33 @@ def test_agg_backend_without_a_display(tmp_path):
             "import matplotlib; print(matplotlib.get_backend())")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV)
     assert r.stdout.strip().lower() == "agg", r.stderr
+
+
+def test_the_manifest_records_where_the_results_come_from(tmp_path):
+    import datetime
+    import platform
+    from importlib.metadata import version
+
+    import numpy
+
+    import kanefem as kf
+
+    out = tmp_path / "eig"
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    r = kanefem("eigen", "--out", out)
+    assert r.returncode == 0, r.stderr
+    after = datetime.datetime.now(datetime.timezone.utc)
+    manifest = complete_set(out)
+    # the run's date: ISO 8601 with its UTC offset, within the run
+    date = datetime.datetime.fromisoformat(manifest["date"])
+    assert date.utcoffset() == datetime.timedelta(0), manifest["date"]
+    assert before <= date <= after, (before, manifest["date"], after)
+    # the versions and the LAPACK route of the child process: the same installation as here
+    # (LAPACK route: the child inherits KANEFEM_LAPACK_SOURCE, so it takes this process's)
+    assert manifest["kanefem"] == kf.__version__
+    assert manifest["python"] == platform.python_version()
+    assert manifest["numpy"] == numpy.__version__
+    assert manifest["scipy"] == version("scipy")
+    assert manifest["lapack"] == kf.lapack_source()
+    assert manifest["platform"] == platform.platform()
+    assert manifest["job"] == "eigen"
