@@ -76,6 +76,7 @@ def dead_pid():
 # ---------------------------------------------------------------- one consistent set
 
 
+@pytest.mark.slow
 def test_killed_at_any_moment_the_folder_holds_one_complete_set(tmp_path):
     out = tmp_path / "out"
     r = kanefem(*RUN_A, "--out", out)
