@@ -3,8 +3,8 @@
     python .ci/smoke.py [--requires pyproject.toml]
 
 Run from outside the source tree, so that the installed package is the one tested:
-imports it, checks a beam's first natural frequency against the closed form, runs the
-main job (python -m kanefem windpump) into a temporary folder and checks its files and
+imports it, checks a beam's first natural frequency against the closed form and that the
+shipped example mechanisms are installed and parse, runs the main job (python -m kanefem windpump) into a temporary folder and checks its files and
 manifest; with --requires, checks that the installed metadata's Requires-Dist is exactly
 the dependency list pyproject.toml declares (the same on every machine).  Used by
 .ci/run (stages 2a, 2b) and by cibuildwheel's test-command (pyproject.toml).
@@ -12,6 +12,7 @@ the dependency list pyproject.toml declares (the same on every machine).  Used b
 
 import argparse
 import importlib.metadata
+import importlib.resources
 import json
 import math
 import os
@@ -26,13 +27,20 @@ def fail(message):
     sys.exit(f"smoke test FAILED: {message}")
 
 
-def check_requires(pyproject):
+def load_toml(text, name):
     try:
         import tomllib
     except ImportError:  # Python 3.10: tomli is a dependency there
         import tomli as tomllib
-    with open(pyproject, "rb") as f:
-        declared = tomllib.load(f)["project"]["dependencies"]
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        fail(f"{name} is not valid TOML: {exc}")
+
+
+def check_requires(pyproject):
+    with open(pyproject, encoding="utf-8") as f:
+        declared = load_toml(f.read(), pyproject)["project"]["dependencies"]
     installed = importlib.metadata.requires("kanefem") or []
     # extras' requirements carry a marker 'extra == "..."'; the run-time ones do not
     installed = [r for r in installed if "extra ==" not in r]
@@ -69,6 +77,15 @@ def main():
     if not abs(f1 / exact - 1) < 1e-4:
         fail(f"pinned-pinned beam f1 = {f1!r} Hz, closed form {exact!r} Hz")
     print(f"pinned-pinned beam: f1 = {f1:.6f} Hz, closed form {exact:.6f} Hz")
+
+    # the shipped example mechanisms (package data) are in the installation and parse
+    examples = [p for p in importlib.resources.files("kanefem").joinpath("examples").iterdir()
+                if p.name.endswith(".toml")]
+    if not examples:
+        fail("the installation holds no kanefem/examples/*.toml")
+    for p in examples:
+        load_toml(p.read_text(encoding="utf-8"), p.name)
+    print(f"examples: {', '.join(sorted(p.name for p in examples))}")
 
     # the main job, as the README gives it, into a temporary folder
     with tempfile.TemporaryDirectory() as tmp:
