@@ -6,12 +6,15 @@ LAPACK is found in this order:
    MKL, OpenBLAS); ``KANEFEM_LAPACK=none`` builds without a linked LAPACK;
 2. ``pkg-config`` finds ``lapack`` (and ``blas``), e.g. Debian's ``liblapack-dev``;
 3. otherwise the module is built without one and fills its LAPACK table at import
-   from SciPy's ``scipy.linalg.cython_lapack`` capsules; SciPy then becomes a
-   run-time dependency of the built package.
+   from SciPy's ``scipy.linalg.cython_lapack`` capsules (the wheels: cibuildwheel sets
+   ``KANEFEM_LAPACK=none``, so that a wheel needs no system library).
 
-Run-time dependencies: NumPy, matplotlib (the main job's figures), SciPy as above.
+The run-time dependencies are declared in pyproject.toml, the same on every machine
+whatever route the build took: SciPy among them always (the sparse solvers and the
+capsule route need it).
 
-``KANEFEM_CFLAGS`` adds compiler flags (CI uses it for the sanitizer build).
+Compiler flags follow the compiler type (gcc/clang or MSVC, class ``BuildExt``);
+``KANEFEM_CFLAGS`` / ``KANEFEM_LDFLAGS`` add flags (CI uses them for the sanitizer build).
 """
 
 import glob
@@ -22,6 +25,7 @@ import sys
 
 import numpy
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 # the core (csrc/kf_*.c) and its binding (csrc/kf_python.c)
 SOURCES = sorted(glob.glob("csrc/kf_*.c"))
@@ -65,16 +69,27 @@ if lapack_flags:
         else:
             extra_link.append(f)
 
-extra_compile = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-parameter",
-                 "-Wno-missing-field-initializers"]  # {"name"} zero-fills the rest
-extra_compile += shlex.split(os.environ.get("KANEFEM_CFLAGS", ""))
-extra_link += shlex.split(os.environ.get("KANEFEM_LDFLAGS", ""))
+# compiler flags by compiler type (build_ext knows it only when it runs): gcc and clang
+# (Linux, macOS, MinGW) or MSVC (Windows); KANEFEM_CFLAGS / KANEFEM_LDFLAGS are added to
+# either (CI's sanitizer build uses them)
+COMPILE_FLAGS = {
+    "unix": ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-parameter",
+             "-Wno-missing-field-initializers"],  # {"name"} zero-fills the rest
+    # /std:c11 needs Visual Studio 2019 16.8 or later; the core uses no VLA and no _Complex
+    "msvc": ["/std:c11", "/O2", "/W3", "/D_CRT_SECURE_NO_WARNINGS"],
+}
 
-# matplotlib: the main job (python -m kanefem windpump) draws its PNG figures by default;
-# tomli: --config reads TOML, in the standard library (tomllib) from Python 3.11; tomli-w writes it
-install_requires = ["numpy>=1.22", "matplotlib>=3.5", "tomli-w>=1.0", 'tomli>=1.1; python_version < "3.11"']
-if not lapack_flags:
-    install_requires.append("scipy>=1.9")
+
+class BuildExt(build_ext):
+    def build_extensions(self):
+        kind = "msvc" if self.compiler.compiler_type == "msvc" else "unix"
+        print("kanefem: compiler flags for", self.compiler.compiler_type, file=sys.stderr)
+        for ext in self.extensions:
+            ext.extra_compile_args = (COMPILE_FLAGS[kind] + ext.extra_compile_args
+                                      + shlex.split(os.environ.get("KANEFEM_CFLAGS", "")))
+            ext.extra_link_args = ext.extra_link_args + shlex.split(os.environ.get("KANEFEM_LDFLAGS", ""))
+        super().build_extensions()
+
 
 setup(
     ext_modules=[
@@ -85,9 +100,8 @@ setup(
             define_macros=define_macros,
             libraries=libraries,
             library_dirs=library_dirs,
-            extra_compile_args=extra_compile,
             extra_link_args=extra_link,
         )
     ],
-    install_requires=install_requires,
+    cmdclass={"build_ext": BuildExt},
 )

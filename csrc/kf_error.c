@@ -1,6 +1,10 @@
 /*
  * kf_error.c -- error records and small utilities shared by the core.
  */
+#if defined(__MINGW32__) && !defined(__USE_MINGW_ANSI_STDIO)
+/* MinGW's own C99 vsnprintf: msvcrt's, the default there, lacks %zu (MSVC's UCRT has it) */
+#define __USE_MINGW_ANSI_STDIO 1
+#endif
 #include "kf_internal.h"
 
 #include <stdarg.h>

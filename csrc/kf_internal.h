@@ -15,7 +15,9 @@
 /* Record an error and return its code.  fmt should name the argument and its
  * value, e.g. kf_fail(err, KF_EINVAL, "n_modes", "n_modes = %d is out of 1..%d", k, n). */
 int kf_fail(kf_error *err, int code, const char *arg, const char *fmt, ...)
-#if defined(__GNUC__)
+#if defined(__MINGW32__) /* kf_error.c uses MinGW's C99 printf (%zu), not msvcrt's */
+    __attribute__((format(gnu_printf, 4, 5)))
+#elif defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;

@@ -22,6 +22,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -187,6 +188,13 @@ typedef struct int_arg {
     long long lo, hi;
     long long v;
 } int_arg;
+
+/* A step limit for the core's long (32 bits on Windows): larger ones mean no limit in
+ * practice, so they saturate instead of wrapping around to 0 ("default") or below. */
+static long steps_limit(long long v)
+{
+    return v > LONG_MAX ? LONG_MAX : (long)v;
+}
 
 static int int_conv(PyObject *obj, void *p)
 {
@@ -1686,7 +1694,7 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
     int ndof = kf_body_ndof(b);
     kf_integ_opts io = {.method = (int)method.v, .dt = dt.v, .rho_inf = rho_inf.v,
                         .rtol = rtol.v, .atol = atol.v, .max_step = max_step.v,
-                        .max_steps = (long)max_steps.v, .limit = limit.v};
+                        .max_steps = steps_limit(max_steps.v), .limit = limit.v};
     kf_body_ode_opts bo = {.motion = motion->motion, .motion_params = motion->params,
                            .rayleigh = {ra.v, rb.v}, .geometric = geometric};
     py_loads_run lrun = {NULL, ndof};
@@ -2330,7 +2338,7 @@ static PyObject *simulate_of(kf_mech *m, const kf_mech_drive *d, int python, con
     if (!states)
         return NULL;
     poll_ctx pc = poll_start(progress);
-    kf_ode_opts opts = {.rtol = rtol, .atol = atol, .max_steps = (long)max_steps,
+    kf_ode_opts opts = {.rtol = rtol, .atol = atol, .max_steps = steps_limit(max_steps),
                         .progress = poll_cb, .progress_params = &pc};
     kf_stats st = {0};
     kf_error err = {0};
@@ -2516,7 +2524,7 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     if (!states || !elastic || !joints)
         goto done;
     poll_ctx pc = poll_start(progress.fn);
-    kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, (long)max_steps.v, poll_cb, &pc};
+    kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, steps_limit(max_steps.v), poll_cb, &pc};
     kf_stats st = {0};
     if (python) {
         rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,

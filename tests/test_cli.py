@@ -78,6 +78,7 @@ def dead_pid():
 # ---------------------------------------------------------------- one consistent set
 
 
+@pytest.mark.slow
 def test_killed_at_any_moment_the_folder_holds_one_complete_set(tmp_path):
     out = tmp_path / "out"
     r = kanefem(*RUN_A, "--out", out)
@@ -501,3 +502,33 @@ def test_mechanism_animation_is_written(tmp_path):
     assert r.returncode == 0, r.stderr
     gif = (tmp_path / "fb" / "mechanism.gif").read_bytes()
     assert gif[:6] in (b"GIF87a", b"GIF89a") and len(gif) > 10_000
+
+
+def test_the_manifest_records_where_the_results_come_from(tmp_path):
+    import datetime
+    import platform
+    from importlib.metadata import version
+
+    import numpy
+
+    import kanefem as kf
+
+    out = tmp_path / "eig"
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    r = kanefem("eigen", "--out", out)
+    assert r.returncode == 0, r.stderr
+    after = datetime.datetime.now(datetime.timezone.utc)
+    manifest = complete_set(out)
+    # the run's date: ISO 8601 with its UTC offset, within the run
+    date = datetime.datetime.fromisoformat(manifest["date"])
+    assert date.utcoffset() == datetime.timedelta(0), manifest["date"]
+    assert before <= date <= after, (before, manifest["date"], after)
+    # the versions and the LAPACK route of the child process: the same installation as here
+    # (LAPACK route: the child inherits KANEFEM_LAPACK_SOURCE, so it takes this process's)
+    assert manifest["kanefem"] == kf.__version__
+    assert manifest["python"] == platform.python_version()
+    assert manifest["numpy"] == numpy.__version__
+    assert manifest["scipy"] == version("scipy")
+    assert manifest["lapack"] == kf.lapack_source()
+    assert manifest["platform"] == platform.platform()
+    assert manifest["job"] == "eigen"

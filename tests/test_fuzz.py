@@ -1973,6 +1973,7 @@ def _save_report():
                                     for k, v in sorted(FOUND.items())}}, f, indent=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_fuzz(name):
     draw, weight = PROBES[name]

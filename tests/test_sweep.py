@@ -398,6 +398,7 @@ def _stored(store):
     return {p.name: p.read_bytes() for p in Path(store).glob("*.npz")}
 
 
+@pytest.mark.slow
 def test_sweep_killed_at_random_moments_resumes_to_the_clean_result(tmp_path):
     clean, killed = tmp_path / "clean", tmp_path / "killed"
     p = _child(tmp_path, clean)

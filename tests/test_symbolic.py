@@ -76,7 +76,7 @@ def test_every_derivative_goes_through_the_counter(monkeypatch):
 # ---------------------------------------------------------------- identical equations
 
 
-@pytest.mark.parametrize("n", [1, 2])
+@pytest.mark.parametrize("n", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_the_five_methods_give_identical_equations(n):
     ref = derived("kane", n)
     # unconstrained, Maggi's projection is the identity: its n = 2 case is Lagrange's

@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from . import __version__
-from ._io import OutputSet, write_csv
+from ._io import OutputSet, provenance, write_csv
 
 
 class _Stop(Exception):
@@ -58,7 +58,7 @@ def _naming_option(job_parser, exc):
 def _output_set(args):
     """Yield the run's OutputSet (write into its .folder); OS errors and Ctrl-C become _Stop."""
     options = {k: v for k, v in vars(args).items() if k not in ("func", "pump", "mech", "mech_tables")}
-    out = OutputSet(args.out, {"kanefem": __version__, "job": args.job, "options": options})
+    out = OutputSet(args.out, {**provenance(), "job": args.job, "options": options})
     try:
         with out:
             yield out
@@ -640,7 +640,8 @@ def build_parser():
         "eigenvalues of the elastic lever BC' over the cycle (seed 000, Fig. 6). Writes "
         "windpump.toml (the parameters and, in [run], the options used: --config FILE "
         "runs it again), motion.csv, joint_forces.csv, lever_eigenvalues.csv, PNG plots "
-        "and manifest.json (every file's SHA-256, the options, kanefem's version) into the "
+        "and manifest.json (every file's SHA-256, the options, the date, the versions of "
+        "kanefem, Python, NumPy and SciPy, the LAPACK used and the platform) into the "
         "output folder, which is replaced as one set: a failed, interrupted or killed run "
         "leaves it as it was. Units: SI, angles in radians.",
     )

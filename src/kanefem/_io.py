@@ -236,6 +236,34 @@ def _check_replaceable(target):
                               "kanefem replaces only its own files", str(target))
 
 
+def provenance():
+    """Where a run's results come from, for its manifest.json: ``date`` (now, UTC, ISO 8601),
+    the versions of ``kanefem``, ``python``, ``numpy`` and ``scipy`` (None if not
+    installed), ``lapack`` (:func:`kanefem.lapack_source`: ``'linked'`` or
+    ``'scipy <version>'``) and ``platform`` (:func:`platform.platform`)."""
+    import datetime
+    import importlib.metadata
+    import platform
+
+    import numpy
+
+    from . import __version__, lapack_source
+
+    try:
+        scipy_version = importlib.metadata.version("scipy")  # without importing it
+    except importlib.metadata.PackageNotFoundError:
+        scipy_version = None
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "kanefem": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy_version,
+        "lapack": lapack_source(),
+        "platform": platform.platform(),
+    }
+
+
 class OutputSet:
     """One run's output files, replacing the output folder as one set.
 
