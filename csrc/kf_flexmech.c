@@ -697,6 +697,9 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     if (x0 && !kf_vec_finite(2 * (size_t)nd, x0))
         return kf_fail(err, KF_EINVAL, "d0", "the initial elastic state is not finite");
     long max_steps = o->max_steps > 0 ? o->max_steps : 100000000L;
+    if (o->refine < 0 || o->refine > 1000000)
+        return kf_fail(err, KF_EINVAL, "refine", "refine = %d must lie in [0, 10^6]", o->refine);
+    int refine = o->refine > 0 ? o->refine : 1;
 
     classify(w, drives);
     int nf = w->nzf, np = nf + nd;
@@ -761,7 +764,8 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         /* the step: equal steps of at most dt from the last output to the next */
         if (left == 0) {
             double span = t[k] - tcur, ns = ceil(span / o->dt * (1.0 - 4.0 * DBL_EPSILON));
-            left = ns < 1.0 ? 1 : ns > 1e9 ? 1000000000 : (long)ns;
+            ns = (ns < 1.0 ? 1.0 : ns) * (double)refine;
+            left = ns > 1e9 ? 1000000000 : (long)ns;
             tstart = tcur;
             hstep = span / (double)left;
             taken = 0;
