@@ -1016,6 +1016,7 @@ def test_two_way_accuracy_target_is_bounded_and_says_so():
         fm = m.simulate_flexible(t, drives=drives, rtol=1e-9, max_steps=400)
     assert not fm.stats["accurate"] and fm.stats["error_estimate"] > 1e-9 and fm.stats["steps"] <= 3 * 400
     for kw, text in ((dict(rtol=0.0), "rtol"), (dict(rtol=2.0), "rtol"), (dict(rtol=float("nan")), "rtol"),
+                     (dict(rtol=5e-324), "rtol"),  # atol / rtol would overflow: a zero estimate
                      (dict(atol=-1.0), "atol"), (dict(max_steps=5), "max_steps")):
         with pytest.raises(ValueError, match=text):
             m.simulate_flexible(t, drives=drives, **kw)

@@ -1160,8 +1160,9 @@ class Mechanism:
             The accuracy target: the estimated error of every position at every output
             time, relative to that quantity's largest excursion over the run (per link:
             the nodes' displacements together, their rotations together; per free rigid
-            coordinate: its range), plus ``atol``.  Default 1e-2 (1 % of the peak
-            deflection).  None: one run at ``dt``, no check (``error_estimate`` None).
+            coordinate: its range), plus ``atol``, in [1e-12, 1).  Default 1e-2 (1 % of
+            the peak deflection).  None: one run at ``dt``, no check (``error_estimate``
+            None).
         atol : float
             Absolute floor of that error [m or rad], for quantities that stay near zero.
         rho_inf : float
@@ -1219,8 +1220,8 @@ class Mechanism:
             raise ValueError(f"d0: unknown links {', '.join(map(repr, d0))}")
         if rtol is not None:
             rtol = _checks.real("rtol", rtol, positive=True)
-            if not rtol < 1.0:
-                raise ValueError(f"rtol = {rtol!r} must lie in (0, 1) (or be None: no check)")
+            if not 1e-12 <= rtol < 1.0:  # below, round-off of the runs themselves
+                raise ValueError(f"rtol = {rtol!r} must lie in [1e-12, 1) (or be None: no check)")
         atol = _checks.real("atol", atol, nonnegative=True)
         max_steps = _checks.integer("max_steps", max_steps, minimum=1)
         if dt is None:
@@ -1589,7 +1590,9 @@ def _error_estimate(coarse, fine, scales, links, free, ds, nz, k, floor):
         else:
             delta = fine["elastic"][:, cols] - coarse["elastic"][:, cols]
             diff = _group_values({"elastic": delta[:, :]}, ("d", np.arange(len(cols)), nodes), nz)
-        worst = max(worst, float(np.max(diff, initial=0.0)) / (k * k - 1) / (scale + floor))
+        e, den = float(np.max(diff, initial=0.0)) / (k * k - 1), float(scale + floor)
+        # a quantity zero throughout (atol = 0): no error where the runs agree exactly
+        worst = max(worst, 0.0 if e == 0.0 else e / den if den > 0.0 else math.inf)
     return float(_SAFETY * worst)
 
 
