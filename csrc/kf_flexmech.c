@@ -763,7 +763,9 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
             break;
         /* the step: equal steps of at most dt from the last output to the next */
         if (left == 0) {
-            double span = t[k] - tcur, ns = ceil(span / o->dt * (1.0 - 4.0 * DBL_EPSILON));
+            /* 1e-9: intervals equal to round-off (np.linspace) take the same count, not
+             * one more step where an interval is an ulp longer than dt */
+            double span = t[k] - tcur, ns = ceil(span / o->dt * (1.0 - 1e-9));
             ns = (ns < 1.0 ? 1.0 : ns) * (double)refine;
             left = ns > 1e9 ? 1000000000 : (long)ns;
             tstart = tcur;

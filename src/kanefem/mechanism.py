@@ -1238,7 +1238,7 @@ class Mechanism:
                        tol=_checks.real("tol", tol, positive=True),
                        max_iter=_checks.integer("max_iter", max_iter, minimum=1), progress=progress)
         # steps of one run at refine = 1 (the core's rule: equal steps of at most dt)
-        base = max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 4.0 * np.finfo(float).eps))))))
+        base = max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
 
         def run(refine):
             return _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
