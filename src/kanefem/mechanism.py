@@ -1241,9 +1241,21 @@ class Mechanism:
         base = max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
 
         def run(refine):
-            return _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
-                                            np.concatenate([x0, np.zeros_like(x0)]), tt, refine=refine,
-                                            max_steps=max_steps, **options)
+            try:
+                return _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
+                                                np.concatenate([x0, np.zeros_like(x0)]), tt, refine=refine,
+                                                max_steps=max_steps, **options)
+            except _core.LinAlgError as e:
+                if refine == 1:
+                    raise
+                # the accuracy check's own refinement failed: say so (a smaller dt is what it tried)
+                kg = [L.name for L in self.links if L.geometric_stiffness and not any(L.damping)]
+                hint = (f"; with K_G on, the undamped links {', '.join(map(repr, kg))} can grow an "
+                        "instability once a step resolves their axial modes (docs/theory.md section "
+                        "5.12): a little stiffness-proportional damping (ElasticLink damping=(0, beta)) "
+                        "or a smaller rho_inf damps it") if kg else ""
+                raise type(e)(f"{e} -- in the accuracy check's run at dt / {refine} (rtol = {rtol!r}; "
+                              f"a larger rtol stops at coarser steps){hint}") from e
 
         if base > max_steps:
             raise ValueError(f"dt = {dt!r} s needs {base} steps, more than max_steps = {max_steps}")
