@@ -612,7 +612,10 @@ static int accelerations(kf_flexmech *w, const double *d, double *a, kf_error *e
                 change = fmax(change, fabs(w->L[l].kg[c] - w->L[l].kg_old[c]));
                 size = fmax(size, fabs(w->L[l].kg[c]));
             }
-        if (it > 0 && change <= 1e-13 * size)
+        /* 1e-10: N depends on the accelerations only through the joint forces; where it
+         * does not (a frame fixed at one end) the change stagnates at round-off, measured
+         * 1.4e-13 of N on a swinging pendulum, which a tighter test refused */
+        if (it > 0 && change <= 1e-10 * size)
             return KF_OK;
     }
     return kf_fail(err, KF_ENOCONV, "geometric", "the axial forces of K_G do not settle at "
