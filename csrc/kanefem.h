@@ -839,6 +839,9 @@ typedef struct kf_flex_opts {
     long max_steps;  /* 0: 10^8 */
     kf_progress_fn *progress;
     void *progress_params;
+    int refine;      /* steps per output interval: refine x ceil(interval / dt) (0: 1), so
+                      * runs at refine r and 2 r halve every step exactly (the step-doubling
+                      * error estimate of Mechanism.simulate_flexible) */
 } kf_flex_opts;
 
 /*

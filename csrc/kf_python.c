@@ -2478,27 +2478,28 @@ fail:
 
 /*
  * mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, rho_inf,
- *                    tol, max_iter, max_steps, progress)
+ *                    tol, max_iter, max_steps, progress, refine)
  *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), stats}
  */
 static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "z0", "zd0",
                              "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
-                             "progress", NULL};
+                             "progress", "refine", NULL};
     kf_mech *m;
     PyObject *links, *paths, *laws, *result = NULL;
     f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
             zd0 = {"zd0", 1, {-1}}, x0 = {"x0", 1, {-1}}, t = {"t", 1, {-1}};
     real_arg dt = {"dt", 0.0}, rho = {"rho_inf", 0.9}, tol = {"tol", 1e-10};
     int_arg max_iter = {"max_iter", 1, 1000, 25}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    int_arg refine = {"refine", 1, 1000000, 1};
     func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&|$O&O&O&O&O&O&", kwlist,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&|$O&O&O&O&O&O&O&", kwlist,
                                      mech_conv, &m, &links, f64_conv, &modes, f64_conv, &speeds,
                                      &paths, &laws, f64_conv, &z0, f64_conv, &zd0, f64_conv, &x0,
                                      f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
                                      &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
-                                     &progress))
+                                     &progress, int_conv, &refine))
         return NULL;
     int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
     kf_mech_drive d[KF_KANE_MAX_NU];
@@ -2524,7 +2525,8 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     if (!states || !elastic || !joints)
         goto done;
     poll_ctx pc = poll_start(progress.fn);
-    kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, steps_limit(max_steps.v), poll_cb, &pc};
+    kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, steps_limit(max_steps.v), poll_cb, &pc,
+                      (int)refine.v};
     kf_stats st = {0};
     if (python) {
         rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,

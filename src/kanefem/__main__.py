@@ -515,12 +515,16 @@ def _mechanism_files(args, mech, folder):
     for j, J in enumerate(mech.joints):
         print(f"|F_{J.name}| max {np.hypot(*forces.joints[:, j, :2].T).max():.4g} N", end="; " if j + 1 < len(mech.joints) else "\n")
     for name, r in eig.items():
-        print(f"link {name} ({mech.link(name).body.n_elements} elements), solver {r.solver}:")
+        print(f"link {name} ({mech.link(name).body.n_elements} elements), solver {r.solver}, "
+              f"K_G {'on' if r.geometric_stiffness else 'off'}:")
         for k in range(r.eigenvalues.shape[1]):
             f = r.frequencies_hz[:, k]
             print(f"  mode {k + 1}: f = {f.min():.6g} .. {f.max():.6g} Hz")
     if flex is not None:
-        print(f"two-way: {flex.stats['steps']} steps")
+        st = flex.stats
+        kg = ", ".join(f"{n} {'on' if v else 'off'}" for n, v in flex.geometric_stiffness.items())
+        print(f"two-way: {st['steps']} steps (K_G: {kg}); estimated error {st['error_estimate']:.2g} "
+              f"of the peaks (rtol {st['rtol']:g})")
         for L in mech.links:
             v = _midspan(L, flex.d[L.name])
             print(f"  link {L.name}: midspan deflection {v.min():.4g} .. {v.max():.4g} m")
@@ -713,8 +717,10 @@ def build_parser():
     flag = argparse.BooleanOptionalAction
     mc.add_argument("--eps", action=flag, default=True,
                     help="include K_eps in the links' eigenvalues (default); --no-eps leaves it out")
-    mc.add_argument("--geometric-stiffness", action=flag, default=False,
-                    help="add K_G from each link's axial force to its eigenvalues; default off")
+    mc.add_argument("--geometric-stiffness", action=flag, default=True,
+                    help="add K_G from each link's axial force (the rigid motion's joint forces) to its "
+                    "eigenvalues (default; --no-geometric-stiffness leaves it out; two-way runs use "
+                    "each link's own setting)")
     mc.add_argument("--two-way", action=flag, default=False,
                     help="also integrate the links coupled both ways (generalized-alpha) and write "
                     "flexible_motion.csv; default off")

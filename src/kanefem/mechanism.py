@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as _FilePath
@@ -137,7 +138,13 @@ class ElasticLink:
     damping : (float, float)
         Rayleigh damping (alpha [1/s], beta [s]) of the elastic coordinates.
     geometric_stiffness : bool
-        Add K_G from the link's axial force (joint forces and axial inertia).
+        Add K_G from the link's axial force (joint forces and axial inertia) in the
+        two-way runs (:meth:`Mechanism.simulate_flexible`), where that force is known
+        from the coupled solution at every step.  Default on: without it a link under
+        thrust or centrifugal tension has the wrong lateral stiffness (the slider-crank's
+        rod is 26 % off a converged reference with it over a turn, a swinging flexible
+        pendulum 97 % over half a swing; docs/theory.md section 5.12).  The one-way :meth:`Mechanism.link_eigenvalues`
+        takes its own ``geometric_stiffness`` argument.
     """
 
     name: str
@@ -146,7 +153,7 @@ class ElasticLink:
     angle: float = 0.0
     supports: object = "pinned-pinned"
     damping: tuple = (0.0, 0.0)
-    geometric_stiffness: bool = False
+    geometric_stiffness: bool = True
 
     def __post_init__(self):
         _name("link name", self.name)
@@ -511,6 +518,11 @@ class LinkEigenvalues(ResultMixin):
         sqrt(lambda_k) / 2 pi (negative where lambda_k < 0).
     solver : str
     axial_force : ndarray (nt, 3) or None
+        N(x) = c0 + c1 x + c2 x^2 at each instant, where K_G was included.
+    geometric_stiffness : bool
+        Whether K_G was included.
+    axial_force_source : str or None
+        How N was obtained (None without K_G).
     """
 
     t: np.ndarray
@@ -520,6 +532,8 @@ class LinkEigenvalues(ResultMixin):
     solver: str
     axial_force: np.ndarray | None = None
     stats: dict = field(default_factory=dict)
+    geometric_stiffness: bool = False
+    axial_force_source: str | None = None
 
     def _columns(self):
         """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
@@ -541,6 +555,10 @@ class FlexibleMotion(ResultMixin):
     joints : ndarray (nt, njoint, 3)
         Joint forces, as ``joints`` of :class:`MechanismForces`.
     stats : dict
+        The integrator's counts, the accuracy target and its ``error_estimate``
+        (:meth:`Mechanism.simulate_flexible`).
+    geometric_stiffness : dict
+        Per link, whether K_G was included (its axial force from the coupled solution).
     """
 
     motion: MechanismMotion
@@ -548,6 +566,7 @@ class FlexibleMotion(ResultMixin):
     d_t: dict
     joints: np.ndarray
     stats: dict
+    geometric_stiffness: dict = field(default_factory=dict)
 
     @property
     def t(self):
@@ -1041,7 +1060,7 @@ class Mechanism:
 
     # ------------------------------------------------------------ elastic links, one way
 
-    def link_eigenvalues(self, motion, n_modes=2, include_eps=True, geometric_stiffness=False,
+    def link_eigenvalues(self, motion, n_modes=2, include_eps=True, geometric_stiffness=True,
                          order="ascending", links=None) -> dict:
         """Frozen-time eigenvalues of every elastic link over a motion (one way).
 
@@ -1052,7 +1071,12 @@ class Mechanism:
         include_eps : bool
             Include K_eps (the general solver where eps != 0).
         geometric_stiffness : bool
-            Add K_G from each link's axial force (``link_axial`` of :class:`MechanismForces`).
+            Add K_G from each link's axial force (``link_axial`` of :class:`MechanismForces`:
+            quasi-static under the rigid motion's joint forces and axial inertia).
+            Default on: that force is known from the rigid solution, and it moves the
+            shipped slider-crank rod's first frequency by up to 11 % over a turn.  (The
+            wind pump's :meth:`~kanefem.WindPump.lever_eigenvalues` keeps the seeds'
+            method, K_G off, where it moves the lever's by 0.9 % at 140 rpm.)
         order : {"ascending", "tracked"}
         links : sequence of str, optional
             Default every link.
@@ -1078,7 +1102,10 @@ class Mechanism:
             out[name] = LinkEigenvalues(t=motion.t, eigenvalues=r.eigenvalues,
                                         eigenvalues_imag=r.eigenvalues_imag,
                                         frequencies_hz=_signed_hz(r.eigenvalues), solver=r.solver,
-                                        axial_force=ax, stats=r.stats)
+                                        axial_force=ax, stats=r.stats,
+                                        geometric_stiffness=geometric_stiffness,
+                                        axial_force_source="quasi-static, from the rigid motion's joint "
+                                        "forces and axial inertia" if geometric_stiffness else None)
         return out
 
     def link_response(self, motion, link, method="newmark", dt=None, damping=None,
@@ -1090,7 +1117,10 @@ class Mechanism:
         derivatives), with gravity; ``geometric_stiffness`` adds K_G of the
         quasi-static axial force under the frame's inertial load with the link's
         reference conditions (the joint forces do not enter: see
-        :meth:`link_eigenvalues` for those).
+        :meth:`link_eigenvalues` for those).  Off by default, unlike there and in
+        :meth:`simulate_flexible`: without the joint forces this N is not the link's axial
+        force (a connecting rod's comes mostly from them), so it is not known from the
+        solution here.
 
         Returns
         -------
@@ -1121,8 +1151,8 @@ class Mechanism:
     # ------------------------------------------------------------ elastic links, two ways
 
     def simulate_flexible(self, t=None, *, duration=None, points=361, drives=None, z0=None,
-                          zd0=None, d0=None, dt=None, rho_inf=0.9, tol=1e-8, max_iter=25,
-                          progress=None) -> FlexibleMotion:
+                          zd0=None, d0=None, dt=None, rtol=1e-2, atol=1e-9, rho_inf=0.9, tol=1e-8,
+                          max_iter=25, max_steps=2_000_000, progress=None) -> FlexibleMotion:
         """The motion with the elastic links coupled both ways (floating frames).
 
         Rigid and elastic coordinates form one system, M(p) p'' = f(t, p, p'), with
@@ -1132,6 +1162,18 @@ class Mechanism:
         closure at every evaluation (coordinate partitioning: the constraints hold to
         round-off, docs/theory.md section 5.12).
 
+        Each link's K_G (:attr:`ElasticLink.geometric_stiffness`, on by default) uses
+        its axial force from the coupled solution at every step: the joint forces at
+        its ends at the current accelerations and its axial inertia.
+
+        The step is checked against an accuracy target (step doubling): the run is
+        repeated with every step halved, the difference of the two estimates the finer
+        run's error (Richardson, second order: difference / 3, times a margin of 1.5),
+        and while it exceeds ``rtol`` the steps are refined by the power of two the
+        estimate asks for (error ~ h^2), and checked again against a run at twice the
+        step.  The finest run is returned; ``stats["error_estimate"]`` holds its
+        estimate.
+
         Parameters
         ----------
         t, duration, points, drives, z0, zd0
@@ -1140,8 +1182,18 @@ class Mechanism:
             Link name -> initial elastic displacements over its DOFs (default zero);
             velocities start at zero.
         dt : float, optional
-            Largest step [s]; default 1/20 of the shortest first-mode period of the
-            links at rest, at most the output interval.
+            The first (largest) step [s]; default 1/20 of the shortest first-mode
+            period of the links at rest, at most the output interval.  Steps are equal
+            within each output interval.
+        rtol : float or None
+            The accuracy target: the estimated error of every position at every output
+            time, relative to that quantity's largest excursion over the run (per link:
+            the nodes' displacements together, their rotations together; per free rigid
+            coordinate: its range), plus ``atol``, in [1e-12, 1).  Default 1e-2 (1 % of
+            the peak deflection).  None: one run at ``dt``, no check (``error_estimate``
+            None).
+        atol : float
+            Absolute floor of that error [m or rad], for quantities that stay near zero.
         rho_inf : float
             Spectral radius at infinite step in [0, 1]: 1 is Newmark's average
             acceleration (no numerical damping); smaller damps the highest modes.
@@ -1151,10 +1203,18 @@ class Mechanism:
             round-off).
         max_iter : int
             Newton iterations per step.
+        max_steps : int
+            Most steps of one run.  Where reaching ``rtol`` needs more, the finest run
+            within it is returned with a ``RuntimeWarning`` naming its estimate
+            (``stats["accurate"]`` False).
 
         Returns
         -------
         FlexibleMotion
+            ``stats``: the integrator's counts summed over the runs, and ``dt`` (the
+            largest step of the returned run), ``refine`` (its steps per step of
+            ``dt``), ``runs``, ``rtol``, ``atol``, ``error_estimate``, ``accurate``;
+            ``geometric_stiffness`` (per link) and ``axial_force`` (how N was obtained).
         """
         if not self.links:
             raise ValueError("the mechanism has no elastic links: use solve()")
@@ -1187,24 +1247,87 @@ class Mechanism:
             x0.append(v[f])
         if d0:
             raise ValueError(f"d0: unknown links {', '.join(map(repr, d0))}")
+        if rtol is not None:
+            rtol = _checks.real("rtol", rtol, positive=True)
+            if not 1e-12 <= rtol < 1.0:  # below, round-off of the runs themselves
+                raise ValueError(f"rtol = {rtol!r} must lie in [1e-12, 1) (or be None: no check)")
+        atol = _checks.real("atol", atol, nonnegative=True)
+        max_steps = _checks.integer("max_steps", max_steps, minimum=1)
         if dt is None:
             w = max(math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
                     for L in self.links)
             dt = 2 * math.pi / w / 20
             if tt.size > 1:
                 dt = min(dt, float(np.min(np.diff(tt))))
+        dt = _checks.real("dt", dt, positive=True)
         links = [dict(body=self._bidx[L.name], fe=L.body._body, fixed=L._fixed, rayleigh=np.array(L.damping),
                       geometric=L.geometric_stiffness) for L in self.links]
         x0 = np.concatenate(x0) if x0 else np.zeros(0)
-        r = _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
-                                     np.concatenate([x0, np.zeros_like(x0)]), tt,
-                                     dt=_checks.real("dt", dt, positive=True),
-                                     rho_inf=_checks.real("rho_inf", rho_inf),
-                                     tol=_checks.real("tol", tol, positive=True),
-                                     max_iter=_checks.integer("max_iter", max_iter, minimum=1),
-                                     progress=progress)
+        options = dict(dt=dt, rho_inf=_checks.real("rho_inf", rho_inf),
+                       tol=_checks.real("tol", tol, positive=True),
+                       max_iter=_checks.integer("max_iter", max_iter, minimum=1), progress=progress)
+        # steps of one run at refine = 1 (the core's rule: equal steps of at most dt)
+        base = max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
+
+        def run(refine):
+            try:
+                return _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
+                                                np.concatenate([x0, np.zeros_like(x0)]), tt, refine=refine,
+                                                max_steps=max_steps, **options)
+            except _core.LinAlgError as e:
+                if refine == 1:
+                    raise
+                # the accuracy check's own refinement failed: say so (a smaller dt is what it tried)
+                kg = [L.name for L in self.links if L.geometric_stiffness and not any(L.damping)]
+                hint = (f"; with K_G on, the undamped links {', '.join(map(repr, kg))} can grow an "
+                        "instability once a step resolves their axial modes (docs/theory.md section "
+                        "5.12): a little stiffness-proportional damping (ElasticLink damping=(0, beta)) "
+                        "or a smaller rho_inf damps it") if kg else ""
+                raise type(e)(f"{e} -- in the accuracy check's run at dt / {refine} (rtol = {rtol!r}; "
+                              f"a larger rtol stops at coarser steps){hint}") from e
+
+        if base > max_steps:
+            raise ValueError(f"dt = {dt!r} s needs {base} steps, more than max_steps = {max_steps}")
+        refine, r = 1, run(1)
+        counts = dict(r["stats"])
+        estimate, runs, accurate = None, 1, True
+        if rtol is not None:
+            scales = _error_scales(r, self.links, free, ds, nz)
+            while True:
+                # the next refinement: double, or what the last estimate asks for (error ~ h^2);
+                # the estimate always compares a run with one at twice its steps (a larger
+                # ratio would lean on a coarse run outside the asymptotic range)
+                k = 2 if estimate is None else 2 ** max(1, math.ceil(math.log2(1.25 * math.sqrt(estimate / rtol))))
+                if refine * k * base > max_steps:
+                    if estimate is None:
+                        raise ValueError(f"rtol = {rtol!r}: checking the step needs twice the {base} "
+                                         f"steps of dt = {dt!r} s, more than max_steps = {max_steps}")
+                    accurate = False
+                    warnings.warn(f"simulate_flexible: estimated error {estimate:.3g} (relative to the "
+                                  f"peaks) exceeds rtol = {rtol:g} at {refine * base} steps; a finer step "
+                                  f"needs more than max_steps = {max_steps}", RuntimeWarning, stacklevel=2)
+                    break
+                if k > 2:
+                    r = run(refine * k // 2)
+                    runs += 1
+                    for key, v in r["stats"].items():
+                        counts[key] = counts.get(key, 0) + v
+                    refine *= k // 2
+                fine = run(refine * 2)
+                runs += 1
+                for key, v in fine["stats"].items():
+                    counts[key] = counts.get(key, 0) + v
+                scales = np.maximum(scales, _error_scales(fine, self.links, free, ds, nz))
+                estimate = _error_estimate(r, fine, scales, self.links, free, ds, nz, 2, atol / rtol)
+                refine, r = refine * 2, fine
+                if estimate <= rtol:
+                    break
         s = r["states"]
-        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], r["stats"])
+        stats = dict(counts, dt=dt / refine, refine=refine, runs=runs, rtol=rtol, atol=atol,
+                     error_estimate=estimate, accurate=accurate,
+                     geometric_stiffness={L.name: L.geometric_stiffness for L in self.links},
+                     axial_force="joint forces and axial inertia of the coupled solution, at every step")
+        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats)
         d, dd, off = {}, {}, 0
         nfree = sum(len(f) for f in free)
         for L, f in zip(self.links, free):
@@ -1213,7 +1336,8 @@ class Mechanism:
             d[L.name][:, f] = r["elastic"][:, off:off + len(f)]
             dd[L.name][:, f] = r["elastic"][:, nfree + off:nfree + off + len(f)]
             off += len(f)
-        return FlexibleMotion(motion=motion, d=d, d_t=dd, joints=r["joints"], stats=r["stats"])
+        return FlexibleMotion(motion=motion, d=d, d_t=dd, joints=r["joints"], stats=stats,
+                              geometric_stiffness=dict(stats["geometric_stiffness"]))
 
     def _check_reference(self, link):
         """Joints attach to a link only at nodes its reference conditions hold (u and v
@@ -1501,6 +1625,69 @@ def _quasi_static(link, frame):
 EXAMPLES = ("windpump", "slider_crank", "four_bar")
 
 
+def _error_groups(links, free, ds, nz):
+    """The quantities of the two-way accuracy target, as column groups of a run's
+    positions (states' z for free rigid coordinates, elastic d over each link's free
+    DOFs): per link its nodes' displacements (one group: the vector's length) and their
+    rotations; per free rigid coordinate itself."""
+    groups, off = [], 0
+    for k in range(nz):
+        if ds[k] is None or isinstance(ds[k], Torque):
+            groups.append(("z", [k], None))
+    for L, f in zip(links, free):
+        nd = L.body.dofs_per_node
+        kind = np.asarray(f) % nd
+        for sel in ((kind < 2), (kind == 2)) if nd >= 3 else ((kind < 2),):
+            cols = off + np.flatnonzero(sel)
+            if cols.size:
+                groups.append(("d", cols, np.asarray(f)[sel] // nd))
+        off += len(f)
+    return groups
+
+
+def _group_values(r, group, nz):
+    where, cols, nodes = group
+    if where == "z":
+        v = r["states"][:, cols[0]]
+        return np.abs(v - v[0])
+    x = r["elastic"][:, cols]
+    if nodes is None:
+        return np.abs(x)
+    # the displacement vector's length at each node (u, v of a node together)
+    out = np.zeros((x.shape[0], int(nodes.max()) + 1))
+    np.add.at(out, (slice(None), nodes), x * x)
+    return np.sqrt(out)
+
+
+def _error_scales(r, links, free, ds, nz):
+    """Each group's largest excursion over a run."""
+    return np.array([float(np.max(_group_values(r, g, nz), initial=0.0))
+                     for g in _error_groups(links, free, ds, nz)])
+
+
+def _error_estimate(coarse, fine, scales, links, free, ds, nz, k, floor):
+    """Richardson's estimate of the finer run's error (steps k times smaller, second
+    order: difference / (k^2 - 1)), the largest over groups and output times relative to
+    each group's peak plus ``floor`` (atol / rtol)."""
+    worst = 0.0
+    for g, scale in zip(_error_groups(links, free, ds, nz), scales):
+        where, cols, nodes = g
+        if where == "z":
+            diff = np.abs(fine["states"][:, cols[0]] - coarse["states"][:, cols[0]])
+        else:
+            delta = fine["elastic"][:, cols] - coarse["elastic"][:, cols]
+            diff = _group_values({"elastic": delta[:, :]}, ("d", np.arange(len(cols)), nodes), nz)
+        e, den = float(np.max(diff, initial=0.0)) / (k * k - 1), float(scale + floor)
+        # a quantity zero throughout (atol = 0): no error where the runs agree exactly
+        worst = max(worst, 0.0 if e == 0.0 else e / den if den > 0.0 else math.inf)
+    return float(_SAFETY * worst)
+
+
+# Richardson's estimate is exact only as h -> 0; measured within 20 % of the true error on
+# the slider-crank and the pendulum (tests), so reported and checked with a margin
+_SAFETY = 1.5
+
+
 def example(name) -> _FilePath:
     """The path of a shipped example (``"windpump"``, ``"slider_crank"``, ``"four_bar"``),
     for :meth:`Mechanism.from_toml` and ``python -m kanefem mechanism``."""
@@ -1512,7 +1699,7 @@ def example(name) -> _FilePath:
 
 def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, slider_mass=None,
                  elements=10, E=200e9, diameter=0.006, rho=7870.0, gravity=(0.0, 0.0),
-                 geometric_stiffness=False, rod_mass=None):
+                 geometric_stiffness=True, rod_mass=None):
     """The slider-crank of the flexible-mechanism literature (docs/theory.md section 7.9).
 
     Crank OA (length ``crank``) turning about the origin, connecting rod AB
@@ -1521,7 +1708,8 @@ def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, sli
     (``diameter``, E, rho; default 6 mm steel, the benchmark's) pinned-pinned in its
     chord frame, or, with ``rod=None``, a rigid rod of the same length (0.30 m) and
     mass.  Slider mass default: half the rod's.  Coordinate ``"crank"`` (the crank
-    angle); gravity off by default.
+    angle); gravity off by default; the rod's ``geometric_stiffness`` (K_G in the
+    two-way runs) on by default, as :class:`ElasticLink`'s.
     """
     length = 0.30 if rod is None else _checks.real("rod", rod, positive=True)
     r = _checks.real("crank", crank, positive=True)

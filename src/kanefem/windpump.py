@@ -991,7 +991,10 @@ class WindPump:
             Include the non-symmetric K_eps (general solver where eps2 != 0).
         geometric_stiffness : bool
             Add K_G from the lever's axial force (joint forces at B and C' plus axial
-            inertia, see ``lever_axial`` of :class:`JointForces`).
+            inertia, see ``lever_axial`` of :class:`JointForces`).  Off by default: the seeds'
+            method (its published eigenvalues are without K_G); it moves the lever's first
+            frequency by 0.3 % at 60 rpm, 0.9 % at 140 rpm, 1.7 % at 300 rpm.  The result's
+            ``options["geometric_stiffness"]`` records the choice.
         gyroscopic : bool
             Complex eigenvalues s of s^2 M + s C + K_eff (C the Coriolis matrix of the
             lever's rotation), by a dense solve of the first-order form per instant.
