@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from . import __version__
-from ._io import OutputSet, write_csv
+from ._io import OutputSet, append_text, atomic_write, read_toml, safe_name, write_csv
 
 
 class _Stop(Exception):
@@ -94,12 +94,11 @@ def _run_defaults(path, run, args):
 
 def _read_config(path, job_parser, args):
     """Wind-pump parameters and the [run] options (as defaults of job_parser) from a TOML file."""
-    from .windpump import WindPump, _tomllib
+    from .windpump import WindPump
 
     try:
         pump = WindPump.from_toml(path)
-        with open(path, "rb") as f:
-            run = _tomllib().load(f).get("run", {})  # a table: from_toml refuses any other "run"
+        run = read_toml(path).get("run", {})  # a table: from_toml refuses any other "run"
         defaults = _run_defaults(path, run, args)
     except OSError as exc:
         raise _Stop(2, f"error: --config {path}: {_one_line(exc.strerror or exc)}") from None
@@ -247,10 +246,7 @@ def _sweep_grid(args):
     """The grid of --sweep options, or of the [sweep] table of --config; {} for none."""
     specs = args.sweep
     if not specs and args.config:
-        from .windpump import _tomllib
-
-        with open(args.config, "rb") as f:
-            table = _tomllib().load(f).get("sweep", {})
+        table = read_toml(args.config).get("sweep", {})
         specs = []
         for name, v in table.items():  # "100:200:11", or a list of numbers
             if isinstance(v, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
@@ -313,8 +309,8 @@ def _windpump_sweep(args, pump, grid, folder):
     write_csv(folder, "sweep_lever_frequencies.csv", names + ["mode", "f_min_Hz", "f_mean_Hz", "f_max_Hz"], rows)
     run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
     pump.to_toml(folder / "windpump.toml", run={**run, "kanefem": __version__})
-    with open(folder / "windpump.toml", "a") as toml:  # the grid, so that --config runs the sweep again
-        toml.write("\n[sweep]\n" + "".join(f"{k} = [{', '.join(map(repr, v))}]\n" for k, v in grid.items()))
+    append_text(folder / "windpump.toml",  # the grid, so that --config runs the sweep again
+                "\n[sweep]\n" + "".join(f"{k} = [{', '.join(map(repr, v))}]\n" for k, v in grid.items()))
     for m in range(f.shape[2]):
         print(f"  mode {m + 1}: f = {f[:, :, m].min():.6g} .. {f[:, :, m].max():.6g} Hz over the grid")
     if args.plots:
@@ -330,7 +326,7 @@ def _windpump_sweep(args, pump, grid, folder):
             else:
                 res.plot("f1_min_hz", x=x, ax=ax)
             ax.set_title("lever BC' over the sweep")
-            fig.savefig(folder / "sweep.png", dpi=120)
+            atomic_write(folder / "sweep.png", lambda f: fig.savefig(f, format="png", dpi=120), mode="wb")
         except ImportError as exc:
             print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
 
@@ -348,12 +344,10 @@ def _windpump_animation(pump, motion, n_elements, folder):
 def _read_mechanism(path, job_parser, args):
     """A mechanism and its [run] options (as defaults of job_parser) from a TOML file."""
     from .mechanism import Mechanism
-    from .windpump import _tomllib
 
     try:
         mech = Mechanism.from_toml(path)
-        with open(path, "rb") as f:
-            run = _tomllib().load(f).get("run", {})
+        run = read_toml(path).get("run", {})
         if not isinstance(run, dict):
             raise TypeError(f"{path}: run must be a table [run]")
         defaults = _run_defaults(path, run, args)
@@ -413,8 +407,9 @@ def _mechanism_files(args, mech, folder):
     mech.to_toml(folder / "mechanism.toml", run={**run, "kanefem": __version__})
     for name, result in (("motion.csv", motion), ("joint_forces.csv", forces)):
         write_csv(folder, name, *result.table())
-    for name, r in eig.items():
-        write_csv(folder, f"eigenvalues_{name}.csv", *r.table())
+    used = set()
+    for name, r in eig.items():  # a link's name comes from the user's file: never a path
+        write_csv(folder, f"eigenvalues_{safe_name(name, used)}.csv", *r.table())
     if flex is not None:
         write_csv(folder, "flexible_motion.csv", *_flexible_table(mech, flex))
 

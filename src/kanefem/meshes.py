@@ -230,10 +230,38 @@ class Mesh:
             Drop nodes that belong to no body cell (a mesher's geometry points) instead
             of raising.
         file_format : str, optional
-            meshio's format name, when the file's extension does not say it.
+            meshio's format name, when the file's extension does not say it: ``"gmsh"``,
+            ``"vtk"``, ``"vtu"`` or ``"abaqus"``.
+
+        Raises
+        ------
+        MeshFileError
+            (a ValueError) naming the file and what is wrong: not a regular file, a
+            format other than Gmsh .msh (2.2, 4.1), VTK .vtk, VTU and Abaqus .inp, XML
+            entities, declared sizes larger than the file can hold, or a damaged file
+            (whatever meshio raised, also its ``sys.exit``); checked before anything is
+            allocated (:mod:`kanefem._meshfiles`).
+        ValueError
+            The mesh in the file is not one body (see :func:`Mesh.from_meshio`).
         """
+        from ._meshfiles import MeshFileError, check
+
         meshio = _meshio()
-        return cls.from_meshio(meshio.read(os.fspath(path), file_format=file_format), dim=dim, prune=prune)
+        path = _checks.path("path", path)
+        fmt = check(path, file_format)
+        try:
+            m = meshio.read(os.fspath(path), file_format=fmt)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - SystemExit (meshio's sys.exit), ReadError, IndexError, ...
+            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise MeshFileError(f"{path}: not a readable {fmt} mesh file ({what[:300]})") from None
+        try:
+            return cls.from_meshio(m, dim=dim, prune=prune)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"{path}: {exc}") from None
+        except (IndexError, KeyError, AttributeError, OverflowError) as exc:  # a mesh meshio built from a damaged file
+            raise MeshFileError(f"{path}: not a consistent mesh ({type(exc).__name__}: {exc})") from None
 
     @classmethod
     def from_meshio(cls, m, *, dim=None, prune=False) -> "Mesh":
