@@ -448,6 +448,18 @@ def make_folder(path):
     return path
 
 
+def move_aside(path, label):
+    """Rename ``path`` to a free name beside it, ``NAME.label`` (then ``NAME.label-2``, ...),
+    to keep a file the package will not use (a damaged one) without deleting it."""
+    path = Path(path)
+    for k in range(1, 1000):
+        aside = path.with_name(f"{path.name}.{label}" + ("" if k == 1 else f"-{k}"))
+        if not os.path.lexists(aside):
+            os.rename(path, aside)
+            return aside
+    raise FileExistsError(errno.EEXIST, f"999 files named {path.name}.{label}* beside it: remove some", str(path))
+
+
 def append_text(path, text):
     """Append ``text`` to a text file, atomically (the old content, then the new, in a new file)."""
     old = Path(path).read_text(encoding="utf-8")

@@ -32,6 +32,8 @@ import re
 import stat
 import struct
 
+import numpy as np
+
 from ._core import KanefemError
 
 #: the largest mesh file read [bytes]
@@ -136,8 +138,7 @@ def _gmsh4_node_blocks(path, buf, pos, blocks, size):
         if parametric != 0:
             _fail(path, "parametric nodes are not read")
         _count(path, "nodes in a block", n, 32, size - pos)
-        tags = memoryview(buf)[pos:pos + 8 * n]
-        if n and max(struct.unpack_from(f"<{n}Q", tags)) > bound:
+        if n and int(np.frombuffer(buf, dtype="<u8", count=n, offset=pos).max()) > bound:
             _fail(path, f"a node tag in $Nodes is above {bound}, more than a file of {size} bytes can describe")
         pos += 32 * n
 

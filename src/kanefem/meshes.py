@@ -563,7 +563,7 @@ def write_meshio(path, mesh, file_format=None):
         fmt = meshio._helpers._filetypes_from_path(path)[0]
 
     with atomic_path(path) as tmp:
-        meshio.write(tmp, mesh, file_format=fmt)
+        meshio.write(tmp, mesh, file_format=fmt)  # _io: the temporary file of atomic_path
     return path
 
 

@@ -78,7 +78,7 @@ import numpy as np
 
 from . import _checks
 from ._core import KanefemError
-from ._io import atomic_write, make_folder, open_lock
+from ._io import atomic_write, make_folder, move_aside, open_lock
 from ._results import ResultMixin, campbell, flatten, require_pandas
 from ._version import __version__
 
@@ -349,15 +349,8 @@ class _Store:
         return data, {"version": version, "seconds": float(meta["__seconds__"])}
 
     def set_aside(self, params):
-        """Move a damaged point's file aside (``<key>.npz.damaged``, ``.damaged-2``, ...):
-        kept for the user to look at, never deleted."""
-        path = self.path(params)
-        for k in range(1, 1000):
-            aside = path.with_name(path.name + (".damaged" if k == 1 else f".damaged-{k}"))
-            if not os.path.lexists(aside):
-                os.rename(path, aside)
-                return aside
-        raise StoreError(f"{path}: too many damaged copies beside it; remove some")
+        """Move a damaged point's file aside (``<key>.npz.damaged``): kept, never deleted."""
+        return move_aside(self.path(params), "damaged")
 
     def save(self, params, record, seconds):
         meta = {
