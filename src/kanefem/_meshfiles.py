@@ -20,8 +20,9 @@ file and what is wrong:
 * in text, an integer (a count or a tag, which meshio may turn into an array of that
   length) above INT_BOUND(size) = max(2^24, 64 x size).
 
-Then meshio reads the file, and any exception it raises (also ``SystemExit``,
-``MemoryError``) becomes a MeshFileError naming the file.
+Then meshio reads the file, and any exception it raises (also ``SystemExit``) becomes a
+MeshFileError naming the file; not MemoryError (an allocation these checks did not bound
+is a defect to see, and the fuzz looks for it) nor KeyboardInterrupt.
 """
 
 from __future__ import annotations

@@ -239,8 +239,9 @@ class Mesh:
             (a ValueError) naming the file and what is wrong: not a regular file, a
             format other than Gmsh .msh (2.2, 4.1), VTK .vtk, VTU and Abaqus .inp, XML
             entities, declared sizes larger than the file can hold, or a damaged file
-            (whatever meshio raised, also its ``sys.exit``); checked before anything is
-            allocated (:mod:`kanefem._meshfiles`).
+            (whatever meshio raised, also its ``sys.exit``, except MemoryError and
+            KeyboardInterrupt); sizes are checked before anything is allocated
+            (:mod:`kanefem._meshfiles`).
         ValueError
             The mesh in the file is not one body (see :func:`Mesh.from_meshio`).
         """
@@ -251,7 +252,7 @@ class Mesh:
         fmt = check(path, file_format)
         try:
             m = meshio.read(os.fspath(path), file_format=fmt)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, MemoryError):  # an allocation the checks missed is a defect, not a file's
             raise
         except BaseException as exc:  # noqa: BLE001 - SystemExit (meshio's sys.exit), ReadError, IndexError, ...
             what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
