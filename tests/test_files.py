@@ -221,7 +221,8 @@ def test_binary_gmsh4_block_counts_and_tags_are_checked(tmp_path):
 
 
 @pytest.mark.parametrize("doc", [
-    b'<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>\n<VTKFile>&b;</VTKFile>',
+    b'<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>\n'
+    b"<VTKFile>&b;</VTKFile>",
     b'<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n<VTKFile>&x;</VTKFile>',
 ])
 def test_xml_entities_are_refused(tmp_path, doc):
@@ -333,3 +334,25 @@ def test_damaged_manifest_raises_store_error_naming_it(tmp_path, text):
     (store / "sweep.json").write_bytes(text)
     with pytest.raises(StoreError, match="sweep.json"):
         _rerun(store)
+
+
+def test_command_line_recomputes_damaged_points(tmp_path, capsys):
+    """--sweep on a store with a truncated point: stops naming the file, or with
+    --recompute-damaged moves it aside and computes it again (the same table)."""
+    from kanefem.__main__ import main
+
+    store = tmp_path / "points"
+    argv = ["windpump", "--sweep", "rpm=120,140", "--points", "12", "--store", str(store), "--no-plots"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    point = sorted(store.glob("*.npz"))[0]
+    point.write_bytes(point.read_bytes()[:100])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--out", str(tmp_path / "b")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert str(point) in err and "--recompute-damaged" in err and "\n" not in err
+    assert main([*argv, "--out", str(tmp_path / "c"), "--recompute-damaged"]) == 0
+    assert "1 read from the store, 1 computed" in capsys.readouterr().out
+    assert (tmp_path / "c" / "sweep.csv").read_bytes() == (tmp_path / "a" / "sweep.csv").read_bytes()
+    assert point.with_name(point.name + ".damaged").stat().st_size == 100

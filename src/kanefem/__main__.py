@@ -33,7 +33,7 @@ class _Stop(Exception):
 # Namespace entries that are not options of a run (argparse bookkeeping, where the
 # parameters come from, where the files go); every other entry is one, recorded in [run].
 _NOT_RUN = ("job", "func", "config", "out", "pump", "file", "mech",
-            "sweep", "store", "workers")  # the sweep's: its [sweep] table
+            "sweep", "store", "workers", "recompute_damaged")  # the sweep's: its [sweep] table
 # API arguments named in kanefem's messages whose option has another name
 _API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
 
@@ -291,7 +291,8 @@ def _windpump_sweep(args, pump, grid, folder):
     print(f"kanefem {__version__}: sweep of the wind pump's lever eigenvalues over {n} point(s) "
           f"({', '.join(f'{k}: {len(v)}' for k, v in grid.items())}); points stored in {store}")
     try:
-        res = sweep(study, {**changed, **grid}, store=store, workers=args.workers, progress=None)
+        res = sweep(study, {**changed, **grid}, store=store, workers=args.workers, progress=None,
+                    damaged="recompute" if args.recompute_damaged else "raise")
     except KeyboardInterrupt:
         print(f"interrupted: the finished points are in {store}; the same command resumes there")
         raise
@@ -552,6 +553,9 @@ def build_parser():
                    "between runs: a stopped sweep resumes there (default: OUT-store)")
     w.add_argument("--workers", type=int, default=None,
                    help="with --sweep: threads (default: the number of CPUs)")
+    w.add_argument("--recompute-damaged", action="store_true",
+                   help="with --sweep: a damaged point in --store (truncated, bit-flipped) is moved "
+                   "aside as KEY.npz.damaged and computed again (default: stop, naming the file)")
     w.set_defaults(func=_cmd_windpump)
 
     mc = sub.add_parser(

@@ -82,7 +82,8 @@ from ._io import atomic_write, make_folder, move_aside, open_lock
 from ._results import ResultMixin, campbell, flatten, require_pandas
 from ._version import __version__
 
-__all__ = ["sweep", "SweepResult", "StoreError", "DamagedPointError", "read_point", "UnknownNameError", "expand_grid", "point_key", "study_name"]
+__all__ = ["sweep", "SweepResult", "StoreError", "DamagedPointError", "read_point", "UnknownNameError",
+           "expand_grid", "point_key", "study_name"]
 
 log = logging.getLogger("kanefem.sweep")
 
@@ -422,8 +423,7 @@ def read_point(path):
         raise
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, TypeError, OverflowError,
             SyntaxError, UnicodeError, NotImplementedError, RuntimeError) as exc:
-        raise DamagedPointError(f"{path}: not a readable sweep point ({type(exc).__name__}: {exc}); "
-                                "recompute it with sweep(..., damaged='recompute')") from None
+        raise DamagedPointError(f"{path}: not a readable sweep point ({type(exc).__name__}: {exc})") from None
     for name, kind in (("__params__", "U"), ("__study__", "U"), ("__version__", "U"), ("__seconds__", "f")):
         a = data.get(name)
         if a is None or a.shape != () or a.dtype.kind != kind:
@@ -608,7 +608,9 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
                 got = st.load(p) if st else None
             except DamagedPointError as exc:
                 if damaged == "raise":
-                    raise
+                    raise DamagedPointError(f"{exc}; sweep(..., damaged='recompute') (the command line's "
+                                            "--recompute-damaged) moves it aside and computes the point "
+                                            "again") from None
                 log.warning("%s; moved aside as %s, computing the point again", exc, st.set_aside(p).name)
                 got = None
             if got is None:
