@@ -93,6 +93,19 @@ def test_planted_lock_link_is_not_followed(tmp_path):
     assert not (tmp_path / "target").exists()
 
 
+@posix_only
+def test_output_folder_with_a_planted_fifo_manifest_is_refused_not_read(tmp_path):
+    """Before: a FIFO named manifest.json in --out blocked the run for ever (open + read)."""
+    from kanefem._io import OutputSet
+
+    out = tmp_path / "o"
+    out.mkdir()
+    os.mkfifo(out / "manifest.json")
+    with pytest.raises(FileExistsError, match="no kanefem manifest.json"):
+        with OutputSet(out, {"kanefem": "x"}):
+            pass
+
+
 # ---------------------------------------------------------------- TOML files
 
 

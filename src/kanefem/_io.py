@@ -207,9 +207,8 @@ def _sigint_deferred():
 
 def _read_manifest(folder):
     """The file names a kanefem manifest in folder lists, or None if it has none (or not ours)."""
-    try:
-        with open(Path(folder) / MANIFEST, encoding="utf-8") as f:
-            data = json.load(f)
+    try:  # a FIFO or a device planted there is refused, not read (read_bytes)
+        data = json.loads(read_bytes(Path(folder) / MANIFEST, what="manifest"))
     except (OSError, ValueError):
         return None
     if not (isinstance(data, dict) and isinstance(data.get("kanefem"), str)
