@@ -203,6 +203,12 @@ def test_damaged_mesh_files_raise_mesh_file_error_naming_the_file(tmp_path):
     (b'<?xml version="1.0"?>\n<VTKFile type="UnstructuredGrid"><UnstructuredGrid><Piece NumberOfPoints='
      b'"1000000000" NumberOfCells="1"></Piece></UnstructuredGrid></VTKFile>\n', "1000000000 points"),
     (b"*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=C3D4\n99999999999999, 1, 1, 1, 1\n", "99999999999999"),
+    (b"# vtk DataFile Version 4.2\nx\nBINARY\nDATASET STRUCTURED_POINTS\nDIMENSIONS 100000 100000 100000\n",
+     "UNSTRUCTURED_GRID"),
+    (b"# vtk DataFile Version 4.2\nx\nBINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 1 double\n" + b"\0" * 24
+     + b"\nFIELD FieldData 1\nf 100000 100000 double\n", "10000000000 field values"),
+    (b'<?xml version="1.0"?>\n<VTKFile type="UnstructuredGrid" compressor="vtkLZMADataCompressor">\n',
+     "LZMA"),
 ])
 def test_declared_sizes_are_checked_against_the_file_size(tmp_path, text, what):
     """Before: a 100-byte Gmsh file declaring 10^9 nodes asked for 29.8 GiB."""
@@ -369,3 +375,30 @@ def test_command_line_recomputes_damaged_points(tmp_path, capsys):
     assert "1 read from the store, 1 computed" in capsys.readouterr().out
     assert (tmp_path / "c" / "sweep.csv").read_bytes() == (tmp_path / "a" / "sweep.csv").read_bytes()
     assert point.with_name(point.name + ".damaged").stat().st_size == 100
+
+
+def test_gmsh_element_blocks_and_data_headers_are_checked(tmp_path):
+    """Binary element blocks (2.2 and 4.1) and $NodeData headers declare their own
+    counts, read by meshio into arrays of that size: each is checked against the file."""
+    m = Mesh.box(0.2, 0.1, 0.05, 2, 1, 1, cell="tetra")
+    data = {"u": np.arange(3.0 * m.n_nodes).reshape(-1, 3)}
+    for fmt in ("gmsh22", "gmsh"):
+        for binary in (False, True):
+            path = tmp_path / f"{fmt}{binary}.msh"
+            meshio.write(path, m.to_meshio(point_data=data), file_format=fmt, binary=binary)
+            if binary:  # (meshio 5.3 does not read back its own ASCII $NodeData under NumPy 2)
+                assert Mesh.read(path).n_nodes == m.n_nodes  # with its $NodeData
+            text = path.read_bytes()
+            k = text.index(b"$NodeData\n")
+            lying = text[:k] + text[k:].replace(f"\n{m.n_nodes}\n".encode(), b"\n900000000\n", 1)
+            (tmp_path / "lie.msh").write_bytes(lying)
+            with pytest.raises(MeshFileError, match="NodeData entries"):
+                Mesh.read(tmp_path / "lie.msh")
+            if binary:
+                at = text.index(b"$Elements\n") + len(b"$Elements\n")
+                at = text.index(b"\n", at) + 1 + 4 if fmt == "gmsh22" else at + 32 + 12
+                lying = bytearray(text)
+                struct.pack_into("<i" if fmt == "gmsh22" else "<Q", lying, at, 2**30)
+                (tmp_path / "lie.msh").write_bytes(bytes(lying))
+                with pytest.raises(MeshFileError, match="elements in a block"):
+                    Mesh.read(tmp_path / "lie.msh")

@@ -16,7 +16,9 @@ file and what is wrong:
   $Nodes and $Elements, its binary blocks; VTK's POINTS, CELLS, CELL_TYPES; VTU's
   NumberOfPoints and NumberOfCells) times the fewest bytes one item takes in the file
   (its binary record, or 2 bytes for a number in ASCII) must fit the file's size (VTU's
-  compressed data: its size times zlib's largest ratio, 1032);
+  compressed data: its size times zlib's largest ratio, 1032; LZMA-compressed VTU refused);
+* a VTK legacy file that is not an UNSTRUCTURED_GRID (structured grids declare their sizes
+  as DIMENSIONS, and a body's mesh is unstructured);
 * in text, an integer (a count or a tag, which meshio may turn into an array of that
   length) above INT_BOUND(size) = max(2^24, 64 x size).
 
@@ -119,13 +121,71 @@ def _gmsh(path, buf, size):
                                 f"can describe (at most {int_bound(size)})")
                 if section == b"Nodes":
                     _gmsh4_node_blocks(path, buf, start + 32, blocks, size)
+                else:
+                    _gmsh_element_blocks(path, buf, start + 32, blocks, size, v4=True)
             else:
-                line = buf[start:start + 200].split(b"\n", 1)[0].split()
+                first, _, rest = buf[start:start + 200].partition(b"\n")
+                line = first.split()
                 try:
                     n = int(line[1] if v4 else line[0])
                 except (IndexError, ValueError):
                     _fail(path, f"${section.decode()} has no count")
                 _count(path, section.decode().lower(), n, unit if binary else 4, size)
+                if binary and section == b"Elements":
+                    _gmsh_element_blocks(path, buf, start + len(first) + 1, n, size, v4=False)
+    if re.search(rb"^\$Periodic", buf, re.M):
+        _fail(path, "holds a $Periodic section, which kanefem does not read (remove it)")
+    for m in re.finditer(rb"^\$(NodeData|ElementData|ElementNodeData)[ \t]*\r?\n", buf, re.M):
+        _gmsh_data_header(path, buf, m, size, binary)
+
+
+def _gmsh_element_blocks(path, buf, pos, total, size, v4):
+    """Binary Gmsh element blocks (2.2: groups of one type; 4.1: entity blocks): every
+    block's count within the file, before meshio allocates it."""
+    from meshio._common import num_nodes_per_cell
+    from meshio.gmsh.common import _gmsh_to_meshio_type
+
+    head, item = (20, 8) if v4 else (12, 4)
+    done = 0
+    while done < total:
+        if pos + head > size:
+            _fail(path, "truncated in $Elements")
+        if v4:
+            _, _, kind, n = struct.unpack_from("<3iQ", buf, pos)
+            ntags = 0
+        else:
+            kind, n, ntags = struct.unpack_from("<3i", buf, pos)
+        if kind not in _gmsh_to_meshio_type:
+            _fail(path, f"$Elements has the unknown element type {kind}")
+        if n <= 0 or not 0 <= ntags <= 64:
+            _fail(path, f"$Elements has a block of {n} elements with {ntags} tags")
+        per = item * (1 + ntags + num_nodes_per_cell[_gmsh_to_meshio_type[kind]])
+        _count(path, "elements in a block", n, per, size - pos - head)
+        pos += head + n * per
+        done += 1 if v4 else n
+
+
+def _gmsh_data_header(path, buf, m, size, binary):
+    """A $NodeData/$ElementData header: tag counts small, components x entities within the file."""
+    lines = buf[m.end():m.end() + 8192].split(b"\n")
+    try:
+        k = int(lines[0])
+        ok = 0 <= k <= 64
+        k += 1
+        r = int(lines[k]) if ok else -1
+        ok = ok and 0 <= r <= 64
+        k += 1 + r
+        i = int(lines[k]) if ok else -1
+        ok = ok and 3 <= i <= 64
+        ints = [int(lines[k + 1 + j]) for j in range(i)] if ok else []
+    except (IndexError, ValueError):
+        ok = False
+    if not ok:
+        _fail(path, f"${m.group(1).decode()} has a damaged header")
+    comps, items = ints[1], ints[2]
+    if not 1 <= comps <= 64:
+        _fail(path, f"${m.group(1).decode()} declares {comps} components (1 to 64)")
+    _count(path, f"${m.group(1).decode()} entries", items, (4 + 8 * comps) if binary else 2 * (1 + comps), size)
 
 
 def _gmsh4_node_blocks(path, buf, pos, blocks, size):
@@ -149,9 +209,22 @@ _VTK_COUNTS = [(rb"POINTS\s+(\d+)\s+(\w+)", "points", 3), (rb"CELLS\s+(\d+)\s+(\
                (rb"CELL_DATA\s+(\d+)", "cell data", 1), (rb"(?:SCALARS|FIELD)\s+\S+\s+(\d+)", "components", 0)]
 
 
+_VTK_TYPES = (rb"(?:bit|unsigned_char|char|unsigned_short|short|unsigned_int|int|unsigned_long|long|float|double"
+              rb"|vtkIdType|vtktypeint64|vtktypeuint64)")
+
+
 def _vtk(path, buf, size):
     head = buf[:1024]
     binary = re.search(rb"^\s*BINARY\s*$", head, re.M) is not None
+    m = re.search(rb"^\s*DATASET\s+(\S+)", buf, re.M)
+    if m is None or m.group(1).upper() != b"UNSTRUCTURED_GRID":
+        _fail(path, "not a VTK UNSTRUCTURED_GRID (a body's mesh is unstructured; "
+                    f"DATASET is {m.group(1)[:30].decode(errors='replace') if m else 'missing'})")
+    # FIELD arrays: NAME COMPONENTS TUPLES TYPE; lookup tables and colour scalars: NAME COUNT
+    for m in re.finditer(rb"^\s*\S+[ \t]+(\d+)[ \t]+(\d+)[ \t]+" + _VTK_TYPES + rb"\s*$", buf, re.M | re.I):
+        _count(path, "field values", int(m.group(1)) * int(m.group(2)), 1 if binary else 2, size)
+    for m in re.finditer(rb"^\s*(?:LOOKUP_TABLE|COLOR_SCALARS)[ \t]+\S+[ \t]+(\d+)", buf, re.M):
+        _count(path, "table entries", int(m.group(1)), 1 if binary else 2, size)
     for pattern, name, per in _VTK_COUNTS:
         for m in re.finditer(pattern, buf):
             n = int(m.group(1))
@@ -165,7 +238,10 @@ def _vtk(path, buf, size):
 
 
 def _vtu(path, buf, size):
-    factor = ZLIB_RATIO if re.search(rb"compressor\s*=", buf[:4096]) else 1
+    if re.search(rb"vtkLZMADataCompressor", buf):
+        _fail(path, "LZMA-compressed data is not read (its expansion is not bounded by zlib's ratio): "
+                    "write the VTU with zlib compression or none")
+    factor = ZLIB_RATIO if re.search(rb"compressor\s*=", buf) else 1
     for attr, name in ((b"NumberOfPoints", "points"), (b"NumberOfCells", "cells"),
                        (b"NumberOfComponents", "components"), (b"header_type", None)):
         for m in re.finditer(attr + rb"\s*=\s*[\"']\s*([^\"']*)[\"']", buf):
