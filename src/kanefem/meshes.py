@@ -44,7 +44,7 @@ import numpy as np
 
 from . import _checks, _core
 from .bodies import EigenResult, FlexibleBody, MotionTerms
-from ._io import atomic_path, atomic_write
+from ._io import atomic_path, atomic_write, inside
 
 #: meshio cell type -> element kind
 CELL_KINDS = {
@@ -976,7 +976,7 @@ class MeshBody(FlexibleBody):
         for k in range(0, d.shape[0], every):
             name = f"{path.stem}_{k:06d}.vtu"
             data = {"velocity": self.displacement_field(result.v[k])} if getattr(result, "v", None) is not None else {}
-            self.write_vtu(folder / name, d[k], data)
+            self.write_vtu(inside(folder, name), d[k], data)
             entries.append((float(result.t[k]), f"{folder.name}/{name}"))
         lines = ['<?xml version="1.0"?>',
                  '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">', "  <Collection>"]

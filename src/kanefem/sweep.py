@@ -78,7 +78,7 @@ import numpy as np
 
 from . import _checks
 from ._core import KanefemError
-from ._io import atomic_write, make_folder, move_aside, open_lock
+from ._io import atomic_write, make_folder, move_aside, open_lock, read_bytes
 from ._results import ResultMixin, campbell, flatten, require_pandas
 from ._version import __version__
 
@@ -314,8 +314,6 @@ class _Store:
         path = self.folder / _MANIFEST
         if os.path.lexists(path):
             try:
-                from ._io import read_bytes
-
                 manifest = json.loads(read_bytes(path, limit=1 << 20, what="sweep manifest"))
             except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError too
                 raise StoreError(f"{path}: not a sweep manifest ({exc})") from None
