@@ -71,12 +71,19 @@ def test_mechanism_link_name_never_becomes_a_path(tmp_path):
     assert eig == [f"eigenvalues_{safe_name(hostile)}.csv"] and "/" not in eig[0]
 
 
-def test_parent_that_is_a_file_is_named_in_one_line(tmp_path):
+def test_parent_that_is_a_file_is_named_in_one_line(tmp_path, capsys):
     """Before: a raw FileExistsError ('[Errno 17] File exists') without saying which part."""
     (tmp_path / "f").write_text("x")
     with pytest.raises(NotADirectoryError, match="is a file, not a folder") as info:
         write_toml(tmp_path / "f" / "sub" / "p.toml", {"a": {"x": 1}})
     assert str(tmp_path / "f") in str(info.value) and "\n" not in str(info.value)
+    from kanefem.__main__ import main
+
+    for out in (tmp_path / "f" / "o", tmp_path / "f" / "a" / "o"):  # the command line's --out
+        with pytest.raises(SystemExit):
+            main(["windpump", "--out", str(out), "--points", "12", "--revolutions", "0.1", "--no-plots"])
+        err = capsys.readouterr().err.strip()
+        assert f"{str(tmp_path / 'f')!r} is a file, not a folder" in err and "\n" not in err
     with pytest.raises(StoreError, match="is a file, not a folder"):
         kanefem.sweep(studies.beam_eigenvalues, {"omega": [0.0]}, store=tmp_path / "f" / "s", progress=False)
 

@@ -284,6 +284,7 @@ class OutputSet:
         try:
             if t.parent == t:
                 raise IsADirectoryError(errno.EISDIR, "is a root folder", str(t))
+            _no_file_among(t)
             self._recover()
             _check_replaceable(t)
             missing = []
@@ -439,12 +440,18 @@ def make_folder(path):
     and is not a folder is named in a one-line NotADirectoryError (not the raw
     FileExistsError of ``Path.mkdir``)."""
     path = Path(path)
-    for p in [*reversed(path.parents), path]:
+    _no_file_among(path, itself=True)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _no_file_among(path, itself=False):
+    """Raise a one-line NotADirectoryError naming the first parent of ``path`` (or ``path``
+    itself) that exists and is not a folder."""
+    for p in [*reversed(path.parents), *([path] if itself else [])]:
         if os.path.lexists(p) and not os.path.isdir(p):
             raise NotADirectoryError(errno.ENOTDIR, f"{str(p)!r} is a file, not a folder (in the path "
                                      f"{str(path)!r})", str(p))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def move_aside(path, label):
