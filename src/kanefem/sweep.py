@@ -31,6 +31,12 @@ Each file is written as its point finishes, by the process that called
 * workers (threads, processes, a Dask cluster on other machines) need no access to the
   folder, and points are independent files: no shared file to lock or corrupt, no
   database, easy to copy, merge or delete one by one.
+* a point's file is checked before it is used (:func:`read_point`): a regular file, a zip
+  whose NPY headers agree with their members' sizes before anything is allocated, CRCs,
+  numbers/bools/strings only, metadata of the right kind.  A damaged point (truncated,
+  bit-flipped, a header that lies) raises :class:`DamagedPointError` naming the file, or
+  with ``damaged="recompute"`` is moved aside (``<key>.npz.damaged``, never deleted) and
+  computed again.  ``store/.lock`` is never followed if it is a symbolic link.
 
 Why not one Zarr or NetCDF store (through xarray)?  They shine for one big array
 written in chunks, but here points finish in any order with outputs whose shapes may
