@@ -81,14 +81,16 @@ def _fail(path, what):
     raise MeshFileError(f"{path}: {what}")
 
 
-_INT = re.compile(rb"(?<![\w.+-])[+-]?\d{7,}(?![\w.])")
+#: an integer token of 8 or more digits (7 digits are below int_bound's floor, 2^24): not
+#: digits of a float (after or before a '.') or of a word
+_INT = re.compile(rb"(?<![\w.])\d{8,}(?![\w.])")
 
 
 def _text_integers(path, buf, size):
     """No integer token of the text above int_bound(size)."""
     bound = int_bound(size)
     for m in _INT.finditer(buf):
-        if abs(int(m.group())) > bound:
+        if int(m.group()) > bound:
             _fail(path, f"the integer {m.group().decode()[:40]} at byte {m.start()} is larger than a "
                         f"file of {size} bytes can describe (counts and tags are at most {bound})")
 
@@ -133,9 +135,9 @@ def _gmsh(path, buf, size):
                 _count(path, section.decode().lower(), n, unit if binary else 4, size)
                 if binary and section == b"Elements":
                     _gmsh_element_blocks(path, buf, start + len(first) + 1, n, size, v4=False)
-    if re.search(rb"^\$Periodic", buf, re.M):
+    if buf.find(b"\n$Periodic") >= 0:
         _fail(path, "holds a $Periodic section, which kanefem does not read (remove it)")
-    for m in re.finditer(rb"^\$(NodeData|ElementData|ElementNodeData)[ \t]*\r?\n", buf, re.M):
+    for m in re.finditer(rb"\n\$(NodeData|ElementData|ElementNodeData)[ \t]*\r?\n", buf):
         _gmsh_data_header(path, buf, m, size, binary)
 
 
@@ -214,19 +216,20 @@ _VTK_TYPES = (rb"(?:bit|unsigned_char|char|unsigned_short|short|unsigned_int|int
 
 
 def _vtk(path, buf, size):
-    head = buf[:1024]
-    binary = re.search(rb"^\s*BINARY\s*$", head, re.M) is not None
-    m = re.search(rb"^\s*DATASET\s+(\S+)", buf, re.M)
+    binary = re.search(rb"^\s*BINARY\s*$", buf[:1024], re.M) is not None
+    # the keyword lines: the data are numbers (ASCII) or bytes after them (binary)
+    keys = b"\n".join(re.findall(rb"(?:^|\n)([A-Za-z_][^\n]{0,200})", buf))
+    m = re.search(rb"^DATASET\s+(\S+)", keys, re.M)
     if m is None or m.group(1).upper() != b"UNSTRUCTURED_GRID":
         _fail(path, "not a VTK UNSTRUCTURED_GRID (a body's mesh is unstructured; "
                     f"DATASET is {m.group(1)[:30].decode(errors='replace') if m else 'missing'})")
     # FIELD arrays: NAME COMPONENTS TUPLES TYPE; lookup tables and colour scalars: NAME COUNT
-    for m in re.finditer(rb"^\s*\S+[ \t]+(\d+)[ \t]+(\d+)[ \t]+" + _VTK_TYPES + rb"\s*$", buf, re.M | re.I):
+    for m in re.finditer(rb"^\S+[ \t]+(\d+)[ \t]+(\d+)[ \t]+" + _VTK_TYPES + rb"\s*$", keys, re.M | re.I):
         _count(path, "field values", int(m.group(1)) * int(m.group(2)), 1 if binary else 2, size)
-    for m in re.finditer(rb"^\s*(?:LOOKUP_TABLE|COLOR_SCALARS)[ \t]+\S+[ \t]+(\d+)", buf, re.M):
+    for m in re.finditer(rb"^(?:LOOKUP_TABLE|COLOR_SCALARS)[ \t]+\S+[ \t]+(\d+)", keys, re.M):
         _count(path, "table entries", int(m.group(1)), 1 if binary else 2, size)
     for pattern, name, per in _VTK_COUNTS:
-        for m in re.finditer(pattern, buf):
+        for m in re.finditer(pattern, keys):
             n = int(m.group(1))
             if per == 0:
                 if n > 64:
@@ -279,7 +282,7 @@ def check(path, file_format=None):
     finally:
         os.close(fd)
     try:
-        if re.search(rb"<!\s*(DOCTYPE|ENTITY)", buf, re.I):
+        if kind == "vtu" and re.search(rb"<!\s*(DOCTYPE|ENTITY)", buf, re.I):  # the XML format
             _fail(path, "holds an XML DOCTYPE or ENTITY declaration (refused: entity expansion, "
                         "external entities)")
         binary = {"gmsh": lambda: re.search(rb"\$MeshFormat\s+\S+\s+1", buf[:4096]) is not None,
