@@ -292,7 +292,7 @@ def test_os_errors_are_one_line(tmp_path, case):
     # the OS refuses these, to root too: a path under a regular file (ENOTDIR), /proc
     args, names = {
         "out-is-a-file": (["windpump", "--out", afile], ["--out", afile, "not a folder"]),
-        "out-under-a-file": (["windpump", "--out", afile / "sub"], ["--out", afile / "sub", "Not a directory"]),
+        "out-under-a-file": (["windpump", "--out", afile / "sub"], ["--out", afile / "sub", "is a file, not a folder"]),
         "out-in-proc": (["windpump", "--out", "/proc/kanefem-test"], ["--out", "/proc/kanefem-test"]),
         "eigen-out-is-a-file": (["eigen", "--out", afile], ["--out", afile]),
         "config-missing": (["windpump", "--config", tmp_path / "no.toml"], ["--config", "no.toml", "No such file"]),

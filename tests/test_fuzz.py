@@ -27,7 +27,11 @@ spatial motions), the mesh bodies (Mesh builders, MeshBody, the sparse eigen sol
 and Newmark), the planar mechanisms (tables, builders, kinematics, rigid motion,
 joint forces, the elastic links one way and two ways) and sweeps (studies, stores,
 resume, SweepResult).  Files (TOML, stores) go to scratch folders that the test
-process removes when it ends.
+process removes when it ends.  Untrusted files (issue 17) have their own probes
+(``mesh_file``, ``toml_file``, ``store_file``): a valid file of every format Mesh.read
+reads, of the TOML configurations and of a sweep store, damaged by hypothesis
+(truncated, bytes flipped or spliced in, lying headers, symbolic links, FIFOs, /dev/zero),
+read under a tighter address limit (``FILE_MEMORY``).
 
 Environment:
 
@@ -198,8 +202,8 @@ def failure(kind):
 _OUTPUT = None  # a file for the C-level output of the children
 
 
-def address_limit():
-    """MEMORY beyond this process's present address space.
+def address_limit(memory=MEMORY):
+    """``memory`` (MEMORY) beyond this process's present address space.
 
     Relative, not absolute: under AddressSanitizer the process has reserved terabytes of
     shadow memory before the first call, and an absolute limit would make every later
@@ -210,7 +214,7 @@ def address_limit():
     except OSError:  # no /proc (macOS): the limit is absolute
         size = 0
     hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-    return size + MEMORY if hard == resource.RLIM_INFINITY else min(size + MEMORY, hard)
+    return size + memory if hard == resource.RLIM_INFINITY else min(size + memory, hard)
 
 
 def isolated(call):
@@ -1958,6 +1962,214 @@ def probe_sweep_result(d):
         return r.campbell(x=arg, frequencies="x", ax=ax) and None
 
     return Call(call, names_of(kanefem.SweepResult.plot, kanefem.SweepResult.campbell, extra=named))
+
+
+# ---------------------------------------------------------------- untrusted files (issue 17)
+#
+# One block (the files a user is given): malformed mesh files of every format Mesh.read
+# reads, TOML configurations (wind pump, mechanism) and sweep stores (points, manifest,
+# lock).  Each example writes a valid file first (its bytes made once, in the test
+# process), then hypothesis damages it: truncation, flipped bytes, hostile bytes spliced
+# in, a header that lies about a size, or the path replaced by a symbolic link, a FIFO, a
+# folder, /dev/zero or nothing.  Same property; the call also runs under a tighter address
+# limit (FILE_MEMORY beyond the child's present size: valid files here are a few kB, so an
+# allocation that large is one the checks did not bound).
+
+FILE_MEMORY = 512 << 20
+MESH_FORMATS = {  # name -> (file name, meshio format, binary)
+    "gmsh22": ("m.msh", "gmsh22", False), "gmsh22-binary": ("m.msh", "gmsh22", True),
+    "gmsh41": ("m.msh", "gmsh", False), "gmsh41-binary": ("m.msh", "gmsh", True),
+    "vtk": ("m.vtk", "vtk", False), "vtk-binary": ("m.vtk", "vtk", True),
+    "vtu": ("m.vtu", "vtu", False), "vtu-binary": ("m.vtu", "vtu", True), "abaqus": ("m.inp", "abaqus", None),
+}
+#: bytes spliced into a file: NUL, invalid UTF-8, huge, negative and non-finite numbers,
+#: XML entities, section markers, NPY headers
+SPLICES = st.one_of(st.sampled_from([
+    b"\x00", b"\xff\xfe", b"99999999999", b"1000000000", b"18446744073709551615", b"-1", b"1e308", b"nan",
+    b"<!DOCTYPE x [<!ENTITY a 'b'>]>", b"&a;", b"$EndNodes\n", b"$Nodes\n", b"\n", b" ", b'"', b"[", b"]]",
+    b"'shape': (1073741824,)", b"\x93NUMPY", b"PK\x03\x04", b"=", b"[[link]]\nname = 'x/../../v'\n",
+]), st.binary(max_size=12))
+#: (pattern, replacement) pairs that make a header lie about a size
+LIES = [(rb"(\$Nodes\r?\n)\d+", rb"\g<1>1000000000"), (rb"(\$Elements\r?\n)\d+", rb"\g<1>4000000000"),
+        (rb"(\$Nodes\r?\n\d+ )\d+", rb"\g<1>1000000000"), (rb"(POINTS )\d+", rb"\g<1>1000000000"),
+        (rb"(CELLS )\d+", rb"\g<1>1000000000"), (rb'(NumberOfPoints=")\d+', rb"\g<1>1000000000"),
+        (rb'(NumberOfCells=")\d+', rb"\g<1>99999999999"), (rb"\(\d+,?\)", rb"(1073741824,)"),
+        (rb"'shape': \(\d+,\s*\d*\)", rb"'shape': (65536, 65536)"), (rb"<f8", rb"|O1"),
+        (rb"elements = \d+", rb"elements = 1000000000"), (rb"\n\d+,", rb"\n99999999999999,")]
+
+
+def tight_memory():
+    """Lower this (child) process's address space to FILE_MEMORY beyond its present size."""
+    if hasattr(os, "fork"):  # (in a child: without fork the call runs in the test process)
+        resource.setrlimit(resource.RLIMIT_AS, (address_limit(FILE_MEMORY), resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+def damaged_bytes(d, data):
+    """``data`` damaged as hypothesis draws it (or left whole)."""
+    how = d.draw(st.sampled_from(["whole", "truncated", "flipped", "spliced", "lying", "mixed"]), "damage")
+    data = bytearray(data)
+    if how in ("truncated", "mixed"):
+        data = data[: d.draw(st.integers(0, len(data)), "truncated at")]
+    if how in ("flipped", "mixed") and data:
+        for k in range(d.draw(st.integers(1, 4), "flips")):
+            i = d.draw(st.integers(0, len(data) - 1), f"flip {k} at")
+            data[i] ^= d.draw(st.integers(1, 255), f"flip {k} xor")
+    if how in ("spliced", "mixed"):
+        i = d.draw(st.integers(0, len(data)), "splice at")
+        cut = d.draw(st.integers(0, 8), "splice replaces")
+        data[i:i + cut] = d.draw(SPLICES, "splice bytes")
+    if how == "lying":
+        pattern, repl = d.draw(st.sampled_from(LIES), "lie")
+        data = bytearray(re.sub(pattern, repl, bytes(data), count=1))
+    return bytes(data)
+
+
+def place(d, path, data):
+    """Write ``data`` at ``path``, or put something else there: a symbolic link (to
+    /dev/zero, to a folder, dangling), a FIFO, a folder, nothing."""
+    what = d.draw(st.sampled_from(["file"] * 6 + ["dev-zero", "fifo", "folder", "missing", "dangling", "link"]),
+                  "the path holds")
+    if what == "file" or os.name != "posix":
+        with open(path, "wb") as f:
+            f.write(data)
+    elif what == "dev-zero" and os.path.exists("/dev/zero"):
+        os.symlink("/dev/zero", path)
+    elif what == "fifo":
+        os.mkfifo(path)
+    elif what == "folder":
+        os.mkdir(path)
+    elif what == "dangling":
+        os.symlink(path + ".nowhere", path)
+    elif what == "link":  # a link to a file with the data: readers may follow it
+        with open(path + ".target", "wb") as f:
+            f.write(data)
+        os.symlink(path + ".target", path)
+    return what
+
+
+@functools.lru_cache(maxsize=None)
+def mesh_file_bytes(fmt):
+    """A valid mesh file of a format (a few cells, a node set), as bytes."""
+    import meshio
+
+    name, meshio_fmt, binary = MESH_FORMATS[fmt]
+    mesh = kanefem.Mesh.box(0.2, 0.1, 0.05, 2, 1, 1, cell="tetra") if "vt" in fmt or "gmsh41" in fmt else \
+        kanefem.Mesh.rectangle(0.2, 0.05, 2, 1, cell="quad8")
+    folder = scratch()
+    kw = {} if binary is None else {"binary": binary}
+    meshio.write(os.path.join(folder, name), mesh.to_meshio(), file_format=meshio_fmt, **kw)
+    with open(os.path.join(folder, name), "rb") as f:
+        return f.read()
+
+
+@probe(weight=2)
+def probe_mesh_file(d):
+    """Mesh.read on a damaged file of each format it reads (also given as file_format)."""
+    fmt = d.draw(st.sampled_from(sorted(MESH_FORMATS)), "format")
+    name = MESH_FORMATS[fmt][0]
+    data = damaged_bytes(d, mesh_file_bytes(fmt))
+    path = os.path.join(scratch(), d.draw(st.sampled_from([name, "mesh.dat"]), "file name"))
+    held = place(d, path, data)
+    kw = d.kwargs(dim=Arg(st.sampled_from([2, 3]), HOSTILE_INT), prune=Arg(st.booleans(), HOSTILE_FLAG),
+                  file_format=Arg(st.sampled_from(["gmsh", "vtk", "vtu", "abaqus"]),
+                                  st.one_of(HOSTILE_TEXT, st.sampled_from(["stl", "gmsh22", "xdmf"]))))
+    if path.endswith(".dat") and "file_format" not in kw:
+        kw["file_format"] = {"m.msh": "gmsh", "m.vtk": "vtk", "m.vtu": "vtu", "m.inp": "abaqus"}[name]
+
+    def call():
+        tight_memory()
+        m = kanefem.Mesh.read(path, **kw)
+        return m, m.n_nodes, m.n_cells
+
+    return Call(call, names_of(kanefem.Mesh.read, extra=(path, "cell_type", "nodes", "cells")),
+                also=(OSError,) if held in ("missing", "dangling") else ())
+
+
+@functools.lru_cache(maxsize=None)
+def toml_file_bytes(which):
+    """A valid wind-pump or mechanism TOML file (with a [run] table), as bytes."""
+    path = os.path.join(scratch(), "c.toml")
+    if which == "windpump":
+        kanefem.WindPump().to_toml(path, run={"rpm": 140.0, "points": 24})
+    else:
+        kanefem.Mechanism.from_toml(kanefem.mechanism.example(which)).to_toml(path, run={"points": 24})
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@probe(weight=1)
+def probe_toml_file(d):
+    """WindPump.from_toml and Mechanism.from_toml on damaged configuration files."""
+    which = d.draw(st.sampled_from(["windpump", "slider_crank", "four_bar"]), "configuration")
+    data = damaged_bytes(d, toml_file_bytes(which))
+    path = os.path.join(scratch(), "c.toml")
+    held = place(d, path, data)
+    reader = d.draw(st.sampled_from(["WindPump", "Mechanism"] if which == "windpump" else ["Mechanism"]), "reader")
+    write_back = d.draw(st.booleans(), "write back")
+
+    def call():
+        tight_memory()
+        obj = getattr(kanefem, reader).from_toml(path)
+        if write_back:  # what was read is written and read again
+            again = getattr(kanefem, reader).from_toml(obj.to_toml(path + ".out.toml"))
+            return obj, again, repr(obj)
+        return obj, repr(obj)
+
+    return Call(call, {"path", path, path + ".out.toml"}, also=(OSError,) if held in ("missing", "dangling") else ())
+
+
+@functools.lru_cache(maxsize=None)
+def store_file_bytes():
+    """The files of a valid store of two points of small_study, name -> bytes."""
+    folder = scratch()
+    kanefem.sweep(small_study, {"omega": [0.0, 1.0]}, store=folder, progress=False, workers=1)
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        if name != ".lock":
+            with open(os.path.join(folder, name), "rb") as f:
+                out[name] = f.read()
+    return out
+
+
+@probe(weight=1)
+def probe_store_file(d):
+    """A sweep resumed on a store with a damaged point (or manifest, or a planted .lock),
+    damaged points raised or recomputed; a planted lock link must not be followed and a
+    recomputed point's damaged file must be kept."""
+    files = store_file_bytes()
+    folder = scratch()
+    for name, data in files.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    points = sorted(n for n in files if n.endswith(".npz"))
+    target = d.draw(st.sampled_from(points + ["sweep.json", ".lock"]), "damaged file")
+    path = os.path.join(folder, target)
+    os.unlink(path) if os.path.exists(path) else None
+    if target == ".lock":
+        held = "link"
+        victim = os.path.join(scratch(), "victim")
+        if os.name == "posix":
+            os.symlink(victim, path)
+    else:
+        held = place(d, path, damaged_bytes(d, files[target]))
+    damaged = d.value("damaged", Arg(st.sampled_from(["raise", "recompute"]), HOSTILE_TEXT))
+
+    def call():
+        tight_memory()
+        r = kanefem.sweep(small_study, {"omega": [0.0, 1.0]}, store=folder, progress=False, workers=1,
+                          damaged=damaged)
+        if target == ".lock" and os.path.lexists(victim):
+            raise AssertionError("the planted .lock link was followed: its target was created")
+        expected = [small_study(omega=w) for w in (0.0, 1.0)]
+        for got, want in zip(r.results, expected):  # a result, and the right one (nothing mixed in)
+            if not (np.array_equal(got["x"], want["x"]) and float(got["s"]) == want["s"]):
+                raise AssertionError(f"a damaged point was taken as a result: {got} instead of {want}")
+        if len(r) != 2:
+            raise AssertionError(f"{len(r)} point(s) instead of 2")
+        return r
+
+    return Call(call, names_of(kanefem.sweep, extra=(folder, path, "store")),
+                also=(OSError,) if held in ("missing", "dangling") else ())
 
 
 # ====================================================================== the tests

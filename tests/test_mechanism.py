@@ -494,7 +494,7 @@ def test_windpump_is_one_mechanism_and_its_toml_gives_the_same_motion(tmp_path):
     written = mech.to_toml(tmp_path / "w.toml", drives={
         "alpha": {"drive": ConstantSpeed(w), "initial": 0.0},
         "x_D": {"initial": steady.x_D[0], "rate": steady.xdot_D[0]}})
-    from kanefem.windpump import _tomllib
+    from kanefem._io import _tomllib
 
     tables = lambda p: _tomllib().loads(Path(p).read_text())  # noqa: E731
     # the shipped file's [run] table holds the command line's options (the papers' one-way

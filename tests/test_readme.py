@@ -59,7 +59,7 @@ def test_quickstart_runs(capsys):
 
 
 def test_every_python_block_follows_an_install_line_of_a_declared_extra():
-    from kanefem.windpump import _tomllib
+    from kanefem._io import _tomllib
 
     text = _readme()
     found = sessions(text)

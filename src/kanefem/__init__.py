@@ -42,7 +42,7 @@ from .simulate import (  # noqa: E402
     simulate,
 )
 from . import studies  # noqa: E402
-from .sweep import StoreError, SweepResult, sweep  # noqa: E402  (issue 12)
+from .sweep import DamagedPointError, StoreError, SweepResult, sweep  # noqa: E402  (issue 12)
 
 
 # the wind-pump mechanism (issue 4)
@@ -56,6 +56,7 @@ from .windpump import (  # noqa: E402
 )
 
 # plane and solid elements from meshes (issue 10)
+from ._meshfiles import MeshFileError  # noqa: E402  (issue 17: untrusted mesh files)
 from .meshes import Mesh, MeshBody  # noqa: E402
 
 
@@ -109,7 +110,7 @@ __all__ = [
     "WindPumpMotion",
     "WindPumpParams",
 ]
-__all__ += ["Mesh", "MeshBody"]  # meshes (issue 10)
+__all__ += ["Mesh", "MeshBody", "MeshFileError"]  # meshes (issue 10, 17)
 __all__ += [  # time integration (issue 3)
     "HarmonicLoad",
     "ModalDamping",
@@ -120,7 +121,7 @@ __all__ += [  # time integration (issue 3)
     "simulate",
     "studies",
 ]
-__all__ += ["StoreError", "SweepResult", "sweep"]  # studies at scale (issue 12)
+__all__ += ["DamagedPointError", "StoreError", "SweepResult", "sweep"]  # studies at scale (issue 12)
 
 # spatial motion (issue 9): the 3D beam and bar
 from .bodies import Bar3D, Beam3D  # noqa: E402

@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from . import __version__
-from ._io import OutputSet, provenance, write_csv
+from ._io import OutputSet, atomic_write, inside, make_folder, provenance, read_toml, safe_name, write_csv
 
 
 class _Stop(Exception):
@@ -33,7 +33,7 @@ class _Stop(Exception):
 # Namespace entries that are not options of a run (argparse bookkeeping, where the
 # parameters come from, where the files go); every other entry is one, recorded in [run].
 _NOT_RUN = ("job", "func", "config", "out", "pump", "file", "mech", "mech_tables",
-            "sweep", "store", "workers")  # the sweep's: its [sweep] table
+            "sweep", "store", "workers", "recompute_damaged")  # the sweep's: its [sweep] table
 # API arguments named in kanefem's messages whose option has another name
 _API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
 
@@ -94,12 +94,11 @@ def _run_defaults(path, run, args):
 
 def _read_config(path, job_parser, args):
     """Wind-pump parameters and the [run] options (as defaults of job_parser) from a TOML file."""
-    from .windpump import WindPump, _tomllib
+    from .windpump import WindPump
 
     try:
         pump = WindPump.from_toml(path)
-        with open(path, "rb") as f:
-            run = _tomllib().load(f).get("run", {})  # a table: from_toml refuses any other "run"
+        run = read_toml(path).get("run", {})  # a table: from_toml refuses any other "run"
         defaults = _run_defaults(path, run, args)
     except OSError as exc:
         raise _Stop(2, f"error: --config {path}: {_one_line(exc.strerror or exc)}") from None
@@ -255,10 +254,7 @@ def _sweep_grid(args, path, kind_of):
     none.  ``kind_of(name, spec)`` checks a name and gives its number kind (int, float)."""
     specs = args.sweep
     if not specs and path:
-        from .windpump import _tomllib
-
-        with open(path, "rb") as f:
-            table = _tomllib().load(f).get("sweep", {})
+        table = read_toml(path).get("sweep", {})
         if not isinstance(table, dict):
             raise TypeError(f"{path}: sweep must be a table [sweep]")
         specs = []
@@ -291,7 +287,8 @@ def _run_sweep(args, what, study, grid, points):
     print(f"kanefem {__version__}: sweep of {what} over {n} point(s) "
           f"({', '.join(f'{k}: {len(v)}' for k, v in grid.items())}); points stored in {store}")
     try:
-        res = sweep(study, points, store=store, workers=args.workers, progress=None)
+        res = sweep(study, points, store=store, workers=args.workers, progress=None,
+                    damaged="recompute" if getattr(args, "recompute_damaged", False) else "raise")
     except KeyboardInterrupt:
         print(f"interrupted: the finished points are in {store}; the same command resumes there")
         raise
@@ -348,7 +345,7 @@ def _windpump_sweep(args, pump, grid, folder):
             else:
                 res.plot("f1_min_Hz", x=x, ax=ax)
             ax.set_title("lever BC' over the sweep")
-            fig.savefig(folder / "sweep.png", dpi=120)
+            atomic_write(folder / "sweep.png", lambda f: fig.savefig(f, format="png", dpi=120), mode="wb")
         except ImportError as exc:
             print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
 
@@ -366,12 +363,10 @@ def _windpump_animation(pump, motion, n_elements, folder):
 def _read_mechanism(path, job_parser, args):
     """A mechanism and its [run] options (as defaults of job_parser) from a TOML file."""
     from .mechanism import Mechanism
-    from .windpump import _tomllib
 
     try:
         mech = Mechanism.from_toml(path)
-        with open(path, "rb") as f:
-            mech_tables = _tomllib().load(f)
+        mech_tables = read_toml(path)
         run = mech_tables.get("run", {})
         if not isinstance(run, dict):
             raise TypeError(f"{path}: run must be a table [run]")
@@ -475,7 +470,7 @@ def _mechanism_sweep(args, mech, tables, grid, folder):
             ax.set_title(f"lowest first frequency over the motion: link(s) {', '.join(L.name for L in mech.links)}")
             ax.set_xlabel(names[0])
             ax.set_ylabel("f1 [Hz]")
-            fig.savefig(folder / "sweep.png", dpi=120)
+            atomic_write(folder / "sweep.png", lambda f: fig.savefig(f, format="png", dpi=120), mode="wb")
         except ImportError as exc:
             print(f"plots skipped: {exc} (pip install matplotlib for the PNG figures)")
 
@@ -503,8 +498,9 @@ def _mechanism_files(args, mech, folder):
     mech.to_toml(folder / "mechanism.toml", run={**run, "kanefem": __version__})
     for name, result in (("motion.csv", motion), ("joint_forces.csv", forces)):
         write_csv(folder, name, *result.table())
-    for name, r in eig.items():
-        write_csv(folder, f"eigenvalues_{name}.csv", *r.table())
+    used = set()
+    for name, r in eig.items():  # a link's name comes from the user's file: never a path
+        write_csv(folder, f"eigenvalues_{safe_name(name, used)}.csv", *r.table())
     if flex is not None:
         write_csv(folder, "flexible_motion.csv", *flex.table())
 
@@ -572,7 +568,6 @@ def _example_description(path):
 
 
 def _cmd_examples(args):
-    import shutil
     from pathlib import Path
 
     from .mechanism import EXAMPLES, example
@@ -592,9 +587,10 @@ def _cmd_examples(args):
         raise _Stop(2, f"error: --copy {args.copy}: would overwrite {', '.join(taken)} (nothing copied; "
                     "remove them or choose another folder)")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         for path in paths.values():
-            shutil.copyfile(path, folder / path.name)
+            data = path.read_bytes()
+            atomic_write(inside(folder, path.name), lambda f: f.write(data), mode="wb")
             print(f"wrote {folder / path.name}")
     except OSError as exc:
         raise _Stop(2, f"error: --copy {args.copy}: {_one_line(exc.strerror or exc)}") from None
@@ -691,6 +687,9 @@ def build_parser():
                    "between runs: a stopped sweep resumes there (default: OUT-store)")
     w.add_argument("--workers", type=int, default=None,
                    help="with --sweep: threads (default: the number of CPUs)")
+    w.add_argument("--recompute-damaged", action="store_true",
+                   help="with --sweep: a damaged point in --store (truncated, bit-flipped) is moved "
+                   "aside as KEY.npz.damaged and computed again (default: stop, naming the file)")
     w.set_defaults(func=_cmd_windpump)
 
     mc = sub.add_parser(

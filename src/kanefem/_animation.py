@@ -209,7 +209,7 @@ def _render(make_frames, nt, path, frames, fps):
         return anim
     with tempfile.TemporaryDirectory() as tmp:
         tmp_file = Path(tmp) / ("animation" + path.suffix.lower())
-        anim.save(tmp_file, writer=writer, dpi=80)
+        anim.save(tmp_file, writer=writer, dpi=80)  # _io: a private temporary folder, then atomic_write
         return atomic_write(path, lambda f: f.write(tmp_file.read_bytes()), mode="wb")
 
 

@@ -16,6 +16,7 @@ import os
 import secrets
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -39,7 +40,7 @@ def atomic_path(path):
     its creation (tempfile.mkstemp has a few bytecodes between creating the file and
     returning its name) still removes it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     tmp = None
     try:
         for _ in range(100):
@@ -82,7 +83,7 @@ def write_csv(folder, name, header, rows):
         for row in rows:
             w.writerow([f"{v:.17g}" if isinstance(v, float) else v for v in row])
 
-    return atomic_write(Path(folder) / name, write, newline="")
+    return atomic_write(inside(folder, name), write, newline="")
 
 
 def _toml_ready(key, v):
@@ -90,6 +91,8 @@ def _toml_ready(key, v):
     (NumPy scalars become Python's); anything else is refused, naming the key."""
     if isinstance(v, np.generic):
         v = v.item()
+    if isinstance(v, str) and "\x00" in v:  # read_toml refuses it: the file could not be read back
+        raise ValueError(f"{key} = {v!r} holds a NUL character: not written to TOML")
     if isinstance(v, (bool, int, str)):
         return v
     if isinstance(v, float):
@@ -205,9 +208,8 @@ def _sigint_deferred():
 
 def _read_manifest(folder):
     """The file names a kanefem manifest in folder lists, or None if it has none (or not ours)."""
-    try:
-        with open(Path(folder) / MANIFEST, encoding="utf-8") as f:
-            data = json.load(f)
+    try:  # a FIFO or a device planted there is refused, not read (read_bytes)
+        data = json.loads(read_bytes(Path(folder) / MANIFEST, what="manifest"))
     except (OSError, ValueError):
         return None
     if not (isinstance(data, dict) and isinstance(data.get("kanefem"), str)
@@ -311,6 +313,7 @@ class OutputSet:
         try:
             if t.parent == t:
                 raise IsADirectoryError(errno.EISDIR, "is a root folder", str(t))
+            _no_file_among(t)
             self._recover()
             _check_replaceable(t)
             missing = []
@@ -400,3 +403,199 @@ class OutputSet:
             except OSError:
                 break
         self._made = []
+
+
+# ---------------------------------------------------------------- names, paths and untrusted files
+#
+# The rule (checked by tests/test_io.py, which scans the package): every file the package
+# writes goes through a function of this module (atomic_path, atomic_write, write_csv,
+# write_toml, append_text, OutputSet, open_lock); a file name built from user data (a link's
+# name, a parameter) goes through safe_name and lands in its folder through inside(); and
+# every configuration file is read through read_toml.  A line outside this module that
+# writes a file carries the marker "# _io: <why>" (e.g. a writer into a private temporary
+# folder), so that the scan can tell it from a forgotten one.
+
+#: Windows' reserved device names (any extension): refused as file names on every system,
+#: so that an output folder can be copied there
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{k}" for k in range(1, 10)), *(f"LPT{k}" for k in range(1, 10))}
+#: the longest name safe_name returns, in characters (file systems allow 255 bytes)
+NAME_MAX = 100
+
+
+def safe_name(text, used=None, *, fallback="item"):
+    """A file-name component made from ``text`` (a name from user data): characters other
+    than ASCII letters, digits, ``-``, ``_`` and ``.`` become ``_`` (separators, ``..``,
+    NUL and control characters, spaces, quotes: nothing of a path survives), no leading
+    dot (no hidden file, no ``..``), not a reserved Windows name, at most NAME_MAX
+    characters.  A name changed in any way, or shortened, gets 8 hex digits of its
+    SHA-256, so two different names never meet by sanitising; ``used`` (a set, updated)
+    makes names unique within one folder deterministically (``_2``, ``_3``, ... in call
+    order, case-insensitively as on macOS and Windows)."""
+    text = str(text)
+    clean = "".join(c if (c.isascii() and (c.isalnum() or c in "-_.")) else "_" for c in text)
+    clean = clean.lstrip(".").rstrip(". ") or fallback
+    if clean.split(".")[0].upper() in _RESERVED:
+        clean = "_" + clean
+    if clean != text or len(clean) > NAME_MAX:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        clean = f"{clean[:NAME_MAX - 9]}-{digest}"
+    if used is not None:
+        base, k = clean, 1
+        while clean.lower() in used:
+            k += 1
+            clean = f"{base}_{k}"
+        used.add(clean.lower())
+    return clean
+
+
+def inside(folder, name):
+    """``folder / name``, checked to stay inside ``folder`` once symbolic links are
+    resolved (ValueError naming both otherwise): ``name`` must be one plain component."""
+    if (not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name
+            or "\x00" in name or os.sep in name or (os.altsep and os.altsep in name)):
+        raise ValueError(f"file name {name!r} must be one plain name (no separators, no '..', no NUL)")
+    folder = Path(folder)
+    path = folder / name
+    base = os.path.realpath(folder)
+    real = os.path.realpath(path)
+    if os.path.dirname(real) != base:
+        raise ValueError(f"{str(path)!r} resolves to {real!r}, outside the output folder {base!r} "
+                         "(a symbolic link?): refusing to write there")
+    return path
+
+
+def make_folder(path):
+    """Create folder ``path`` and its parents (as ``mkdir -p``); a component that exists
+    and is not a folder is named in a one-line NotADirectoryError (not the raw
+    FileExistsError of ``Path.mkdir``)."""
+    path = Path(path)
+    _no_file_among(path, itself=True)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _no_file_among(path, itself=False):
+    """Raise a one-line NotADirectoryError naming the first parent of ``path`` (or ``path``
+    itself) that exists and is not a folder."""
+    for p in [*reversed(path.parents), *([path] if itself else [])]:
+        if os.path.lexists(p) and not os.path.isdir(p):
+            raise NotADirectoryError(errno.ENOTDIR, f"{str(p)!r} is a file, not a folder (in the path "
+                                     f"{str(path)!r})", str(p))
+
+
+def move_aside(path, label):
+    """Rename ``path`` to a free name beside it, ``NAME.label`` (then ``NAME.label-2``, ...),
+    to keep a file the package will not use (a damaged one) without deleting it."""
+    path = Path(path)
+    for k in range(1, 1000):
+        aside = path.with_name(f"{path.name}.{label}" + ("" if k == 1 else f"-{k}"))
+        if not os.path.lexists(aside):
+            os.rename(path, aside)
+            return aside
+    raise FileExistsError(errno.EEXIST, f"999 files named {path.name}.{label}* beside it: remove some", str(path))
+
+
+def append_text(path, text):
+    """Append ``text`` to a text file, atomically (the old content, then the new, in a new file)."""
+    old = Path(path).read_text(encoding="utf-8")
+    return atomic_write(path, lambda f: f.write(old + text), encoding="utf-8")
+
+
+def open_lock(path):
+    """Open (create) a lock file, never through a symbolic link: O_NOFOLLOW refuses a link
+    planted at ``path`` (OSError naming it), and a path that is not a regular file (a FIFO,
+    a folder) is refused too.  Returns a binary file object."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    if os.path.islink(path):  # also where O_NOFOLLOW is missing
+        raise OSError(errno.ELOOP, "is a symbolic link: a lock file is never followed", str(path))
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "is a symbolic link: a lock file is never followed", str(path)) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "is not a regular file", str(path))
+    return os.fdopen(fd, "r+b")
+
+
+#: the largest file read_bytes reads by default: configurations are a few kB
+TEXT_MAX = 16 << 20
+
+
+def read_bytes(path, *, limit=TEXT_MAX, what="file"):
+    """The bytes of a regular file of at most ``limit`` bytes, read without blocking on a
+    FIFO or reading a device for ever: opened with O_NONBLOCK, refused (ValueError naming
+    the file) unless fstat calls it a regular file and its size is within ``limit``; the
+    read itself stops at ``limit + 1`` bytes (a file growing meanwhile)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a socket")
+            raise ValueError(f"{path}: is {kind}, not a regular {what}")
+        if st.st_size > limit:
+            raise ValueError(f"{path}: {st.st_size} bytes is more than a {what} may have ({limit} bytes)")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ValueError(f"{path}: more than a {what} may have ({limit} bytes)")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _tomllib():
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise ImportError("reading TOML needs Python >= 3.11 (tomllib) or the tomli package") from None
+    return tomllib
+
+
+def _no_nul(path, data, where=""):
+    """Refuse a NUL character in any key or string of parsed TOML (it cannot be a name, a
+    file name or a C string)."""
+    if isinstance(data, str):
+        if "\x00" in data:
+            raise ValueError(f"{path}: {where or 'a value'} = {data!r} holds a NUL character")
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            if "\x00" in k:
+                raise ValueError(f"{path}: the key {k!r} holds a NUL character")
+            _no_nul(path, v, f"{where}.{k}" if where else k)
+    elif isinstance(data, list):
+        for k, v in enumerate(data):
+            _no_nul(path, v, f"{where}[{k}]")
+
+
+def read_toml(path):
+    """The tables of a TOML configuration file, read safely: a regular file of at most
+    TEXT_MAX bytes (a FIFO, a device, a huge file refused by read_bytes), UTF-8 (else a
+    ValueError naming the file and the byte), valid TOML, no NUL character in a key or a
+    string.  The one reader of every TOML file of the package (WindPump.from_toml,
+    Mechanism.from_toml, the command line's --config)."""
+    raw = read_bytes(path, what="TOML file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a text (UTF-8) file: byte {exc.start} is {raw[exc.start:exc.start + 1]!r}") \
+            from None
+    tomllib = _tomllib()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: not valid TOML: {exc}") from None
+    _no_nul(path, data)
+    return data

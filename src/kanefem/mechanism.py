@@ -50,7 +50,7 @@ from typing import Callable
 import numpy as np
 
 from . import _animation, _checks, _core
-from ._io import write_toml
+from ._io import read_toml, write_toml
 from ._results import ResultMixin, eigen_time_columns
 from ._smoothing import SmoothingSpline
 from .bodies import AxialBar, FlexibleBody, PlanarBeam, _signed_hz
@@ -1357,15 +1357,8 @@ class Mechanism:
     @classmethod
     def from_toml(cls, path) -> "Mechanism":
         """Read a mechanism from a TOML file (see :meth:`to_toml`)."""
-        from .windpump import _tomllib
-
-        path = _FilePath(path)
-        tomllib = _tomllib()
-        with open(path, "rb") as f:
-            try:
-                data = tomllib.load(f)
-            except tomllib.TOMLDecodeError as exc:
-                raise ValueError(f"{path}: not valid TOML: {exc}") from None
+        path = _checks.path("path", path)
+        data = read_toml(path)
         try:
             return cls.from_dict(data)
         except (ValueError, TypeError, KeyError) as exc:

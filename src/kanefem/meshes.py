@@ -44,7 +44,7 @@ import numpy as np
 
 from . import _checks, _core
 from .bodies import EigenResult, FlexibleBody, MotionTerms
-from ._io import atomic_path, atomic_write
+from ._io import atomic_path, atomic_write, inside
 
 #: meshio cell type -> element kind
 CELL_KINDS = {
@@ -230,10 +230,39 @@ class Mesh:
             Drop nodes that belong to no body cell (a mesher's geometry points) instead
             of raising.
         file_format : str, optional
-            meshio's format name, when the file's extension does not say it.
+            meshio's format name, when the file's extension does not say it: ``"gmsh"``,
+            ``"vtk"``, ``"vtu"`` or ``"abaqus"``.
+
+        Raises
+        ------
+        MeshFileError
+            (a ValueError) naming the file and what is wrong: not a regular file, a
+            format other than Gmsh .msh (2.2, 4.1), VTK .vtk, VTU and Abaqus .inp, XML
+            entities, declared sizes larger than the file can hold, or a damaged file
+            (whatever meshio raised, also its ``sys.exit``, except MemoryError and
+            KeyboardInterrupt); sizes are checked before anything is allocated
+            (:mod:`kanefem._meshfiles`).
+        ValueError
+            The mesh in the file is not one body (see :func:`Mesh.from_meshio`).
         """
+        from ._meshfiles import MeshFileError, check
+
         meshio = _meshio()
-        return cls.from_meshio(meshio.read(os.fspath(path), file_format=file_format), dim=dim, prune=prune)
+        path = _checks.path("path", path)
+        fmt = check(path, file_format)
+        try:
+            m = meshio.read(os.fspath(path), file_format=fmt)
+        except (KeyboardInterrupt, MemoryError):  # an allocation the checks missed is a defect, not a file's
+            raise
+        except BaseException as exc:  # noqa: BLE001 - SystemExit (meshio's sys.exit), ReadError, IndexError, ...
+            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise MeshFileError(f"{path}: not a readable {fmt} mesh file ({what[:300]})") from None
+        try:
+            return cls.from_meshio(m, dim=dim, prune=prune)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"{path}: {exc}") from None
+        except (IndexError, KeyError, AttributeError, OverflowError) as exc:  # a mesh meshio built from a damaged file
+            raise MeshFileError(f"{path}: not a consistent mesh ({type(exc).__name__}: {exc})") from None
 
     @classmethod
     def from_meshio(cls, m, *, dim=None, prune=False) -> "Mesh":
@@ -540,7 +569,7 @@ def write_meshio(path, mesh, file_format=None):
                              f"file_format or one of {', '.join(sorted(types))}")
 
     with atomic_path(path) as tmp:
-        meshio.write(tmp, mesh, file_format=fmt)
+        meshio.write(tmp, mesh, file_format=fmt)  # _io: the temporary file of atomic_path
     return path
 
 
@@ -952,7 +981,7 @@ class MeshBody(FlexibleBody):
         for k in range(0, d.shape[0], every):
             name = f"{path.stem}_{k:06d}.vtu"
             data = {"velocity": self.displacement_field(result.v[k])} if getattr(result, "v", None) is not None else {}
-            self.write_vtu(folder / name, d[k], data)
+            self.write_vtu(inside(folder, name), d[k], data)
             entries.append((float(result.t[k]), f"{folder.name}/{name}"))
         lines = ['<?xml version="1.0"?>',
                  '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">', "  <Collection>"]

@@ -31,6 +31,12 @@ Each file is written as its point finishes, by the process that called
 * workers (threads, processes, a Dask cluster on other machines) need no access to the
   folder, and points are independent files: no shared file to lock or corrupt, no
   database, easy to copy, merge or delete one by one.
+* a point's file is checked before it is used (:func:`read_point`): a regular file, a zip
+  whose NPY headers agree with their members' sizes before anything is allocated, CRCs,
+  numbers/bools/strings only, metadata of the right kind.  A damaged point (truncated,
+  bit-flipped, a header that lies) raises :class:`DamagedPointError` naming the file, or
+  with ``damaged="recompute"`` is moved aside (``<key>.npz.damaged``, never deleted) and
+  computed again.  ``store/.lock`` is never followed if it is a symbolic link.
 
 Why not one Zarr or NetCDF store (through xarray)?  They shine for one big array
 written in chunks, but here points finish in any order with outputs whose shapes may
@@ -67,7 +73,9 @@ import logging
 import math
 import numbers
 import os
+import stat
 import time
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,11 +84,12 @@ import numpy as np
 
 from . import _checks
 from ._core import KanefemError
-from ._io import atomic_write
+from ._io import atomic_write, make_folder, move_aside, open_lock, read_bytes
 from ._results import ResultMixin, axis_label, campbell, finish_axes, flatten, require_pandas
 from ._version import __version__
 
-__all__ = ["sweep", "SweepResult", "StoreError", "UnknownNameError", "expand_grid", "point_key", "study_name"]
+__all__ = ["sweep", "SweepResult", "StoreError", "DamagedPointError", "read_point", "UnknownNameError",
+           "expand_grid", "point_key", "study_name"]
 
 log = logging.getLogger("kanefem.sweep")
 
@@ -93,6 +102,13 @@ class StoreError(KanefemError, ValueError):
     """A sweep's store holds something else than this sweep would write there (another
     study, other parameters under a point's key, a file that is not a point), or is
     in use by another sweep."""
+
+
+class DamagedPointError(StoreError):
+    """A point's file in a store is damaged (truncated, empty, bit-flipped, not a point,
+    a header that lies about its size, metadata of the wrong kind): the message names the
+    file and what is wrong.  ``sweep(..., damaged="recompute")`` moves such files aside
+    (``<key>.npz.damaged``) and computes their points again."""
 
 
 class UnknownNameError(KanefemError, KeyError):
@@ -259,7 +275,10 @@ class _Store:
         self.folder = _checks.path("store", folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise StoreError(f"store = {str(self.folder)!r} exists and is not a folder")
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            make_folder(self.folder)
+        except NotADirectoryError as exc:
+            raise StoreError(f"store = {str(self.folder)!r}: {exc.strerror}") from None
         self.study = study
         self._lock = None
         self._take_lock()
@@ -275,7 +294,10 @@ class _Store:
             import fcntl
         except ImportError:  # not POSIX: no lock (one sweep per store is then the user's care)
             return
-        f = open(self.folder / ".lock", "a+")
+        try:
+            f = open_lock(self.folder / ".lock")  # a symbolic link planted there is refused, not followed
+        except OSError as exc:
+            raise StoreError(f"store = {str(self.folder)!r}: its lock file {exc.filename}: {exc.strerror}") from None
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -296,11 +318,13 @@ class _Store:
 
     def _check_manifest(self, names):
         path = self.folder / _MANIFEST
-        if path.exists():
+        if os.path.lexists(path):
             try:
-                manifest = json.loads(path.read_text())
-            except ValueError as exc:
+                manifest = json.loads(read_bytes(path, limit=1 << 20, what="sweep manifest"))
+            except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError too
                 raise StoreError(f"{path}: not a sweep manifest ({exc})") from None
+            if not isinstance(manifest, dict):
+                raise StoreError(f"{path}: not a sweep manifest (a JSON {type(manifest).__name__}, not an object)")
             if manifest.get("study") != self.study:
                 raise StoreError(f"store = {str(self.folder)!r} holds the study {manifest.get('study')!r}, "
                                  f"not {self.study!r}: use another folder")
@@ -313,19 +337,14 @@ class _Store:
         return self.folder / f"{point_key(params)}.npz"
 
     def load(self, params):
-        """The stored record of a point, or None; StoreError if the file is another point's."""
+        """The stored record of a point, or None; DamagedPointError if its file is damaged,
+        StoreError if it is another point's."""
         path = self.path(params)
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                data = {k: z[k] for k in z.files}
-        except FileNotFoundError:
+        if not os.path.lexists(path):
             return None
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"{path}: not a readable sweep point ({exc}); delete it to recompute") from None
+        data = read_point(path)
         meta = {k: data.pop(k, None) for k in _META}
-        if meta["__params__"] is None or meta["__study__"] is None:
-            raise StoreError(f"{path}: not a sweep point (no parameters or study recorded)")
-        stored = json.loads(str(meta["__params__"]))
+        stored = json.loads(str(meta["__params__"]))  # checked by read_point
         if stored != params or str(meta["__study__"]) != self.study:
             raise StoreError(f"{path} holds study {str(meta['__study__'])!r} at {stored}, not "
                              f"{self.study!r} at {params}: refusing to mix it in")
@@ -333,6 +352,10 @@ class _Store:
         if version != __version__:
             log.warning("%s was computed by kanefem %s (this is %s)", path.name, version, __version__)
         return data, {"version": version, "seconds": float(meta["__seconds__"])}
+
+    def set_aside(self, params):
+        """Move a damaged point's file aside (``<key>.npz.damaged``): kept, never deleted."""
+        return move_aside(self.path(params), "damaged")
 
     def save(self, params, record, seconds):
         meta = {
@@ -342,6 +365,84 @@ class _Store:
             "__seconds__": np.array(seconds),
         }
         return atomic_write(self.path(params), lambda f: np.savez(f, **record, **meta), mode="wb")
+
+
+def _npy_member(z, info, path):
+    """One array of a point's NPZ file, its header checked before anything is allocated:
+    shape x itemsize + header must be the member's size (a header declaring 2^30 doubles in
+    a 1 KB file is refused), the dtype a number, bool or string (no objects)."""
+    fmt = np.lib.format
+    where = f"{path}: member {info.filename!r}"
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+        raise DamagedPointError(f"{where} is compressed: kanefem stores points uncompressed")
+    with z.open(info) as f:
+        version = fmt.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(f)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = fmt.read_array_header_2_0(f)
+        else:
+            raise DamagedPointError(f"{where}: NPY format version {version} is not one numpy writes for a point")
+        if dtype.hasobject or dtype.kind not in "biufcUS" or dtype.names:
+            raise DamagedPointError(f"{where} has dtype {dtype}: a point holds numbers, bools and strings only")
+        count = math.prod(shape)
+        need = count * dtype.itemsize + f.tell()
+        if need != info.file_size:
+            raise DamagedPointError(f"{where}: its header declares shape {shape} of {dtype} ({need} bytes with "
+                                    f"the header), but the member has {info.file_size} bytes")
+        raw = bytearray(f.read(count * dtype.itemsize))
+        f.read()  # to the end: the CRC is checked there (a bit flipped in the data)
+    if len(raw) != count * dtype.itemsize:
+        raise DamagedPointError(f"{where} is truncated")
+    return np.frombuffer(raw, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def read_point(path):
+    """A point's arrays (outputs and the reserved metadata) from its NPZ file, every part
+    checked (see DamagedPointError): a regular file within a zip whose members' declared
+    sizes fit the file, NPY headers that agree with their members' sizes, CRCs, and the
+    metadata (parameters as a JSON object, study and version as strings, seconds a
+    finite number)."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise DamagedPointError(f"{path}: not a regular file (a symbolic link, a folder, a FIFO?): "
+                                    "a point is a file the sweep wrote")
+        data = {}
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            total = sum(i.file_size for i in infos)
+            if total > st.st_size:
+                raise DamagedPointError(f"{path}: its members declare {total} bytes, more than the file's "
+                                        f"{st.st_size}")
+            for info in infos:
+                name = info.filename
+                if not name.endswith(".npy") or name[:-4] in data:
+                    raise DamagedPointError(f"{path}: member {name!r} is not one array of a point")
+                data[name[:-4]] = _npy_member(z, info, path)
+    except DamagedPointError:
+        raise
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, TypeError, OverflowError,
+            SyntaxError, UnicodeError, NotImplementedError, RuntimeError) as exc:
+        raise DamagedPointError(f"{path}: not a readable sweep point ({type(exc).__name__}: {exc})") from None
+    for name, kind in (("__params__", "U"), ("__study__", "U"), ("__version__", "U"), ("__seconds__", "f")):
+        a = data.get(name)
+        if a is None or a.shape != () or a.dtype.kind != kind:
+            got = "missing" if a is None else f"of shape {a.shape} and dtype {a.dtype}"
+            raise DamagedPointError(f"{path}: not a sweep point: {name} is {got} (a single "
+                                    f"{'string' if kind == 'U' else 'number'} expected)")
+    try:
+        params = json.loads(str(data["__params__"]))
+    except ValueError as exc:
+        raise DamagedPointError(f"{path}: its parameters are not JSON ({exc})") from None
+    if not isinstance(params, dict):
+        raise DamagedPointError(f"{path}: its parameters are a JSON {type(params).__name__}, not an object")
+    if not math.isfinite(float(data["__seconds__"])):
+        raise DamagedPointError(f"{path}: __seconds__ = {float(data['__seconds__'])!r} is not finite")
+    return data
 
 
 # ---------------------------------------------------------------- executors
@@ -429,7 +530,7 @@ def _progress_bar(progress, total, initial):
 
 
 def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None, errors="raise",
-          name=None) -> "SweepResult":
+          name=None, damaged="raise") -> "SweepResult":
     """Run a study at every point of a grid, in parallel, storing each point as it finishes.
 
     Parameters
@@ -463,6 +564,11 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
     name : str, optional
         The study's name in the store (default :func:`~kanefem.sweep.study_name`); needed for
         lambdas and nested functions.
+    damaged : {"raise", "recompute"}
+        A point's file in the store that is damaged (truncated, empty, bit-flipped, a
+        lying header, metadata of the wrong kind: :class:`DamagedPointError`, naming
+        the file): raise, or move it aside as ``<key>.npz.damaged`` (kept, never
+        deleted) and compute the point again.
 
     Returns
     -------
@@ -473,7 +579,8 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
     ------
     StoreError
         The store holds another study or another point under a point's key, or is
-        in use by another sweep.
+        in use by another sweep; :class:`DamagedPointError` (a StoreError) for a
+        damaged point's file with ``damaged="raise"``.
     KeyboardInterrupt
         After Ctrl-C: the points not started are cancelled, the stored ones stay.
 
@@ -489,6 +596,7 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
     if not callable(study):
         raise TypeError(f"study must be callable (study(**params) -> results), got {study!r}")
     _checks.choice("errors", errors, ("raise", "skip"))
+    _checks.choice("damaged", damaged, ("raise", "recompute"))
     label = study_name(study) if name is None else name
     if not isinstance(label, str) or not label:
         raise TypeError(f"name must be a non-empty string, got {name!r}")
@@ -500,7 +608,15 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
     try:
         todo = []
         for k, p in enumerate(points):
-            got = st.load(p) if st else None
+            try:
+                got = st.load(p) if st else None
+            except DamagedPointError as exc:
+                if damaged == "raise":
+                    raise DamagedPointError(f"{exc}; sweep(..., damaged='recompute') (the command line's "
+                                            "--recompute-damaged) moves it aside and computes the point "
+                                            "again") from None
+                log.warning("%s; moved aside as %s, computing the point again", exc, st.set_aside(p).name)
+                got = None
             if got is None:
                 todo.append((k, p))
             else:

@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 from . import _animation, _checks, _core
-from ._io import write_toml
+from ._io import read_toml, write_toml
 from ._results import ResultMixin, eigen_time_columns
 from ._smoothing import SmoothingSpline
 from .bodies import PlanarBeam, _signed_hz
@@ -416,17 +416,6 @@ class LeverEigenvalues(ResultMixin):
         return eigen_time_columns(self.t, self.eigenvalues, self.frequencies_hz, self.eigenvalues_imag, self.s)
 
 
-def _tomllib():
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib
-        except ImportError:
-            raise ImportError("reading TOML needs Python >= 3.11 (tomllib) or the tomli package") from None
-    return tomllib
-
-
 #: the lever's PlanarBeam arguments and the pump's parameters they come from
 _LEVER_NAMES = {"length": "l2", "E": "E2", "A": "A2", "I": "I2", "rho": "rho2"}
 
@@ -519,12 +508,7 @@ class WindPump:
             An unknown table or key, or an invalid value (named, with the file).
         """
         path = _checks.path("path", path)
-        tomllib = _tomllib()
-        with open(path, "rb") as f:
-            try:
-                data = tomllib.load(f)
-            except tomllib.TOMLDecodeError as exc:
-                raise ValueError(f"{path}: not valid TOML: {exc}") from None
+        data = read_toml(path)
         flat = {}
         for key, value in data.items():
             if key in ("run", "sweep") and isinstance(value, dict):
