@@ -22,7 +22,7 @@ from typing import Mapping
 
 import numpy as np
 
-from . import _checks, _core, frames
+from . import _checks, _core, _interrupt, frames
 from ._results import ResultMixin
 from .constraints import maggi_basis
 
@@ -373,8 +373,8 @@ class FlexibleBody:
             B = maggi_basis(G)
             if B.shape[1] == 0:
                 raise ValueError(f"constraints (with supports={supports!r}) fix all {self.ndof} DOFs: nothing can move")
-            ctx = self._cache_put(key, _core.eig_create_projected(body=self._body, basis=B,
-                                                                  geometric=geometric))
+            ctx = self._cache_put(key, _interrupt.call(_core.eig_create_projected, body=self._body,
+                                                                  basis=B, geometric=geometric))
         return ctx
 
     def _eig_context(self, supports, geometric=False, constraints=None):
@@ -386,7 +386,7 @@ class FlexibleBody:
         key = ("supports", fixed.tobytes(), geometric)
         ctx = self._cache_get(key)
         if ctx is None:
-            ctx = self._cache_put(key, _core.eig_create(body=self._body, fixed=fixed,
+            ctx = self._cache_put(key, _interrupt.call(_core.eig_create, body=self._body, fixed=fixed,
                                                         geometric=geometric))
         return ctx
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _checks, _core
+from . import _checks, _core, _interrupt
 from ._results import ResultMixin
 from .motion import Motion
 
@@ -130,7 +130,7 @@ class ModalDamping:
         # M = L L^T; modes of L^-1 K L^-T, phi = L^-T y
         L = np.linalg.cholesky(M)
         Li = np.linalg.inv(L)
-        lam, Y = np.linalg.eigh(Li @ K @ Li.T)
+        lam, Y = _interrupt.call(np.linalg.eigh, Li @ K @ Li.T)
         Phi = Li.T @ Y[:, : z.shape[0]]
         w = np.sqrt(np.clip(lam[: z.shape[0]], 0.0, None))
         MP = M @ Phi
