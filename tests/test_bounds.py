@@ -92,3 +92,68 @@ def test_rule_long_c_calls_go_through_interrupt_call():
                 if not line[: m.start()].endswith("_interrupt.call("):
                     bad.append(f"{path.name}:{n}: {line.strip()}")
     assert not bad, "call these through kanefem._interrupt.call:\n" + "\n".join(bad)
+
+
+# ---------------------------------------------------------------- bounded work (item 4)
+
+
+def test_rule_every_integer_argument_has_an_upper_bound():
+    """The grep-able rule for counts: every ``_checks.integer`` call in the package passes
+    ``maximum=`` (a count that sizes work or memory is bounded where it is read; an index
+    by its sequence, through ``_checks.index``; ``maximum=None`` marks, visibly, an
+    integer that sizes nothing, such as a branch sign)."""
+    bad = []
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "integer" and getattr(node.func.value, "id", "") == "_checks"
+                    and not any(k.arg == "maximum" for k in node.keywords)):
+                bad.append(f"{path.name}:{node.lineno}")
+    assert not bad, "give these _checks.integer calls a maximum: " + ", ".join(bad)
+
+
+def test_grid_counted_before_it_is_built():
+    from kanefem.sweep import expand_grid
+
+    # 4 x 1000^4 points used to be built in memory (hours, then MemoryError)
+    with pytest.raises(ValueError, match=r"4e\+06 points, more than the limit of 100000"):
+        expand_grid({"a": [1, 2, 3, 4], "b": range(1000), "c": range(1000), "d": range(1000),
+                     "e": range(1000)})
+    with pytest.raises(ValueError, match="rpm"):  # one factor of 10^7, never listed in full
+        kanefem.sweep(lambda **k: {"x": 1.0}, {"rpm": range(10**7)}, name="probe", progress=False)
+    with pytest.raises(ValueError, match="list of points"):
+        expand_grid([{"a": k} for k in range(_checks.MAX_POINTS + 1)])
+    assert len(expand_grid({"a": range(100), "b": range(1000)})) == _checks.MAX_POINTS  # the bound itself
+
+
+def test_cli_sweep_count_bounded(tmp_path):
+    from kanefem.__main__ import _sweep_values
+
+    with pytest.raises(ValueError, match=r"--sweep rpm=100:200:10000000: COUNT = 10000000 is more than"):
+        _sweep_values("rpm", "100:200:10000000")
+    assert _sweep_values("rpm", "100:200:3") == [100.0, 150.0, 200.0]
+
+
+def test_flexible_step_bounded_as_simulate():
+    crank = kanefem.mechanism.slider_crank(elements=2)
+    # dt = 1e-12 over 0.1 s (1e11 steps) ran for ever; simulate refuses the same at once
+    with pytest.raises(kanefem.StepLimitError, match=r"dt = 1e-12 and the duration = 0.1 need 1e\+11"):
+        crank.simulate_flexible(duration=0.1, dt=1e-12, drives={"crank": kanefem.mechanism.ConstantSpeed(150.0)})
+
+
+def test_rk_max_step_bounded():
+    bar = kanefem.AxialBar(1.0, 3, E=210e9, A=2e-5, rho=5e4)
+    with pytest.raises(kanefem.StepLimitError, match=r"max_step = 1e-300 and t_end = 1.0 need 1e\+300"):
+        kanefem.simulate(bar, kanefem.Motion.constant_speed(1.0), 1.0, method="rk45-lagrange",
+                         max_step=1e-300, progress=False)
+
+
+def test_symbolic_sizes_bounded():
+    from kanefem import symbolic
+
+    with pytest.raises(ValueError, match=r"n_elements = 1000 must be <= 100"):
+        symbolic.derive("kane", 1000)
+    with pytest.raises(ValueError, match=r"max_seconds must be positive, got -1.0"):
+        symbolic.measure_costs(max_seconds=-1)
+    with pytest.raises(ValueError, match="monolithic_max_n"):
+        symbolic.measure_costs(n_elements=(1,), monolithic_max_n=10**6)

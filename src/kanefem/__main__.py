@@ -222,6 +222,7 @@ def _windpump_files(args, pump, folder):
 
 def _sweep_values(name, spec):
     """``a:b:n`` (n values from a to b) or ``v1,v2,...``, as floats (ints for branch)."""
+    from ._checks import MAX_POINTS
     from .windpump import WindPumpParams
 
     kind = int if name == "branch" else float
@@ -231,12 +232,17 @@ def _sweep_values(name, spec):
             n = int(n)
             if n < 1:
                 raise ValueError
-            values = np.linspace(float(a), float(b), n).tolist()
+            a, b = float(a), float(b)
         else:
             values = [kind(v) for v in spec.split(",")]
     except ValueError:
         raise ValueError(f"--sweep {name}={spec}: expected START:STOP:COUNT (e.g. 100:200:11) or a "
                          "comma-separated list of numbers") from None
+    if ":" in spec:
+        if n > MAX_POINTS:  # before the values are made
+            raise ValueError(f"--sweep {name}={spec}: COUNT = {n} is more than the limit of "
+                             f"{MAX_POINTS} points of a sweep")
+        values = np.linspace(a, b, n).tolist()
     if name != "rpm" and name not in WindPumpParams.__dataclass_fields__:
         raise ValueError(f"--sweep {name}={spec}: {name!r} is not rpm or a wind-pump parameter "
                          f"({', '.join(WindPumpParams.__dataclass_fields__)})")

@@ -10,6 +10,7 @@ import math
 import numbers
 import operator
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,14 @@ def integer(name, value, *, minimum=None, maximum=None):
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} = {value} must be <= {maximum}")
     return value
+
+
+def index(name, value, n, what):
+    """An index into n ``what`` (negative: from the end), as 0 <= k < n."""
+    k = integer(name, value, maximum=sys.maxsize)
+    if not -n <= k < n:
+        raise ValueError(f"{name} {k} is out of range for {n} {what}")
+    return k % n
 
 
 def array(name, value, *, ndim=None, shape=None, finite=True):
@@ -163,6 +172,22 @@ def callable_(name, value):
     if not callable(value):
         raise TypeError(f"{name} must be callable, got {_short(value)}")
     return value
+
+
+#: the most points one sweep runs (each a study of milliseconds to minutes); a grid
+#: is counted from its factors' sizes before any point is built
+MAX_POINTS = 100_000
+
+
+def grid_size(names, sizes):
+    """The number of points of a full-factorial grid of factors with these sizes,
+    refused above :data:`MAX_POINTS` before the product is built."""
+    n = math.prod(sizes)
+    if n > MAX_POINTS:
+        factors = " x ".join(f"{name} ({k})" for name, k in zip(names, sizes))
+        raise ValueError(f"the grid {factors} has {n:.4g} points, more than the limit of "
+                         f"{MAX_POINTS} (kanefem._checks.MAX_POINTS): sweep fewer values")
+    return n
 
 
 #: the largest result one call allocates, in doubles (2 GiB); a run asking for more

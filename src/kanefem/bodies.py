@@ -295,10 +295,7 @@ class FlexibleBody:
 
     def _node_index(self, node, name="supports node"):
         """A node index (negative: from the end) checked against the nodes, by ``name``."""
-        k = _checks.integer(name, node)
-        if not -self.n_nodes <= k < self.n_nodes:
-            raise ValueError(f"{name} {k} is out of range for {self.n_nodes} nodes")
-        return k % self.n_nodes
+        return _checks.index(name, node, self.n_nodes, "nodes")
 
     def support_mask(self, supports) -> np.ndarray:
         """Which DOFs a support specification fixes (boolean, length ndof).

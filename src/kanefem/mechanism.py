@@ -52,6 +52,7 @@ from . import _checks, _core
 from ._io import _toml_value, atomic_write
 from ._smoothing import SmoothingSpline
 from .bodies import AxialBar, FlexibleBody, PlanarBeam, _signed_hz
+from .simulate import MAX_STEPS, _steps
 
 __all__ = [
     "GROUND", "RigidBody", "ElasticLink", "Revolute", "Prismatic", "Weld", "Spring",
@@ -1164,6 +1165,8 @@ class Mechanism:
             dt = 2 * math.pi / w / 20
             if tt.size > 1:
                 dt = min(dt, float(np.min(np.diff(tt))))
+        # steps of at most dt over the run, refused beyond simulate's max_steps before it starts
+        _steps(float(tt[-1] - tt[0]), _checks.real("dt", dt, positive=True), MAX_STEPS, ("dt", "the duration"), hint="")
         links = [dict(body=self._bidx[L.name], fe=L.body._body, fixed=L._fixed, rayleigh=np.array(L.damping),
                       geometric=L.geometric_stiffness) for L in self.links]
         x0 = np.concatenate(x0) if x0 else np.zeros(0)
@@ -1172,7 +1175,7 @@ class Mechanism:
                                      dt=_checks.real("dt", dt, positive=True),
                                      rho_inf=_checks.real("rho_inf", rho_inf),
                                      tol=_checks.real("tol", tol, positive=True),
-                                     max_iter=_checks.integer("max_iter", max_iter, minimum=1),
+                                     max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000),
                                      progress=progress)
         s = r["states"]
         motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], r["stats"])
@@ -1271,7 +1274,8 @@ class Mechanism:
                                  f"(a {kind} link needs {', '.join(need)})")
             sec = dict(E=t.pop("E"), A=t.pop("A"), rho=t.pop("rho"))
             length = t.pop("length")
-            n = _checks.integer(f"link {t.get('name')!r}: elements", t.pop("elements", 10), minimum=1)
+            n = _checks.integer(f"link {t.get('name')!r}: elements", t.pop("elements", 10), minimum=1,
+                                maximum=PlanarBeam.MAX_ELEMENTS)
             body = PlanarBeam(length, n, I=t.pop("I"), **sec) if kind == "beam" else AxialBar(length, n, **sec)
             t.pop("I", None)
             bodies.append(ElasticLink(body=body, start=start, **t))
@@ -1482,7 +1486,7 @@ def four_bar(a=0.1, b=0.3, c=0.25, d=0.3, *, masses=(1.0, 1.5, 1.2), gravity=(0.
     rocker pivot (branch = +1) or below (-1).  Coordinate ``"crank"``."""
     a, b, c, d = (_checks.real(n, v, positive=True) for n, v in (("a", a), ("b", b), ("c", c), ("d", d)))
     m1, m2, m3 = _checks.array("masses", masses, shape=(3,))
-    if _checks.integer("branch", branch) not in (1, -1):
+    if _checks.integer("branch", branch, maximum=None) not in (1, -1):
         raise ValueError(f"branch must be 1 or -1, got {branch!r}")
     A = np.array([0.0, a])
     D = np.array([d, 0.0])

@@ -796,7 +796,7 @@ class MeshBody(FlexibleBody):
         if geometric_stiffness:
             raise ValueError("geometric_stiffness is defined for straight line bodies, not meshes "
                              "(docs/theory.md section 2.6)")
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof)
         fixed = self.support_mask(supports)
         solver = self._solver(solver, fixed, constraints)
         if solver == "dense":
@@ -938,7 +938,7 @@ class MeshBody(FlexibleBody):
         path = Path(path)
         if path.suffix != ".pvd":
             raise ValueError(f"path must end in .pvd, got {str(path)!r}")
-        every = _checks.integer("every", every, minimum=1)
+        every = _checks.integer("every", every, minimum=1, maximum=_checks.MAX_OUTPUT_VALUES)
         d = np.asarray(result.d)
         if d.ndim != 2 or d.shape[1] != self.ndof:
             raise ValueError(f"result.d must have shape (nt, {self.ndof}), got {d.shape}")

@@ -84,6 +84,9 @@ __all__ = ["sweep", "SweepResult", "StoreError", "UnknownNameError", "expand_gri
 
 log = logging.getLogger("kanefem.sweep")
 
+#: the most threads the default pool starts (each holds a stack and a study's memory)
+MAX_WORKERS = 1024
+
 #: names inside a point's NPZ file that are not the study's outputs
 _META = ("__params__", "__study__", "__version__", "__seconds__")
 _MANIFEST = "sweep.json"
@@ -137,7 +140,9 @@ def expand_grid(grid) -> list:
     ------
     ValueError, TypeError
         An empty grid or value list, a name that is not an identifier, a value that
-        is not a bool, int, finite float or string, or a point given twice.
+        is not a bool, int, finite float or string, a point given twice, or more than
+        ``kanefem._checks.MAX_POINTS`` (100,000) points, counted from the factors'
+        sizes before any point is built.
 
     Examples
     --------
@@ -152,12 +157,15 @@ def expand_grid(grid) -> list:
             names.append(name)
             if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
                 values = [values]
-            values = list(values)
+            # one factor alone beyond the bound is refused before it is listed
+            values = list(itertools.islice(values, _checks.MAX_POINTS + 1))
             if not values:
                 raise ValueError(f"grid parameter {name!r} has no values")
             axes.append(values)
+            _checks.grid_size(names, [len(a) for a in axes])  # before the product is built
         points = [dict(zip(names, combo)) for combo in itertools.product(*axes)]
     elif isinstance(grid, Sequence) and not isinstance(grid, (str, bytes)):
+        _checks.grid_size(["grid (a list of points)"], [len(grid)])
         points = list(grid)
         if not points:
             raise ValueError("grid = [] has no points")
@@ -364,7 +372,7 @@ class _Runner:
     def __init__(self, executor, workers):
         self.owned = executor is None
         if executor is None:
-            n = (os.cpu_count() or 1) if workers is None else _checks.integer("workers", workers, minimum=1)
+            n = (os.cpu_count() or 1) if workers is None else _checks.integer("workers", workers, minimum=1, maximum=MAX_WORKERS)
             executor = cf.ThreadPoolExecutor(max_workers=n, thread_name_prefix="kanefem-sweep")
         elif not (isinstance(executor, cf.Executor) or _is_dask_client(executor)):
             raise TypeError("executor must be None (threads), a concurrent.futures.Executor or a "
@@ -451,7 +459,7 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
         study or other parameters raises :class:`StoreError`.  None: keep the results
         in memory only.
     workers : int, optional
-        Threads of the default pool.
+        Threads of the default pool (1 to 1024).
     progress : None or bool
         A tqdm bar over the points: None shows it when the session is interactive
         and tqdm is installed; False never; True whenever tqdm is installed.
@@ -603,10 +611,10 @@ class SweepResult(ResultMixin):
 
     def _index(self, k, error=ValueError):
         """Point k (negative: from the end), checked by name."""
-        k = _checks.integer("k", k)
-        if not -len(self) <= k < len(self):
-            raise error(f"k = {k} is out of range for {len(self)} point(s)")
-        return k
+        try:
+            return _checks.index("k", k, len(self), "points")
+        except ValueError:
+            raise error(f"k = {k} is out of range for {len(self)} point(s)") from None
 
     def __getitem__(self, k):
         """(params, results) of point k."""

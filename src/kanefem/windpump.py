@@ -181,7 +181,7 @@ class WindPumpParams:
     def __post_init__(self):
         for f in dataclasses.fields(self):
             if f.name == "branch":
-                b = _checks.integer("branch", self.branch)
+                b = _checks.integer("branch", self.branch, maximum=None)
                 if b not in (1, -1):
                     raise ValueError(f"branch = {b} must be +1 or -1")
                 object.__setattr__(self, "branch", b)
@@ -286,7 +286,7 @@ class WindPumpMotion(ResultMixin):
         """
         from . import _plots
 
-        n_positions = _checks.integer("n_positions", n_positions, minimum=1)
+        n_positions = _checks.integer("n_positions", n_positions, minimum=1, maximum=1000)
         if ax is None:
             import matplotlib.pyplot as plt
 
@@ -963,7 +963,7 @@ class WindPump:
 
     def lever(self, n_elements=10) -> PlanarBeam:
         """The lever BC' as a PlanarBeam of n_elements equal elements (cached)."""
-        n = _checks.integer("n_elements", n_elements, minimum=1)
+        n = _checks.integer("n_elements", n_elements, minimum=1, maximum=PlanarBeam.MAX_ELEMENTS)
         if n not in self._levers:
             p = self.params
             try:
@@ -1015,7 +1015,7 @@ class WindPump:
         """
         self._check_motion(motion)
         beam = self.lever(n_elements)
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1, maximum=beam.ndof)
         _checks.choice("order", order, ("ascending", "tracked"))
         include_eps, geometric_stiffness, gyroscopic = (
             _checks.flag(name, v) for name, v in (("include_eps", include_eps),
