@@ -157,3 +157,155 @@ def test_symbolic_sizes_bounded():
         symbolic.measure_costs(max_seconds=-1)
     with pytest.raises(ValueError, match="monolithic_max_n"):
         symbolic.measure_costs(n_elements=(1,), monolithic_max_n=10**6)
+
+
+# ---------------------------------------------------------------- flags (item 6)
+
+
+def _bool_parameters():
+    """(file, function, parameter) of every parameter of a public function or method
+    and every dataclass field of the package whose default is True or False."""
+    out = []
+    for path in SOURCES:
+        if path.name == "_checks.py":
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and not (node.name.startswith("_") and not node.name.startswith("__")):
+                args = node.args.args + node.args.kwonlyargs
+                defaults = ([None] * (len(node.args.args) - len(node.args.defaults)) + list(node.args.defaults)
+                            + list(node.args.kw_defaults))
+                out += [(path.name, node.name, a.arg) for a, d in zip(args, defaults)
+                        if isinstance(d, ast.Constant) and isinstance(d.value, bool)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, bool) and isinstance(node.target, ast.Name):
+                out.append((path.name, "dataclass field", node.target.id))
+    return out
+
+
+#: bool-or-other parameters, checked by their own rule: progress is None, a bool or a
+#: callable (simulate, sweeps); measure_sizes of the DerivativeCount record is set from
+#: derive's checked flag
+_NOT_FLAGS = {"progress", "_seen"}
+
+
+def test_rule_every_flag_passes_through_the_one_check():
+    """The grep-able rule for flags: every parameter with a bool default is read by
+    ``_checks.flag("name", ...)`` somewhere in the package (where it is used, or where
+    it is forwarded to), so "no", 0 and None are refused as flags everywhere."""
+    text = "\n".join(p.read_text() for p in SOURCES)
+    checked = set(re.findall(r'flag\(\s*"(\w+)"', text))
+    for block in re.findall(r"_checks\.flag\(name, v\) for name, v in \((.*?)\)\)\)", text, re.S):
+        checked |= set(re.findall(r'\("(\w+)"', block))
+    missing = sorted({f"{f}: {fn}({p})" for f, fn, p in _bool_parameters() if p not in checked | _NOT_FLAGS})
+    assert not missing, "read these flags with _checks.flag: " + ", ".join(missing)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: kanefem.MeshBody(kanefem.Mesh.rectangle(1.0, 0.1, 2, 1), E=1e9, nu=0.3, rho=1e3, thickness=0.01,
+                             plane_strain="no"),  # was taken as True
+    lambda: kanefem.mechanism.ElasticLink("rod", kanefem.PlanarBeam(0.3, 2, E=2e11, A=1e-4, I=1e-9, rho=7850.0),
+                                          geometric_stiffness="no"),
+    lambda: kanefem.frames.from_rates([1.0, 2.0], [0.0, 0.0], instants="yes"),
+    lambda: kanefem.Mesh.from_meshio(kanefem.Mesh.rectangle(1.0, 1.0, 1, 1).to_meshio(), prune="no"),
+])
+def test_truthy_strings_are_not_flags(call):
+    with pytest.raises(TypeError, match=r"must be True or False, got '(no|yes)'"):
+        call()
+
+
+# ---------------------------------------------------------------- silent or wrong (item 6)
+
+BEAM = dict(E=210e9, A=2e-4, I=1.67e-9, rho=7850.0)
+
+
+def test_eps_beyond_what_the_stiffness_survives_is_refused():
+    beam = kanefem.PlanarBeam(0.6, 10, **BEAM)
+    # eps = 1e300 gave eigenvalues of -6e121 (omega = 1e160 was refused as an overflow)
+    with pytest.raises(kanefem.KanefemError, match="overflows the double range"):
+        beam.eigenvalues(4, eps=1e300)
+    # eps = 1e25 gave 5.4e8 (= 2^29, rounding) for the 3.7e8 that eps = 1e10 ... 1e22 give
+    with pytest.raises(kanefem.KanefemError, match="lost in their rounding"):
+        beam.eigenvalues(4, eps=1e25)
+    ref = beam.eigenvalues(4, eps=1e10).eigenvalues
+    got = beam.eigenvalues(4, eps=1e22).eigenvalues  # noise ~ 2.2e-16 x 9.5e21 = 2e6
+    assert np.allclose(got, ref, rtol=5e-3), (got, ref)
+
+
+def test_a_O_checked_when_it_does_not_enter_the_result():
+    beam = kanefem.PlanarBeam(0.6, 4, **BEAM)
+    for bad, what in (([np.nan, 0.0], "finite"), ([1.0, 2.0, 3.0], "shape")):
+        with pytest.raises(ValueError, match=f"a_O must .*{what}"):
+            beam.eigenvalues(2, omega=3.0, a_O=bad)  # ignored without geometric stiffness
+        with pytest.raises(ValueError, match="a_O"):
+            beam.eigenvalues_vs_time([1.0, 2.0], [0.0, 0.0], 2, a_O=[bad, [0.0, 0.0]])
+    # a valid a_O does not change the eigenvalues without geometric stiffness
+    assert np.array_equal(beam.eigenvalues(2, omega=3.0, eps=5.0, a_O=[100.0, 50.0]).eigenvalues,
+                          beam.eigenvalues(2, omega=3.0, eps=5.0).eigenvalues)
+    frame = kanefem.frames.from_rates(3.0, 0.0)
+    with pytest.raises(ValueError, match="not both"):  # frames= replaced a_O without a word
+        beam.eigenvalues(2, a_O=[1.0, 0.0], frames=frame)
+
+
+def test_planar_motion_refuses_a_z_component():
+    motion = kanefem.Motion.from_function(lambda t: (1.0, 0.0, (0.0, 0.0, 5.0)))
+    with pytest.raises(ValueError, match=r"a_O at t = 0.0 is \[0.0, 0.0, 5.0\]: a planar motion has no z"):
+        motion.evaluate([0.0, 1.0])  # a_O[:, :2] dropped the 5
+    beam = kanefem.PlanarBeam(0.6, 4, **BEAM)
+    with pytest.raises(ValueError, match=r"a = \(0, 0, 5\).*a_O has a z component"):
+        kanefem.simulate(beam, motion, 0.01, dt=1e-3, progress=False)  # the core dropped it too
+    flat = kanefem.Motion.from_function(lambda t: (1.0, 0.0, (0.0, 2.0, 0.0)))
+    assert flat.evaluate([0.0]).a_O.tolist() == [[0.0, 2.0]]
+
+
+def _crank():
+    return kanefem.mechanism.slider_crank(elements=2)
+
+
+def test_explicit_time_arguments_conflict():
+    M = kanefem.mechanism
+    crank = _crank()
+    with pytest.raises(ValueError, match="give the output times t or duration = 1.0"):
+        crank.solve(np.linspace(0.0, 0.1, 5), duration=1.0, drives={"crank": M.ConstantSpeed(10.0)})
+    t = np.linspace(0.0, 0.1, 11)
+    rec = {"crank": M.Recorded(t, 150.0 * t, noise=0.0)}
+    # a recorded drive replaced the grid asked for by the samples' times
+    assert crank.solve(duration=0.05, points=6, drives=rec).t.tolist() == pytest.approx(
+        [0.0, 0.01, 0.02, 0.03, 0.04, 0.05], abs=1e-15)
+    with pytest.raises(ValueError, match=r"duration: the times 0 to 0.2 s leave the record of 'crank'"):
+        crank.solve(duration=0.2, drives=rec)
+    assert crank.solve(drives=rec).t.tolist() == t.tolist()  # no grid asked for: the samples'
+
+
+def test_few_recorded_samples_need_a_noise_level():
+    from kanefem._smoothing import SmoothingSpline
+
+    t = np.linspace(0.0, 1.0, 3)
+    # 3 samples of t^2: the estimate took the curvature for noise, a straight line, z'' = 0
+    with pytest.raises(ValueError, match="needs at least 8 of them, got 3: give noise"):
+        SmoothingSpline(t, t**2)
+    assert float(SmoothingSpline(t, t**2, noise=0.0)(0.5, 2)) == pytest.approx(3.0)  # natural cubic
+    t = np.linspace(0.0, 1.0, 41)
+    assert float(SmoothingSpline(t, t**2)(0.5, 2)) == pytest.approx(2.0, rel=0.05)
+
+
+def test_deflection_at_nan_is_refused():
+    M = kanefem.mechanism
+    crank = _crank()
+    flex = crank.simulate_flexible(duration=0.002, points=3, drives={"crank": M.ConstantSpeed(150.0)})
+    with pytest.raises(ValueError, match="x must be finite, got nan"):  # returned node 0's zeros
+        flex.deflection("rod", float("nan"))
+    motion = crank.solve(duration=0.01, points=3, drives={"crank": M.ConstantSpeed(150.0)})
+    with pytest.raises(ValueError, match="at must be finite"):
+        motion.point("ground", [np.nan, 0.0])
+
+
+# ---------------------------------------------------------------- messages (item 7)
+
+
+def test_drives_not_a_dict_is_named():
+    with pytest.raises(TypeError, match=r"drives must be a dict \{coordinate name: ConstantSpeed.*got 'crank'"):
+        _crank().solve(duration=0.1, drives="crank")  # "dictionary update sequence element #0 ..."
+    with pytest.raises(TypeError, match="d0 must be a dict"):
+        _crank().simulate_flexible(duration=0.01, d0="rod",
+                                   drives={"crank": kanefem.mechanism.ConstantSpeed(150.0)})

@@ -11,6 +11,7 @@ import numbers
 import operator
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -165,6 +166,15 @@ def flag(name, value):
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {_short(value)}")
     return bool(value)
+
+
+def mapping(name, value, what="a dict"):
+    """A mapping, as a new dict; anything else is refused by name, with what is expected
+    (``dict("crank")`` would fail with "dictionary update sequence element #0 has
+    length 1")."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be {what}, got {_short(value)}")
+    return dict(value)
 
 
 def callable_(name, value):

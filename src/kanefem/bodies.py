@@ -109,6 +109,16 @@ class EigenResult(ResultMixin):
         return np.sign(self.eigenvalues) * np.sqrt(np.abs(self.eigenvalues))
 
 
+def _no_rates_with_frames(omega, eps, a_O, default):
+    """frames= replaces omega, eps and a_O: any of them given too is a conflict, refused
+    rather than silently ignored."""
+    for name, v in (("omega", omega), ("eps", eps), ("a_O", a_O)):
+        if v is not None and not (default is not None and name != "a_O" and np.ndim(v) == 0
+                                  and not isinstance(v, (bool, np.bool_)) and v == default):
+            raise ValueError(f"give the frame's motion either as frames= or as omega, eps and a_O, "
+                             f"not both ({name} = {_checks._short(v)} was given with frames)")
+
+
 class FlexibleBody:
     """A body of finite elements of one kind in a moving frame (base class).
 
@@ -193,6 +203,7 @@ class FlexibleBody:
         """One instant of the frame's motion (a length-1 frame array): planar rates
         (numbers, about z) or spatial ones (3-vectors), or a given frame array."""
         if given is not None:
+            _no_rates_with_frames(omega, eps, a_O, 0.0)
             return frames.given(given, "frames", one=True)
         return frames.from_rates(omega, eps, a_O, dim=self.dim)
 
@@ -408,6 +419,7 @@ class FlexibleBody:
         """Instants of the frame's motion (a frame array (nt,)): planar rates ((nt,)
         numbers about z) or spatial ones ((nt, 3) vectors), or a given frame array."""
         if given is not None:
+            _no_rates_with_frames(omega, eps, a_O, None)
             return frames.given(given, "frames")
         if omega is None or eps is None:
             raise TypeError("give the frame's motion as omega and eps, or as frames=")
@@ -556,7 +568,7 @@ class FlexibleBody:
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
         ctx = self._eig_context(supports, geometric, constraints)
-        motion = self._frame(omega, eps, a_O if geometric else None, frames)
+        motion = self._frame(omega, eps, a_O, frames)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
@@ -624,7 +636,7 @@ class FlexibleBody:
         """
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
-        motion = self._frames(omega, eps, a_O if geometric else None, frames)
+        motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * (2.0 + mode_shapes * self.ndof),
                             "eigenvalues" + " and mode shapes" * mode_shapes)
         _checks.choice("order", order, ("ascending", "tracked"))
@@ -692,7 +704,7 @@ class FlexibleBody:
         """
         n_modes, include_eps, _, geometric = self._eigen_options(
             n_modes, include_eps, False, geometric_stiffness)
-        motion = self._frames(omega, eps, a_O if geometric else None, frames)
+        motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric)

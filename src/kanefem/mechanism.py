@@ -161,7 +161,7 @@ class ElasticLink:
         object.__setattr__(self, "damping", damping)
         fixed = self.body.support_mask(self.supports)
         object.__setattr__(self, "_fixed", fixed)
-        object.__setattr__(self, "geometric_stiffness", bool(self.geometric_stiffness))
+        object.__setattr__(self, "geometric_stiffness", _checks.flag("geometric_stiffness", self.geometric_stiffness))
 
     # the rigid body of the elements (uniform straight bodies)
     @property
@@ -561,6 +561,7 @@ class FlexibleMotion:
         """Lateral displacement v [m] of a link at x along it (a node), over time."""
         mech = self.motion.mechanism
         L = mech.bodies[mech._body_index(link)]
+        x = _checks.real("x", x)  # nan is no node (it found node 0, whose deflection is zero)
         nodes = L.body.nodes[:, 0]
         i = int(np.argmin(np.abs(nodes - x)))
         if abs(nodes[i] - x) > 1e-9 * L.body.length:
@@ -736,7 +737,7 @@ class Mechanism:
     def _local(self, name, at):
         """A drawing point in a body's axes, from its reference point (ground: global)."""
         c, a = self._pose(name)
-        return _rot(a).T @ (np.asarray(at, float) - c)
+        return _rot(a).T @ (np.array(_point("at", at)) - c)
 
     def _arrays(self):
         nb = len(self.bodies)
@@ -800,7 +801,7 @@ class Mechanism:
         """Global positions over q (nt, nb, 3) of a point given in the drawing."""
         b = self._body_index(body)
         if b < 0:
-            return np.broadcast_to(np.asarray(at, float), (q.shape[0], 2)).copy()
+            return np.broadcast_to(np.array(_point("at", at)), (q.shape[0], 2)).copy()
         p = self._local(body, at)
         th = q[:, b, 2]
         c, s = np.cos(th), np.sin(th)
@@ -865,7 +866,8 @@ class Mechanism:
     # ------------------------------------------------------------ motion
 
     def _drives(self, drives):
-        drives = {} if drives is None else dict(drives)
+        drives = {} if drives is None else _checks.mapping(
+            "drives", drives, "a dict {coordinate name: ConstantSpeed, Torque, Path or Recorded}")
         for name in drives:
             self._coord_index(name)
         return [drives.get(c.name) for c in self.coordinates]
@@ -880,13 +882,14 @@ class Mechanism:
             Output times [s], strictly increasing, the first the initial instant;
             default ``points`` instants over ``duration``.
         duration : float
-            [s], with ``points`` (default 361), when t is not given.
+            [s], with ``points`` (default 361), when t is not given (giving both is
+            refused).
         drives : dict, optional
             Coordinate name -> :class:`ConstantSpeed`, :class:`Torque`,
             :class:`Path` or :class:`Recorded`; the others are free (no applied
             force of their own).  When every coordinate is :class:`Recorded`, the
-            motion is the smoothed samples (no integration; t defaults to the
-            samples' times).
+            motion is the smoothed samples (no integration; without t or duration,
+            at the samples' times; a grid asked for must lie inside the records).
         z0, zd0 : array_like, optional
             Initial coordinates (default the drawing's) and rates (default 0).
         rtol, atol : float
@@ -906,7 +909,7 @@ class Mechanism:
         ds = self._drives(drives)
         nz = len(self.coordinates)
         if nz and all(isinstance(d, Recorded) for d in ds):
-            return self._recorded(ds, t)
+            return self._recorded(ds, t, duration, points)
         tt = self._time_grid(t, duration, points)
         z0 = self.drawing_coordinates() if z0 is None else _checks.array("z0", z0, shape=(nz,))
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
@@ -934,6 +937,8 @@ class Mechanism:
 
     @staticmethod
     def _time_grid(t, duration, points):
+        if t is not None and duration is not None:
+            raise ValueError(f"give the output times t or duration = {duration!r} (with points), not both")
         if t is not None:
             tt = _checks.array("t", t, ndim=1)
             if tt.size < 1 or np.any(np.diff(tt) <= 0):
@@ -945,9 +950,16 @@ class Mechanism:
         points = _checks.integer("points", points, minimum=2, maximum=_checks.MAX_OUTPUT_VALUES)
         return np.linspace(0.0, duration, points)
 
-    def _recorded(self, ds, t):
+    def _recorded(self, ds, t, duration, points):
         splines = [d.spline() for d in ds]
-        tt = splines[0].t if t is None else _checks.array("t", t, ndim=1)
+        if t is None and duration is None:
+            tt = splines[0].t  # the samples' times
+        else:  # the grid asked for, inside every record (a spline does not extrapolate)
+            tt = self._time_grid(t, duration, points)
+            for c, s in zip(self.coordinates, splines):
+                if tt[0] < s.t[0] or tt[-1] > s.t[-1]:
+                    raise ValueError(f"{'t' if t is not None else 'duration'}: the times {tt[0]:g} to "
+                                     f"{tt[-1]:g} s leave the record of {c.name!r} ({s.t[0]:g} to {s.t[-1]:g} s)")
         z = np.column_stack([s(tt) for s in splines])
         zd = np.column_stack([s(tt, 1) for s in splines])
         zdd = np.column_stack([s(tt, 2) for s in splines])
@@ -1153,7 +1165,7 @@ class Mechanism:
             self._check_reference(L)
         free = [np.flatnonzero(~L._fixed) for L in self.links]
         x0 = []
-        d0 = {} if d0 is None else dict(d0)
+        d0 = {} if d0 is None else _checks.mapping("d0", d0, "a dict {link name: displacements}")
         for L, f in zip(self.links, free):
             v = np.zeros(L.body.ndof) if L.name not in d0 else _checks.array(f"d0[{L.name!r}]", d0.pop(L.name), shape=(L.body.ndof,))
             x0.append(v[f])
@@ -1388,9 +1400,7 @@ class Mechanism:
         """
         path = _checks.path("path", path)
         tables = self.to_dict(drives)
-        if run is not None and not isinstance(run, Mapping):
-            raise TypeError(f"run must be a dict of scalars, got {_checks._short(run)}")
-        if run:
+        if run is not None and _checks.mapping("run", run, "a dict of scalars"):
             tables["run"] = dict(run)
         lines = [f"# {c}".rstrip() for c in (comment or f"kanefem mechanism {self.name!r} (SI units, "
                                                      "angles in radians; points are those of the drawing)").splitlines()]

@@ -252,6 +252,7 @@ class Mesh:
             coordinates vary; unused nodes (unless ``prune``); unsupported cell types of
             the body's dimension.
         """
+        prune = _checks.flag("prune", prune)
         blocks = [(b.type, np.asarray(b.data)) for b in m.cells]
         known = [(i, t) for i, (t, _) in enumerate(blocks) if t in CELL_KINDS]
         if dim is None:
@@ -619,10 +620,10 @@ class MeshBody(FlexibleBody):
             if thickness is None:
                 raise ValueError("a plane mesh needs its thickness (thickness=...)")
             self.thickness = _checks.real("thickness", thickness, positive=True)
-            self.plane_strain = bool(plane_strain)
+            self.plane_strain = _checks.flag("plane_strain", plane_strain)
             section.update(thickness=self.thickness, plane_strain=float(self.plane_strain))
         else:
-            if thickness is not None or plane_strain:
+            if thickness is not None or _checks.flag("plane_strain", plane_strain):
                 raise ValueError("thickness and plane_strain are for plane meshes; this mesh is solid")
             self.thickness, self.plane_strain = None, False
         self.dof_names = ("ux", "uy", "uz")[: mesh.dim]

@@ -564,7 +564,7 @@ class WindPump:
         tables = {g: {k: getattr(p, k) for k in keys} for g, keys in GROUPS.items()}
         comment = ("kanefem wind-pump configuration (SI units, angles in radians)\n"
                    "see kanefem.WindPumpParams for the meaning of every value")
-        if run:
+        if run is not None and _checks.mapping("run", run, "a dict of scalars"):
             tables["run"] = dict(run)
             comment += ("\n[run]: the options of the run that wrote this file (python -m kanefem "
                         "windpump --help);\n--config FILE runs it again, options given with it override them")
