@@ -309,3 +309,74 @@ def test_drives_not_a_dict_is_named():
     with pytest.raises(TypeError, match="d0 must be a dict"):
         _crank().simulate_flexible(duration=0.01, d0="rod",
                                    drives={"crank": kanefem.mechanism.ConstantSpeed(150.0)})
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["mechanism", "slider-crank", "--duration", "nan"], "--duration"),  # blamed --revolutions
+    (["mechanism", "slider-crank", "--revolutions", "inf"], "--revolutions"),
+    (["eigen", "--omega", "inf"], "--omega"),
+    (["windpump", "--rpm", "nan"], "--rpm"),
+])
+def test_cli_non_finite_numbers_named(argv, option, tmp_path, capsys):
+    from kanefem.__main__ import main
+
+    with pytest.raises(SystemExit) as exc:  # argparse's usage error, status 2
+        main(argv + ["--out", str(tmp_path / "out")])
+    assert exc.value.code == 2
+    assert f"argument {option}: " in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_rule_cli_floats_are_finite():
+    """The grep-able rule: no option of the command line is parsed by argparse's float
+    (which takes nan and inf); they all use _finite."""
+    text = (PACKAGE / "__main__.py").read_text()
+    assert "type=float" not in text
+
+
+def test_huge_initial_angle_refused():
+    # alpha0 = 1e300: every later angle was 1e300 (a turn is below the double's resolution)
+    with pytest.raises(ValueError, match=r"alpha0 = 1e\+300 rad: a double resolves that angle only to 2.22e\+284"):
+        kanefem.WindPump().solve(rpm=140, revolutions=0.1, alpha0=1e300)
+    with pytest.raises(ValueError, match="theta0"):
+        kanefem.Motion.constant_speed(1.0, theta0=1e20)
+
+
+def test_float32_t_eval_ending_at_t_end():
+    bar = kanefem.AxialBar(1.0, 3, E=210e9, A=2e-5, rho=5e4)
+    t = np.linspace(0.0, 0.1, 11, dtype=np.float32)  # float32(0.1) = 0.10000000149 > 0.1
+    r = kanefem.simulate(bar, kanefem.Motion.constant_speed(1.0), 0.1, dt=1e-3, t_eval=t, progress=False)
+    assert r.t[-1] == 0.1 and r.t.size == 11
+    with pytest.raises(ValueError, match="inside \\[0, t_end\\]"):  # beyond its precision: still refused
+        kanefem.simulate(bar, kanefem.Motion.constant_speed(1.0), 0.1, dt=1e-3,
+                         t_eval=np.linspace(0.0, 0.1001, 11, dtype=np.float32), progress=False)
+
+
+@pytest.fixture(scope="module")
+def plate():
+    return kanefem.MeshBody(kanefem.Mesh.rectangle(1.0, 0.2, 16, 8, cell="quad"), E=7e10, nu=0.3, rho=2700.0,
+                            thickness=0.01, storage="dense")
+
+
+def test_dense_storage_above_the_sparse_threshold(plate):
+    assert plate.ndof > 300
+    # "auto" chose the sparse solver, then refused it for the storage it was given
+    r = plate.eigenvalues(4)
+    assert r.solver == "symmetric" and r.eigenvalues.shape == (4,)
+    # free-free at rest: three rigid-body modes at 0 (to round-off of the 4th), then bending
+    assert np.all(np.abs(r.eigenvalues[:3]) < 1e-6 * r.eigenvalues[3])
+
+
+def test_mesh_progress_checked_before_the_run(plate):
+    with pytest.raises(TypeError, match="progress must be callable, got False"):  # crashed at instant 0.1 s
+        plate.eigenvalues_vs_time(np.linspace(0.0, 10.0, 3), np.zeros(3), 2, progress=False)
+
+
+def test_write_modes_instant_and_extension(plate, tmp_path):
+    r = plate.eigenvalues(2)
+    with pytest.raises(ValueError, match=r"instant = 3 must be <= 0"):  # ignored for one instant
+        plate.write_modes(tmp_path / "m.vtu", r, instant=3)
+    with pytest.raises(ValueError, match=r"path must end in .vtu"):  # VTU was written as m.csv
+        plate.write_modes(tmp_path / "m.csv", r)
+    assert not any(tmp_path.iterdir())
+    assert plate.write_modes(tmp_path / "m.vtu", r) is not None

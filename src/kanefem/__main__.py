@@ -38,6 +38,16 @@ _NOT_RUN = ("job", "func", "config", "out", "pump", "file", "mech",
 _API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
 
 
+def _finite(text):
+    """The type of every float option: finite (argparse's float takes "nan" and "inf",
+    which then failed later under another option's name: --duration nan was blamed on
+    --revolutions)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 def _one_line(text):
     return " ".join(str(text).split())
 
@@ -88,6 +98,8 @@ def _run_defaults(path, run, args):
         if not (isinstance(value, bool) if kind is bool else number):
             wanted = {bool: "true or false", int: "an integer", float: "a number"}[kind]
             raise TypeError(f"{path}: [run] {key} = {value!r} must be {wanted}")
+        if kind is float and not math.isfinite(value):  # as the options' type, _finite
+            raise ValueError(f"{path}: [run] {key} = {value!r} must be a finite number")
         defaults[dest] = kind(value)
     return defaults
 
@@ -402,7 +414,7 @@ def _mechanism_files(args, mech, folder):
         raise ValueError("--duration must be >= 0 and --points >= 2")
     duration = args.duration or args.revolutions * (turn or 1.0)
     if not duration > 0:
-        raise ValueError(f"revolutions must be positive, got {args.revolutions}")
+        raise ValueError(f"--revolutions must be positive, got {args.revolutions}")
     t = np.linspace(0.0, duration, args.points)
     print(f"kanefem {__version__}: {mech!r}")
     print(f"drives: {', '.join(f'{n}: {d!r}' for n, d in drives.items()) or 'none'}; "
@@ -490,18 +502,18 @@ def build_parser():
         "lever 0.6 m long, 10 elements, pinned at both ends, at 140 rpm.",
     )
     e.add_argument("--body", choices=("beam", "bar"), default="beam", help="element kind (default beam)")
-    e.add_argument("--length", type=float, default=0.6, help="length [m] (default 0.6)")
+    e.add_argument("--length", type=_finite, default=0.6, help="length [m] (default 0.6)")
     e.add_argument("--elements", type=int, default=10, help="number of elements (default 10)")
-    e.add_argument("--E", type=float, default=210e9, help="Young's modulus [Pa] (default 210e9)")
-    e.add_argument("--A", type=float, default=2.0e-4, help="section area [m^2] (default 2e-4)")
-    e.add_argument("--I", type=float, default=1.67e-9, help="second moment of area [m^4] (default 1.67e-9)")
-    e.add_argument("--rho", type=float, default=7850.0, help="density [kg/m^3] (default 7850)")
+    e.add_argument("--E", type=_finite, default=210e9, help="Young's modulus [Pa] (default 210e9)")
+    e.add_argument("--A", type=_finite, default=2.0e-4, help="section area [m^2] (default 2e-4)")
+    e.add_argument("--I", type=_finite, default=1.67e-9, help="second moment of area [m^4] (default 1.67e-9)")
+    e.add_argument("--rho", type=_finite, default=7850.0, help="density [kg/m^3] (default 7850)")
     e.add_argument("--supports", default=None,
                    help="support preset, e.g. pinned-pinned, clamped-free, free-free; bar: fixed-free")
     e.add_argument("--modes", type=int, default=4, help="number of modes (default 4)")
-    e.add_argument("--omega", type=float, default=140 * 2 * math.pi / 60,
+    e.add_argument("--omega", type=_finite, default=140 * 2 * math.pi / 60,
                    help="frame angular velocity [rad/s] (default 140 rpm = 14.66)")
-    e.add_argument("--eps", type=float, default=0.0, help="frame angular acceleration [rad/s^2] (default 0)")
+    e.add_argument("--eps", type=_finite, default=0.0, help="frame angular acceleration [rad/s^2] (default 0)")
     e.add_argument("--no-eps", action="store_true", help="leave out the non-symmetric K_eps")
     e.add_argument("--out", default=None, metavar="DIR",
                    help="folder to write eigenvalues.csv and manifest.json into (optional), "
@@ -521,8 +533,8 @@ def build_parser():
         "output folder, which is replaced as one set: a failed, interrupted or killed run "
         "leaves it as it was. Units: SI, angles in radians.",
     )
-    w.add_argument("--rpm", type=float, default=140.0, help="crank speed [rev/min] (default 140)")
-    w.add_argument("--revolutions", type=float, default=1.0, help="crank turns to compute (default 1)")
+    w.add_argument("--rpm", type=_finite, default=140.0, help="crank speed [rev/min] (default 140)")
+    w.add_argument("--revolutions", type=_finite, default=1.0, help="crank turns to compute (default 1)")
     w.add_argument("--points", type=int, default=360, help="instants per crank turn (default 360)")
     w.add_argument("--elements", type=int, default=10, help="beam elements of the lever BC' (default 10)")
     w.add_argument("--modes", type=int, default=2, help="lever eigenvalues per instant (default 2)")
@@ -579,10 +591,10 @@ def build_parser():
         "into the output folder, replaced as one set. Units: SI, angles in radians.",
     )
     mc.add_argument("file", metavar="FILE.toml", help="the mechanism (TOML; [run] gives option defaults)")
-    mc.add_argument("--duration", type=float, default=0.0,
+    mc.add_argument("--duration", type=_finite, default=0.0,
                     help="time to compute [s] (default 0: --revolutions turns of the first "
                     "coordinate driven at constant speed, or --revolutions seconds)")
-    mc.add_argument("--revolutions", type=float, default=1.0, help="turns of the driven crank (default 1)")
+    mc.add_argument("--revolutions", type=_finite, default=1.0, help="turns of the driven crank (default 1)")
     mc.add_argument("--points", type=int, default=361, help="output instants (default 361)")
     mc.add_argument("--modes", type=int, default=2, help="eigenvalues per elastic link and instant (default 2)")
     flag = argparse.BooleanOptionalAction
@@ -593,9 +605,9 @@ def build_parser():
     mc.add_argument("--two-way", action=flag, default=False,
                     help="also integrate the links coupled both ways (generalized-alpha) and write "
                     "flexible_motion.csv; default off")
-    mc.add_argument("--dt", type=float, default=0.0,
+    mc.add_argument("--dt", type=_finite, default=0.0,
                     help="two-way: largest step [s] (default 0: 1/20 of the links' shortest first period)")
-    mc.add_argument("--rho-inf", type=float, default=0.9,
+    mc.add_argument("--rho-inf", type=_finite, default=0.9,
                     help="two-way: generalized-alpha spectral radius at infinity, in [0, 1] (default 0.9)")
     mc.add_argument("--plots", action=flag, default=True,
                     help="write the PNG figures (default); --no-plots writes the CSV files only")

@@ -63,6 +63,21 @@ def real(name, value, *, positive=False, nonnegative=False):
     return value
 
 
+#: the largest initial angle [rad]: a double resolves an angle a to |a| 2.2e-16, 2.2e-10
+#: rad at the limit; at 1e300 a turn is below the resolution and the angle never advances
+MAX_ANGLE = 1e6
+
+
+def angle(name, value):
+    """An angle [rad] that a double resolves well enough to turn: |value| <= MAX_ANGLE."""
+    value = real(name, value)
+    if not abs(value) <= MAX_ANGLE:
+        raise ValueError(f"{name} = {value!r} rad: a double resolves that angle only to "
+                         f"{abs(value) * np.finfo(float).eps:.3g} rad, so the motion could not advance; "
+                         f"give it within +-{MAX_ANGLE:g} rad (e.g. modulo 2 pi)")
+    return value
+
+
 def integer(name, value, *, minimum=None, maximum=None):
     """An int within [minimum, maximum].
 

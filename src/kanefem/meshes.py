@@ -776,7 +776,9 @@ class MeshBody(FlexibleBody):
     def _solver(self, solver, fixed, constraints=None):
         _checks.choice("solver", solver, ("auto", "dense", "sparse"))
         if solver == "auto":
-            solver = "dense" if (constraints is not None or (~fixed).sum() <= _DENSE_EIGEN_MAX) else "sparse"
+            # the sparse solver needs CSR storage: a body stored dense or banded is solved dense
+            solver = "dense" if (constraints is not None or self.storage != "csr"
+                                 or (~fixed).sum() <= _DENSE_EIGEN_MAX) else "sparse"
         if solver == "sparse" and self.storage != "csr":
             raise ValueError("solver='sparse' needs the body in CSR storage (storage='auto')")
         if solver == "sparse" and constraints is not None:
@@ -798,6 +800,8 @@ class MeshBody(FlexibleBody):
             raise ValueError("geometric_stiffness is defined for straight line bodies, not meshes "
                              "(docs/theory.md section 2.6)")
         n_modes = _checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof)
+        if progress is not None:  # checked before the run, not at its first call (False crashed part way)
+            _checks.callable_("progress", progress)
         fixed = self.support_mask(supports)
         solver = self._solver(solver, fixed, constraints)
         if solver == "dense":
@@ -842,7 +846,7 @@ class MeshBody(FlexibleBody):
         solver : {"auto", "dense", "sparse"}
             "dense": the core's dense solver (section 3.5); "sparse": shift-invert
             Lanczos/Arnoldi (ARPACK + SuperLU, section 3.12); "auto": dense up to 300
-            free DOFs.
+            free DOFs (and for a body not stored in CSR).
 
         Returns
         -------
@@ -914,15 +918,15 @@ class MeshBody(FlexibleBody):
         """Write the mode shapes of an EigenResult (one instant) to a VTU file: point data
         ``mode_k`` (unit mass-normalized displacement vectors) and the eigenvalue and
         frequency of each mode in its name (``mode_1_f=12.34Hz``)."""
+        if _checks.path("path", path).suffix != ".vtu":  # VTU under another name was written
+            raise ValueError(f"path must end in .vtu (the file is VTU), got {str(path)!r}")
         shapes = result.mode_shapes
         if shapes is None:
             raise ValueError("the result has no mode shapes (mode_shapes=True)")
-        lam = np.atleast_2d(result.eigenvalues)
-        if shapes.ndim == 3:
-            shapes = shapes[_checks.integer("instant", instant, minimum=0, maximum=shapes.shape[0] - 1)]
-            lam = lam[instant]
-        else:
-            lam = lam[0]
+        shapes = shapes if shapes.ndim == 3 else shapes[None]
+        # an instant the result does not have is refused (it was ignored for one instant)
+        instant = _checks.integer("instant", instant, minimum=0, maximum=shapes.shape[0] - 1)
+        shapes, lam = shapes[instant], np.atleast_2d(result.eigenvalues)[instant]
         if shapes.shape[0] != self.ndof:
             raise ValueError(f"the mode shapes have {shapes.shape[0]} DOFs, the body {self.ndof}")
         f = np.sign(lam) * np.sqrt(np.abs(lam)) / (2 * np.pi)

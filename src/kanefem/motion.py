@@ -109,7 +109,7 @@ class Motion:
         15.0
         """
         omega = _checks.real("omega", omega)
-        theta0 = _checks.real("theta0", theta0)
+        theta0 = _checks.angle("theta0", theta0)
         return cls("constant",
                    lambda g: _core.motion_constant(omega=omega, theta0=theta0, gravity=g),
                    (-math.inf, math.inf), True, f"constant_speed({omega!r}, theta0={theta0!r})")

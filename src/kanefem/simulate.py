@@ -534,8 +534,13 @@ def simulate(
                             "outputs")
         t_eval = np.linspace(0.0, t_end, n_out)
     else:
+        given = np.asarray(t_eval)
         t_eval = np.array(_checks.array("t_eval", t_eval, ndim=1))  # a copy: the result owns it
         _checks.output_size("t_eval", (t_eval.size + 1) * ndof * n_arrays, "outputs")
+        if given.dtype.kind == "f" and given.dtype.itemsize < 8:
+            # t_end in the array's own precision (float32(0.1) > 0.1) is t_end
+            tol = 2.0 * float(np.finfo(given.dtype).eps) * t_end
+            t_eval[(t_eval > t_end) & (t_eval <= t_end + tol)] = t_end
         if t_eval.size == 0 or t_eval[0] < 0 or t_eval[-1] > t_end or np.any(np.diff(t_eval) < 0):
             raise ValueError("t_eval must be non-empty, non-decreasing and inside [0, t_end] "
                              f"(got {t_eval.size} times from {t_eval.min(initial=0):g} to "

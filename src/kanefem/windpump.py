@@ -708,7 +708,8 @@ class WindPump:
             ``points_per_revolution`` equally spaced instants per turn from 0, end
             excluded (recorded: the sample times).
         alpha0 : float
-            Initial crank angle [rad].
+            Initial crank angle [rad], within +-1e6 (beyond, a double cannot resolve the
+            crank's turning).
         x_D, xdot_D : float, optional
             Initial slider position [m] (default x_D0) and velocity [m/s].
         omega1 : float, optional
@@ -760,7 +761,7 @@ class WindPump:
         period = 2.0 * math.pi / omega
         tt = self._time_grid(t, revolutions, period, points_per_revolution)
         x0 = self.params.x_D0 if x_D is None else _checks.real("x_D", x_D)
-        y0 = np.array([_checks.real("alpha0", alpha0), x0, omega, _checks.real("xdot_D", xdot_D)])
+        y0 = np.array([_checks.angle("alpha0", alpha0), x0, omega, _checks.real("xdot_D", xdot_D)])
         max_steps = _checks.integer("max_steps", max_steps, minimum=1, maximum=2**62)
         self._check_duration(max(tt[-1] - tt[0], period if steady_state else 0.0), rpm, revolutions, t,
                              max_steps)
