@@ -380,3 +380,12 @@ def test_write_modes_instant_and_extension(plate, tmp_path):
         plate.write_modes(tmp_path / "m.csv", r)
     assert not any(tmp_path.iterdir())
     assert plate.write_modes(tmp_path / "m.vtu", r) is not None
+
+
+def test_recorded_noise_beyond_the_squares():
+    from kanefem._smoothing import SmoothingSpline
+
+    t = np.linspace(0.0, 1.0, 8)
+    # noise = 1e308: noise**2 raised OverflowError; a noise above every residual is the line
+    s = SmoothingSpline(t, t**2, noise=1e308)
+    assert s.lam == np.inf and float(s(0.5, 2)) == 0.0

@@ -167,7 +167,7 @@ class SmoothingSpline:
 
     def _choose_lam(self):
         """lam with mean squared residual = noise^2, by bisection on log lam."""
-        target = self.noise**2
+        target = self.noise * self.noise  # inf beyond 1.3e154 (** raised OverflowError): a straight line
         if target == 0.0:
             return 0.0
         msr = lambda lam: float(np.mean((self.y - self._fit(lam)) ** 2))  # noqa: E731

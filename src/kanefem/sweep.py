@@ -152,17 +152,20 @@ def expand_grid(grid) -> list:
     if isinstance(grid, Mapping):
         if not grid:
             raise ValueError("grid = {} has no parameters")
-        names, axes = [], []
+        names, axes, sizes = [], [], []
         for name, values in grid.items():
             names.append(name)
-            if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+            # a scalar, told from a sequence without converting it (np.ndim(range(10**9))
+            # made the array)
+            if isinstance(values, (str, bytes)) or not (
+                    isinstance(values, Sequence) or (hasattr(values, "__array__") and np.ndim(values) > 0)):
                 values = [values]
-            # one factor alone beyond the bound is refused before it is listed
-            values = list(itertools.islice(values, _checks.MAX_POINTS + 1))
+            sizes.append(len(values))
+            _checks.grid_size(names, sizes)  # before the factor is listed and the product built
+            values = list(values)
             if not values:
                 raise ValueError(f"grid parameter {name!r} has no values")
             axes.append(values)
-            _checks.grid_size(names, [len(a) for a in axes])  # before the product is built
         points = [dict(zip(names, combo)) for combo in itertools.product(*axes)]
     elif isinstance(grid, Sequence) and not isinstance(grid, (str, bytes)):
         _checks.grid_size(["grid (a list of points)"], [len(grid)])
