@@ -389,3 +389,10 @@ def test_recorded_noise_beyond_the_squares():
     # noise = 1e308: noise**2 raised OverflowError; a noise above every residual is the line
     s = SmoothingSpline(t, t**2, noise=1e308)
     assert s.lam == np.inf and float(s(0.5, 2)) == 0.0
+
+
+def test_massless_slider_named():
+    # m_D = 0: t_end / (2 pi sqrt(m_D / k)) raised ZeroDivisionError (Python floats) or
+    # blamed an infinite number of spring periods
+    with pytest.raises(ValueError, match=r"m_D = 0.0: the slider's equation of motion"):
+        kanefem.WindPump(m_D=0.0).solve(rpm=140, t=[0.0, 0.01], steady_state=False)

@@ -806,6 +806,9 @@ class WindPump:
         """Refuse a duration the integrator cannot cover in max_steps steps: more than
         max_steps / 10 periods of the slider's spring 2 pi sqrt(m_D / k)."""
         p = self.params
+        if not p.m_D > 0.0:  # (t_end / 0 raised ZeroDivisionError)
+            raise ValueError(f"m_D = {p.m_D!r}: the slider's equation of motion m_D x_D'' = F needs a mass "
+                             "(> 0) to integrate")
         if p.k <= 0.0:
             return
         periods = t_end / (2.0 * math.pi * math.sqrt(p.m_D / p.k))
