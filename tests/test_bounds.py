@@ -396,3 +396,13 @@ def test_massless_slider_named():
     # blamed an infinite number of spring periods
     with pytest.raises(ValueError, match=r"m_D = 0.0: the slider's equation of motion"):
         kanefem.WindPump(m_D=0.0).solve(rpm=140, t=[0.0, 0.01], steady_state=False)
+
+
+def test_mechanism_motion_size_bounded_before_it_is_allocated():
+    M = kanefem.mechanism
+    crank = _crank()
+    # points = 2^28 passed points' own bound and asked for 1.2e10 doubles (99 GB)
+    with pytest.raises(ValueError, match=r"t or points ask for a motion of 1.235e\+10 values"):
+        crank.solve(duration=0.01, points=2**28, drives={"crank": M.ConstantSpeed(10.0)})
+    with pytest.raises(ValueError, match="t or points ask for a motion"):
+        crank.simulate_flexible(duration=0.01, points=10**7, drives={"crank": M.ConstantSpeed(10.0)})

@@ -910,7 +910,7 @@ class Mechanism:
         nz = len(self.coordinates)
         if nz and all(isinstance(d, Recorded) for d in ds):
             return self._recorded(ds, t, duration, points)
-        tt = self._time_grid(t, duration, points)
+        tt = self._check_size(self._time_grid(t, duration, points), "t or points")
         z0 = self.drawing_coordinates() if z0 is None else _checks.array("z0", z0, shape=(nz,))
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
         modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
@@ -950,12 +950,24 @@ class Mechanism:
         points = _checks.integer("points", points, minimum=2, maximum=_checks.MAX_OUTPUT_VALUES)
         return np.linspace(0.0, duration, points)
 
+    def _check_size(self, tt, names, flexible=False):
+        """Refuse a motion of tt.size instants whose arrays exceed the output bound, before
+        they are allocated (points = 2^28 passed its own bound and asked for tens of GB):
+        z, z', z'', force per coordinate; q, q', q'' (3 each) per body; a 15-double frame
+        per link; two ways also d, d' per link DOF and 3 forces per joint."""
+        nz, nb = len(self.coordinates), len(self.bodies)
+        per = 4 * nz + 9 * nb + 15 * len(self.links)
+        if flexible:
+            per += 2 * sum(L.body.ndof for L in self.links) + 3 * len(self.joints)
+        _checks.output_size(names, float(tt.size) * per, "a motion")
+        return tt
+
     def _recorded(self, ds, t, duration, points):
         splines = [d.spline() for d in ds]
         if t is None and duration is None:
             tt = splines[0].t  # the samples' times
         else:  # the grid asked for, inside every record (a spline does not extrapolate)
-            tt = self._time_grid(t, duration, points)
+            tt = self._check_size(self._time_grid(t, duration, points), "t or points")
             for c, s in zip(self.coordinates, splines):
                 if tt[0] < s.t[0] or tt[-1] > s.t[-1]:
                     raise ValueError(f"{'t' if t is not None else 'duration'}: the times {tt[0]:g} to "
@@ -1144,7 +1156,7 @@ class Mechanism:
             raise ValueError("the mechanism has no elastic links: use solve()")
         ds = self._drives(drives)
         nz = len(self.coordinates)
-        tt = self._time_grid(t, duration, points)
+        tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
         z0 = self.drawing_coordinates() if z0 is None else _checks.array("z0", z0, shape=(nz,))
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
         modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
