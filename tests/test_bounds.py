@@ -62,6 +62,13 @@ def _interrupt_at(setup, call, delay=0.3):
      "        A = (sp.kron(sp.kron(T, I), I) + sp.kron(sp.kron(I, T), I) + sp.kron(sp.kron(I, I), T)).tocsc()\n"
      "        cached = lambda: 0",
      "Factor(A, symmetric=True)"),
+    # one instant of the gyroscopic problem (a dense 2n x 2n nonsymmetric eigenproblem)
+    # of 300 beam elements: seconds in one dgeev (18 s at 400 elements), the context made
+    # (and cached) before
+    ("beam = kanefem.PlanarBeam(1.0, 300, E=210e9, A=1e-4, I=1e-8, rho=7800.0)\n"
+     "        beam.eigenvalues(1)\n"
+     "        cached = lambda: len(beam._eig_cache) - 1",
+     "beam.gyroscopic_eigenvalues([1.0], [0.0], 2)"),
 ])
 def test_ctrl_c_within_half_a_second_of_a_long_c_call(setup, call):
     out = _interrupt_at(setup, call)
@@ -80,7 +87,8 @@ def test_interrupt_call_returns_and_raises_as_the_function():
 
 
 #: the calls that run for seconds in one C call without looking at signals
-_LONG_CALLS = r"\b(spla\.splu|_core\.eig_create|_core\.eig_create_projected|_core\.null_basis)\b"
+_LONG_CALLS = (r"\b(spla\.splu|_core\.eig_create|_core\.eig_create_projected|_core\.eig_solve|"
+               r"_core\.eig_gyroscopic|_core\.null_basis)\b")
 
 
 def test_rule_long_c_calls_go_through_interrupt_call():

@@ -12,9 +12,10 @@ The interpreter waits for abandoned workers before it exits (a worker still insi
 SuperLU while the interpreter shuts down breaks its exit: status 120); a second Ctrl-C
 ends that wait.
 
-The rule, checked by tests/test_hardening.py: every call of ``splu`` and of the core's
-``eig_create``/``eig_create_projected``/``eig_gyroscopic``/``null_basis`` in the package
-goes through :func:`call`.
+The rule, checked by tests/test_bounds.py: every call of ``splu`` and of the core's
+``eig_create``, ``eig_create_projected``, ``eig_solve``, ``eig_gyroscopic`` and
+``null_basis`` in the package goes through :func:`call` (a dense eigen-decomposition of
+one instant takes seconds: 18 s for the gyroscopic problem of 400 beam elements).
 """
 
 from __future__ import annotations
@@ -23,8 +24,15 @@ import atexit
 import sys
 import threading
 
+from . import _checks
+
 #: the longest wait [s] between two looks at a pending signal in the main thread
 POLL = 0.05
+
+#: calls estimated below this many floating-point operations (tens of milliseconds) run
+#: directly: a worker thread costs 0.1-0.5 ms a call, 5 to 15 times a small body's
+#: eigenvalues (27 us)
+MIN_FLOPS = 1e8
 
 _abandoned = []  # the "finished" events of workers whose caller was interrupted
 
@@ -41,20 +49,39 @@ def _wait_for_abandoned():
                 pass
 
 
-def call(fn, /, *args, **kwargs):
+def call(fn, /, *args, polls=False, flops=None, **kwargs):
     """``fn(*args, **kwargs)``, answering Ctrl-C within :data:`POLL` seconds when called
     from the main thread (in another thread: a plain call, signals go to the main
     thread only).  The result, or the exception ``fn`` raised, is the caller's; after a
     KeyboardInterrupt the worker's eventual result is discarded.
 
+    ``flops``: an estimate of the call's work (of its longest step between two polls
+    with ``polls``); below :data:`MIN_FLOPS` it is a plain call.
+
+    ``polls=True``: fn is a core loop that calls its ``progress`` keyword between steps
+    or instants (only the main thread sees signals there, so a worker would not stop):
+    the progress function is wrapped so that an abandoned worker stops at its next poll
+    (and the caller's own progress function, if any, is still called).
+
     The wait is on an Event, not ``Thread.join``: a join interrupted by Ctrl-C marks the
     thread as stopped while it still runs (CPython 3.11), and the interpreter would then
     shut down under it.
     """
-    if threading.current_thread() is not threading.main_thread():
+    polls = _checks.flag("polls", polls)
+    if threading.current_thread() is not threading.main_thread() or (flops is not None and flops < MIN_FLOPS):
         return fn(*args, **kwargs)
     box = {}
-    finished = threading.Event()
+    finished, abandoned = threading.Event(), threading.Event()
+    if polls:
+        user = kwargs.get("progress")
+
+        def progress(t):
+            if abandoned.is_set():
+                raise KeyboardInterrupt  # ends the worker's loop; its result is dropped
+            if user is not None:
+                user(t)
+
+        kwargs["progress"] = progress
 
     def work():
         try:
@@ -69,6 +96,7 @@ def call(fn, /, *args, **kwargs):
         while not finished.wait(POLL):  # a pending Ctrl-C raises KeyboardInterrupt here
             pass
     except BaseException:
+        abandoned.set()
         _abandoned[:] = [e for e in _abandoned if not e.is_set()] + [finished]
         raise
     if "error" in box:

@@ -109,6 +109,11 @@ class EigenResult(ResultMixin):
         return np.sign(self.eigenvalues) * np.sqrt(np.abs(self.eigenvalues))
 
 
+#: floating-point operations of a dense n x n eigen-decomposition, per n^3 (the QR
+#: algorithm's 10 n^3 with vectors), for kanefem._interrupt.call's estimate
+_EIG_FLOPS = 10.0
+
+
 def _no_rates_with_frames(omega, eps, a_O, default):
     """frames= replaces omega, eps and a_O: any of them given too is a conflict, refused
     rather than silently ignored."""
@@ -382,7 +387,8 @@ class FlexibleBody:
             if B.shape[1] == 0:
                 raise ValueError(f"constraints (with supports={supports!r}) fix all {self.ndof} DOFs: nothing can move")
             ctx = self._cache_put(key, _interrupt.call(_core.eig_create_projected, body=self._body,
-                                                                  basis=B, geometric=geometric))
+                                                                  basis=B, geometric=geometric,
+                                                                  flops=_EIG_FLOPS * B.shape[1]**3))
         return ctx
 
     def _eig_context(self, supports, geometric=False, constraints=None):
@@ -395,7 +401,8 @@ class FlexibleBody:
         ctx = self._cache_get(key)
         if ctx is None:
             ctx = self._cache_put(key, _interrupt.call(_core.eig_create, body=self._body, fixed=fixed,
-                                                        geometric=geometric))
+                                                        geometric=geometric,
+                                                        flops=_EIG_FLOPS * float((~fixed).sum())**3))
         return ctx
 
     def _cache_get(self, key):
@@ -573,8 +580,9 @@ class FlexibleBody:
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
             kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :])
-        r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
-                            vectors=bool(mode_shapes), tracked=False, axial_force=kg)
+        r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                            include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,
+                            axial_force=kg, polls=True, flops=_EIG_FLOPS * float(self.ndof)**3)
         shapes = r["mode_shapes"]
         return EigenResult(
             eigenvalues=r["eigenvalues"][0],
@@ -644,8 +652,10 @@ class FlexibleBody:
             supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric, constraints)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
-                            vectors=bool(mode_shapes), tracked=order == "tracked", axial_force=kg)
+        r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                            include_eps=bool(include_eps), vectors=bool(mode_shapes),
+                            tracked=order == "tracked", axial_force=kg, polls=True,
+                            flops=_EIG_FLOPS * float(self.ndof)**3)
         return EigenResult(
             eigenvalues=r["eigenvalues"],
             eigenvalues_imag=r["eigenvalues_imag"],
@@ -709,8 +719,9 @@ class FlexibleBody:
         supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        r = _core.eig_gyroscopic(eig=ctx, frames=motion, n_modes=n_modes,
-                                 include_eps=bool(include_eps), axial_force=kg)
+        r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
+                            include_eps=bool(include_eps), axial_force=kg, polls=True,
+                            flops=_EIG_FLOPS * (2.0 * self.ndof)**3)  # the first-order form, 2n
         return GyroscopicResult(s=r["s_re"] + 1j * r["s_im"])
 
 

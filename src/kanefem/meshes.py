@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _checks, _core
+from . import _checks, _core, _interrupt
 from .bodies import EigenResult, FlexibleBody, MotionTerms
 from ._io import atomic_path, atomic_write
 
@@ -806,9 +806,10 @@ class MeshBody(FlexibleBody):
         solver = self._solver(solver, fixed, constraints)
         if solver == "dense":
             ctx = self._eig_context(supports, False, constraints)
-            r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
-                                vectors=bool(mode_shapes), tracked=order == "tracked",
-                                progress=None if progress is None else (lambda t: progress(t)))
+            r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                                include_eps=bool(include_eps), vectors=bool(mode_shapes),
+                                tracked=order == "tracked", progress=progress, polls=True,
+                                flops=10.0 * float(self.ndof)**3)  # one dense instant
             st = r["stats"]
             return r["eigenvalues"], r["eigenvalues_imag"], r["mode_shapes"], st
         from .sparse import eigen_solve

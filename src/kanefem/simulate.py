@@ -130,7 +130,7 @@ class ModalDamping:
         # M = L L^T; modes of L^-1 K L^-T, phi = L^-T y
         L = np.linalg.cholesky(M)
         Li = np.linalg.inv(L)
-        lam, Y = _interrupt.call(np.linalg.eigh, Li @ K @ Li.T)
+        lam, Y = _interrupt.call(np.linalg.eigh, Li @ K @ Li.T, flops=10.0 * float(K.shape[0])**3)
         Phi = Li.T @ Y[:, : z.shape[0]]
         w = np.sqrt(np.clip(lam[: z.shape[0]], 0.0, None))
         MP = M @ Phi
