@@ -414,3 +414,9 @@ def test_mechanism_motion_size_bounded_before_it_is_allocated():
         crank.solve(duration=0.01, points=2**28, drives={"crank": M.ConstantSpeed(10.0)})
     with pytest.raises(ValueError, match="t or points ask for a motion"):
         crank.simulate_flexible(duration=0.01, points=10**7, drives={"crank": M.ConstantSpeed(10.0)})
+
+
+def test_huge_initial_crank_angle_refused():
+    crank = _crank()
+    with pytest.raises(ValueError, match=r"z0\[0\] \(crank\) = 1e\+300 rad"):  # the crank stood still
+        crank.solve(duration=0.01, points=3, z0=[1e300], drives={"crank": kanefem.mechanism.ConstantSpeed(10.0)})

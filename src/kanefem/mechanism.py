@@ -911,7 +911,7 @@ class Mechanism:
         if nz and all(isinstance(d, Recorded) for d in ds):
             return self._recorded(ds, t, duration, points)
         tt = self._check_size(self._time_grid(t, duration, points), "t or points")
-        z0 = self.drawing_coordinates() if z0 is None else _checks.array("z0", z0, shape=(nz,))
+        z0 = self._initial_coordinates(z0)
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
         modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
         for k, d in enumerate(ds):
@@ -934,6 +934,17 @@ class Mechanism:
                                 progress=progress)
         s = r["states"]
         return self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], r["stats"])
+
+    def _initial_coordinates(self, z0):
+        """z0 (default the drawing's), its angles within what a double resolves as they
+        turn (z0 = 1e300 rad left the crank standing)."""
+        if z0 is None:
+            return self.drawing_coordinates()
+        z0 = _checks.array("z0", z0, shape=(len(self.coordinates),))
+        for k, c in enumerate(self.coordinates):
+            if self._coord_unit(k) == "rad":
+                _checks.angle(f"z0[{k}] ({c.name})", z0[k])
+        return z0
 
     @staticmethod
     def _time_grid(t, duration, points):
@@ -1157,7 +1168,7 @@ class Mechanism:
         ds = self._drives(drives)
         nz = len(self.coordinates)
         tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
-        z0 = self.drawing_coordinates() if z0 is None else _checks.array("z0", z0, shape=(nz,))
+        z0 = self._initial_coordinates(z0)
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
         modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
         for k, d in enumerate(ds):
