@@ -649,7 +649,7 @@ static int check_instants(const kf_eig *e, int nt, const kf_frame *frame, const 
 static int beyond_lapack(size_t n, const double *a)
 {
     for (size_t i = 0; i < n; i++)
-        if (!(fabs(a[i]) <= 0x1p512))
+        if (!(fabs(a[i]) <= 1.3407807929942597e154)) /* 2^512 */
             return 1;
     return 0;
 }
