@@ -630,6 +630,14 @@ int kf_frame_check(int dim, const kf_frame *f, kf_error *err)
                                "%s = (%g, %g, %g): a planar body turns about its frame's z axis "
                                "only (use a spatial element for rotation about x or y)",
                                names[k], v[k][0], v[k][1], v[k][2]);
+    /* and its origin moves in the x-y plane: a z component was dropped without a word */
+    if (dim == 2)
+        for (int k = 2; k < 5; k++)
+            if (v[k][2] != 0.0)
+                return kf_fail(err, KF_EINVAL, k == 3 ? "a_O" : k == 2 ? "v_O" : "vdot_O",
+                               "%s = (%g, %g, %g): a planar body's frame origin moves in its "
+                               "x-y plane only (%s_O has a z component; use a spatial element)",
+                               names[k], v[k][0], v[k][1], v[k][2], names[k]);
     /* the centrifugal terms square omega */
     double w2 = f->omega[0] * f->omega[0] + f->omega[1] * f->omega[1] + f->omega[2] * f->omega[2];
     if (!isfinite(w2))

@@ -642,6 +642,18 @@ static int check_instants(const kf_eig *e, int nt, const kf_frame *frame, const 
     return kf_lapack_require(err);
 }
 
+/* Nonzero when an entry of the matrix handed to LAPACK is not finite or beyond
+ * sqrt(DBL_MAX) = 2^512: its eigensolvers square entries (norms, balancing), so a larger
+ * matrix gives eigenvalues that are overflow noise (eps = 1e300 gave -1.7e122 where omega
+ * = 1e160 was refused as an overflow; issue 17). */
+static int beyond_lapack(size_t n, const double *a)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(a[i]) <= 1.3407807929942597e154)) /* 2^512 */
+            return 1;
+    return 0;
+}
+
 /* KF_ERANGE naming the instant's rates when a matrix or result of it is not finite. */
 static int overflow_at(int t, const kf_frame *f, const char *what, kf_error *err)
 {
@@ -753,8 +765,28 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                 if (cpair[q] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cpair[q] * e->Gt[q][i];
-            if (!kf_vec_finite(nn, w.A)) {
+            if (beyond_lapack(nn, w.A)) {
                 rc = overflow_at(t, &frame[t], "K + K_om + K_eps [+ K_G]", err);
+                goto done;
+            }
+            /* the stiffness of the modes asked for below the rounding of the motion
+             * terms (about DBL_EPSILON times their largest entry): no digit of the
+             * eigenvalues' real parts is left (eps = 1e25 gave 5.4e8 = 2^29 for a beam's
+             * 3.7e8, eps = 1e50 gave -1e34); the reference is the at-rest eigenvalue of
+             * the highest mode asked for, at least sqrt(DBL_EPSILON) times the largest
+             * (free bodies have zero ones) */
+            double amax = 0.0, scale0 = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
+            scale0 = fmax(fabs(e->lam0[ms - 1]), sqrt(DBL_EPSILON) * scale0);
+            for (size_t i = 0; i < nn; i++)
+                amax = fmax(amax, fabs(w.A[i]));
+            if (DBL_EPSILON * amax > scale0) {
+                rc = kf_fail(err, KF_ERANGE, "eps",
+                             "instant %d: the motion terms (omega = (%g, %g, %g), eps = (%g, %g, "
+                             "%g)) reach %.3g, so large that the stiffness of the modes asked for "
+                             "(eigenvalue %.3g at rest) is lost in their rounding: no digit of "
+                             "the eigenvalues would be right", t, frame[t].omega[0], frame[t].omega[1],
+                             frame[t].omega[2], frame[t].eps[0], frame[t].eps[1],
+                             frame[t].eps[2], amax, scale0);
                 goto done;
             }
             if (!skew) {
@@ -988,7 +1020,7 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
                     for (int i = 0; i < n; i++)
                         Z[(n + i) + (size_t)(n + j) * n2] -= c * e->Gt[q][i + (size_t)j * n];
         }
-        if (!kf_vec_finite(zz, Z)) {
+        if (beyond_lapack(zz, Z)) {
             rc = overflow_at(t, &frame[t], "the first-order matrix [0 I; -K_eff -C]", err);
             break;
         }

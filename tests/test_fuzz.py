@@ -2172,6 +2172,171 @@ def probe_store_file(d):
                 also=(OSError,) if held in ("missing", "dangling") else ())
 
 
+# ---------------------------------------------------------------- bounds, flags, conflicts (issue 17, items 4-7)
+# (helper hardbounds; the probes of untrusted files are in their own block)
+
+import collections.abc  # noqa: E402
+
+
+class _LazyPoints(collections.abc.Sequence):
+    """n grid points, each made when asked for."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, k):
+        if not 0 <= k < self.n:
+            raise IndexError(k)
+        return {"a": k}
+
+
+#: counts far beyond every bound, which must be refused before any work is sized by them
+HUGE_COUNTS = st.sampled_from([10**5 + 1, 10**6, 10**7, 10**9, 2**31, 2**63, 10**400])
+#: hostile values that are no valid size (1 to 100 elements would be a real derivation)
+NOT_A_SIZE = st.sampled_from([v for v in HOSTILE_VALUES if not (isinstance(v, int) and 1 <= v <= 100)])
+
+
+@probe(weight=2)
+def probe_bounded_work(d):
+    """Counts that size work: sweep grids (factor sizes up to 10^9, products up to 10^12,
+    counted before the product is built), the steps of simulate_flexible's dt and of
+    rk45's max_step, symbolic sizes and measure_costs' max_seconds."""
+    what = d.draw(st.sampled_from(["grid", "points", "flexible dt", "rk max_step", "derive", "measure_costs"]),
+                  "entry point")
+    if what == "grid":
+        sizes = d.draw(st.lists(st.one_of(st.integers(1, 4), st.sampled_from([1000, 10**5, 10**9])),
+                                min_size=1, max_size=5), "factor sizes")
+        grid = {f"p{k}": range(n) for k, n in enumerate(sizes)}
+        return Call(lambda: len(expand_grid(grid)), {"grid"})
+    if what == "points":  # a list of points that only says how long it is
+        n = d.draw(st.one_of(st.integers(1, 3), HUGE_COUNTS.filter(lambda k: k < 2**63)), "points")
+        return Call(lambda: len(expand_grid(_LazyPoints(n))), {"grid"})
+    if what == "flexible dt":
+        kw = d.kwargs(dt=Arg(st.sampled_from([1e-4, 5e-4]), st.one_of(HOSTILE, EXTREMES)),
+                      duration=Arg(st.sampled_from([0.002, 0.004]), st.one_of(HOSTILE, EXTREMES), optional=False),
+                      points=Arg(st.integers(2, 4), st.one_of(HOSTILE_INT, HUGE_COUNTS)),
+                      max_iter=Arg(st.integers(1, 30), st.one_of(HOSTILE_INT, HUGE_COUNTS)))
+        m = mechanism_of("slider-crank")
+        return Call(lambda: m.simulate_flexible(drives={"crank": mech.ConstantSpeed(150.0)}, **kw),
+                    mechanism_names(m, m.simulate_flexible))
+    if what == "rk max_step":
+        bar = kanefem.AxialBar(1.0, 2, E=210e9, A=2e-5, rho=5e4)
+        kw = d.kwargs(max_step=Arg(st.sampled_from([1e-4, 1e-3]), st.one_of(HOSTILE, EXTREMES)),
+                      # (always given: t_end is a hostile value too, and RK runs up to max_steps)
+                      max_steps=Arg(st.sampled_from([10**4, 10**5]),
+                                    st.sampled_from([0, -1, nan, 1.5, "x", True, 2**63, 10**400]),
+                                    optional=False),
+                      t_end=Arg(st.sampled_from([1e-3, 2e-3]), st.one_of(HOSTILE, EXTREMES), optional=False))
+        return Call(lambda: kanefem.simulate(bar, kanefem.Motion.constant_speed(1.0), method="rk45-lagrange", progress=False,
+                                     t_eval=[0.0], **kw), names_of(kanefem.simulate))
+    if what in ("derive", "measure_costs") and symbolic is None:  # SymPy is an optional extra
+        return Call(lambda: None, set())
+    if what == "derive":
+        # (a valid size is a derivation of seconds to a minute: only sizes that are refused)
+        n = d.value("n_elements", Arg(st.sampled_from([101, 1000]), st.one_of(NOT_A_SIZE, HUGE_COUNTS)))
+        return Call(lambda: symbolic.derive("kane", n), names_of(symbolic.derive))
+    kw = d.kwargs(max_seconds=Arg(st.sampled_from([30.0]), st.one_of(HOSTILE, EXTREMES), optional=False),
+                  n_elements=Arg(st.just((1,)), st.one_of(NOT_A_SIZE, st.lists(HUGE_COUNTS, max_size=2)),
+                                 optional=False),  # the default sizes take minutes
+                  monolithic_max_n=Arg(st.integers(0, 2), st.one_of(HOSTILE_INT, HUGE_COUNTS)))
+    return Call(lambda: symbolic.measure_costs(methods=("kane",), **kw), names_of(symbolic.measure_costs))
+
+
+@probe(weight=2)
+def probe_flags_and_angles(d):
+    """Flags (through _checks.flag: "no" is not False) and angles a double must resolve
+    (alpha0, theta0), and float32 output times."""
+    what = d.draw(st.sampled_from(["plane_strain", "prune", "instants", "link flag", "alpha0", "theta0",
+                                   "float32 t_eval"]), "entry point")
+    flag = d.value("flag", Arg(st.booleans(), HOSTILE_FLAG))
+    if what == "plane_strain":
+        mesh = kanefem.Mesh.rectangle(1.0, 0.1, 2, 1)
+        return Call(lambda: kanefem.MeshBody(mesh, E=7e10, nu=0.3, rho=2700.0, thickness=0.01,
+                                             plane_strain=flag).eigenvalues(2), {"plane_strain", "n_modes"})
+    if what == "prune":
+        return Call(lambda: kanefem.Mesh.from_meshio(kanefem.Mesh.rectangle(1.0, 1.0, 1, 1).to_meshio(), prune=flag),
+                    {"prune"})
+    if what == "instants":
+        return Call(lambda: kanefem.frames.from_rates([1.0, 2.0], [0.0, 0.0], instants=flag),
+                    names_of(kanefem.frames.from_rates))
+    if what == "link flag":
+        beam = kanefem.PlanarBeam(0.3, 2, E=2e11, A=1e-4, I=1e-9, rho=7850.0)
+        return Call(lambda: mech.ElasticLink("rod", beam, geometric_stiffness=flag), {"geometric_stiffness"})
+    angle = d.value("angle", Arg(st.floats(-10.0, 10.0), st.one_of(HOSTILE, EXTREMES, st.just(1e6 + 1))))
+    if what == "alpha0":
+        return Call(lambda: pump().solve(rpm=140, revolutions=0.05, points_per_revolution=24, alpha0=angle),
+                    names_of(kanefem.WindPump.solve))
+    if what == "theta0":
+        return Call(lambda: kanefem.Motion.constant_speed(1.0, theta0=angle).evaluate([0.0, 1.0]),
+                    {"theta0", "omega"})
+    end = d.value("t_end", Arg(st.sampled_from([0.1, 0.3, 1e-3]), st.one_of(HOSTILE, EXTREMES)))
+    n = d.draw(st.integers(1, 5), "instants")
+
+    def call():
+        bar = kanefem.AxialBar(1.0, 2, E=210e9, A=2e-5, rho=5e4)
+        t = np.linspace(0.0, float(end) if isinstance(end, float) else 0.1, n, dtype=np.float32)
+        return kanefem.simulate(bar, kanefem.Motion.constant_speed(1.0), end, dt=1e-4, t_eval=t, progress=False)
+
+    return Call(call, names_of(kanefem.simulate))
+
+
+@probe(weight=2)
+def probe_conflicts(d):
+    """Arguments that used to be ignored: t with duration, a grid with recorded drives,
+    a_O that does not enter the eigenvalues or comes with frames=, the z component of a
+    planar motion's a_O, eps beyond what the stiffness survives, deflection's x, and
+    drives that are not a dict."""
+    what = d.draw(st.sampled_from(["t and duration", "recorded grid", "a_O", "planar a_O", "eps", "deflection",
+                                   "drives"]), "entry point")
+    m = mechanism_of("rigid slider-crank")
+    if what == "t and duration":
+        kw = d.kwargs(t=Arg(st.just(np.linspace(0.0, 0.01, 3)), hostile_array((3,))),
+                      duration=Arg(st.sampled_from([0.01, 0.02]), HOSTILE))
+        return Call(lambda: m.solve(drives={"crank": mech.ConstantSpeed(40.0)}, **kw), mechanism_names(m, m.solve))
+    if what == "recorded grid":
+        t = np.linspace(0.0, 0.05, 8)
+        kw = d.kwargs(t=Arg(st.sampled_from([np.linspace(0.0, 0.05, 4), np.linspace(0.0, 0.1, 4)]), hostile_array((3,))),
+                      duration=Arg(st.sampled_from([0.02, 0.05, 0.5]), HOSTILE),
+                      points=Arg(st.integers(2, 5), HOSTILE_INT))
+        # (a positive noise on these straight samples reports lam = inf, the straight line,
+        # by design of the smoothing spline: not this probe's subject)
+        noise = d.value("noise", Arg(st.sampled_from([0.0, None]), HOSTILE))
+        return Call(lambda: m.solve(drives={"crank": mech.Recorded(t, 8.0 * t, noise=noise)}, **kw),
+                    mechanism_names(m, m.solve, mech.Recorded) | {"samples", "t"})
+    beam = kanefem.PlanarBeam(0.6, 3, E=210e9, A=2e-4, I=1.67e-9, rho=7850.0)
+    if what == "a_O":
+        kw = d.kwargs(a_O=Arg(st.sampled_from([[1.0, 0.0], [0.0, -9.81]]), st.one_of(HOSTILE, hostile_array((2,)))),
+                      frames=Arg(st.just(kanefem.frames.from_rates(2.0, 0.0)), HOSTILE),
+                      omega=Arg(signed(20.0), HOSTILE), geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG))
+        return Call(lambda: beam.eigenvalues(2, **kw), names_of(beam.eigenvalues))
+    if what == "planar a_O":
+        a = d.value("a_O", Arg(st.sampled_from([(0.0, 1.0), (0.0, 1.0, 0.0)]),
+                               st.sampled_from([(0.0, 0.0, 5.0), (nan, 0.0), (1.0,), "x"])))
+        motion = kanefem.Motion.from_function(lambda t: (1.0, 0.0, a))
+        return Call(lambda: (motion.evaluate([0.0, 1e-3]), kanefem.simulate(beam, motion, 1e-3, dt=1e-4, progress=False)),
+                    names_of(kanefem.simulate, kanefem.Motion.evaluate) | {"a_O", "a", "f"})
+    if what == "eps":
+        eps = d.value("eps", Arg(signed(1e3), st.one_of(EXTREMES, HOSTILE)))
+        return Call(lambda: beam.eigenvalues(2, eps=eps), names_of(beam.eigenvalues))
+    if what == "deflection":
+        x = d.value("x", Arg(st.sampled_from([0.0, 0.15, 0.3]), HOSTILE))
+        link = d.value("link", Arg(st.just("rod"), HOSTILE_TEXT))
+        flex = flexible_motion()
+        return Call(lambda: flex.deflection(link, x), {"x", "link", "rod", str(link), repr(link)})
+    drives = d.value("drives", Arg(st.just({"crank": mech.ConstantSpeed(40.0)}),
+                                   st.one_of(HOSTILE, HOSTILE_TEXT, st.just([("crank", 1.0)]))))
+    return Call(lambda: m.solve(duration=0.01, points=3, drives=drives), mechanism_names(m, m.solve))
+
+
+@functools.lru_cache(maxsize=None)
+def flexible_motion():
+    return mechanism_of("slider-crank").simulate_flexible(duration=0.002, points=3,
+                                                          drives={"crank": mech.ConstantSpeed(150.0)})
+
+
 # ====================================================================== the tests
 
 TOTAL_WEIGHT = sum(w for _, w in PROBES.values())

@@ -1052,9 +1052,12 @@ def test_two_way_accuracy_target_is_bounded_and_says_so():
     assert not fm.stats["accurate"] and fm.stats["error_estimate"] > 1e-9 and fm.stats["steps"] <= 3 * 400
     for kw, text in ((dict(rtol=0.0), "rtol"), (dict(rtol=2.0), "rtol"), (dict(rtol=float("nan")), "rtol"),
                      (dict(rtol=5e-324), "rtol"),  # atol / rtol would overflow: a zero estimate
-                     (dict(atol=-1.0), "atol"), (dict(max_steps=5), "max_steps")):
+                     (dict(atol=-1.0), "atol")):
         with pytest.raises(ValueError, match=text):
             m.simulate_flexible(t, drives=drives, **kw)
+    # fewer max_steps than one run takes: refused before any step, as simulate refuses it
+    with pytest.raises(kanefem.StepLimitError, match="max_steps = 5"):
+        m.simulate_flexible(t, drives=drives, max_steps=5)
 
 
 def test_coupled_accelerations_with_k_g_settle_at_round_off():

@@ -38,6 +38,16 @@ _NOT_RUN = ("job", "func", "config", "out", "pump", "file", "mech", "mech_tables
 _API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
 
 
+def _finite(text):
+    """The type of every float option: finite (argparse's float takes "nan" and "inf",
+    which then failed later under another option's name: --duration nan was blamed on
+    --revolutions)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 def _one_line(text):
     return " ".join(str(text).split())
 
@@ -88,6 +98,8 @@ def _run_defaults(path, run, args):
         if not (isinstance(value, bool) if kind is bool else number):
             wanted = {bool: "true or false", int: "an integer", float: "a number"}[kind]
             raise TypeError(f"{path}: [run] {key} = {value!r} must be {wanted}")
+        if kind is float and not math.isfinite(value):  # as the options' type, _finite
+            raise ValueError(f"{path}: [run] {key} = {value!r} must be a finite number")
         defaults[dest] = kind(value)
     return defaults
 
@@ -220,22 +232,32 @@ def _windpump_files(args, pump, folder):
 
 
 def _sweep_values(name, spec, kind=float):
-    """``a:b:n`` (n values from a to b) or ``v1,v2,...``, as numbers of ``kind``."""
+    """``a:b:n`` (n values from a to b, n at most the sweep's limit of points) or
+    ``v1,v2,...``, as numbers of ``kind``."""
+    from ._checks import MAX_POINTS
+
+    what = "integers" if kind is int else "numbers"
     try:
         if ":" in spec:
             a, b, n = spec.split(":")
-            n = int(n)
+            n, a, b = int(n), float(a), float(b)
             if n < 1:
                 raise ValueError
-            values = np.linspace(float(a), float(b), n).tolist()
         else:
             values = [kind(v) for v in spec.split(",")]
-        values = [kind(v) for v in values]
-        if kind is int and ":" in spec and len(set(values)) < len(values):
-            raise ValueError
     except ValueError:
         raise ValueError(f"--sweep {name}={spec}: expected START:STOP:COUNT (e.g. 100:200:11) or a "
-                         f"comma-separated list of {'integers' if kind is int else 'numbers'}") from None
+                         f"comma-separated list of {what}") from None
+    if ":" in spec:
+        if n > MAX_POINTS:  # before the values are made
+            raise ValueError(f"--sweep {name}={spec}: COUNT = {n} is more than the limit of "
+                             f"{MAX_POINTS} points of a sweep")
+        try:
+            values = [kind(v) for v in np.linspace(a, b, n).tolist()]
+        except (ValueError, OverflowError):  # int(inf), int(nan)
+            raise ValueError(f"--sweep {name}={spec}: START and STOP must be finite {what}") from None
+        if kind is int and len(set(values)) < len(values):
+            raise ValueError(f"--sweep {name}={spec}: COUNT = {n} integers do not fit between START and STOP")
     return values
 
 
@@ -613,18 +635,18 @@ def build_parser():
         "lever 0.6 m long, 10 elements, pinned at both ends, at 140 rpm.",
     )
     e.add_argument("--body", choices=("beam", "bar"), default="beam", help="element kind (default beam)")
-    e.add_argument("--length", type=float, default=0.6, help="length [m] (default 0.6)")
+    e.add_argument("--length", type=_finite, default=0.6, help="length [m] (default 0.6)")
     e.add_argument("--elements", type=int, default=10, help="number of elements (default 10)")
-    e.add_argument("--E", type=float, default=210e9, help="Young's modulus [Pa] (default 210e9)")
-    e.add_argument("--A", type=float, default=2.0e-4, help="section area [m^2] (default 2e-4)")
-    e.add_argument("--I", type=float, default=1.67e-9, help="second moment of area [m^4] (default 1.67e-9)")
-    e.add_argument("--rho", type=float, default=7850.0, help="density [kg/m^3] (default 7850)")
+    e.add_argument("--E", type=_finite, default=210e9, help="Young's modulus [Pa] (default 210e9)")
+    e.add_argument("--A", type=_finite, default=2.0e-4, help="section area [m^2] (default 2e-4)")
+    e.add_argument("--I", type=_finite, default=1.67e-9, help="second moment of area [m^4] (default 1.67e-9)")
+    e.add_argument("--rho", type=_finite, default=7850.0, help="density [kg/m^3] (default 7850)")
     e.add_argument("--supports", default=None,
                    help="support preset, e.g. pinned-pinned, clamped-free, free-free; bar: fixed-free")
     e.add_argument("--modes", type=int, default=4, help="number of modes (default 4)")
-    e.add_argument("--omega", type=float, default=140 * 2 * math.pi / 60,
+    e.add_argument("--omega", type=_finite, default=140 * 2 * math.pi / 60,
                    help="frame angular velocity [rad/s] (default 140 rpm = 14.66)")
-    e.add_argument("--eps", type=float, default=0.0, help="frame angular acceleration [rad/s^2] (default 0)")
+    e.add_argument("--eps", type=_finite, default=0.0, help="frame angular acceleration [rad/s^2] (default 0)")
     e.add_argument("--no-eps", action="store_true", help="leave out the non-symmetric K_eps")
     e.add_argument("--out", default=None, metavar="DIR",
                    help="folder to write eigenvalues.csv and manifest.json into (optional), "
@@ -645,8 +667,8 @@ def build_parser():
         "output folder, which is replaced as one set: a failed, interrupted or killed run "
         "leaves it as it was. Units: SI, angles in radians.",
     )
-    w.add_argument("--rpm", type=float, default=140.0, help="crank speed [rev/min] (default 140)")
-    w.add_argument("--revolutions", type=float, default=1.0, help="crank turns to compute (default 1)")
+    w.add_argument("--rpm", type=_finite, default=140.0, help="crank speed [rev/min] (default 140)")
+    w.add_argument("--revolutions", type=_finite, default=1.0, help="crank turns to compute (default 1)")
     w.add_argument("--points", type=int, default=360, help="instants per crank turn (default 360)")
     w.add_argument("--elements", type=int, default=10, help="beam elements of the lever BC' (default 10)")
     w.add_argument("--modes", type=int, default=2, help="lever eigenvalues per instant (default 2)")
@@ -707,10 +729,10 @@ def build_parser():
         "the sweep's tables instead. Units: SI, angles in radians.",
     )
     mc.add_argument("file", metavar="FILE.toml", help="the mechanism (TOML; [run] gives option defaults)")
-    mc.add_argument("--duration", type=float, default=0.0,
+    mc.add_argument("--duration", type=_finite, default=0.0,
                     help="time to compute [s] (default 0: --revolutions turns of the first "
                     "coordinate driven at constant speed, or --revolutions seconds)")
-    mc.add_argument("--revolutions", type=float, default=1.0, help="turns of the driven crank (default 1)")
+    mc.add_argument("--revolutions", type=_finite, default=1.0, help="turns of the driven crank (default 1)")
     mc.add_argument("--points", type=int, default=361, help="output instants (default 361)")
     mc.add_argument("--modes", type=int, default=2, help="eigenvalues per elastic link and instant (default 2)")
     flag = argparse.BooleanOptionalAction
@@ -723,9 +745,9 @@ def build_parser():
     mc.add_argument("--two-way", action=flag, default=False,
                     help="also integrate the links coupled both ways (generalized-alpha) and write "
                     "flexible_motion.csv; default off")
-    mc.add_argument("--dt", type=float, default=0.0,
+    mc.add_argument("--dt", type=_finite, default=0.0,
                     help="two-way: largest step [s] (default 0: 1/20 of the links' shortest first period)")
-    mc.add_argument("--rho-inf", type=float, default=0.9,
+    mc.add_argument("--rho-inf", type=_finite, default=0.9,
                     help="two-way: generalized-alpha spectral radius at infinity, in [0, 1] (default 0.9)")
     mc.add_argument("--plots", action=flag, default=True,
                     help="write the PNG figures (default); --no-plots writes the CSV files only")

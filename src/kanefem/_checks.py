@@ -10,6 +10,8 @@ import math
 import numbers
 import operator
 import os
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +63,21 @@ def real(name, value, *, positive=False, nonnegative=False):
     return value
 
 
+#: the largest initial angle [rad]: a double resolves an angle a to |a| 2.2e-16, 2.2e-10
+#: rad at the limit; at 1e300 a turn is below the resolution and the angle never advances
+MAX_ANGLE = 1e6
+
+
+def angle(name, value):
+    """An angle [rad] that a double resolves well enough to turn: |value| <= MAX_ANGLE."""
+    value = real(name, value)
+    if not abs(value) <= MAX_ANGLE:
+        raise ValueError(f"{name} = {value!r} rad: a double resolves that angle only to "
+                         f"{abs(value) * np.finfo(float).eps:.3g} rad, so the motion could not advance; "
+                         f"give it within +-{MAX_ANGLE:g} rad (e.g. modulo 2 pi)")
+    return value
+
+
 def integer(name, value, *, minimum=None, maximum=None):
     """An int within [minimum, maximum].
 
@@ -80,6 +97,14 @@ def integer(name, value, *, minimum=None, maximum=None):
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} = {value} must be <= {maximum}")
     return value
+
+
+def index(name, value, n, what):
+    """An index into n ``what`` (negative: from the end), as 0 <= k < n."""
+    k = integer(name, value, maximum=sys.maxsize)
+    if not -n <= k < n:
+        raise ValueError(f"{name} {k} is out of range for {n} {what}")
+    return k % n
 
 
 def array(name, value, *, ndim=None, shape=None, finite=True):
@@ -158,11 +183,36 @@ def flag(name, value):
     return bool(value)
 
 
+def mapping(name, value, what="a dict"):
+    """A mapping, as a new dict; anything else is refused by name, with what is expected
+    (``dict("crank")`` would fail with "dictionary update sequence element #0 has
+    length 1")."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be {what}, got {_short(value)}")
+    return dict(value)
+
+
 def callable_(name, value):
     """A callable, else a TypeError naming the argument."""
     if not callable(value):
         raise TypeError(f"{name} must be callable, got {_short(value)}")
     return value
+
+
+#: the most points one sweep runs (each a study of milliseconds to minutes); a grid
+#: is counted from its factors' sizes before any point is built
+MAX_POINTS = 100_000
+
+
+def grid_size(names, sizes):
+    """The number of points of a full-factorial grid of factors with these sizes,
+    refused above :data:`MAX_POINTS` before the product is built."""
+    n = math.prod(sizes)
+    if n > MAX_POINTS:
+        factors = " x ".join(f"{name} ({k})" for name, k in zip(names, sizes))
+        raise ValueError(f"the grid {factors} has {n:.4g} points, more than the limit of "
+                         f"{MAX_POINTS} (kanefem._checks.MAX_POINTS): sweep fewer values")
+    return n
 
 
 #: the largest result one call allocates, in doubles (2 GiB); a run asking for more

@@ -44,6 +44,12 @@ def noise_estimate(t, y):
     return float(math.sqrt(np.mean(e * e / (a * a + b * b + 1.0))))
 
 
+#: the fewest samples the noise is estimated from: the n - 2 pseudo-residuals of fewer
+#: take the signal's own curvature for noise (3 samples of t^2 gave a straight line,
+#: acceleration 0 instead of 2; 5 gave 1.39; 8 gave 2.05)
+MIN_ESTIMATE_SAMPLES = 8
+
+
 class SmoothingSpline:
     """A cubic smoothing spline through samples (t_i, y_i), with its derivatives.
 
@@ -55,7 +61,8 @@ class SmoothingSpline:
         Samples.
     noise : float, optional
         Standard deviation of the measurement noise, in the unit of y; None estimates
-        it from the data; 0 interpolates.
+        it from the data (from at least :data:`MIN_ESTIMATE_SAMPLES` samples); 0
+        interpolates.
 
     Attributes
     ----------
@@ -83,14 +90,19 @@ class SmoothingSpline:
         if not np.all(np.diff(t) > 0):
             k = int(np.flatnonzero(np.diff(t) <= 0)[0])
             raise ValueError(f"sample times must be strictly increasing: t[{k}] = {t[k]!r}, t[{k + 1}] = {t[k + 1]!r}")
+        if noise is None and t.size < MIN_ESTIMATE_SAMPLES:
+            raise ValueError(f"noise = None estimates the noise from the samples, which needs at least "
+                             f"{MIN_ESTIMATE_SAMPLES} of them, got {t.size}: give noise (0 interpolates)")
         self.t, self.y = t, y
         self.noise = noise_estimate(t, y) if noise is None else _checks.real("noise", noise, nonnegative=True)
         self.lam, self._spline = self._choose()
         self._derivatives = [self._spline, self._spline.derivative(1), self._spline.derivative(2)]
 
     def _fit(self, lam):
-        from scipy.interpolate import make_lsq_spline, make_smoothing_spline
+        from scipy.interpolate import CubicSpline, make_lsq_spline, make_smoothing_spline
 
+        if lam == 0.0:  # interpolation: the natural cubic spline (SciPy's smoothing needs 5 samples)
+            return CubicSpline(self.t, self.y, bc_type="natural")
         if math.isfinite(lam):
             return make_smoothing_spline(self.t, self.y, lam=lam)
         # lam = inf: the least-squares straight line, as a cubic B-spline (exactly)
@@ -103,9 +115,14 @@ class SmoothingSpline:
         """(lam, spline) with mean squared residual = noise^2: Brent's method on log lam."""
         from scipy.optimize import brentq
 
-        target = self.noise**2
+        target = self.noise * self.noise  # inf beyond 1.3e154 (** raised OverflowError): a straight line
         if target == 0.0:
             return 0.0, self._fit(0.0)
+        if not math.isfinite(target):  # a noise beyond every residual: the straight line
+            return math.inf, self._fit(math.inf)
+        if self.t.size < 5:
+            raise ValueError(f"noise = {self.noise!r} > 0 smooths, which needs at least 5 samples, got "
+                             f"{self.t.size}: give noise = 0 (interpolation) or more samples")
         scale = float(np.mean(np.diff(self.t))) ** 3  # lam has the unit of t^3
         # log of (mean squared residual / noise^2), increasing in log10(lam / scale)
         excess = lambda x: math.log(max(float(np.mean((self.y - self._fit(scale * 10.0**x)(self.t)) ** 2)), 1e-300) / target)  # noqa: E731

@@ -22,7 +22,7 @@ from typing import Mapping
 
 import numpy as np
 
-from . import _checks, _core, frames
+from . import _checks, _core, _interrupt, frames
 from ._results import ResultMixin
 from .constraints import maggi_basis
 
@@ -109,6 +109,21 @@ class EigenResult(ResultMixin):
         return np.sign(self.eigenvalues) * np.sqrt(np.abs(self.eigenvalues))
 
 
+#: floating-point operations of a dense n x n eigen-decomposition, per n^3 (the QR
+#: algorithm's 10 n^3 with vectors), for kanefem._interrupt.call's estimate
+_EIG_FLOPS = 10.0
+
+
+def _no_rates_with_frames(omega, eps, a_O, default):
+    """frames= replaces omega, eps and a_O: any of them given too is a conflict, refused
+    rather than silently ignored."""
+    for name, v in (("omega", omega), ("eps", eps), ("a_O", a_O)):
+        if v is not None and not (default is not None and name != "a_O" and np.ndim(v) == 0
+                                  and not isinstance(v, (bool, np.bool_)) and v == default):
+            raise ValueError(f"give the frame's motion either as frames= or as omega, eps and a_O, "
+                             f"not both ({name} = {_checks._short(v)} was given with frames)")
+
+
 class FlexibleBody:
     """A body of finite elements of one kind in a moving frame (base class).
 
@@ -193,6 +208,7 @@ class FlexibleBody:
         """One instant of the frame's motion (a length-1 frame array): planar rates
         (numbers, about z) or spatial ones (3-vectors), or a given frame array."""
         if given is not None:
+            _no_rates_with_frames(omega, eps, a_O, 0.0)
             return frames.given(given, "frames", one=True)
         return frames.from_rates(omega, eps, a_O, dim=self.dim)
 
@@ -295,10 +311,7 @@ class FlexibleBody:
 
     def _node_index(self, node, name="supports node"):
         """A node index (negative: from the end) checked against the nodes, by ``name``."""
-        k = _checks.integer(name, node)
-        if not -self.n_nodes <= k < self.n_nodes:
-            raise ValueError(f"{name} {k} is out of range for {self.n_nodes} nodes")
-        return k % self.n_nodes
+        return _checks.index(name, node, self.n_nodes, "nodes")
 
     def support_mask(self, supports) -> np.ndarray:
         """Which DOFs a support specification fixes (boolean, length ndof).
@@ -373,8 +386,9 @@ class FlexibleBody:
             B = maggi_basis(G)
             if B.shape[1] == 0:
                 raise ValueError(f"constraints (with supports={supports!r}) fix all {self.ndof} DOFs: nothing can move")
-            ctx = self._cache_put(key, _core.eig_create_projected(body=self._body, basis=B,
-                                                                  geometric=geometric))
+            ctx = self._cache_put(key, _interrupt.call(_core.eig_create_projected, body=self._body,
+                                                                  basis=B, geometric=geometric,
+                                                                  flops=_EIG_FLOPS * B.shape[1]**3))
         return ctx
 
     def _eig_context(self, supports, geometric=False, constraints=None):
@@ -386,8 +400,9 @@ class FlexibleBody:
         key = ("supports", fixed.tobytes(), geometric)
         ctx = self._cache_get(key)
         if ctx is None:
-            ctx = self._cache_put(key, _core.eig_create(body=self._body, fixed=fixed,
-                                                        geometric=geometric))
+            ctx = self._cache_put(key, _interrupt.call(_core.eig_create, body=self._body, fixed=fixed,
+                                                        geometric=geometric,
+                                                        flops=_EIG_FLOPS * float((~fixed).sum())**3))
         return ctx
 
     def _cache_get(self, key):
@@ -411,6 +426,7 @@ class FlexibleBody:
         """Instants of the frame's motion (a frame array (nt,)): planar rates ((nt,)
         numbers about z) or spatial ones ((nt, 3) vectors), or a given frame array."""
         if given is not None:
+            _no_rates_with_frames(omega, eps, a_O, None)
             return frames.given(given, "frames")
         if omega is None or eps is None:
             raise TypeError("give the frame's motion as omega and eps, or as frames=")
@@ -559,13 +575,14 @@ class FlexibleBody:
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
         ctx = self._eig_context(supports, geometric, constraints)
-        motion = self._frame(omega, eps, a_O if geometric else None, frames)
+        motion = self._frame(omega, eps, a_O, frames)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
             kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :])
-        r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
-                            vectors=bool(mode_shapes), tracked=False, axial_force=kg)
+        r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                            include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,
+                            axial_force=kg, polls=True, flops=_EIG_FLOPS * float(self.ndof)**3)
         shapes = r["mode_shapes"]
         return EigenResult(
             eigenvalues=r["eigenvalues"][0],
@@ -627,7 +644,7 @@ class FlexibleBody:
         """
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
-        motion = self._frames(omega, eps, a_O if geometric else None, frames)
+        motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * (2.0 + mode_shapes * self.ndof),
                             "eigenvalues" + " and mode shapes" * mode_shapes)
         _checks.choice("order", order, ("ascending", "tracked"))
@@ -635,8 +652,10 @@ class FlexibleBody:
             supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric, constraints)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
-                            vectors=bool(mode_shapes), tracked=order == "tracked", axial_force=kg)
+        r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                            include_eps=bool(include_eps), vectors=bool(mode_shapes),
+                            tracked=order == "tracked", axial_force=kg, polls=True,
+                            flops=_EIG_FLOPS * float(self.ndof)**3)
         return EigenResult(
             eigenvalues=r["eigenvalues"],
             eigenvalues_imag=r["eigenvalues_imag"],
@@ -695,13 +714,14 @@ class FlexibleBody:
         """
         n_modes, include_eps, _, geometric = self._eigen_options(
             n_modes, include_eps, False, geometric_stiffness)
-        motion = self._frames(omega, eps, a_O if geometric else None, frames)
+        motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
         ctx = self._eig_context(supports, geometric)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        r = _core.eig_gyroscopic(eig=ctx, frames=motion, n_modes=n_modes,
-                                 include_eps=bool(include_eps), axial_force=kg)
+        r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
+                            include_eps=bool(include_eps), axial_force=kg, polls=True,
+                            flops=_EIG_FLOPS * (2.0 * self.ndof)**3)  # the first-order form, 2n
         return GyroscopicResult(s=r["s_re"] + 1j * r["s_im"])
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks, _core
+from . import _checks, _core, _interrupt
 
 
 def maggi_basis(G, rtol=None) -> np.ndarray:
@@ -67,4 +67,5 @@ def maggi_basis(G, rtol=None) -> np.ndarray:
     if not tol < 1.0:
         raise ValueError(f"rtol = {tol!r} must lie in [0, 1): a relative tolerance of 1 or "
                          "more drops every constraint")
-    return _core.null_basis(np.ascontiguousarray(G), tol)
+    return _interrupt.call(_core.null_basis, np.ascontiguousarray(G), tol,
+                           flops=10.0 * float(max(G.shape))**3)

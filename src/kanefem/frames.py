@@ -179,7 +179,7 @@ def from_rates(omega, eps=0.0, a_O=None, *, instants=False, dim=2) -> np.ndarray
     om = _checks.array("omega", omega)
     ep = _checks.array("eps", eps)
     nt = None
-    if instants:
+    if _checks.flag("instants", instants):
         if om.ndim not in (1, 2):
             raise ValueError(f"omega must have shape (nt,) or (nt, 3), got {om.shape}")
         nt = om.shape[0]
@@ -204,7 +204,7 @@ def given(value, name="frames", *, one=False) -> np.ndarray:
         raise TypeError(f"{name} must be an array of kanefem.FRAME_DTYPE (see kanefem.frames), "
                         f"got {type(value).__name__}")
     f = np.atleast_1d(value)
-    if f.ndim != 1 or (one and f.shape[0] != 1):
+    if f.ndim != 1 or (_checks.flag("one", one) and f.shape[0] != 1):
         raise ValueError(f"{name} must be {'one instant' if one else 'a 1-D array of instants'}, "
                          f"got shape {value.shape}")
     return f

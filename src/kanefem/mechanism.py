@@ -54,6 +54,7 @@ from ._io import read_toml, write_toml
 from ._results import ResultMixin, eigen_time_columns
 from ._smoothing import SmoothingSpline
 from .bodies import AxialBar, FlexibleBody, PlanarBeam, _signed_hz
+from .simulate import MAX_STEPS_LIMIT, _steps
 
 __all__ = [
     "GROUND", "RigidBody", "ElasticLink", "Revolute", "Prismatic", "Weld", "Spring",
@@ -168,7 +169,7 @@ class ElasticLink:
         object.__setattr__(self, "damping", damping)
         fixed = self.body.support_mask(self.supports)
         object.__setattr__(self, "_fixed", fixed)
-        object.__setattr__(self, "geometric_stiffness", bool(self.geometric_stiffness))
+        object.__setattr__(self, "geometric_stiffness", _checks.flag("geometric_stiffness", self.geometric_stiffness))
 
     # the rigid body of the elements (uniform straight bodies)
     @property
@@ -576,6 +577,7 @@ class FlexibleMotion(ResultMixin):
         """Lateral displacement v [m] of a link at x along it (a node), over time."""
         mech = self.motion.mechanism
         L = mech.bodies[mech._body_index(link)]
+        x = _checks.real("x", x)  # nan is no node (it found node 0, whose deflection is zero)
         nodes = L.body.nodes[:, 0]
         i = int(np.argmin(np.abs(nodes - x)))
         if abs(nodes[i] - x) > 1e-9 * L.body.length:
@@ -781,7 +783,7 @@ class Mechanism:
     def _local(self, name, at):
         """A drawing point in a body's axes, from its reference point (ground: global)."""
         c, a = self._pose(name)
-        return _rot(a).T @ (np.asarray(at, float) - c)
+        return _rot(a).T @ (np.array(_point("at", at)) - c)
 
     def _arrays(self):
         nb = len(self.bodies)
@@ -845,7 +847,7 @@ class Mechanism:
         """Global positions over q (nt, nb, 3) of a point given in the drawing."""
         b = self._body_index(body)
         if b < 0:
-            return np.broadcast_to(np.asarray(at, float), (q.shape[0], 2)).copy()
+            return np.broadcast_to(np.array(_point("at", at)), (q.shape[0], 2)).copy()
         p = self._local(body, at)
         th = q[:, b, 2]
         c, s = np.cos(th), np.sin(th)
@@ -910,7 +912,8 @@ class Mechanism:
     # ------------------------------------------------------------ motion
 
     def _drives(self, drives):
-        drives = {} if drives is None else dict(drives)
+        drives = {} if drives is None else _checks.mapping(
+            "drives", drives, "a dict {coordinate name: ConstantSpeed, Torque, Path or Recorded}")
         for name in drives:
             self._coord_index(name)
         return [drives.get(c.name) for c in self.coordinates]
@@ -925,13 +928,14 @@ class Mechanism:
             Output times [s], strictly increasing, the first the initial instant;
             default ``points`` instants over ``duration``.
         duration : float
-            [s], with ``points`` (default 361), when t is not given.
+            [s], with ``points`` (default 361), when t is not given (giving both is
+            refused).
         drives : dict, optional
             Coordinate name -> :class:`ConstantSpeed`, :class:`Torque`,
             :class:`Path` or :class:`Recorded`; the others are free (no applied
             force of their own).  When every coordinate is :class:`Recorded`, the
-            motion is the smoothed samples (no integration; t defaults to the
-            samples' times).
+            motion is the smoothed samples (no integration; without t or duration,
+            at the samples' times; a grid asked for must lie inside the records).
         z0, zd0 : array_like, optional
             Initial coordinates (default the drawing's) and rates (default 0).
         rtol, atol : float
@@ -951,9 +955,9 @@ class Mechanism:
         ds = self._drives(drives)
         nz = len(self.coordinates)
         if nz and all(isinstance(d, Recorded) for d in ds):
-            return self._recorded(ds, t)
-        tt = self._time_grid(t, duration, points)
-        z0 = self.drawing_coordinates() if z0 is None else _checks.array("z0", z0, shape=(nz,))
+            return self._recorded(ds, t, duration, points)
+        tt = self._check_size(self._time_grid(t, duration, points), "t or points")
+        z0 = self._initial_coordinates(z0)
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
         modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
         for k, d in enumerate(ds):
@@ -977,8 +981,21 @@ class Mechanism:
         s = r["states"]
         return self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], r["stats"])
 
+    def _initial_coordinates(self, z0):
+        """z0 (default the drawing's), its angles within what a double resolves as they
+        turn (z0 = 1e300 rad left the crank standing)."""
+        if z0 is None:
+            return self.drawing_coordinates()
+        z0 = _checks.array("z0", z0, shape=(len(self.coordinates),))
+        for k, c in enumerate(self.coordinates):
+            if self._coord_unit(k) == "rad":
+                _checks.angle(f"z0[{k}] ({c.name})", z0[k])
+        return z0
+
     @staticmethod
     def _time_grid(t, duration, points):
+        if t is not None and duration is not None:
+            raise ValueError(f"give the output times t or duration = {duration!r} (with points), not both")
         if t is not None:
             tt = _checks.array("t", t, ndim=1)
             if tt.size < 1 or np.any(np.diff(tt) <= 0):
@@ -990,9 +1007,28 @@ class Mechanism:
         points = _checks.integer("points", points, minimum=2, maximum=_checks.MAX_OUTPUT_VALUES)
         return np.linspace(0.0, duration, points)
 
-    def _recorded(self, ds, t):
+    def _check_size(self, tt, names, flexible=False):
+        """Refuse a motion of tt.size instants whose arrays exceed the output bound, before
+        they are allocated (points = 2^28 passed its own bound and asked for tens of GB):
+        z, z', z'', force per coordinate; q, q', q'' (3 each) per body; a 15-double frame
+        per link; two ways also d, d' per link DOF and 3 forces per joint."""
+        nz, nb = len(self.coordinates), len(self.bodies)
+        per = 4 * nz + 9 * nb + 15 * len(self.links)
+        if flexible:
+            per += 2 * sum(L.body.ndof for L in self.links) + 3 * len(self.joints)
+        _checks.output_size(names, float(tt.size) * per, "a motion")
+        return tt
+
+    def _recorded(self, ds, t, duration, points):
         splines = [d.spline() for d in ds]
-        tt = splines[0].t if t is None else _checks.array("t", t, ndim=1)
+        if t is None and duration is None:
+            tt = splines[0].t  # the samples' times
+        else:  # the grid asked for, inside every record (a spline does not extrapolate)
+            tt = self._check_size(self._time_grid(t, duration, points), "t or points")
+            for c, s in zip(self.coordinates, splines):
+                if tt[0] < s.t[0] or tt[-1] > s.t[-1]:
+                    raise ValueError(f"{'t' if t is not None else 'duration'}: the times {tt[0]:g} to "
+                                     f"{tt[-1]:g} s leave the record of {c.name!r} ({s.t[0]:g} to {s.t[-1]:g} s)")
         z = np.column_stack([s(tt) for s in splines])
         zd = np.column_stack([s(tt, 1) for s in splines])
         zdd = np.column_stack([s(tt, 2) for s in splines])
@@ -1220,8 +1256,8 @@ class Mechanism:
             raise ValueError("the mechanism has no elastic links: use solve()")
         ds = self._drives(drives)
         nz = len(self.coordinates)
-        tt = self._time_grid(t, duration, points)
-        z0 = self.drawing_coordinates() if z0 is None else _checks.array("z0", z0, shape=(nz,))
+        tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
+        z0 = self._initial_coordinates(z0)
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
         modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
         for k, d in enumerate(ds):
@@ -1241,7 +1277,7 @@ class Mechanism:
             self._check_reference(L)
         free = [np.flatnonzero(~L._fixed) for L in self.links]
         x0 = []
-        d0 = {} if d0 is None else dict(d0)
+        d0 = {} if d0 is None else _checks.mapping("d0", d0, "a dict {link name: displacements}")
         for L, f in zip(self.links, free):
             v = np.zeros(L.body.ndof) if L.name not in d0 else _checks.array(f"d0[{L.name!r}]", d0.pop(L.name), shape=(L.body.ndof,))
             x0.append(v[f])
@@ -1252,7 +1288,7 @@ class Mechanism:
             if not 1e-12 <= rtol < 1.0:  # below, round-off of the runs themselves
                 raise ValueError(f"rtol = {rtol!r} must lie in [1e-12, 1) (or be None: no check)")
         atol = _checks.real("atol", atol, nonnegative=True)
-        max_steps = _checks.integer("max_steps", max_steps, minimum=1)
+        max_steps = _checks.integer("max_steps", max_steps, minimum=1, maximum=MAX_STEPS_LIMIT)
         if dt is None:
             w = max(math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
                     for L in self.links)
@@ -1265,7 +1301,7 @@ class Mechanism:
         x0 = np.concatenate(x0) if x0 else np.zeros(0)
         options = dict(dt=dt, rho_inf=_checks.real("rho_inf", rho_inf),
                        tol=_checks.real("tol", tol, positive=True),
-                       max_iter=_checks.integer("max_iter", max_iter, minimum=1), progress=progress)
+                       max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000), progress=progress)
         # steps of one run at refine = 1 (the core's rule: equal steps of at most dt)
         base = max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
 
@@ -1286,8 +1322,11 @@ class Mechanism:
                 raise type(e)(f"{e} -- in the accuracy check's run at dt / {refine} (rtol = {rtol!r}; "
                               f"a larger rtol stops at coarser steps){hint}") from e
 
-        if base > max_steps:
-            raise ValueError(f"dt = {dt!r} s needs {base} steps, more than max_steps = {max_steps}")
+        # refused before any step, as simulate refuses the same (StepLimitError naming dt)
+        _steps(float(tt[-1] - tt[0]), dt, max_steps, ("dt", "the duration"), hint="")
+        if base > max_steps:  # the steps of the output intervals, each rounded up
+            raise _core.StepLimitError(f"dt = {dt!r} s needs {base} steps over the output instants, more "
+                                       f"than max_steps = {max_steps}: use a larger dt (or raise max_steps)")
         refine, r = 1, run(1)
         counts = dict(r["stats"])
         estimate, runs, accurate = None, 1, True
@@ -1417,7 +1456,8 @@ class Mechanism:
                                  f"(a {kind} link needs {', '.join(need)})")
             sec = dict(E=t.pop("E"), A=t.pop("A"), rho=t.pop("rho"))
             length = t.pop("length")
-            n = _checks.integer(f"link {t.get('name')!r}: elements", t.pop("elements", 10), minimum=1)
+            n = _checks.integer(f"link {t.get('name')!r}: elements", t.pop("elements", 10), minimum=1,
+                                maximum=PlanarBeam.MAX_ELEMENTS)
             body = PlanarBeam(length, n, I=t.pop("I"), **sec) if kind == "beam" else AxialBar(length, n, **sec)
             t.pop("I", None)
             bodies.append(ElasticLink(body=body, start=start, **t))
@@ -1558,9 +1598,7 @@ class Mechanism:
         """
         path = _checks.path("path", path)
         tables = self.to_dict(drives)
-        if run is not None and not isinstance(run, Mapping):
-            raise TypeError(f"run must be a dict of scalars, got {_checks._short(run)}")
-        if run:
+        if run is not None and _checks.mapping("run", run, "a dict of scalars"):
             tables["run"] = dict(run)
         if sweep:
             tables["sweep"] = {k: list(v) for k, v in sweep.items()}
@@ -1747,7 +1785,7 @@ def four_bar(a=0.1, b=0.3, c=0.25, d=0.3, *, masses=(1.0, 1.5, 1.2), gravity=(0.
         if not math.isclose(coupler.length, b, rel_tol=1e-12):
             raise ValueError(f"coupler has length {coupler.length!r} m: the coupler b = {b!r} m")
     m1, m2, m3 = _checks.array("masses", masses, shape=(3,))
-    if _checks.integer("branch", branch) not in (1, -1):
+    if _checks.integer("branch", branch, maximum=None) not in (1, -1):
         raise ValueError(f"branch must be 1 or -1, got {branch!r}")
     A = np.array([0.0, a])
     D = np.array([d, 0.0])

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _checks, _core
+from . import _checks, _core, _interrupt
 from .bodies import EigenResult, FlexibleBody, MotionTerms
 from ._io import atomic_path, atomic_write, inside
 
@@ -281,6 +281,7 @@ class Mesh:
             coordinates vary; unused nodes (unless ``prune``); unsupported cell types of
             the body's dimension.
         """
+        prune = _checks.flag("prune", prune)
         blocks = [(b.type, np.asarray(b.data)) for b in m.cells]
         known = [(i, t) for i, (t, _) in enumerate(blocks) if t in CELL_KINDS]
         if dim is None:
@@ -653,10 +654,10 @@ class MeshBody(FlexibleBody):
             if thickness is None:
                 raise ValueError("a plane mesh needs its thickness (thickness=...)")
             self.thickness = _checks.real("thickness", thickness, positive=True)
-            self.plane_strain = bool(plane_strain)
+            self.plane_strain = _checks.flag("plane_strain", plane_strain)
             section.update(thickness=self.thickness, plane_strain=float(self.plane_strain))
         else:
-            if thickness is not None or plane_strain:
+            if thickness is not None or _checks.flag("plane_strain", plane_strain):
                 raise ValueError("thickness and plane_strain are for plane meshes; this mesh is solid")
             self.thickness, self.plane_strain = None, False
         self.dof_names = ("ux", "uy", "uz")[: mesh.dim]
@@ -809,7 +810,9 @@ class MeshBody(FlexibleBody):
     def _solver(self, solver, fixed, constraints=None):
         _checks.choice("solver", solver, ("auto", "dense", "sparse"))
         if solver == "auto":
-            solver = "dense" if (constraints is not None or (~fixed).sum() <= _DENSE_EIGEN_MAX) else "sparse"
+            # the sparse solver needs CSR storage: a body stored dense or banded is solved dense
+            solver = "dense" if (constraints is not None or self.storage != "csr"
+                                 or (~fixed).sum() <= _DENSE_EIGEN_MAX) else "sparse"
         if solver == "sparse" and self.storage != "csr":
             raise ValueError("solver='sparse' needs the body in CSR storage (storage='auto')")
         if solver == "sparse" and constraints is not None:
@@ -830,14 +833,17 @@ class MeshBody(FlexibleBody):
         if geometric_stiffness:
             raise ValueError("geometric_stiffness is defined for straight line bodies, not meshes "
                              "(docs/theory.md section 2.6)")
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof)
+        if progress is not None:  # checked before the run, not at its first call (False crashed part way)
+            _checks.callable_("progress", progress)
         fixed = self.support_mask(supports)
         solver = self._solver(solver, fixed, constraints)
         if solver == "dense":
             ctx = self._eig_context(supports, False, constraints)
-            r = _core.eig_solve(eig=ctx, frames=motion, n_modes=n_modes, include_eps=bool(include_eps),
-                                vectors=bool(mode_shapes), tracked=order == "tracked",
-                                progress=None if progress is None else (lambda t: progress(t)))
+            r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                                include_eps=bool(include_eps), vectors=bool(mode_shapes),
+                                tracked=order == "tracked", progress=progress, polls=True,
+                                flops=10.0 * float(self.ndof)**3)  # one dense instant
             st = r["stats"]
             return r["eigenvalues"], r["eigenvalues_imag"], r["mode_shapes"], st
         from .sparse import eigen_solve
@@ -875,7 +881,7 @@ class MeshBody(FlexibleBody):
         solver : {"auto", "dense", "sparse"}
             "dense": the core's dense solver (section 3.5); "sparse": shift-invert
             Lanczos/Arnoldi (ARPACK + SuperLU, section 3.12); "auto": dense up to 300
-            free DOFs.
+            free DOFs (and for a body not stored in CSR).
 
         Returns
         -------
@@ -947,15 +953,15 @@ class MeshBody(FlexibleBody):
         """Write the mode shapes of an EigenResult (one instant) to a VTU file: point data
         ``mode_k`` (unit mass-normalized displacement vectors) and the eigenvalue and
         frequency of each mode in its name (``mode_1_f=12.34Hz``)."""
+        if _checks.path("path", path).suffix != ".vtu":  # VTU under another name was written
+            raise ValueError(f"path must end in .vtu (the file is VTU), got {str(path)!r}")
         shapes = result.mode_shapes
         if shapes is None:
             raise ValueError("the result has no mode shapes (mode_shapes=True)")
-        lam = np.atleast_2d(result.eigenvalues)
-        if shapes.ndim == 3:
-            shapes = shapes[_checks.integer("instant", instant, minimum=0, maximum=shapes.shape[0] - 1)]
-            lam = lam[instant]
-        else:
-            lam = lam[0]
+        shapes = shapes if shapes.ndim == 3 else shapes[None]
+        # an instant the result does not have is refused (it was ignored for one instant)
+        instant = _checks.integer("instant", instant, minimum=0, maximum=shapes.shape[0] - 1)
+        shapes, lam = shapes[instant], np.atleast_2d(result.eigenvalues)[instant]
         if shapes.shape[0] != self.ndof:
             raise ValueError(f"the mode shapes have {shapes.shape[0]} DOFs, the body {self.ndof}")
         f = np.sign(lam) * np.sqrt(np.abs(lam)) / (2 * np.pi)
@@ -972,7 +978,7 @@ class MeshBody(FlexibleBody):
         path = Path(path)
         if path.suffix != ".pvd":
             raise ValueError(f"path must end in .pvd, got {str(path)!r}")
-        every = _checks.integer("every", every, minimum=1)
+        every = _checks.integer("every", every, minimum=1, maximum=_checks.MAX_OUTPUT_VALUES)
         d = np.asarray(result.d)
         if d.ndim != 2 or d.shape[1] != self.ndof:
             raise ValueError(f"result.d must have shape (nt, {self.ndof}), got {d.shape}")

@@ -109,7 +109,7 @@ class Motion:
         15.0
         """
         omega = _checks.real("omega", omega)
-        theta0 = _checks.real("theta0", theta0)
+        theta0 = _checks.angle("theta0", theta0)
         return cls("constant",
                    lambda g: _core.motion_constant(omega=omega, theta0=theta0, gravity=g),
                    (-math.inf, math.inf), True, f"constant_speed({omega!r}, theta0={theta0!r})")
@@ -312,6 +312,15 @@ class Motion:
         if self.spatial:
             return MotionState(t=t, omega=f["omega"], eps=f["eps"], v_O=f["v"], a_O=f["a"],
                                frames=f)
+        # a planar state keeps z rates and x-y origin terms: anything else would be dropped
+        for name, field, out in (("omega", "omega", slice(0, 2)), ("eps", "eps", slice(0, 2)),
+                                 ("v_O", "v", slice(2, 3)), ("a_O", "a", slice(2, 3))):
+            bad = np.any(f[field][:, out] != 0.0, axis=1)
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"the motion's {name} at t = {float(t[k])!r} is {f[field][k].tolist()}: a planar "
+                                 f"motion has no {'rotation about x or y' if out.start == 0 else 'z component'} "
+                                 "(make it with spatial=True)")
         return MotionState(t=t, omega=f["omega"][:, 2], eps=f["eps"][:, 2], v_O=f["v"][:, :2],
                            a_O=f["a"][:, :2], frames=f)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _checks, _core
+from . import _checks, _core, _interrupt
 from ._results import ResultMixin
 from .motion import Motion
 
@@ -130,7 +130,7 @@ class ModalDamping:
         # M = L L^T; modes of L^-1 K L^-T, phi = L^-T y
         L = np.linalg.cholesky(M)
         Li = np.linalg.inv(L)
-        lam, Y = np.linalg.eigh(Li @ K @ Li.T)
+        lam, Y = _interrupt.call(np.linalg.eigh, Li @ K @ Li.T, flops=10.0 * float(K.shape[0])**3)
         Phi = Li.T @ Y[:, : z.shape[0]]
         w = np.sqrt(np.clip(lam[: z.shape[0]], 0.0, None))
         MP = M @ Phi
@@ -231,10 +231,8 @@ class SimulationResult(ResultMixin):
         if arr is None:
             raise ValueError(f"what = {what!r} is not available (d, v, or p for rk45-hamilton)")
         nn = arr.shape[1] // len(names)
-        k = _checks.integer("node", node)
-        if not -nn <= k < nn:
-            raise ValueError(f"node {k} is out of range for {nn} nodes")
-        return arr[:, (k % nn) * len(names) + names.index(dof)]
+        k = _checks.index("node", node, nn, "nodes")
+        return arr[:, k * len(names) + names.index(dof)]
 
 
 # ---------------------------------------------------------------- progress
@@ -355,13 +353,14 @@ MAX_STEPS = 10**8
 MAX_STEPS_LIMIT = 2**62
 
 
-def _steps(t_end, dt, max_steps):
-    """The number of fixed steps the core takes (dt rounded down to reach t_end),
-    refused beyond max_steps (a StepLimitError) before anything is allocated for them."""
+def _steps(t_end, dt, max_steps, names=("dt", "t_end"), what="fixed steps", hint=" (or raise max_steps)"):
+    """The number of steps of size dt over t_end (dt rounded down to reach t_end: the
+    fixed steps the core takes; for a largest step, the fewest steps), refused beyond
+    max_steps (a StepLimitError naming ``names``) before any step is taken."""
     n = t_end / dt * (1.0 - 4.0 * np.finfo(float).eps)
     if not n <= max_steps:
-        raise _core.StepLimitError(f"dt = {dt!r} and t_end = {t_end!r} need {n:.4g} fixed steps, more than "
-                         f"max_steps = {max_steps}: use a larger dt (or raise max_steps)")
+        raise _core.StepLimitError(f"{names[0]} = {dt!r} and {names[1]} = {t_end!r} need {n:.4g} {what}, more "
+                                   f"than max_steps = {max_steps}: use a larger {names[0]}{hint}")
     return max(1, math.ceil(n))
 
 
@@ -432,7 +431,8 @@ def simulate(
     rho_inf : float
         Generalized-alpha: spectral radius at infinite step, in [0, 1].
     max_step : float, optional
-        RK: the largest step [s].
+        RK: the largest step [s]; t_end / max_step steps beyond ``max_steps`` are
+        refused before the run starts.
     max_steps : int, optional
         Steps allowed (default 10^8, at most 2^62); beyond them a KanefemError.  The
         fixed-step methods check t_end / dt against it before they start.
@@ -534,8 +534,13 @@ def simulate(
                             "outputs")
         t_eval = np.linspace(0.0, t_end, n_out)
     else:
+        given = np.asarray(t_eval)
         t_eval = np.array(_checks.array("t_eval", t_eval, ndim=1))  # a copy: the result owns it
         _checks.output_size("t_eval", (t_eval.size + 1) * ndof * n_arrays, "outputs")
+        if given.dtype.kind == "f" and given.dtype.itemsize < 8:
+            # t_end in the array's own precision (float32(0.1) > 0.1) is t_end
+            tol = 2.0 * float(np.finfo(given.dtype).eps) * t_end
+            t_eval[(t_eval > t_end) & (t_eval <= t_end + tol)] = t_end
         if t_eval.size == 0 or t_eval[0] < 0 or t_eval[-1] > t_end or np.any(np.diff(t_eval) < 0):
             raise ValueError("t_eval must be non-empty, non-decreasing and inside [0, t_end] "
                              f"(got {t_eval.size} times from {t_eval.min(initial=0):g} to "
@@ -549,6 +554,8 @@ def simulate(
     if not 0.0 <= rho_inf <= 1.0:
         raise ValueError(f"rho_inf = {rho_inf!r} must lie in [0, 1]")
     max_step = 0.0 if max_step is None else _checks.real("max_step", max_step, positive=True)
+    if max_step and method not in _IMPLICIT:  # an RK step never longer than max_step
+        _steps(t_end, max_step, max_steps, ("max_step", "t_end"), "steps at least")
     limit = 0.0 if divergence_limit is None else _checks.real("divergence_limit", divergence_limit, positive=True)
     sparse = getattr(body, "storage", None) == "csr"
     if sparse:  # a mesh body in CSR storage: the sparse Newmark (docs/theory.md section 4.13)

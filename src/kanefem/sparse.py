@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from . import _checks, _core
+from . import _checks, _core, _interrupt
 
 
 def _scipy():
@@ -86,10 +86,10 @@ class Factor:
         _, spla, _ = _scipy()
         A = A.tocsc()
         if symmetric:
-            self.lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                                options={"SymmetricMode": True})
+            self.lu = _interrupt.call(spla.splu, A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                                      options={"SymmetricMode": True})
         else:
-            self.lu = spla.splu(A, permc_spec="COLAMD")
+            self.lu = _interrupt.call(spla.splu, A, permc_spec="COLAMD")
         self.n = A.shape[0]
         self.nnz = self.lu.L.nnz + self.lu.U.nnz
 

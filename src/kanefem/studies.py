@@ -87,7 +87,7 @@ class RotatingBar:
         _checks.real("omega", self.omega)
         _checks.real("force", self.force)
         _checks.real("damping_ratio", self.damping_ratio, nonnegative=True)
-        _checks.integer("n_elements", self.n_elements, minimum=1)
+        _checks.integer("n_elements", self.n_elements, minimum=1, maximum=PlanarBeam.MAX_ELEMENTS)
         with np.errstate(all="ignore"):
             rho = float(np.float64(self.mass) / (np.float64(self.area) * self.length))
         if not np.finfo(float).tiny <= rho <= np.finfo(float).max:
@@ -225,7 +225,7 @@ def rotating_bar_response(t_end=0.1, n_out=201, method="newmark", dt=1e-5, **par
     >>> bool(1.8 < mean[0] / mean[1] < 2.2)   # the stretch scales with 1 / EA
     True
     """
-    n_out = _checks.integer("n_out", n_out, minimum=2)
+    n_out = _checks.integer("n_out", n_out, minimum=2, maximum=_checks.MAX_OUTPUT_VALUES)
     t = np.linspace(0.0, _checks.real("t_end", t_end, positive=True), n_out)
     r = rotating_bar(t_end, method=method, dt=dt, t_eval=t, **params)
     tip = r.d[:, -1]
@@ -460,7 +460,7 @@ class SpinUp:
         for name in ("T_s", "length", "EA", "EI", "rhoA"):
             _checks.real(name, getattr(self, name), positive=True)
         _checks.real("omega_s", self.omega_s)
-        _checks.integer("n_elements", self.n_elements, minimum=1)
+        _checks.integer("n_elements", self.n_elements, minimum=1, maximum=PlanarBeam.MAX_ELEMENTS)
         with np.errstate(all="ignore"):  # the hub's acceleration and frequency scales
             scales = (np.float64(self.omega_s) / self.T_s, 2 * math.pi / np.float64(self.T_s))
         if not all(np.isfinite(scales)):

@@ -93,6 +93,9 @@ __all__ = ["sweep", "SweepResult", "StoreError", "DamagedPointError", "read_poin
 
 log = logging.getLogger("kanefem.sweep")
 
+#: the most threads the default pool starts (each holds a stack and a study's memory)
+MAX_WORKERS = 1024
+
 #: names inside a point's NPZ file that are not the study's outputs
 _META = ("__params__", "__study__", "__version__", "__seconds__")
 _MANIFEST = "sweep.json"
@@ -153,7 +156,9 @@ def expand_grid(grid) -> list:
     ------
     ValueError, TypeError
         An empty grid or value list, a name that is not an identifier, a value that
-        is not a bool, int, finite float or string, or a point given twice.
+        is not a bool, int, finite float or string, a point given twice, or more than
+        ``kanefem._checks.MAX_POINTS`` (100,000) points, counted from the factors'
+        sizes before any point is built.
 
     Examples
     --------
@@ -163,17 +168,23 @@ def expand_grid(grid) -> list:
     if isinstance(grid, Mapping):
         if not grid:
             raise ValueError("grid = {} has no parameters")
-        names, axes = [], []
+        names, axes, sizes = [], [], []
         for name, values in grid.items():
             names.append(name)
-            if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+            # a scalar, told from a sequence without converting it (np.ndim(range(10**9))
+            # made the array)
+            if isinstance(values, (str, bytes)) or not (
+                    isinstance(values, Sequence) or (hasattr(values, "__array__") and np.ndim(values) > 0)):
                 values = [values]
+            sizes.append(len(values))
+            _checks.grid_size(names, sizes)  # before the factor is listed and the product built
             values = list(values)
             if not values:
                 raise ValueError(f"grid parameter {name!r} has no values")
             axes.append(values)
         points = [dict(zip(names, combo)) for combo in itertools.product(*axes)]
     elif isinstance(grid, Sequence) and not isinstance(grid, (str, bytes)):
+        _checks.grid_size(["grid (a list of points)"], [len(grid)])
         points = list(grid)
         if not points:
             raise ValueError("grid = [] has no points")
@@ -465,7 +476,7 @@ class _Runner:
     def __init__(self, executor, workers):
         self.owned = executor is None
         if executor is None:
-            n = (os.cpu_count() or 1) if workers is None else _checks.integer("workers", workers, minimum=1)
+            n = (os.cpu_count() or 1) if workers is None else _checks.integer("workers", workers, minimum=1, maximum=MAX_WORKERS)
             executor = cf.ThreadPoolExecutor(max_workers=n, thread_name_prefix="kanefem-sweep")
         elif not (isinstance(executor, cf.Executor) or _is_dask_client(executor)):
             raise TypeError("executor must be None (threads), a concurrent.futures.Executor or a "
@@ -552,7 +563,7 @@ def sweep(study, grid, executor=None, store=None, *, workers=None, progress=None
         study or other parameters raises :class:`StoreError`.  None: keep the results
         in memory only.
     workers : int, optional
-        Threads of the default pool.
+        Threads of the default pool (1 to 1024).
     progress : None or bool
         A tqdm bar over the points: None shows it when the session is interactive
         and tqdm is installed; False never; True whenever tqdm is installed.
@@ -719,10 +730,10 @@ class SweepResult(ResultMixin):
 
     def _index(self, k, error=ValueError):
         """Point k (negative: from the end), checked by name."""
-        k = _checks.integer("k", k)
-        if not -len(self) <= k < len(self):
-            raise error(f"k = {k} is out of range for {len(self)} point(s)")
-        return k
+        try:
+            return _checks.index("k", k, len(self), "points")
+        except ValueError:
+            raise error(f"k = {k} is out of range for {len(self)} point(s)") from None
 
     def __getitem__(self, k):
         """(params, results) of point k."""

@@ -99,6 +99,11 @@ __all__ = [
 
 METHODS = ("kane", "gibbs-appell", "lagrange", "hamilton", "maggi")
 ROUTES = ("element", "monolithic")
+#: the most elements one derivation takes: SymPy's time grows at least linearly (the
+#: element route: 0.25 s per element by Kane, 0.8 s by Maggi; notebooks/data/
+#: formalisms_costs.csv) and the monolithic route's faster (Hamilton: 50 s at 10), so
+#: 1000 elements would run for hours; the papers' Table 1 goes to 40
+MAX_ELEMENTS = 100
 
 #: Seed 000 Table 1 (and seed 004 Table 1 for Lagrange and Gibbs-Appell): "number of
 #: differentiations" for 5..40 finite elements, as printed.  The papers do not say what
@@ -657,7 +662,7 @@ def support_constraints(n_elements, supports="pinned-pinned"):
     """
     from .bodies import PlanarBeam
 
-    n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=1000)
+    n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=MAX_ELEMENTS)
     mask = PlanarBeam(1.0, n_elements, E=1.0, A=1.0, I=1.0, rho=1.0).support_mask(supports)
     rows = np.flatnonzero(mask)
     G = sympy.zeros(len(rows), mask.size)
@@ -673,7 +678,8 @@ def derive(method, n_elements=1, route="element", constraints=None, measure_size
     ----------
     method : {"kane", "gibbs-appell", "lagrange", "hamilton", "maggi"}
     n_elements : int
-        Equal elements of length ``l`` from ``x0`` on the frame's x axis (>= 1).
+        Equal elements of length ``l`` from ``x0`` on the frame's x axis, 1 to
+        :data:`MAX_ELEMENTS` (100).
     route : {"element", "monolithic"}
         ``"element"``: each element differentiated with respect to its own coordinates,
         then assembled; ``"monolithic"``: the body's energies and velocity fields
@@ -701,7 +707,7 @@ def derive(method, n_elements=1, route="element", constraints=None, measure_size
     """
     _checks.choice("method", method, METHODS)
     _checks.choice("route", route, ROUTES)
-    n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=1000)
+    n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=MAX_ELEMENTS)
     measure_sizes = _checks.flag("measure_sizes", measure_sizes)
     ndof = 3 * (n_elements + 1)
     basis = None
@@ -803,7 +809,7 @@ def compare_with_core(derivation, seed=0):
 
     if not isinstance(derivation, Derivation):
         raise TypeError(f"derivation must be a Derivation (from derive), got {type(derivation).__name__}")
-    rng = np.random.default_rng(_checks.integer("seed", seed, minimum=0))
+    rng = np.random.default_rng(_checks.integer("seed", seed, minimum=0, maximum=2**128))
     n = derivation.n_elements
     E, A, I, rho = (float(v) for v in rng.uniform([1e10, 1e-4, 1e-9, 2e3], [3e11, 1e-3, 1e-7, 9e3]))
     length = float(rng.uniform(0.3, 2.0))
@@ -871,7 +877,7 @@ def measure_costs(
     methods : sequence of str
     routes : sequence of {"element", "monolithic"}
     max_seconds : float
-        Once a derivation of a (method, route) takes longer than this [s], the larger
+        (> 0) Once a derivation of a (method, route) takes longer than this [s], the larger
         sizes of that (method, route) are not run (rows with status ``"skipped"``).
     monolithic_max_n : int
         The monolithic route is run only up to this size.
@@ -897,12 +903,12 @@ def measure_costs(
     SymPy's cache is cleared before each derivation, so that no derivation profits
     from the expressions of an earlier one and the times do not depend on the order.
     """
-    max_seconds = _checks.real("max_seconds", max_seconds)
+    max_seconds = _checks.real("max_seconds", max_seconds, positive=True)
     methods = [_checks.choice("methods", mth, METHODS) for mth in _checks.sequence("methods", methods)]
     routes = [_checks.choice("routes", r, ROUTES) for r in _checks.sequence("routes", routes)]
-    sizes = [_checks.integer("n_elements", n, minimum=1, maximum=1000)
+    sizes = [_checks.integer("n_elements", n, minimum=1, maximum=MAX_ELEMENTS)
              for n in _checks.sequence("n_elements", n_elements)]
-    monolithic_max_n = _checks.integer("monolithic_max_n", monolithic_max_n)
+    monolithic_max_n = _checks.integer("monolithic_max_n", monolithic_max_n, minimum=0, maximum=MAX_ELEMENTS)
     measure_sizes = _checks.flag("measure_sizes", measure_sizes)
     if progress is not None:
         _checks.callable_("progress", progress)

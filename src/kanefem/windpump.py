@@ -181,7 +181,7 @@ class WindPumpParams:
     def __post_init__(self):
         for f in dataclasses.fields(self):
             if f.name == "branch":
-                b = _checks.integer("branch", self.branch)
+                b = _checks.integer("branch", self.branch, maximum=None)
                 if b not in (1, -1):
                     raise ValueError(f"branch = {b} must be +1 or -1")
                 object.__setattr__(self, "branch", b)
@@ -286,7 +286,7 @@ class WindPumpMotion(ResultMixin):
         """
         from . import _plots
 
-        n_positions = _checks.integer("n_positions", n_positions, minimum=1)
+        n_positions = _checks.integer("n_positions", n_positions, minimum=1, maximum=1000)
         if ax is None:
             import matplotlib.pyplot as plt
 
@@ -539,7 +539,7 @@ class WindPump:
         tables = {g: {k: getattr(p, k) for k in keys} for g, keys in GROUPS.items()}
         comment = ("kanefem wind-pump configuration (SI units, angles in radians)\n"
                    "see kanefem.WindPumpParams for the meaning of every value")
-        if run:
+        if run is not None and _checks.mapping("run", run, "a dict of scalars"):
             tables["run"] = dict(run)
             comment += ("\n[run]: the options of the run that wrote this file (python -m kanefem "
                         "windpump --help);\n--config FILE runs it again, options given with it override them")
@@ -685,7 +685,8 @@ class WindPump:
             ``points_per_revolution`` equally spaced instants per turn from 0, end
             excluded (recorded: the sample times).
         alpha0 : float
-            Initial crank angle [rad].
+            Initial crank angle [rad], within +-1e6 (beyond, a double cannot resolve the
+            crank's turning).
         x_D, xdot_D : float, optional
             Initial slider position [m] (default x_D0) and velocity [m/s].
         omega1 : float, optional
@@ -737,7 +738,7 @@ class WindPump:
         period = 2.0 * math.pi / omega
         tt = self._time_grid(t, revolutions, period, points_per_revolution)
         x0 = self.params.x_D0 if x_D is None else _checks.real("x_D", x_D)
-        y0 = np.array([_checks.real("alpha0", alpha0), x0, omega, _checks.real("xdot_D", xdot_D)])
+        y0 = np.array([_checks.angle("alpha0", alpha0), x0, omega, _checks.real("xdot_D", xdot_D)])
         max_steps = _checks.integer("max_steps", max_steps, minimum=1, maximum=2**62)
         self._check_duration(max(tt[-1] - tt[0], period if steady_state else 0.0), rpm, revolutions, t,
                              max_steps)
@@ -782,6 +783,9 @@ class WindPump:
         """Refuse a duration the integrator cannot cover in max_steps steps: more than
         max_steps / 10 periods of the slider's spring 2 pi sqrt(m_D / k)."""
         p = self.params
+        if not p.m_D > 0.0:  # (t_end / 0 raised ZeroDivisionError)
+            raise ValueError(f"m_D = {p.m_D!r}: the slider's equation of motion m_D x_D'' = F needs a mass "
+                             "(> 0) to integrate")
         if p.k <= 0.0:
             return
         periods = t_end / (2.0 * math.pi * math.sqrt(p.m_D / p.k))
@@ -940,7 +944,7 @@ class WindPump:
 
     def lever(self, n_elements=10) -> PlanarBeam:
         """The lever BC' as a PlanarBeam of n_elements equal elements (cached)."""
-        n = _checks.integer("n_elements", n_elements, minimum=1)
+        n = _checks.integer("n_elements", n_elements, minimum=1, maximum=PlanarBeam.MAX_ELEMENTS)
         if n not in self._levers:
             p = self.params
             try:
@@ -995,7 +999,7 @@ class WindPump:
         """
         self._check_motion(motion)
         beam = self.lever(n_elements)
-        n_modes = _checks.integer("n_modes", n_modes, minimum=1)
+        n_modes = _checks.integer("n_modes", n_modes, minimum=1, maximum=beam.ndof)
         _checks.choice("order", order, ("ascending", "tracked"))
         include_eps, geometric_stiffness, gyroscopic = (
             _checks.flag(name, v) for name, v in (("include_eps", include_eps),

@@ -1,0 +1,104 @@
+"""Ctrl-C during long calls that cannot look at signals themselves (issue 17, item 5).
+
+Python runs a signal handler only in the main thread, between bytecodes: while the
+main thread sits in one long C call (SuperLU's factorization, a dense LAPACK
+eigensolver in the core), Ctrl-C waits until the call returns, seconds or minutes.
+:func:`call` runs such a call in a worker thread (the C core and SciPy release the GIL
+in them) while the main thread waits in short joins, so a KeyboardInterrupt arrives
+within :data:`POLL` seconds.  The abandoned worker runs to its end into its own result,
+which is dropped: nothing the caller keeps (a cache, a result) is filled by an
+interrupted call, because the caller stores a result only after :func:`call` returns it.
+The interpreter waits for abandoned workers before it exits (a worker still inside
+SuperLU while the interpreter shuts down breaks its exit: status 120); a second Ctrl-C
+ends that wait.
+
+The rule, checked by tests/test_bounds.py: every call of ``splu`` and of the core's
+``eig_create``, ``eig_create_projected``, ``eig_solve``, ``eig_gyroscopic`` and
+``null_basis`` in the package goes through :func:`call` (a dense eigen-decomposition of
+one instant takes seconds: 18 s for the gyroscopic problem of 400 beam elements).
+"""
+
+from __future__ import annotations
+
+import atexit
+import sys
+import threading
+
+from . import _checks
+
+#: the longest wait [s] between two looks at a pending signal in the main thread
+POLL = 0.05
+
+#: calls estimated below this many floating-point operations (tens of milliseconds) run
+#: directly: a worker thread costs 0.1-0.5 ms a call, 5 to 15 times a small body's
+#: eigenvalues (27 us)
+MIN_FLOPS = 1e8
+
+_abandoned = []  # the "finished" events of workers whose caller was interrupted
+
+
+@atexit.register
+def _wait_for_abandoned():
+    """Let abandoned workers end before the interpreter shuts down."""
+    alive = [e for e in _abandoned if not e.is_set()]
+    if alive:
+        print(f"kanefem: waiting for {len(alive)} interrupted computation(s) to end before exiting "
+              "(Ctrl-C again to quit now)", file=sys.stderr, flush=True)
+        for finished in alive:
+            while not finished.wait(POLL):
+                pass
+
+
+def call(fn, /, *args, polls=False, flops=None, **kwargs):
+    """``fn(*args, **kwargs)``, answering Ctrl-C within :data:`POLL` seconds when called
+    from the main thread (in another thread: a plain call, signals go to the main
+    thread only).  The result, or the exception ``fn`` raised, is the caller's; after a
+    KeyboardInterrupt the worker's eventual result is discarded.
+
+    ``flops``: an estimate of the call's work (of its longest step between two polls
+    with ``polls``); below :data:`MIN_FLOPS` it is a plain call.
+
+    ``polls=True``: fn is a core loop that calls its ``progress`` keyword between steps
+    or instants (only the main thread sees signals there, so a worker would not stop):
+    the progress function is wrapped so that an abandoned worker stops at its next poll
+    (and the caller's own progress function, if any, is still called).
+
+    The wait is on an Event, not ``Thread.join``: a join interrupted by Ctrl-C marks the
+    thread as stopped while it still runs (CPython 3.11), and the interpreter would then
+    shut down under it.
+    """
+    polls = _checks.flag("polls", polls)
+    if threading.current_thread() is not threading.main_thread() or (flops is not None and flops < MIN_FLOPS):
+        return fn(*args, **kwargs)
+    box = {}
+    finished, abandoned = threading.Event(), threading.Event()
+    if polls:
+        user = kwargs.get("progress")
+
+        def progress(t):
+            if abandoned.is_set():
+                raise KeyboardInterrupt  # ends the worker's loop; its result is dropped
+            if user is not None:
+                user(t)
+
+        kwargs["progress"] = progress
+
+    def work():
+        try:
+            box["result"] = fn(*args, **kwargs)
+        except BaseException as exc:  # handed to the caller
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=work, name=f"kanefem-{getattr(fn, '__name__', 'call')}", daemon=True).start()
+    try:
+        while not finished.wait(POLL):  # a pending Ctrl-C raises KeyboardInterrupt here
+            pass
+    except BaseException:
+        abandoned.set()
+        _abandoned[:] = [e for e in _abandoned if not e.is_set()] + [finished]
+        raise
+    if "error" in box:
+        raise box.pop("error")
+    return box["result"]
