@@ -252,7 +252,16 @@ enum kf_element_kind {
     KF_TET10 = 10, /* quadratic tetrahedron */
     KF_HEX8 = 11,  /* trilinear hexahedron */
     KF_HEX20 = 12, /* serendipity hexahedron */
-    KF_HEX27 = 13  /* triquadratic (Lagrange) hexahedron */
+    KF_HEX27 = 13, /* triquadratic (Lagrange) hexahedron */
+    KF_WEDGE6 = 14,    /* linear wedge (triangular prism) */
+    KF_WEDGE15 = 15,   /* serendipity wedge */
+    KF_PYRAMID5 = 16,  /* linear pyramid (rational basis, polynomial in collapsed coordinates) */
+    KF_PYRAMID13 = 17, /* quadratic pyramid (rational basis, likewise) */
+    /* locking-free linear elements: the nodes and N of quad4 / hex8, the stiffness with
+     * Wilson's incompatible modes in Taylor's form, condensed per element (section 2.7) */
+    KF_QUAD4I = 18,
+    KF_HEX8I = 19,
+    KF_CONTINUUM_LAST = KF_HEX8I /* the last plane or solid kind */
 };
 
 /* Section and material data shared by the elements of a body.  Fields an

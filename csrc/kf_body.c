@@ -362,7 +362,10 @@ static int assemble(kf_body *b, kf_error *err)
                                 KGe[k * ne2 + (size_t)a * ne + c] += w * v * xpow[k];
                     }
             /* K += w B^T D B over the nonzero entries of B (a continuum element's
-             * column has one to three of its six strains) */
+             * column has one to three of its six strains); a kind with its own
+             * stiffness adds it once per element below */
+            if (el->stiffness)
+                continue;
             double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
             int nz[KF_MAX_EDOF], nnz = 0, rows[KF_MAX_EDOF][KF_MAX_STRAIN], nrow[KF_MAX_EDOF];
             for (int c = 0; c < ne; c++) {
@@ -395,6 +398,11 @@ static int assemble(kf_body *b, kf_error *err)
                     Ka[c] += w * v;
                 }
             }
+        }
+        if (el->stiffness) {
+            double xe[KF_MAX_ENODE * KF_MAX_DIM];
+            element_coords(b, e, xe);
+            el->stiffness(xe, &b->sec, Ke);
         }
         if (pos)
             element_positions(b, e, pos);
@@ -546,7 +554,7 @@ int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coo
     kf_storage kind_st = (3 * bw + 1 < b->ndof) ? KF_BAND : KF_DENSE;
     if (storage >= 0)
         kind_st = (kf_storage)storage;
-    else if (kind >= KF_TRI3 && kind <= KF_HEX27)
+    else if (kind >= KF_TRI3 && kind <= KF_CONTINUUM_LAST)
         kind_st = KF_CSR;
     if (kind_st == KF_DENSE && b->ndof > KF_BODY_DENSE_MAX) {
         rc = kf_fail(err, KF_EINVAL, "storage", "the connectivity of these %d DOFs has no narrow "

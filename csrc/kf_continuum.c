@@ -27,7 +27,7 @@
 
 /* ---------------------------------------------------------------- reference cells */
 
-enum shape_family { LAGRANGE, SERENDIPITY, SIMPLEX };
+enum shape_family { LAGRANGE, SERENDIPITY, SIMPLEX, WEDGE, PYRAMID };
 
 typedef struct cont_kind {
     int dim, nnode, nquad, ngauss; /* ngauss: Gauss points per direction (quad/hex) */
@@ -82,6 +82,21 @@ static const double tet10_qp[14 * 3] = {
     D3, B3, B3, B3, D3, B3, B3, B3, D3, D3, D3, B3, D3, B3, D3, B3, D3, D3};
 static const double tet10_qw[14] = {W1, W1, W1, W1, W2, W2, W2, W2, W3, W3, W3, W3, W3, W3};
 
+/* wedge nodes (r, s, zeta), triangle (0,0), (0,1), (1,0) (VTK: the first triangle's
+ * normal points away from the second) at zeta = -1, then +1, then the mid-edges
+ * 01, 12, 20 of each triangle and the vertical ones 03, 14, 25 */
+static const double wedge_ref[15 * 3] = {
+    0, 0, -1, 0, 1, -1, 1, 0, -1, 0, 0, 1, 0, 1, 1, 1, 0, 1,
+    0, 0.5, -1, 0.5, 0.5, -1, 0.5, 0, -1, 0, 0.5, 1, 0.5, 0.5, 1, 0.5, 0, 1,
+    0, 0, 0, 0, 1, 0, 1, 0, 0};
+/* pyramid nodes in collapsed coordinates (u, v, w) in [-1, 1]^2 x [0, 1], the point
+ * (u (1 - w), v (1 - w), w) of the reference pyramid (base [-1, 1]^2 at z = 0, apex
+ * (0, 0, 1)): base corners, apex, base mid-edges 01, 12, 23, 30, then the mid-points
+ * of the edges to the apex (their u, v are the corner's: w = 1/2 halves them) */
+static const double pyr_ref[13 * 3] = {
+    -1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0, 0, 0, 1, 0, -1, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0,
+    -1, -1, 0.5, 1, -1, 0.5, 1, 1, 0.5, -1, 1, 0.5};
+
 static const cont_kind cont_kinds[] = {
     [KF_TRI3 - KF_TRI3] = {2, 3, 3, 0, SIMPLEX, 1, NULL, tri3_qp, tri3_qw},
     [KF_TRI6 - KF_TRI3] = {2, 6, 6, 0, SIMPLEX, 2, NULL, tri6_qp, tri6_qw},
@@ -93,6 +108,14 @@ static const cont_kind cont_kinds[] = {
     [KF_HEX8 - KF_TRI3] = {3, 8, 8, 2, LAGRANGE, 1, hex_ref, NULL, NULL},
     [KF_HEX20 - KF_TRI3] = {3, 20, 27, 3, SERENDIPITY, 2, hex_ref, NULL, NULL},
     [KF_HEX27 - KF_TRI3] = {3, 27, 27, 3, LAGRANGE, 2, hex_ref, NULL, NULL},
+    /* wedges: the triangle rule times Gauss on zeta; pyramids: Gauss on u, v times
+     * Gauss on w in [0, 1] (the collapsed-coordinate rule, section 2.7) */
+    [KF_WEDGE6 - KF_TRI3] = {3, 6, 6, 2, WEDGE, 1, wedge_ref, tri3_qp, tri3_qw},
+    [KF_WEDGE15 - KF_TRI3] = {3, 15, 18, 3, WEDGE, 2, wedge_ref, tri6_qp, tri6_qw},
+    [KF_PYRAMID5 - KF_TRI3] = {3, 5, 12, 2, PYRAMID, 1, pyr_ref, NULL, NULL},
+    [KF_PYRAMID13 - KF_TRI3] = {3, 13, 36, 3, PYRAMID, 2, pyr_ref, NULL, NULL},
+    [KF_QUAD4I - KF_TRI3] = {2, 4, 4, 2, LAGRANGE, 1, quad_ref, NULL, NULL},
+    [KF_HEX8I - KF_TRI3] = {3, 8, 8, 2, LAGRANGE, 1, hex_ref, NULL, NULL},
 };
 
 /* Quadrature point q of a kind: reference coordinates and weight.  Tensor
@@ -109,7 +132,28 @@ static void quad_point(const cont_kind *k, int q, double *xi, double *w)
     static const double w2[2] = {1.0, 1.0};
     static const double g3[3] = {-0.77459666924148337704, 0.0, 0.77459666924148337704};
     static const double w3[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+    static const double g4[4] = {-0.86113631159405257522, -0.33998104358485626480,
+                                 0.33998104358485626480, 0.86113631159405257522};
+    static const double w4[4] = {0.34785484513745385737, 0.65214515486254614263,
+                                 0.65214515486254614263, 0.34785484513745385737};
     const double *g = k->ngauss == 2 ? g2 : g3, *gw = k->ngauss == 2 ? w2 : w3;
+    if (k->family == WEDGE) { /* triangle point q % ntri, Gauss point q / ntri on zeta */
+        int ntri = k->nquad / k->ngauss, t = q % ntri, i = q / ntri;
+        xi[0] = k->qp[2 * t];
+        xi[1] = k->qp[2 * t + 1];
+        xi[2] = g[i];
+        *w = k->qw[t] * gw[i];
+        return;
+    }
+    if (k->family == PYRAMID) { /* n x n Gauss on (u, v), n + 1 on w in [0, 1] */
+        int n = k->ngauss, iu = q % n, iv = (q / n) % n, iw = q / (n * n);
+        const double *gz = n == 2 ? g3 : g4, *wz = n == 2 ? w3 : w4;
+        xi[0] = g[iu];
+        xi[1] = g[iv];
+        xi[2] = 0.5 * (1.0 + gz[iw]);
+        *w = gw[iu] * gw[iv] * 0.5 * wz[iw];
+        return;
+    }
     *w = 1.0;
     for (int d = 0; d < k->dim; d++) {
         int i = q % k->ngauss;
@@ -135,11 +179,119 @@ static void lagrange1(int order, double c, double s, double *f, double *df)
     }
 }
 
+/* Wedge shape functions at (r, s, zeta): barycentric L of the node's triangle vertex
+ * times the Lagrange (wedge6) or serendipity (wedge15) functions of zeta. */
+static void shape_wedge(const cont_kind *k, const double *xi, double *phi, double *dphi)
+{
+    double r = xi[0], s = xi[1], z = xi[2];
+    /* vertex t of the triangle: L and (dL/dr, dL/ds); nodes 0, 1, 2 are (0,0), (0,1), (1,0) */
+    const double L[3] = {1.0 - r - s, s, r}, dL[3][2] = {{-1, -1}, {0, 1}, {1, 0}};
+    for (int a = 0; a < 6; a++) {
+        int t = a % 3;
+        double c = a < 3 ? -1.0 : 1.0, h = 1.0 + c * z, *d = dphi + 3 * a;
+        if (k->order == 1) {
+            phi[a] = 0.5 * L[t] * h;
+            d[0] = 0.5 * dL[t][0] * h;
+            d[1] = 0.5 * dL[t][1] * h;
+            d[2] = 0.5 * L[t] * c;
+        } else {
+            phi[a] = 0.5 * L[t] * h * (2.0 * L[t] + c * z - 2.0);
+            d[0] = 0.5 * h * dL[t][0] * (4.0 * L[t] + c * z - 2.0);
+            d[1] = 0.5 * h * dL[t][1] * (4.0 * L[t] + c * z - 2.0);
+            d[2] = 0.5 * L[t] * c * (2.0 * L[t] + 2.0 * c * z - 1.0);
+        }
+    }
+    if (k->order == 1)
+        return;
+    static const int edges[3][2] = {{0, 1}, {1, 2}, {2, 0}};
+    for (int a = 6; a < 12; a++) { /* triangle mid-edges: 2 L_i L_j (1 + c zeta) */
+        int i = edges[(a - 6) % 3][0], j = edges[(a - 6) % 3][1];
+        double c = a < 9 ? -1.0 : 1.0, h = 1.0 + c * z, *d = dphi + 3 * a;
+        phi[a] = 2.0 * L[i] * L[j] * h;
+        for (int e = 0; e < 2; e++)
+            d[e] = 2.0 * h * (dL[i][e] * L[j] + L[i] * dL[j][e]);
+        d[2] = 2.0 * L[i] * L[j] * c;
+    }
+    for (int a = 12; a < 15; a++) { /* vertical mid-edges: L (1 - zeta^2) */
+        int t = a - 12;
+        double *d = dphi + 3 * a;
+        phi[a] = L[t] * (1.0 - z * z);
+        d[0] = dL[t][0] * (1.0 - z * z);
+        d[1] = dL[t][1] * (1.0 - z * z);
+        d[2] = -2.0 * z * L[t];
+    }
+}
+
+/* Pyramid shape functions in collapsed coordinates (u, v, w), where the rational
+ * pyramid bases (Bedrosian 1992 for 13 nodes) are polynomials: the base corners
+ * (a, b) = (+-1, +-1), the apex, the base mid-edges, the edges to the apex. */
+static void shape_pyramid(const cont_kind *k, const double *xi, double *phi, double *dphi)
+{
+    double u = xi[0], v = xi[1], w = xi[2], m = 1.0 - w;
+    for (int a = 0; a < 4; a++) {
+        double cu = k->ref[3 * a], cv = k->ref[3 * a + 1], fu = 1.0 + cu * u, fv = 1.0 + cv * v;
+        double *d = dphi + 3 * a;
+        if (k->order == 1) { /* (1 - w) (1 + a u) (1 + b v) / 4 */
+            phi[a] = 0.25 * m * fu * fv;
+            d[0] = 0.25 * m * cu * fv;
+            d[1] = 0.25 * m * fu * cv;
+            d[2] = -0.25 * fu * fv;
+        } else { /* A (1 - w) Q / 4, A = (a u + b v)(1 - w) - 1, Q = (1 + a u)(1 + b v) */
+            double A = (cu * u + cv * v) * m - 1.0, Q = fu * fv;
+            phi[a] = 0.25 * A * m * Q;
+            d[0] = 0.25 * m * (cu * m * Q + A * cu * fv);
+            d[1] = 0.25 * m * (cv * m * Q + A * cv * fu);
+            d[2] = 0.25 * Q * (-(cu * u + cv * v) * m - A);
+        }
+    }
+    double *d4 = dphi + 12;
+    d4[0] = d4[1] = 0.0;
+    if (k->order == 1) {
+        phi[4] = w;
+        d4[2] = 1.0;
+        return;
+    }
+    phi[4] = w * (2.0 * w - 1.0);
+    d4[2] = 4.0 * w - 1.0;
+    for (int a = 5; a < 9; a++) { /* base mid-edges: (1 - w)^2 (1 - t^2) (1 + c s) / 2 */
+        double cu = k->ref[3 * a], cv = k->ref[3 * a + 1], *d = dphi + 3 * a;
+        if (cu == 0.0) { /* on v = cv */
+            double fv = 1.0 + cv * v;
+            phi[a] = 0.5 * m * m * (1.0 - u * u) * fv;
+            d[0] = -m * m * u * fv;
+            d[1] = 0.5 * m * m * (1.0 - u * u) * cv;
+            d[2] = -m * (1.0 - u * u) * fv;
+        } else { /* on u = cu */
+            double fu = 1.0 + cu * u;
+            phi[a] = 0.5 * m * m * (1.0 - v * v) * fu;
+            d[0] = 0.5 * m * m * (1.0 - v * v) * cu;
+            d[1] = -m * m * v * fu;
+            d[2] = -m * (1.0 - v * v) * fu;
+        }
+    }
+    for (int a = 9; a < 13; a++) { /* to the apex: w (1 - w) (1 + a u) (1 + b v) */
+        double cu = k->ref[3 * a], cv = k->ref[3 * a + 1], fu = 1.0 + cu * u, fv = 1.0 + cv * v;
+        double *d = dphi + 3 * a;
+        phi[a] = w * m * fu * fv;
+        d[0] = w * m * cu * fv;
+        d[1] = w * m * fu * cv;
+        d[2] = (1.0 - 2.0 * w) * fu * fv;
+    }
+}
+
 /* Shape functions phi (nnode) and their reference gradients dphi (nnode x dim)
  * at the reference point xi. */
 static void shape(const cont_kind *k, const double *xi, double *phi, double *dphi)
 {
     int dim = k->dim, nn = k->nnode;
+    if (k->family == WEDGE) {
+        shape_wedge(k, xi, phi, dphi);
+        return;
+    }
+    if (k->family == PYRAMID) {
+        shape_pyramid(k, xi, phi, dphi);
+        return;
+    }
     if (k->family == SIMPLEX) {
         /* barycentric L_0 = 1 - sum xi, L_d = xi_{d-1}; dL_0 = -1, dL_d = e_d */
         double L[4], dL[4][3] = {{0}};
@@ -323,6 +475,28 @@ static int cont_check(const cont_kind *k, const double *xe, const kf_section *se
     return KF_OK;
 }
 
+/* The strain-displacement columns c.. c + dim - 1 of a field whose gradient is g
+ * (B has ncol columns, Voigt order): plane xx, yy, xy; solid xx, yy, zz, yz, xz, xy. */
+static void strain_columns(int dim, const double *g, double *B, int ncol, int c)
+{
+    if (dim == 2) {
+        B[0 * ncol + c] = g[0];
+        B[1 * ncol + c + 1] = g[1];
+        B[2 * ncol + c] = g[1];
+        B[2 * ncol + c + 1] = g[0];
+        return;
+    }
+    B[0 * ncol + c] = g[0];
+    B[1 * ncol + c + 1] = g[1];
+    B[2 * ncol + c + 2] = g[2];
+    B[3 * ncol + c + 1] = g[2];
+    B[3 * ncol + c + 2] = g[1];
+    B[4 * ncol + c] = g[2];
+    B[4 * ncol + c + 2] = g[0];
+    B[5 * ncol + c] = g[1];
+    B[5 * ncol + c + 1] = g[0];
+}
+
 static void cont_eval(const cont_kind *k, const double *xe, int q, double *N, double *B,
                       double *x, double *w)
 {
@@ -347,23 +521,7 @@ static void cont_eval(const cont_kind *k, const double *xe, int q, double *N, do
             N[d * ne + a * dim + d] = phi[a];
             x[d] += phi[a] * xe[a * dim + d];
         }
-        int c = a * dim;
-        if (dim == 2) { /* xx, yy, xy */
-            B[0 * ne + c] = g[0];
-            B[1 * ne + c + 1] = g[1];
-            B[2 * ne + c] = g[1];
-            B[2 * ne + c + 1] = g[0];
-        } else { /* xx, yy, zz, yz, xz, xy */
-            B[0 * ne + c] = g[0];
-            B[1 * ne + c + 1] = g[1];
-            B[2 * ne + c + 2] = g[2];
-            B[3 * ne + c + 1] = g[2];
-            B[3 * ne + c + 2] = g[1];
-            B[4 * ne + c] = g[2];
-            B[4 * ne + c + 2] = g[0];
-            B[5 * ne + c] = g[1];
-            B[5 * ne + c + 1] = g[0];
-        }
+        strain_columns(dim, g, B, ne, a * dim);
     }
     *w = qw * det;
 }
@@ -405,6 +563,112 @@ static void solid_dmat(const kf_section *sec, double *D)
     }
 }
 
+/*
+ * The stiffness of quad4 / hex8 with Wilson's incompatible modes P_m = 1 - xi_m^2
+ * (one per reference direction and displacement component: 4 internal DOFs in the
+ * plane, 9 in space) in Taylor's form: their strains use the Jacobian J0 at the
+ * cell's centre scaled by det J0 / det J, G_m = (det J0 / det J) J0^-T dP_m/dxi, so
+ * that int G dV = det J0 J0^-T int dP/dxi dxi = 0 on any cell: a constant stress does
+ * no work on the modes and the patch test is passed on distorted meshes (Taylor,
+ * Beresford & Wilson 1976).  The modes are condensed per element:
+ * Ke = Kuu - Kua Kaa^-1 Kau (docs/theory.md section 2.7).
+ */
+static void incompatible_stiffness(const cont_kind *k, const double *xe, const kf_section *sec,
+                                   double *Ke)
+{
+    enum { NE = 24, NI = 9 };
+    int dim = k->dim, nn = k->nnode, ne = nn * dim, ns = dim == 2 ? 3 : 6, ni = dim * dim;
+    double D[36], phi[KF_MAX_ENODE], dphi[KF_MAX_ENODE * 3], Ji0[9], Ji[9], xi[3] = {0}, qw;
+    if (dim == 2)
+        plane_dmat(sec, D);
+    else
+        solid_dmat(sec, D);
+    shape(k, xi, phi, dphi);
+    double det0 = jacobian(dim, nn, xe, dphi, Ji0);
+    double Kua[NE * NI] = {0}, Kaa[NI * NI] = {0};
+    double N[3 * NE], B[6 * NE], x[3], w;
+    memset(Ke, 0, (size_t)ne * ne * sizeof(double));
+    for (int q = 0; q < k->nquad; q++) {
+        cont_eval(k, xe, q, N, B, x, &w);
+        quad_point(k, q, xi, &qw);
+        shape(k, xi, phi, dphi);
+        double det = jacobian(dim, nn, xe, dphi, Ji), scale = det0 / det;
+        /* G (ns x ni): mode m, component c in column m dim + c */
+        double G[6 * NI] = {0};
+        for (int m = 0; m < dim; m++) {
+            double g[3];
+            for (int d = 0; d < dim; d++) /* dP_m/dxi = -2 xi_m e_m */
+                g[d] = scale * (-2.0 * xi[m]) * Ji0[m * dim + d];
+            strain_columns(dim, g, G, ni, m * dim);
+        }
+        /* DB = D B (ns x ne), DG = D G (ns x ni) */
+        double DB[6 * NE], DG[6 * NI];
+        for (int r = 0; r < ns; r++) {
+            for (int c = 0; c < ne; c++) {
+                double v = 0.0;
+                for (int t = 0; t < ns; t++)
+                    v += D[r * ns + t] * B[t * ne + c];
+                DB[r * ne + c] = v;
+            }
+            for (int c = 0; c < ni; c++) {
+                double v = 0.0;
+                for (int t = 0; t < ns; t++)
+                    v += D[r * ns + t] * G[t * ni + c];
+                DG[r * ni + c] = v;
+            }
+        }
+        for (int a = 0; a < ne; a++) {
+            for (int c = 0; c < ne; c++) {
+                double v = 0.0;
+                for (int r = 0; r < ns; r++)
+                    v += B[r * ne + a] * DB[r * ne + c];
+                Ke[a * ne + c] += w * v;
+            }
+            for (int c = 0; c < ni; c++) {
+                double v = 0.0;
+                for (int r = 0; r < ns; r++)
+                    v += B[r * ne + a] * DG[r * ni + c];
+                Kua[a * ni + c] += w * v;
+            }
+        }
+        for (int a = 0; a < ni; a++)
+            for (int c = 0; c < ni; c++) {
+                double v = 0.0;
+                for (int r = 0; r < ns; r++)
+                    v += G[r * ni + a] * DG[r * ni + c];
+                Kaa[a * ni + c] += w * v;
+            }
+    }
+    /* X = Kaa^-1 Kau: Kaa is symmetric, so its row-major array is its column-major
+     * one, and column c of Kau (ni x ne, column-major) is row c of Kua */
+    int ipiv[NI];
+    double X[NE * NI];
+    memcpy(X, Kua, (size_t)ne * ni * sizeof(double));
+    /* Kaa is positive definite on a cell with det J > 0 (checked), so the solve
+     * succeeds; should it not, the compatible stiffness is kept */
+    if (kf_small_lu_factor(ni, Kaa, ni, ipiv) || kf_small_lu_solve(ni, Kaa, ni, ipiv, ne, X, ni))
+        return;
+    for (int a = 0; a < ne; a++)
+        for (int c = 0; c < ne; c++) {
+            double v = 0.0;
+            for (int i = 0; i < ni; i++)
+                v += Kua[a * ni + i] * X[c * ni + i];
+            Ke[a * ne + c] -= v;
+        }
+    for (int a = 0; a < ne; a++) /* exactly symmetric */
+        for (int c = 0; c < a; c++)
+            Ke[a * ne + c] = Ke[c * ne + a] = 0.5 * (Ke[a * ne + c] + Ke[c * ne + a]);
+}
+
+static void quad4i_stiffness(const double *xe, const kf_section *sec, double *Ke)
+{
+    incompatible_stiffness(&cont_kinds[KF_QUAD4I - KF_TRI3], xe, sec, Ke);
+}
+static void hex8i_stiffness(const double *xe, const kf_section *sec, double *Ke)
+{
+    incompatible_stiffness(&cont_kinds[KF_HEX8I - KF_TRI3], xe, sec, Ke);
+}
+
 /* One check and one eval per kind (the interface passes no kind). */
 #define CONT_FUNCS(K, name)                                                                    \
     static int name##_check(const double *xe, const kf_section *sec, int el, kf_error *err)    \
@@ -427,22 +691,33 @@ CONT_FUNCS(KF_TET10, tet10)
 CONT_FUNCS(KF_HEX8, hex8)
 CONT_FUNCS(KF_HEX20, hex20)
 CONT_FUNCS(KF_HEX27, hex27)
+CONT_FUNCS(KF_WEDGE6, wedge6)
+CONT_FUNCS(KF_WEDGE15, wedge15)
+CONT_FUNCS(KF_PYRAMID5, pyramid5)
+CONT_FUNCS(KF_PYRAMID13, pyramid13)
+CONT_FUNCS(KF_QUAD4I, quad4i)
+CONT_FUNCS(KF_HEX8I, hex8i)
 #undef CONT_FUNCS
 
-/* name, dim, nnode, ndofn, nstrain, ngeo, nquad, check, eval, mu, dmat */
-#define PLANE(name, nn, nq) {#name, 2, nn, 2, 3, 0, nq, name##_check, name##_eval, plane_mu, plane_dmat}
-#define SOLID(name, nn, nq) {#name, 3, nn, 3, 6, 0, nq, name##_check, name##_eval, solid_mu, solid_dmat}
+/* name, dim, nnode, ndofn, nstrain, ngeo, nquad, check, eval, mu, dmat, eval_section, stiffness */
+#define PLANE(name, nn, nq, st)                                                                \
+    {#name, 2, nn, 2, 3, 0, nq, name##_check, name##_eval, plane_mu, plane_dmat, NULL, st}
+#define SOLID(name, nn, nq, st)                                                                \
+    {#name, 3, nn, 3, 6, 0, nq, name##_check, name##_eval, solid_mu, solid_dmat, NULL, st}
 static const kf_element_type types[] = {
-    PLANE(tri3, 3, 3),   PLANE(tri6, 6, 6),   PLANE(quad4, 4, 4),   PLANE(quad8, 8, 9),
-    PLANE(quad9, 9, 9),  SOLID(tet4, 4, 4),   SOLID(tet10, 10, 14), SOLID(hex8, 8, 8),
-    SOLID(hex20, 20, 27), SOLID(hex27, 27, 27),
+    PLANE(tri3, 3, 3, NULL),      PLANE(tri6, 6, 6, NULL),       PLANE(quad4, 4, 4, NULL),
+    PLANE(quad8, 8, 9, NULL),     PLANE(quad9, 9, 9, NULL),      SOLID(tet4, 4, 4, NULL),
+    SOLID(tet10, 10, 14, NULL),   SOLID(hex8, 8, 8, NULL),       SOLID(hex20, 20, 27, NULL),
+    SOLID(hex27, 27, 27, NULL),   SOLID(wedge6, 6, 6, NULL),     SOLID(wedge15, 15, 18, NULL),
+    SOLID(pyramid5, 5, 12, NULL), SOLID(pyramid13, 13, 36, NULL),
+    PLANE(quad4i, 4, 4, quad4i_stiffness), SOLID(hex8i, 8, 8, hex8i_stiffness),
 };
 #undef PLANE
 #undef SOLID
 
 const kf_element_type *kf_continuum_get(int kind)
 {
-    if (kind < KF_TRI3 || kind > KF_HEX27)
+    if (kind < KF_TRI3 || kind > KF_CONTINUUM_LAST)
         return NULL;
     return &types[kind - KF_TRI3];
 }

@@ -439,7 +439,7 @@ static const kf_element_type kinds[] = {
 
 const kf_element_type *kf_element_get(int kind)
 {
-    if (kind >= KF_TRI3 && kind <= KF_HEX27) /* plane and solid: kf_continuum.c */
+    if (kind >= KF_TRI3 && kind <= KF_CONTINUUM_LAST) /* plane and solid: kf_continuum.c */
         return kf_continuum_get(kind);
     if (kind < 0 || kind >= (int)(sizeof kinds / sizeof kinds[0]))
         return NULL;

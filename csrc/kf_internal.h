@@ -115,10 +115,14 @@ typedef struct kf_element_type {
     void (*dmat)(const kf_section *sec, double *D);
     void (*eval_section)(const double *xe, const kf_section *sec, int q, double *N, double *B,
                          double *G, double *x, double *w);
+    /* Optional: the element stiffness Ke (nedof x nedof, row-major) computed by the
+     * kind itself instead of the sum of w B^T D B over its points (elements with
+     * internal, statically condensed modes: KF_QUAD4I, KF_HEX8I). */
+    void (*stiffness)(const double *xe, const kf_section *sec, double *Ke);
 } kf_element_type;
 
 const kf_element_type *kf_element_get(int kind);
-/* The plane and solid kinds KF_TRI3..KF_HEX27 (kf_continuum.c), or NULL. */
+/* The plane and solid kinds KF_TRI3..KF_CONTINUUM_LAST (kf_continuum.c), or NULL. */
 const kf_element_type *kf_continuum_get(int kind);
 
 /* ---------------------------------------------------------------- bodies */

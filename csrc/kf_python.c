@@ -532,7 +532,9 @@ static PyObject *py_element_kinds(PyObject *self, PyObject *noargs)
         /* plane and solid elements (meshes) */
         {"tri3", KF_TRI3},   {"tri6", KF_TRI6},   {"quad4", KF_QUAD4}, {"quad8", KF_QUAD8},
         {"quad9", KF_QUAD9}, {"tet4", KF_TET4},   {"tet10", KF_TET10}, {"hex8", KF_HEX8},
-        {"hex20", KF_HEX20}, {"hex27", KF_HEX27}};
+        {"hex20", KF_HEX20}, {"hex27", KF_HEX27}, {"wedge6", KF_WEDGE6},
+        {"wedge15", KF_WEDGE15}, {"pyramid5", KF_PYRAMID5}, {"pyramid13", KF_PYRAMID13},
+        {"quad4i", KF_QUAD4I}, {"hex8i", KF_HEX8I}};
     PyObject *d = PyDict_New();
     for (size_t k = 0; d && k < sizeof kinds / sizeof kinds[0]; k++) {
         int dim, nnode, ndofn;

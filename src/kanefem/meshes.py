@@ -21,10 +21,17 @@ tetra10       tet10    3      quadratic tetrahedron
 hexahedron    hex8     3      trilinear hexahedron
 hexahedron20  hex20    3      serendipity hexahedron
 hexahedron27  hex27    3      triquadratic hexahedron
+wedge         wedge6   3      linear wedge (triangular prism)
+wedge15       wedge15  3      serendipity wedge
+pyramid       pyramid5 3      linear pyramid (rational basis)
+pyramid13     pyramid13 3     quadratic pyramid (rational basis)
 ============  =======  =====  ===========================================
 
-Linear elements lock in bending (a thin link meshed with tri3/quad4/tet4/hex8 is far
-too stiff); use the quadratic ones for links.
+Linear elements lock in bending (a thin link meshed with tri3/tet4 is far too stiff);
+quad4 and hex8 are therefore built with incompatible modes by default
+(``MeshBody(..., formulation="incompatible")``, kinds quad4i / hex8i, docs/theory.md
+section 2.7), and fully integrated only on request (``formulation="full"``).  Use the
+quadratic elements for thin links.
 
 >>> m = Mesh.rectangle(1.0, 0.1, 10, 1, cell="quad9")
 >>> m.kind, m.nodes.shape, m.cells.shape
@@ -58,13 +65,17 @@ CELL_KINDS = {
     "hexahedron": "hex8",
     "hexahedron20": "hex20",
     "hexahedron27": "hex27",
+    "wedge": "wedge6",
+    "wedge15": "wedge15",
+    "pyramid": "pyramid5",
+    "pyramid13": "pyramid13",
 }
 #: element kind -> meshio cell type
 KIND_CELLS = {v: k for k, v in CELL_KINDS.items()}
 _CELL_DIM = {c: (2 if k[0] in "tq" and not k.startswith("tet") else 3) for c, k in CELL_KINDS.items()}
 #: topological dimension of meshio cell types that may appear beside the body's cells
-_OTHER_DIMS = {"vertex": 0, "line": 1, "line3": 1, "triangle7": 2, "quad": 2, "wedge": 3,
-               "wedge15": 3, "wedge18": 3, "pyramid": 3, "pyramid13": 3, "pyramid14": 3}
+_OTHER_DIMS = {"vertex": 0, "line": 1, "line3": 1, "triangle7": 2, "quad": 2, "wedge18": 3,
+               "pyramid14": 3}
 
 # reference node positions (in units of half a cell) of the structured generators, VTK order
 _QUAD_REF = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1), (0, -1), (1, 0), (0, 1), (-1, 0), (0, 0)])
@@ -82,6 +93,13 @@ def _meshio():
         import meshio
     except ImportError:  # pragma: no cover - the optional extra
         raise ImportError("reading and writing mesh files needs meshio: pip install 'kanefem[mesh]'") from None
+    # meshio (5.3) maps the VTK and Gmsh 15-node wedge and 13-node pyramid to these
+    # names but leaves them out of its table of cell dimensions, so a CellBlock of
+    # them cannot be made (KeyError 'wedge15'): add the missing entries
+    dims = getattr(getattr(meshio, "_mesh", None), "topological_dimension", None)
+    if isinstance(dims, dict):
+        for name in ("wedge15", "pyramid13"):
+            dims.setdefault(name, 3)
     return meshio
 
 
@@ -393,8 +411,9 @@ class Mesh:
         """A structured mesh of the box [0, lx] x [0, ly] x [0, lz] (+ origin).
 
         ``cell``: ``"tetra"``, ``"tetra10"`` (six tetrahedra per cube, Kuhn's
-        subdivision), ``"hexahedron"``, ``"hexahedron20"``, ``"hexahedron27"`` (or the
-        kind names).
+        subdivision), ``"hexahedron"``, ``"hexahedron20"``, ``"hexahedron27"``,
+        ``"wedge"``, ``"wedge15"`` (two per cube), ``"pyramid"`` (six per cube, apex at
+        its centre) (or the kind names).
         """
         ls = [_checks.real(n, v, positive=True) for n, v in (("lx", lx), ("ly", ly), ("lz", lz))]
         org = _checks.array("origin", origin, shape=(3,))
@@ -513,7 +532,8 @@ def _cell_counts(names, values):
 
 
 _NODES_PER_CELL = {"triangle": 3, "triangle6": 6, "quad": 4, "quad8": 8, "quad9": 9, "tetra": 4,
-                   "tetra10": 10, "hexahedron": 8, "hexahedron20": 20, "hexahedron27": 27}
+                   "tetra10": 10, "hexahedron": 8, "hexahedron20": 20, "hexahedron27": 27,
+                   "wedge": 6, "wedge15": 15, "pyramid": 5, "pyramid13": 13}
 
 
 def _kuhn_tets():
@@ -540,6 +560,13 @@ def _local_nodes(cell):
         return _QUAD_REF[None, : _NODES_PER_CELL[cell]]
     if cell in ("hexahedron", "hexahedron20", "hexahedron27"):
         return _HEX_REF[None, : _NODES_PER_CELL[cell]]
+    if cell in ("wedge", "wedge15"):
+        return _wedges(cell == "wedge15")
+    if cell == "pyramid":
+        return _pyramids()
+    if cell == "pyramid13":
+        raise ValueError("cell = 'pyramid13' has nodes off the structured lattice: build the mesh "
+                         "of 'pyramid' cells and read or construct the 13-node cells (Mesh(nodes, cells, 'pyramid13'))")
     if cell in ("triangle", "triangle6"):
         simplices = [np.array([(-1, -1), (1, -1), (1, 1)]), np.array([(-1, -1), (1, 1), (-1, 1)])]
         edges = _TRI_EDGES
@@ -552,6 +579,39 @@ def _local_nodes(cell):
         if cell in ("triangle6", "tetra10"):
             nodes += [(v[i] + v[j]) // 2 for i, j in edges]
         out.append(nodes)
+    return np.array(out)
+
+
+def _wedges(quadratic):
+    """Two wedges per cube (its square split along a diagonal, extruded along z) in
+    VTK order: the bottom triangle turns clockwise seen from the top triangle."""
+    out = []
+    for tri in ([(-1, -1), (1, 1), (1, -1)], [(-1, -1), (-1, 1), (1, 1)]):
+        v = [(x, y, -1) for x, y in tri] + [(x, y, 1) for x, y in tri]
+        if quadratic:
+            v += [tuple((np.add(v[i], v[j])) // 2) for i, j in
+                  [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (0, 3), (1, 4), (2, 5)]]
+        out.append(v)
+    return np.array(out)
+
+
+def _pyramids():
+    """Six pyramids per cube, one on each face with its apex at the centre; the base
+    turns counter-clockwise seen from the apex (VTK)."""
+    out = []
+    for axis in range(3):
+        for side in (-1, 1):
+            a, b = [k for k in range(3) if k != axis]
+            base = []
+            for p, q in [(-1, -1), (1, -1), (1, 1), (-1, 1)]:
+                c = [0, 0, 0]
+                c[axis], c[a], c[b] = side, p, q
+                base.append(c)
+            base = np.array(base)
+            # the base's normal (right-hand rule) must point to the apex at the origin
+            if np.cross(base[1] - base[0], base[3] - base[0]) @ (-base[0]) < 0:
+                base = base[[0, 3, 2, 1]]
+            out.append(np.vstack([base, [(0, 0, 0)]]))
     return np.array(out)
 
 
@@ -590,6 +650,11 @@ _STORAGE = {"auto": -1, "dense": 0, "band": 1, "csr": 2, "sparse": 2}
 _DENSE_EIGEN_MAX = 300
 
 
+#: MeshBody's formulations of the linear quadrilateral and hexahedron
+FORMULATIONS = ("incompatible", "full")
+_INCOMPATIBLE = {"quad4": "quad4i", "hex8": "hex8i"}
+
+
 class MeshBody(FlexibleBody):
     """A flexible body meshed with plane or solid elements, in a moving frame.
 
@@ -616,6 +681,12 @@ class MeshBody(FlexibleBody):
     storage : {"auto", "csr", "dense", "band"}
         The core's storage of the matrices: "auto" (= "csr") for any size; "dense" or
         "band" for small meshes (to compare paths).
+    formulation : {"incompatible", "full"}
+        quad4 and hex8 cells: "incompatible" (default) adds Wilson's incompatible
+        modes in Taylor's form, condensed per element (kinds quad4i / hex8i: no
+        shear locking in bending, patch test passed on distorted meshes); "full" is
+        the fully integrated isoparametric element (12-21 % stiff in thick-plate
+        bending).  Other cell types have one formulation and accept either.
 
     Notes
     -----
@@ -638,14 +709,17 @@ class MeshBody(FlexibleBody):
     _default_supports = None
     _presets: dict = {}
 
-    def __init__(self, mesh, *, E, nu, rho, thickness=None, plane_strain=False, storage="auto"):
+    def __init__(self, mesh, *, E, nu, rho, thickness=None, plane_strain=False, storage="auto",
+                 formulation="incompatible"):
         from collections import OrderedDict
 
         if not isinstance(mesh, Mesh):
             raise TypeError(f"mesh must be a kanefem.Mesh, got {mesh!r}")
         _checks.choice("storage", storage, tuple(_STORAGE))
+        _checks.choice("formulation", formulation, FORMULATIONS)
         self.mesh = mesh
-        self._kind = mesh.kind
+        self.formulation = formulation
+        self._kind = _INCOMPATIBLE.get(mesh.kind, mesh.kind) if formulation == "incompatible" else mesh.kind
         self.E = _checks.real("E", E, positive=True)
         self.nu = _checks.real("nu", nu)
         self.rho = _checks.real("rho", rho, positive=True)
@@ -671,7 +745,8 @@ class MeshBody(FlexibleBody):
         return (f"MeshBody({self.mesh.cell_type}: {self.n_nodes} nodes, {self.mesh.n_cells} cells, "
                 f"{self.ndof} DOFs, E={self.E!r}, nu={self.nu!r}, rho={self.rho!r}"
                 + (f", thickness={self.thickness!r}" + (", plane strain" if self.plane_strain else "")
-                   if self.dim == 2 else "") + f", storage={self.storage!r})")
+                   if self.dim == 2 else "") + f", storage={self.storage!r}"
+                + (f", formulation={self.formulation!r}" if self.mesh.kind in _INCOMPATIBLE else "") + ")")
 
     # ------------------------------------------------------------ matrices
 
