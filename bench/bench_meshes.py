@@ -68,7 +68,7 @@ def worker(side, step, ndof):
     t0, c0 = time.perf_counter(), time.process_time()
     lam = None
     if side == "kanefem":
-        body = kanefem.MeshBody(m, E=E, nu=NU, rho=RHO)
+        body = kanefem.MeshBody(m, E=E, nu=NU, rho=RHO, formulation="full")  # as scikit-fem's ElementHex1
         if step == "modes":
             lam = body.eigenvalues(6, supports={clamp: "fixed"}, mode_shapes=True, solver="sparse").eigenvalues
         nnz = int(body.mass_matrix().nnz)
