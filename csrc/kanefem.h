@@ -312,6 +312,13 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
  * integrators do not (meshes are integrated by the Python sparse Newmark). */
 int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
                            const int *conn, const kf_section *sec, int storage, kf_error *err);
+/* A mesh of several plane (or several solid) kinds: element e has kind kinds[e] and
+ * its nodes at conn[ptr[e] .. ptr[e + 1] - 1] (ptr[0] = 0, nel + 1 offsets); every
+ * kind must be a plane or solid kind of one dimension (KF_TRI3..KF_CONTINUUM_LAST).
+ * Storage as kf_body_create_storage; kf_body_kind gives the first element's kind. */
+int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel,
+                         const int *kinds, const int *ptr, const int *conn,
+                         const kf_section *sec, int storage, kf_error *err);
 /* The shared sparse pattern of a CSR body, or NULL. */
 const kf_pattern *kf_body_pattern(const kf_body *b);
 void kf_body_free(kf_body *b);

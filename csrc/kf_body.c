@@ -43,24 +43,36 @@ void kf_body_free(kf_body *b)
     kf_pattern_free(b->pattern); /* after the matrices that borrow it */
     free(b->coords);
     free(b->conn);
+    free(b->els);
+    free(b->eptr);
     free(b->s);
     free(b->Mo);
     free(b);
 }
 
+/* Element e's kind and its nodes (a mixed body's per element). */
+static const kf_element_type *elem_type(const kf_body *b, int e)
+{
+    return b->els ? b->els[e] : b->el;
+}
+static const int *elem_nodes(const kf_body *b, int e)
+{
+    return b->conn + (b->eptr ? (size_t)b->eptr[e] : (size_t)e * b->el->nnode);
+}
+
 /* Element DOF indices in the body: node-major. */
 static void element_dofs(const kf_body *b, int e, int *dofs)
 {
-    const int *nodes = b->conn + (size_t)e * b->el->nnode;
-    for (int a = 0; a < b->el->nnode; a++)
+    const int *nodes = elem_nodes(b, e);
+    for (int a = 0; a < elem_type(b, e)->nnode; a++)
         for (int k = 0; k < b->ndofn; k++)
             dofs[a * b->ndofn + k] = nodes[a] * b->ndofn + k;
 }
 
 static void element_coords(const kf_body *b, int e, double *xe)
 {
-    const int *nodes = b->conn + (size_t)e * b->el->nnode;
-    for (int a = 0; a < b->el->nnode; a++)
+    const int *nodes = elem_nodes(b, e);
+    for (int a = 0; a < elem_type(b, e)->nnode; a++)
         for (int k = 0; k < b->dim; k++)
             xe[a * b->dim + k] = b->coords[(size_t)nodes[a] * b->dim + k];
 }
@@ -69,7 +81,6 @@ static void element_coords(const kf_body *b, int e, double *xe)
  * gives one (half-width bw) narrow enough to pay, dense otherwise. */
 static int check_mesh(const kf_body *b, int *bw, kf_error *err)
 {
-    int nn = b->el->nnode;
     for (int i = 0; i < b->nnode * b->dim; i++)
         if (!isfinite(b->coords[i]))
             return kf_fail(err, KF_EINVAL, "coords", "node %d has a non-finite coordinate (%g)",
@@ -79,8 +90,8 @@ static int check_mesh(const kf_body *b, int *bw, kf_error *err)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate %d node flags", b->nnode);
     int width = 0, rc = KF_OK;
     for (int e = 0; e < b->nel && !rc; e++) {
-        const int *nodes = b->conn + (size_t)e * nn;
-        int lo = b->nnode, hi = -1;
+        const int *nodes = elem_nodes(b, e);
+        int lo = b->nnode, hi = -1, nn = elem_type(b, e)->nnode;
         for (int a = 0; a < nn; a++) {
             int v = nodes[a];
             if (v < 0 || v >= b->nnode) {
@@ -104,7 +115,7 @@ static int check_mesh(const kf_body *b, int *bw, kf_error *err)
         width = w > width ? w : width;
         double xe[KF_MAX_ENODE * KF_MAX_DIM];
         element_coords(b, e, xe);
-        rc = b->el->check(xe, &b->sec, e, err);
+        rc = elem_type(b, e)->check(xe, &b->sec, e, err);
     }
     for (int v = 0; v < b->nnode && !rc; v++)
         if (!used[v])
@@ -120,21 +131,22 @@ int kf_body_next_point(const kf_body *b, kf_qpoint *p)
     if (!p->started) {
         p->started = 1;
         p->e = p->q = 0;
-    } else if (++p->q >= b->el->nquad) {
+    } else if (++p->q >= elem_type(b, p->e)->nquad) {
         p->q = 0;
         p->e++;
     }
     if (p->e >= b->nel)
         return 0;
+    const kf_element_type *el = elem_type(b, p->e);
     if (p->q == 0) { /* a new element */
-        p->ne = b->el->nnode * b->el->ndofn;
+        p->ne = el->nnode * el->ndofn;
         element_dofs(b, p->e, p->dofs);
         element_coords(b, p->e, p->xe);
     }
-    if (b->el->eval_section)
-        b->el->eval_section(p->xe, &b->sec, p->q, p->N, p->B, p->G, p->x, &p->w);
+    if (el->eval_section)
+        el->eval_section(p->xe, &b->sec, p->q, p->N, p->B, p->G, p->x, &p->w);
     else
-        b->el->eval(p->xe, p->q, p->N, p->B, p->G, p->x, &p->w);
+        el->eval(p->xe, p->q, p->N, p->B, p->G, p->x, &p->w);
     return 1;
 }
 
@@ -154,7 +166,8 @@ static int cmp_int(const void *x, const void *y)
  */
 static int build_pattern(kf_body *b, kf_error *err)
 {
-    int nn = b->nnode, ne = b->el->nnode, nf = b->ndofn;
+    int nn = b->nnode, nf = b->ndofn;
+    size_t nconn = b->eptr ? (size_t)b->eptr[b->nel] : (size_t)b->nel * b->el->nnode;
     int *cnt = kf_calloc((size_t)nn + 1, sizeof(int)), *inc = NULL, *mark = NULL,
         *adj = NULL, *adjptr = NULL;
     kf_pattern *p = kf_calloc(1, sizeof *p);
@@ -162,11 +175,11 @@ static int build_pattern(kf_body *b, kf_error *err)
     if (!cnt || !p)
         goto nomem;
     /* node -> elements (incidence, CSR in cnt/inc) */
-    for (size_t k = 0; k < (size_t)b->nel * ne; k++)
+    for (size_t k = 0; k < nconn; k++)
         cnt[b->conn[k] + 1]++;
     for (int v = 0; v < nn; v++)
         cnt[v + 1] += cnt[v];
-    inc = kf_calloc((size_t)b->nel * ne, sizeof(int));
+    inc = kf_calloc(nconn > 0 ? nconn : 1, sizeof(int));
     mark = kf_calloc((size_t)nn, sizeof(int));
     adjptr = kf_calloc((size_t)nn + 1, sizeof(int));
     if (!inc || !mark || !adjptr)
@@ -176,8 +189,8 @@ static int build_pattern(kf_body *b, kf_error *err)
         for (int v = 0; v < nn; v++)
             fill[v] = cnt[v];
         for (int e = 0; e < b->nel; e++)
-            for (int a = 0; a < ne; a++)
-                inc[fill[b->conn[(size_t)e * ne + a]]++] = e;
+            for (int a = 0; a < elem_type(b, e)->nnode; a++)
+                inc[fill[elem_nodes(b, e)[a]]++] = e;
         for (int v = 0; v < nn; v++)
             mark[v] = -1;
     }
@@ -186,8 +199,8 @@ static int build_pattern(kf_body *b, kf_error *err)
     for (int v = 0; v < nn; v++) {
         int c = 0;
         for (int k = cnt[v]; k < cnt[v + 1]; k++)
-            for (int a = 0; a < ne; a++) {
-                int w = b->conn[(size_t)inc[k] * ne + a];
+            for (int a = 0; a < elem_type(b, inc[k])->nnode; a++) {
+                int w = elem_nodes(b, inc[k])[a];
                 if (mark[w] != v) {
                     mark[w] = v;
                     c++;
@@ -209,8 +222,8 @@ static int build_pattern(kf_body *b, kf_error *err)
     for (int v = 0; v < nn; v++) {
         int c = adjptr[v];
         for (int k = cnt[v]; k < cnt[v + 1]; k++)
-            for (int a = 0; a < ne; a++) {
-                int w = b->conn[(size_t)inc[k] * ne + a];
+            for (int a = 0; a < elem_type(b, inc[k])->nnode; a++) {
+                int w = elem_nodes(b, inc[k])[a];
                 if (mark[w] != v) {
                     mark[w] = v;
                     adj[c++] = w;
@@ -261,8 +274,8 @@ done:
 static void element_positions(const kf_body *b, int e, int *pos)
 {
     const kf_pattern *p = b->pattern;
-    int nn = b->el->nnode, nf = b->ndofn, ne = nn * nf;
-    const int *nodes = b->conn + (size_t)e * nn;
+    int nn = elem_type(b, e)->nnode, nf = b->ndofn, ne = nn * nf;
+    const int *nodes = elem_nodes(b, e);
     for (int A = 0; A < nn; A++) {
         int r0 = nodes[A] * nf, base = p->ptr[r0];
         for (int C = 0; C < nn; C++) {
@@ -306,9 +319,14 @@ static void scatter(const kf_body *b, kf_mat *dst, const double *Xe, int ne, con
  */
 static int assemble(kf_body *b, kf_error *err)
 {
+    /* the kinds of a mixed body share dim, ndofn, nstrain, mu and dmat (one
+     * dimension); the work space takes the largest element */
     const kf_element_type *el = b->el;
-    int dim = b->dim, ns = el->nstrain, ne = el->nnode * el->ndofn, dd = dim * dim;
-    size_t ne2 = (size_t)ne * ne;
+    int dim = b->dim, ns = el->nstrain, nemax = el->nnode * el->ndofn, dd = dim * dim;
+    for (int e = 0; b->els && e < b->nel; e++)
+        if (b->els[e]->nnode * b->els[e]->ndofn > nemax)
+            nemax = b->els[e]->nnode * b->els[e]->ndofn;
+    size_t ne2 = (size_t)nemax * nemax;
     int geo = b->has_geometric && el->ngeo > 0;
     /* element work: S_ij (dd blocks), K, K_G basis (3), CSR positions */
     double *work = kf_calloc((size_t)(dd + 1 + (geo ? 3 : 0)) * ne2, sizeof(double));
@@ -325,7 +343,8 @@ static int assemble(kf_body *b, kf_error *err)
     kf_qpoint p = {0};
     int more = kf_body_next_point(b, &p);
     while (more) {
-        int e = p.e;
+        int e = p.e, ne = p.ne;
+        const kf_element_type *ele = elem_type(b, e);
         memset(work, 0, (size_t)(dd + 1 + (geo ? 3 : 0)) * ne2 * sizeof(double));
         int dofs[KF_MAX_EDOF];
         memcpy(dofs, p.dofs, (size_t)ne * sizeof(int));
@@ -364,7 +383,7 @@ static int assemble(kf_body *b, kf_error *err)
             /* K += w B^T D B over the nonzero entries of B (a continuum element's
              * column has one to three of its six strains); a kind with its own
              * stiffness adds it once per element below */
-            if (el->stiffness)
+            if (ele->stiffness)
                 continue;
             double DB[KF_MAX_STRAIN * KF_MAX_EDOF];
             int nz[KF_MAX_EDOF], nnz = 0, rows[KF_MAX_EDOF][KF_MAX_STRAIN], nrow[KF_MAX_EDOF];
@@ -399,10 +418,10 @@ static int assemble(kf_body *b, kf_error *err)
                 }
             }
         }
-        if (el->stiffness) {
+        if (ele->stiffness) {
             double xe[KF_MAX_ENODE * KF_MAX_DIM];
             element_coords(b, e, xe);
-            el->stiffness(xe, &b->sec, Ke);
+            ele->stiffness(xe, &b->sec, Ke);
         }
         if (pos)
             element_positions(b, e, pos);
@@ -494,8 +513,11 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
 /* Dense storage beyond this many DOFs is refused (n^2 doubles per matrix). */
 #define KF_BODY_DENSE_MAX 20000
 
-int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
-                           const int *conn, const kf_section *sec, int storage, kf_error *err)
+/* A body of one kind (els, eptr NULL) or a mixed one (els, eptr: nel and nel + 1
+ * entries, checked by the caller; kind is then the first element's). */
+static int body_build(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                      const int *conn, const kf_element_type *const *els, const int *eptr,
+                      const kf_section *sec, int storage, kf_error *err)
 {
     if (!out)
         return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
@@ -533,17 +555,26 @@ int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coo
     b->ndof = nnode * el->ndofn;
     b->nel = nel;
     b->sec = *sec;
+    size_t nconn = eptr ? (size_t)eptr[nel] : (size_t)nel * el->nnode;
     b->coords = kf_calloc((size_t)nnode * b->dim, sizeof(double));
-    b->conn = kf_calloc((size_t)nel * el->nnode, sizeof(int));
+    b->conn = kf_calloc(nconn, sizeof(int));
     b->s = kf_calloc((size_t)b->dim * b->dim * b->ndof, sizeof(double));
     b->Mo = kf_calloc((size_t)b->dim * b->ndof, sizeof(double));
+    if (eptr) {
+        b->els = kf_calloc((size_t)nel, sizeof *b->els);
+        b->eptr = kf_calloc((size_t)nel + 1, sizeof(int));
+    }
     int rc = KF_OK;
-    if (!b->coords || !b->conn || !b->s || !b->Mo) {
+    if (!b->coords || !b->conn || !b->s || !b->Mo || (eptr && (!b->els || !b->eptr))) {
         rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a body of %d nodes", nnode);
         goto fail;
     }
     memcpy(b->coords, coords, (size_t)nnode * b->dim * sizeof(double));
-    memcpy(b->conn, conn, (size_t)nel * el->nnode * sizeof(int));
+    memcpy(b->conn, conn, nconn * sizeof(int));
+    if (eptr) {
+        memcpy(b->els, els, (size_t)nel * sizeof *b->els);
+        memcpy(b->eptr, eptr, ((size_t)nel + 1) * sizeof(int));
+    }
 
     int bw = 0;
     rc = check_mesh(b, &bw, err);
@@ -594,6 +625,55 @@ int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coo
     return KF_OK;
 fail:
     kf_body_free(b);
+    return rc;
+}
+
+int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                           const int *conn, const kf_section *sec, int storage, kf_error *err)
+{
+    return body_build(out, kind, nnode, coords, nel, conn, NULL, NULL, sec, storage, err);
+}
+
+int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel,
+                         const int *kinds, const int *ptr, const int *conn,
+                         const kf_section *sec, int storage, kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    if (nel < 1)
+        return kf_fail(err, KF_EINVAL, "nel", "nel = %d: a body needs at least one element",
+                       nel);
+    if (!kinds || !ptr)
+        return kf_fail(err, KF_EINVAL, "kinds", "kinds and ptr must not be NULL");
+    if (ptr[0] != 0)
+        return kf_fail(err, KF_EINVAL, "ptr", "ptr[0] = %d must be 0", ptr[0]);
+    const kf_element_type **els = kf_calloc((size_t)nel, sizeof *els);
+    if (!els)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate the kinds of %d elements", nel);
+    int rc = KF_OK, dim = 0;
+    for (int e = 0; e < nel && !rc; e++) {
+        int k = kinds[e];
+        if (k < KF_TRI3 || k > KF_CONTINUUM_LAST) {
+            rc = kf_fail(err, KF_EINVAL, "kinds", "element %d has kind %d: a mixed mesh takes "
+                         "plane and solid kinds (%d..%d)", e, k, KF_TRI3, KF_CONTINUUM_LAST);
+            break;
+        }
+        els[e] = kf_element_get(k);
+        if (e == 0)
+            dim = els[0]->dim;
+        long long count = (long long)ptr[e + 1] - ptr[e];
+        if (els[e]->dim != dim)
+            rc = kf_fail(err, KF_EINVAL, "kinds", "element %d is a %s (dimension %d) in a mesh "
+                         "of dimension %d: one mesh holds plane or solid cells, not both",
+                         e, els[e]->name, els[e]->dim, dim);
+        else if (count != els[e]->nnode)
+            rc = kf_fail(err, KF_EINVAL, "ptr", "element %d (%s) has %lld nodes in ptr, its kind "
+                         "%d", e, els[e]->name, count, els[e]->nnode);
+    }
+    if (!rc)
+        rc = body_build(out, kinds[0], nnode, coords, nel, conn, els, ptr, sec, storage, err);
+    free(els);
     return rc;
 }
 

@@ -131,7 +131,11 @@ struct kf_body {
     const kf_element_type *el;
     int kind, dim, nnode, ndofn, ndof, nel;
     double *coords; /* nnode x dim */
-    int *conn;      /* nel x nnode-per-element */
+    int *conn;      /* nel x nnode-per-element; a mixed body: element e's nodes at eptr[e] */
+    /* a mixed mesh (kf_body_create_mixed): each element's kind and the offsets of its
+     * nodes in conn (nel + 1); both NULL for a body of one kind, whose kind is el */
+    const kf_element_type **els;
+    int *eptr;
     kf_section sec;
     kf_mat S[KF_MAX_DIM * KF_MAX_DIM]; /* S[i dim + j] */
     double *s;                         /* s_ij at s + (i dim + j) ndof */

@@ -610,6 +610,19 @@ static void body_destructor(PyObject *cap)
     kf_body_free(PyCapsule_GetPointer(cap, BODY_CAPSULE));
 }
 
+/* The capsule of a body kf_body_create* made (rc KF_OK), or NULL with the error raised. */
+static PyObject *body_capsule(int rc, kf_body *body, kf_error *err)
+{
+    if (rc) {
+        raise_status(rc, err);
+        return NULL;
+    }
+    PyObject *cap = PyCapsule_New(body, BODY_CAPSULE, body_destructor);
+    if (!cap)
+        kf_body_free(body);
+    return cap;
+}
+
 static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"kind", "coords", "conn", "section", "storage", NULL};
@@ -663,15 +676,88 @@ static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
     rc = kf_body_create_storage(&body, (int)kind.v, nnode, f64_data(&coords), nel,
                                 PyArray_DATA(conn), &sec, (int)storage.v, &err);
     Py_END_ALLOW_THREADS
+    result = body_capsule(rc, body, &err);
+done:
+    f64_release(&coords);
+    Py_XDECREF(conn);
+    return result;
+}
+
+/* A 1-D C-int array from an integer sequence (a new reference), or NULL with
+ * TypeError naming it. */
+static PyArrayObject *int_vector(PyObject *obj, const char *name)
+{
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj);
+    if (!raw || !PyTypeNum_ISINTEGER(PyArray_TYPE(raw)) || PyArray_NDIM(raw) != 1) {
+        Py_XDECREF(raw);
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a 1-D integer array", name);
+        return NULL;
+    }
+    PyArrayObject *out = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)raw, PyArray_DescrFromType(NPY_INT), 1, 1,
+        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    Py_DECREF(raw);
+    return out;
+}
+
+static PyObject *py_body_create_mixed(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"kinds", "coords", "conn", "ptr", "section", "storage", NULL};
+    int_arg storage = {"storage", -1, KF_CSR, -1};
+    f64_arg coords = {"coords", 2, {-1, -1}};
+    PyObject *kinds_obj, *conn_obj, *ptr_obj;
+    kf_section sec = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&OOO&|O&", kwlist, &kinds_obj, f64_conv,
+                                     &coords, &conn_obj, &ptr_obj, section_conv, &sec, int_conv,
+                                     &storage))
+        return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *kinds = NULL, *conn = NULL, *ptr = NULL;
+    if (!(kinds = int_vector(kinds_obj, "kinds")) || !(conn = int_vector(conn_obj, "conn")) ||
+        !(ptr = int_vector(ptr_obj, "ptr")))
+        goto done;
+    npy_intp nel = PyArray_DIM(kinds, 0), nconn = PyArray_DIM(conn, 0);
+    const int *pp = PyArray_DATA(ptr), *kk = PyArray_DATA(kinds);
+    if (nel < 1 || nel > INT_LIMIT || nconn > INT_LIMIT) {
+        fail(PyExc_ValueError, "kinds has %zd entries: a body needs 1..%d elements",
+             (Py_ssize_t)nel, INT_LIMIT);
+        goto done;
+    }
+    if (PyArray_DIM(ptr, 0) != nel + 1 || pp[0] != 0 || pp[nel] != nconn) {
+        fail(PyExc_ValueError, "ptr must hold nel + 1 = %zd offsets from 0 to len(conn) = %zd",
+             (Py_ssize_t)(nel + 1), (Py_ssize_t)nconn);
+        goto done;
+    }
+    for (npy_intp e = 0; e < nel; e++)
+        if (pp[e + 1] < pp[e]) {
+            fail(PyExc_ValueError, "ptr must not decrease (ptr[%zd] = %d > ptr[%zd] = %d)",
+                 (Py_ssize_t)e, pp[e], (Py_ssize_t)(e + 1), pp[e + 1]);
+            goto done;
+        }
+    kf_error err = {0};
+    int dim = 0, rc = kf_element_info(kk[0], &dim, NULL, NULL, &err);
     if (rc) {
         raise_status(rc, &err);
         goto done;
     }
-    if (!(result = PyCapsule_New(body, BODY_CAPSULE, body_destructor)))
-        kf_body_free(body);
+    if (f64_dim(&coords, 1) != dim) {
+        fail(PyExc_ValueError, "coords must have shape (nnode, %d), got (%zd, %zd)", dim,
+             (Py_ssize_t)f64_dim(&coords, 0), (Py_ssize_t)f64_dim(&coords, 1));
+        goto done;
+    }
+    int nnode = (int)f64_dim(&coords, 0);
+    kf_body *body = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_create_mixed(&body, nnode, f64_data(&coords), (int)nel, kk, pp,
+                              PyArray_DATA(conn), &sec, (int)storage.v, &err);
+    Py_END_ALLOW_THREADS
+    result = body_capsule(rc, body, &err);
 done:
     f64_release(&coords);
+    Py_XDECREF(kinds);
     Py_XDECREF(conn);
+    Py_XDECREF(ptr);
     return result;
 }
 
@@ -2698,6 +2784,10 @@ static PyMethodDef methods[] = {
        "body_create(kind, coords (nnode, dim), conn (nel, nodes), section {E, rho, A, Izz, nu, "
        "thickness, plane_strain}, storage=-1) -> body (kf_body_create_storage; storage -1 "
        "automatic, 0 dense, 1 band, 2 CSR)."),
+    KW("body_create_mixed", py_body_create_mixed,
+       "body_create_mixed(kinds (nel,), coords (nnode, dim), conn (flat), ptr (nel + 1), "
+       "section, storage=-1) -> body (kf_body_create_mixed: element e of kind kinds[e] on "
+       "nodes conn[ptr[e]:ptr[e + 1]])"),
     KW("body_info", py_body_info, "body_info(body) -> dict of sizes and storage."),
     KW("body_pattern", py_body_pattern,
        "body_pattern(body) -> {indptr, indices}: the CSR pattern all matrices of a sparse body "

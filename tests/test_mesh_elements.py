@@ -307,3 +307,147 @@ def test_nafems_fv52_thick_plate_hex8_with_and_without_incompatible_modes():
     assert err[0] == pytest.approx(-0.0126, abs=1e-3) and err[1] == pytest.approx(0.0413, abs=1e-3)
     full = fv52("hexahedron", 8, 3, "full") / FV52_HZ - 1
     assert np.all(full[:4] > 0.12) and np.all(full[:4] < 0.22), full
+
+
+# ---------------------------------------------------------------- meshes of several cell types
+
+
+def joined(meshes, tol=1e-9):
+    """One mesh from several (their blocks side by side, shared nodes merged)."""
+    nodes, cells, types, off = [], [], [], 0
+    for m in meshes:
+        nodes.append(m.nodes)
+        for t, c in m.blocks:
+            cells.append(c + off)
+            types.append(t)
+        off += m.n_nodes
+    return Mesh(np.vstack(nodes), cells, types).merged(tol)
+
+
+def hex_dominant(quadratic=False, n=3):
+    """The unit cube in three slabs along x: hexahedra, wedges, pyramids (faces
+    conforming: the wedges' and pyramids' quadrilateral faces meet the slabs)."""
+    h, w = ("hexahedron20", "wedge15") if quadratic else ("hexahedron", "wedge")
+    a = Mesh.box(1 / 3, 1.0, 1.0, 1, n, n, cell=h)
+    b = Mesh.box(1 / 3, 1.0, 1.0, 1, n, n, cell=w, origin=(1 / 3, 0.0, 0.0))
+    c = Mesh.box(1 / 3, 1.0, 1.0, 1, n, n, cell="pyramid", origin=(2 / 3, 0.0, 0.0))
+    if quadratic:
+        c = quadratic_pyramids(c)
+    return joined([a, b, c])
+
+
+def plane_mixed(quadratic=False, n=3):
+    t, q = ("triangle6", "quad8") if quadratic else ("triangle", "quad")
+    a = Mesh.rectangle(0.5, 1.0, 2, n, cell=t)
+    b = Mesh.rectangle(0.5, 1.0, 2, n, cell=q, origin=(0.5, 0.0))
+    return joined([a, b])
+
+
+@pytest.mark.parametrize("which", ["hex-wedge-pyramid", "hex20-wedge15-pyramid13", "tri-quad", "tri6-quad8"])
+def test_patch_test_of_meshes_of_several_cell_types(which):
+    """A mixed mesh (hexahedra + wedges + pyramids, linear or quadratic; triangles +
+    quadrilaterals) with its interior moved passes the patch test: the element kinds
+    meet conformingly and the assembly takes each element's own kind."""
+    quadratic = which[3].isdigit() or which.startswith("tri6")
+    m = plane_mixed(quadratic) if which.startswith("tri") else hex_dominant(quadratic)
+    assert m.mixed and len(m.blocks) in (2, 3)
+    mesh = Mesh(bump(m.nodes), [c for _, c in m.blocks], [t for t, _ in m.blocks])
+    err = patch_error(mesh, body(mesh, nu=0.25))
+    assert err < 1e-11, f"{which}: patch test error {err:.3g}"
+
+
+@pytest.mark.parametrize("quadratic", [False, True])
+def test_mixed_body_is_the_sum_of_its_blocks(quadratic):
+    """K, M and the invariants s_ij of a hex-dominant body equal the sums of the bodies
+    of its blocks alone, scattered onto the shared nodes (to round-off), and the mass is
+    rho V."""
+    mesh = hex_dominant(quadratic, n=2)
+    b = body(mesh)
+    K, M = b.stiffness_matrix().toarray(), b.mass_matrix().toarray()
+    s = b.inertia_invariants()["s"]
+    Ks, Ms, ss = np.zeros_like(K), np.zeros_like(M), np.zeros_like(s[0, 1])
+    for t, c in mesh.blocks:
+        used = np.unique(c)
+        new = np.full(mesh.n_nodes, -1)
+        new[used] = np.arange(used.size)
+        part = body(Mesh(mesh.nodes[used], new[c], t))
+        dofs = (3 * used[:, None] + np.arange(3)).ravel()
+        Ks[np.ix_(dofs, dofs)] += part.stiffness_matrix().toarray()
+        Ms[np.ix_(dofs, dofs)] += part.mass_matrix().toarray()
+        ss[dofs] += part.inertia_invariants()["s"][0, 1]
+    assert np.abs(K - Ks).max() <= 1e-14 * np.abs(K).max()
+    assert np.abs(M - Ms).max() <= 1e-14 * np.abs(M).max()
+    assert np.abs(s[0, 1] - ss).max() <= 1e-14 * np.abs(ss).max()
+    assert M[0::3, 0::3].sum() == pytest.approx(STEEL["rho"] * 1.0, rel=1e-13)
+
+
+def test_mixed_meshes_round_trip_and_write_modes(tmp_path):
+    """A hex-dominant mesh is written and read back as blocks (VTU and Gmsh 2.2), pruned,
+    moved and merged like any mesh, and its modes are written for ParaView."""
+    mesh = hex_dominant(n=2)
+    for suffix in (".vtu", ".msh"):
+        path = tmp_path / f"mixed{suffix}"
+        if suffix == ".msh":
+            meshio.write(path, mesh.to_meshio(), file_format="gmsh22", binary=False)
+        else:
+            mesh.write(path)
+        back = Mesh.read(path)
+        assert back.cell_type == mesh.cell_type == ("hexahedron", "wedge", "pyramid")
+        for (t1, c1), (t2, c2) in zip(back.blocks, mesh.blocks):
+            assert t1 == t2 and np.array_equal(c1, c2)
+    assert "hexahedron+wedge+pyramid" in repr(mesh) and mesh.kind == ("hex8", "wedge6", "pyramid5")
+    moved = mesh.transformed(np.eye(3), (1.0, 0.0, 0.0))
+    assert np.allclose(moved.nodes[:, 0], mesh.nodes[:, 0] + 1.0) and moved.blocks[2][0] == "pyramid"
+    b = body(mesh)
+    assert "hexahedron+wedge+pyramid" in repr(b) and "formulation='incompatible'" in repr(b)
+    r = b.eigenvalues(2, supports={lambda x: np.isclose(x[:, 0], 0.0): "fixed"})
+    out = b.write_modes(tmp_path / "modes.vtu", r)
+    again = meshio.read(out)
+    assert sorted(c.type for c in again.cells) == ["hexahedron", "pyramid", "wedge"]
+    assert again.point_data[next(iter(again.point_data))].shape[0] == mesh.n_nodes
+
+
+def test_mixed_meshes_refuse_bad_blocks():
+    """Plane and solid cells in one mesh, a cell count that does not match, and cells
+    of a block that refer to missing nodes are refused by name."""
+    h = Mesh.box(0.1, 0.1, 0.1, 1, 1, 1)
+    with pytest.raises(ValueError, match="mixes plane and solid cells"):
+        Mesh(h.nodes, [h.cells, np.array([[0, 1, 2]])], ["hexahedron", "triangle"])
+    with pytest.raises(ValueError, match="one cell array per type"):
+        Mesh(h.nodes, h.cells, ["hexahedron", "wedge"])
+    with pytest.raises(ValueError, match=r"cell 1 refers to node\(s\) \[0, 1, 2, 3, 4, 99\]"):
+        Mesh(h.nodes, [h.cells, np.array([[0, 1, 2, 3, 4, 99]])], ["hexahedron", "wedge"])
+    with pytest.raises(ValueError, match=r"cells must have shape \(nel, 6\) for wedge"):
+        Mesh(h.nodes, [h.cells, np.array([[0, 1, 2, 3]])], ["hexahedron", "wedge"])
+    # blocks of one type are one block
+    one = Mesh(h.nodes, [h.cells, h.cells], ["hexahedron", "hexahedron"])
+    assert one.cell_type == "hexahedron" and one.cells.shape == (2, 8) and not one.mixed
+
+
+def test_the_core_refuses_inconsistent_mixed_connectivity():
+    """kf_body_create_mixed (through the binding): offsets that do not match the kinds'
+    node counts, a line kind, plane and solid kinds together, offsets beyond conn."""
+    from kanefem import _core
+    from kanefem.bodies import _KINDS
+
+    h = Mesh.box(0.1, 0.1, 0.1, 1, 1, 1)
+    sec = {"E": 2e11, "nu": 0.3, "rho": 7800.0}
+    k = _KINDS["hex8"]["kind"]
+
+    c0 = [int(v) for v in h.cells[0]]
+
+    def make(kinds, ptr, conn=c0):
+        return _core.body_create_mixed(kinds=np.array(kinds), coords=h.nodes, conn=np.asarray(conn),
+                                       ptr=np.array(ptr), section=sec)
+
+    assert make([k], [0, 8]) is not None
+    with pytest.raises(ValueError, match="ptr must hold nel"):
+        make([k], [0, 9])
+    with pytest.raises(ValueError, match=r"element 0 \(hex8\) has 7 nodes in ptr"):
+        make([k], [0, 7], c0[:7])
+    with pytest.raises(ValueError, match="a mixed mesh takes plane and solid kinds"):
+        make([_KINDS["beam3d"]["kind"]], [0, 2], [0, 1])
+    with pytest.raises(ValueError, match=r"element 1 is a tri3 \(dimension 2\)"):
+        make([k, _KINDS["tri3"]["kind"]], [0, 8, 11], c0 + [0, 1, 2])
+    with pytest.raises(ValueError, match="must not decrease"):
+        make([k, k], [0, 9, 8], c0)

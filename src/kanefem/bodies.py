@@ -160,8 +160,7 @@ class FlexibleBody:
         storage: -1 automatic, 0 dense, 1 band, 2 CSR) and read its sizes; ``cells``: the
         caller's name of the connectivity (a mesh's "cells")."""
         try:
-            self._body = _core.body_create(kind=_KINDS[self._kind]["kind"], coords=nodes,
-                                           conn=elements, section=section, storage=storage)
+            self._body = self._create_core(nodes, elements, section, storage)
         except (ValueError, TypeError) as exc:  # the core's names are coords and conn
             text = re.sub(r"\bconn\b", cells, re.sub(r"\bcoords\b", "nodes", str(exc)))
             raise type(exc)(text) from None
@@ -175,6 +174,11 @@ class FlexibleBody:
         self.n_nodes = self.nodes.shape[0]
         # eigen contexts by supports / constraints, least recently used first
         self._eig_cache: OrderedDict = OrderedDict()
+
+    def _create_core(self, nodes, elements, section, storage):
+        """The core's body (MeshBody overrides this for meshes of several kinds)."""
+        return _core.body_create(kind=_KINDS[self._kind]["kind"], coords=nodes, conn=elements,
+                                 section=section, storage=storage)
 
     # ------------------------------------------------------------ matrices
 

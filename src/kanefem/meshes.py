@@ -2,7 +2,8 @@
 with meshio, generated in code for simple shapes.
 
 A :class:`Mesh` is what a mesher gives: nodes (n, dim), cells of one element kind
-(nel, nodes per cell) in VTK/meshio node order, and named node sets (for supports).
+(nel, nodes per cell) in VTK/meshio node order, or blocks of several kinds (a
+hex-dominant Gmsh mesh: hexahedra, wedges, pyramids), and named node sets (for supports).
 :class:`kanefem.MeshBody` turns it into a flexible body in a moving frame
 (docs/theory.md section 2.7).
 
@@ -50,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _checks, _core, _interrupt
-from .bodies import EigenResult, FlexibleBody, MotionTerms
+from .bodies import _KINDS, EigenResult, FlexibleBody, MotionTerms
 from ._io import atomic_path, atomic_write, inside
 
 #: meshio cell type -> element kind
@@ -105,25 +106,32 @@ def _meshio():
 
 @dataclass
 class Mesh:
-    """Nodes and cells of one element kind, with named node sets.
+    """Nodes and cells of one element kind, or blocks of several, with named node sets.
 
     Parameters
     ----------
     nodes : array_like, shape (n, dim)
         Node coordinates in the body frame [m], dim 2 (plane) or 3 (solid).
-    cells : array_like of int, shape (nel, nodes per cell)
-        Node indices of each cell, in VTK/meshio order (counter-clockwise in the plane).
-    cell_type : str
-        A meshio cell type (see the module table), e.g. ``"quad9"``, ``"tetra10"``.
+    cells : array_like of int, shape (nel, nodes per cell), or a sequence of them
+        Node indices of each cell, in VTK/meshio order (counter-clockwise in the plane);
+        a mixed mesh: one array per block (e.g. hexahedra, then wedges).
+    cell_type : str or sequence of str
+        A meshio cell type (see the module table), e.g. ``"quad9"``, ``"tetra10"``;
+        a mixed mesh: one per block, all plane or all solid (e.g.
+        ``("hexahedron", "wedge")``).  Blocks of one type are merged, and a mesh whose
+        blocks have one type is a mesh of that type.
     point_sets : dict of str -> array of int, optional
         Named node sets (e.g. from the mesh file), usable as supports.
 
     Attributes
     ----------
-    kind : str
-        The element kind (``"quad9"``, ``"tet10"``, ...).
+    kind : str or tuple of str
+        The element kind (``"quad9"``, ``"tet10"``, ...); a mixed mesh: one per block.
     dim : int
         2 or 3.
+    blocks : list of (cell_type, cells)
+        The cell blocks (one for a mesh of one type); cells are numbered block after
+        block.
     """
 
     nodes: np.ndarray
@@ -132,32 +140,40 @@ class Mesh:
     point_sets: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if not isinstance(self.cell_type, str) or self.cell_type not in CELL_KINDS:
-            raise ValueError(f"cell_type = {self.cell_type!r} is not supported; supported cell types: "
-                             f"{', '.join(CELL_KINDS)}")
+        mixed = isinstance(self.cell_type, (list, tuple))
+        types = list(self.cell_type) if mixed else [self.cell_type]
+        for t in types:
+            if not isinstance(t, str) or t not in CELL_KINDS:
+                raise ValueError(f"cell_type = {_checks._short(t)} is not supported; supported cell types: "
+                                 f"{', '.join(CELL_KINDS)}")
+        if mixed:
+            if not types:
+                raise ValueError("cell_type = () names no cell type")
+            if not isinstance(self.cells, (list, tuple)) or len(self.cells) != len(types):
+                raise ValueError(f"a mesh of the cell types {types} needs one cell array per type "
+                                 f"(cells = a list of {len(types)} arrays), got {_checks._short(self.cells)}")
+            dims = {_CELL_DIM[t] for t in types}
+            if len(dims) > 1:
+                raise ValueError(f"cell_type = {types} mixes plane and solid cells: a mesh is one or the other")
         self.nodes = _checks.array("nodes", self.nodes, ndim=2)
-        dim = _CELL_DIM[self.cell_type]
+        dim = _CELL_DIM[types[0]]
         if self.nodes.shape[1] != dim:
-            raise ValueError(f"nodes must have shape (n, {dim}) for {self.cell_type} cells, "
+            raise ValueError(f"nodes must have shape (n, {dim}) for {types[0]} cells, "
                              f"got {self.nodes.shape}")
-        try:
-            cells = np.asarray(self.cells)
-        except (ValueError, TypeError) as exc:  # ragged lists: NumPy's message names nothing
-            raise ValueError(f"cells must be an integer array (n_cells, nodes per cell), got "
-                             f"{_checks._short(self.cells)} ({exc})") from None
-        if cells.dtype.kind not in "iu":
-            raise TypeError(f"cells must be an integer array, got dtype {cells.dtype}")
-        nn = _NODES_PER_CELL[self.cell_type]
-        if cells.ndim != 2 or cells.shape[1] != nn:
-            raise ValueError(f"cells must have shape (nel, {nn}) for {self.cell_type}, got {cells.shape}")
-        if cells.shape[0] == 0:
+        arrays = list(self.cells) if mixed else [self.cells]
+        merged: dict = {}
+        offset = 0
+        for t, c in zip(types, arrays):
+            c = self._block(t, c, offset)
+            offset += c.shape[0]
+            merged.setdefault(t, []).append(c)
+        if offset == 0:
             raise ValueError("the mesh has no cells")
-        bad = np.flatnonzero((cells < 0).any(axis=1) | (cells >= self.nodes.shape[0]).any(axis=1))
-        if bad.size:
-            c = int(bad[0])
-            raise ValueError(f"cell {c} refers to node(s) {cells[c].tolist()}, outside 0..{self.nodes.shape[0] - 1} "
-                             "(missing nodes)")
-        self.cells = cells.astype(np.int64)
+        merged = {t: np.concatenate(v) for t, v in merged.items() if sum(len(x) for x in v)}
+        if len(merged) == 1:
+            (self.cell_type, self.cells), = merged.items()
+        else:
+            self.cell_type, self.cells = tuple(merged), tuple(merged.values())
         if not isinstance(self.point_sets, Mapping):
             raise TypeError(f"point_sets must be a dict of name -> node indices, got {_checks._short(self.point_sets)}")
         self.point_sets = {str(k): np.unique(np.asarray(v, dtype=np.int64)) for k, v in self.point_sets.items()}
@@ -165,10 +181,52 @@ class Mesh:
             if idx.size and (idx[0] < 0 or idx[-1] >= self.nodes.shape[0]):
                 raise ValueError(f"point set {name!r} refers to nodes outside 0..{self.nodes.shape[0] - 1}")
 
+    def _block(self, cell_type, cells, offset):
+        """One block's cells checked (integer, its node count, nodes that exist); cells
+        are named by their number in the mesh (offset: the cells before the block)."""
+        try:
+            cells = np.asarray(cells)
+        except (ValueError, TypeError) as exc:  # ragged lists: NumPy's message names nothing
+            raise ValueError(f"cells must be an integer array (n_cells, nodes per cell), got "
+                             f"{_checks._short(cells)} ({exc})") from None
+        if cells.dtype.kind not in "iu":
+            raise TypeError(f"cells must be an integer array, got dtype {cells.dtype}")
+        nn = _NODES_PER_CELL[cell_type]
+        if cells.ndim != 2 or cells.shape[1] != nn:
+            raise ValueError(f"cells must have shape (nel, {nn}) for {cell_type}, got {cells.shape}")
+        bad = np.flatnonzero((cells < 0).any(axis=1) | (cells >= self.nodes.shape[0]).any(axis=1))
+        if bad.size:
+            c = int(bad[0])
+            raise ValueError(f"cell {offset + c} refers to node(s) {cells[c].tolist()}, outside "
+                             f"0..{self.nodes.shape[0] - 1} (missing nodes)")
+        return cells.astype(np.int64)
+
     # ------------------------------------------------------------ properties
 
     @property
-    def kind(self) -> str:
+    def blocks(self) -> list:
+        if isinstance(self.cell_type, tuple):
+            return list(zip(self.cell_type, self.cells))
+        return [(self.cell_type, self.cells)]
+
+    @property
+    def mixed(self) -> bool:
+        """Whether the mesh holds several cell types."""
+        return isinstance(self.cell_type, tuple)
+
+    def _remapped(self, nodes, renumber, point_sets) -> "Mesh":
+        """The mesh on new nodes, each block's cells renumbered by ``renumber``."""
+        types, cells = zip(*[(t, renumber(c)) for t, c in self.blocks])
+        return Mesh(nodes, list(cells), list(types), point_sets)
+
+    def _cell_nodes(self) -> np.ndarray:
+        """Every cell's nodes, one flat array."""
+        return np.concatenate([c.ravel() for _, c in self.blocks])
+
+    @property
+    def kind(self):
+        if self.mixed:
+            return tuple(CELL_KINDS[t] for t in self.cell_type)
         return CELL_KINDS[self.cell_type]
 
     @property
@@ -181,10 +239,15 @@ class Mesh:
 
     @property
     def n_cells(self) -> int:
-        return self.cells.shape[0]
+        return sum(c.shape[0] for _, c in self.blocks)
+
+    @property
+    def type_name(self) -> str:
+        """The cell type, or the types joined by "+" (``"hexahedron+wedge"``)."""
+        return "+".join(t for t, _ in self.blocks)
 
     def __repr__(self):
-        return (f"Mesh({self.cell_type}: {self.n_nodes} nodes, {self.n_cells} cells, dim {self.dim}, "
+        return (f"Mesh({self.type_name}: {self.n_nodes} nodes, {self.n_cells} cells, dim {self.dim}, "
                 f"point sets {sorted(self.point_sets)})")
 
     # ------------------------------------------------------------ node sets
@@ -208,17 +271,17 @@ class Mesh:
     def unused_nodes(self) -> np.ndarray:
         """Nodes that belong to no cell."""
         used = np.zeros(self.n_nodes, dtype=bool)
-        used[self.cells.ravel()] = True
+        used[self._cell_nodes()] = True
         return np.flatnonzero(~used)
 
     def pruned(self) -> "Mesh":
         """The same mesh without the nodes that belong to no cell (renumbered; point sets
         keep their used nodes)."""
         used = np.zeros(self.n_nodes, dtype=bool)
-        used[self.cells.ravel()] = True
+        used[self._cell_nodes()] = True
         new = np.cumsum(used) - 1
         sets = {k: new[v[used[v]]] for k, v in self.point_sets.items()}
-        return Mesh(self.nodes[used], new[self.cells], self.cell_type, sets)
+        return self._remapped(self.nodes[used], lambda c: new[c], sets)
 
     def transformed(self, rotation, translation=None) -> "Mesh":
         """The mesh moved rigidly: x -> R x + t (R a proper rotation, dim x dim)."""
@@ -227,7 +290,7 @@ class Mesh:
             raise ValueError("rotation must be a proper rotation matrix (R R^T = I, det R = 1)")
         t = np.zeros(self.dim) if translation is None else _checks.array("translation", translation,
                                                                          shape=(self.dim,))
-        return Mesh(self.nodes @ R.T + t, self.cells.copy(), self.cell_type, dict(self.point_sets))
+        return self._remapped(self.nodes @ R.T + t, np.copy, dict(self.point_sets))
 
     # ------------------------------------------------------------ meshio
 
@@ -235,8 +298,8 @@ class Mesh:
     def read(cls, path, *, dim=None, prune=False, file_format=None) -> "Mesh":
         """Read a mesh file with meshio (Gmsh .msh, Abaqus .inp, VTU, ...).
 
-        The body's cells are the cells of the highest dimension in the file (one
-        supported type; see :func:`Mesh.from_meshio`); lower-dimensional cells (boundary
+        The body's cells are the cells of the highest dimension in the file (one block
+        per supported type; see :func:`Mesh.from_meshio`); lower-dimensional cells (boundary
         lines, faces) and named sets become node sets for supports.
 
         Parameters
@@ -293,8 +356,7 @@ class Mesh:
         Raises
         ------
         ValueError
-            No supported cells; several supported cell types of the body's dimension
-            (mixed kinds); cells of a lower dimension whose nodes are not all nodes of
+            No supported cells; cells of a lower dimension whose nodes are not all nodes of
             the body's cells (mixed dimensions), naming the cell; a plane mesh whose z
             coordinates vary; unused nodes (unless ``prune``); unsupported cell types of
             the body's dimension.
@@ -312,14 +374,14 @@ class Mesh:
         if other_top:
             raise ValueError(f"cell type(s) {sorted(set(other_top))} of dimension {top} are not supported; "
                              f"supported: {', '.join(CELL_KINDS)}")
-        types = sorted({t for _, t in body})
+        types = list(dict.fromkeys(t for _, t in body))  # in the file's order
         if not types:
             raise ValueError(f"the mesh has no supported cells of dimension {top} "
                              f"(cell types {[t for t, _ in blocks]}; supported: {', '.join(CELL_KINDS)})")
-        if len(types) > 1:
-            raise ValueError(f"the mesh mixes cell types {types}: a body is made of one element kind")
-        ctype = types[0]
-        cells = np.concatenate([blocks[i][1] for i, _ in body])
+        ctype = "+".join(types)
+        # one block per type (a hex-dominant Gmsh mesh: hexahedra, wedges, pyramids)
+        body_cells = [np.concatenate([blocks[i][1] for i, t_ in body if t_ == t]) for t in types]
+        cells = np.concatenate([c.ravel() for c in body_cells])
         pts = np.asarray(m.points, dtype=float)
         if top == 2:
             if pts.shape[1] == 3:
@@ -361,7 +423,7 @@ class Mesh:
                 if nodes:
                     sets.setdefault(name, np.unique(np.concatenate(nodes)))
         mesh = cls.__new__(cls)
-        mesh.nodes, mesh.cells, mesh.cell_type, mesh.point_sets = pts, cells, ctype, sets
+        mesh.nodes, mesh.cells, mesh.cell_type, mesh.point_sets = pts, body_cells, types, sets
         mesh.__post_init__()
         unused = mesh.unused_nodes()
         if unused.size:
@@ -376,7 +438,7 @@ class Mesh:
         ``{name: (n,) or (n, k) array}``."""
         meshio = _meshio()
         pts = self.nodes if self.dim == 3 else np.column_stack([self.nodes, np.zeros(self.n_nodes)])
-        return meshio.Mesh(pts, [(self.cell_type, self.cells)], point_data=point_data or {},
+        return meshio.Mesh(pts, self.blocks, point_data=point_data or {},
                            point_sets={k: v for k, v in self.point_sets.items()})
 
     def write(self, path, point_data=None, file_format=None):
@@ -507,14 +569,16 @@ class Mesh:
                              f"{np.abs(self.nodes).max():g} (the merge grid overflows)")
         _, first, inverse = np.unique(scaled.astype(np.int64), axis=0, return_index=True, return_inverse=True)
         inverse = inverse.ravel()
-        cells = inverse[self.cells]
-        srt = np.sort(cells, axis=1)
-        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
-        if bad.size:
-            raise ValueError(f"tol = {tol!r} merges nodes of one cell (cell {int(bad[0])}: nodes "
-                             f"{self.cells[bad[0]].tolist()}): it must be smaller than the cells")
+        offset = 0
+        for _, c in self.blocks:
+            srt = np.sort(inverse[c], axis=1)
+            bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+            if bad.size:
+                raise ValueError(f"tol = {tol!r} merges nodes of one cell (cell {offset + int(bad[0])}: nodes "
+                                 f"{c[bad[0]].tolist()}): it must be smaller than the cells")
+            offset += c.shape[0]
         sets = {k: np.unique(inverse[v]) for k, v in self.point_sets.items()}
-        return Mesh(self.nodes[first], cells, self.cell_type, sets)
+        return self._remapped(self.nodes[first], lambda c: inverse[c], sets)
 
 
 #: the most cells a structured mesh holds (its generator takes seconds per 10^6 cells)
@@ -719,7 +783,11 @@ class MeshBody(FlexibleBody):
         _checks.choice("formulation", formulation, FORMULATIONS)
         self.mesh = mesh
         self.formulation = formulation
-        self._kind = _INCOMPATIBLE.get(mesh.kind, mesh.kind) if formulation == "incompatible" else mesh.kind
+        kinds = [CELL_KINDS[t] for t, _ in mesh.blocks]
+        if formulation == "incompatible":
+            kinds = [_INCOMPATIBLE.get(k, k) for k in kinds]
+        self._kinds = tuple(kinds)  # one per block
+        self._kind = kinds[0]
         self.E = _checks.real("E", E, positive=True)
         self.nu = _checks.real("nu", nu)
         self.rho = _checks.real("rho", rho, positive=True)
@@ -741,12 +809,24 @@ class MeshBody(FlexibleBody):
             pat = _core.body_pattern(body=self._body)
             self._indptr, self._indices = pat["indptr"], pat["indices"]
 
+    def _create_core(self, nodes, elements, section, storage):
+        if not self.mesh.mixed:
+            return super()._create_core(nodes, elements, section, storage)
+        blocks = self.mesh.blocks
+        kinds = np.concatenate([np.full(len(c), _KINDS[k]["kind"]) for k, (_, c) in zip(self._kinds, blocks)])
+        sizes = np.concatenate([np.full(len(c), c.shape[1]) for _, c in blocks])
+        ptr = np.concatenate([[0], np.cumsum(sizes)])
+        conn = np.concatenate([c.ravel() for _, c in blocks])
+        return _core.body_create_mixed(kinds=kinds, coords=nodes, conn=conn, ptr=ptr, section=section,
+                                       storage=storage)
+
     def __repr__(self):
-        return (f"MeshBody({self.mesh.cell_type}: {self.n_nodes} nodes, {self.mesh.n_cells} cells, "
+        return (f"MeshBody({self.mesh.type_name}: {self.n_nodes} nodes, {self.mesh.n_cells} cells, "
                 f"{self.ndof} DOFs, E={self.E!r}, nu={self.nu!r}, rho={self.rho!r}"
                 + (f", thickness={self.thickness!r}" + (", plane strain" if self.plane_strain else "")
                    if self.dim == 2 else "") + f", storage={self.storage!r}"
-                + (f", formulation={self.formulation!r}" if self.mesh.kind in _INCOMPATIBLE else "") + ")")
+                + (f", formulation={self.formulation!r}"
+                   if any(CELL_KINDS[t] in _INCOMPATIBLE for t, _ in self.mesh.blocks) else "") + ")")
 
     # ------------------------------------------------------------ matrices
 
