@@ -191,6 +191,25 @@ def test_wedge_and_pyramid_meshes_round_trip_through_meshio(tmp_path):
         assert np.allclose(back.nodes, mesh.nodes, rtol=0, atol=1e-15)
 
 
+def test_gmsh_prisms_are_turned_into_vtk_wedges(tmp_path):
+    """Gmsh numbers a prism's first triangle the other way round from VTK, and meshio
+    passes linear prisms through unchanged: read from a Gmsh file, such wedges are
+    turned into VTK's order (not refused as inverted), and the body has mass rho V."""
+    from kanefem.meshes import _WEDGE_MIRROR
+
+    for cell in ("wedge", "wedge15"):
+        mesh = Mesh.box(0.2, 0.1, 0.1, 2, 1, 1, cell=cell)
+        gmsh_order = mesh.cells[:, _WEDGE_MIRROR[cell]]  # what Gmsh writes
+        path = tmp_path / f"{cell}.msh"
+        meshio.write(path, meshio.Mesh(mesh.nodes, [(cell, gmsh_order)]), file_format="gmsh22", binary=False)
+        back = Mesh.read(path)
+        assert np.array_equal(back.cells, mesh.cells)
+        assert body(back).mass_matrix()[0::3, 0::3].sum() == pytest.approx(STEEL["rho"] * 0.002, rel=1e-13)
+    # a Mesh built in code keeps its order: a mirrored wedge is refused, named
+    with pytest.raises(ValueError, match="cell 0 is inverted"):
+        body(Mesh(mesh.nodes, gmsh_order, "wedge15"))
+
+
 # ---------------------------------------------------------------- bending
 
 

@@ -381,6 +381,7 @@ class Mesh:
         ctype = "+".join(types)
         # one block per type (a hex-dominant Gmsh mesh: hexahedra, wedges, pyramids)
         body_cells = [np.concatenate([blocks[i][1] for i, t_ in body if t_ == t]) for t in types]
+        body_cells = [_vtk_wedges(t, c, np.asarray(m.points, dtype=float)) for t, c in zip(types, body_cells)]
         cells = np.concatenate([c.ravel() for c in body_cells])
         pts = np.asarray(m.points, dtype=float)
         if top == 2:
@@ -644,6 +645,26 @@ def _local_nodes(cell):
             nodes += [(v[i] + v[j]) // 2 for i, j in edges]
         out.append(nodes)
     return np.array(out)
+
+
+#: the mirror image of a wedge's node order (its two triangles turned the other way)
+_WEDGE_MIRROR = {"wedge": [0, 2, 1, 3, 5, 4],
+                 "wedge15": [0, 2, 1, 3, 5, 4, 8, 7, 6, 11, 10, 9, 12, 14, 13]}
+
+
+def _vtk_wedges(cell_type, cells, points):
+    """Wedges in VTK's order (the first triangle's normal points away from the second).
+    Gmsh numbers its prisms the other way round (the first triangle's normal points to
+    the second) and meshio passes them through unchanged, so a hex-dominant Gmsh mesh
+    would hold only inverted wedges: such cells are turned into VTK's order."""
+    if cell_type not in _WEDGE_MIRROR or cells.size == 0 or cells.min() < 0 or cells.max() >= len(points):
+        return cells  # (bad indices: the Mesh refuses them, naming the cell)
+    x = points[cells[:, :4]]
+    turn = np.einsum("ij,ij->i", np.cross(x[:, 1] - x[:, 0], x[:, 2] - x[:, 0]), x[:, 3] - x[:, 0]) > 0
+    if turn.any():
+        cells = cells.copy()
+        cells[turn] = cells[turn][:, _WEDGE_MIRROR[cell_type]]
+    return cells
 
 
 def _wedges(quadratic):
