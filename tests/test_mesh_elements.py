@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from kanefem import Mesh, MeshBody
+from test_meshes import assert_inertia_by_quadrature  # tests/ is on the path under pytest
 
 sp = pytest.importorskip("scipy.sparse")
 spla = pytest.importorskip("scipy.sparse.linalg")
@@ -171,6 +172,21 @@ def test_mass_and_moments_of_a_box_in_closed_form(cell):
     M = b.mass_matrix()
     assert abs(M - M.T).max() == 0.0
     assert np.linalg.eigvalsh(M.toarray()).min() > 0.0
+
+
+@pytest.mark.parametrize("which", ["wedge15", "pyramid13", "hexahedron", "hex-wedge-pyramid", "tri-quad"])
+def test_motion_terms_of_new_kinds_match_direct_quadrature(which):
+    """Kane's generalized inertia forces by quadrature of (R N)^T a at a random state
+    equal those from the invariants (M, C, K_eps, K_om, q's) for wedges, pyramids,
+    hex8 with incompatible modes and mixed meshes: the new kinds' invariants feed every
+    motion term."""
+    if which == "hex-wedge-pyramid":
+        mesh = hex_dominant(True, n=2)
+    elif which == "tri-quad":
+        mesh = plane_mixed(True, n=2)
+    else:
+        mesh = unit_mesh(which, n=2)
+    assert_inertia_by_quadrature(body(mesh), seed=5)
 
 
 def test_wedge_and_pyramid_meshes_round_trip_through_meshio(tmp_path):

@@ -288,11 +288,15 @@ def test_inertia_forces_by_direct_quadrature_match_the_invariants(cell):
     """Kane's generalized inertia forces by quadrature of (R N)^T a at a random state
     (kf_body_inertia_forces_direct) equal those from the invariants (M, C, K_eps, K_om,
     q's) for every element kind, with spatial rates for solids."""
-    mesh = distorted(cell, n=2)
-    b = body(mesh)
-    rng = np.random.default_rng(3)
+    assert_inertia_by_quadrature(body(distorted(cell, n=2)))
+
+
+def assert_inertia_by_quadrature(b, seed=3):
+    """The inertia forces of body b at a random state and motion, from the invariants and
+    by direct quadrature, agree to round-off (also used by test_mesh_elements.py)."""
+    rng = np.random.default_rng(seed)
     d, dd, ddd = (1e-3 * rng.standard_normal(b.ndof) for _ in range(3))
-    if mesh.dim == 3:
+    if b.dim == 3:
         w, e, a = np.array([2.0, -3.0, 7.0]), np.array([30.0, 10.0, -25.0]), (1.0, -9.81, 0.5)
     else:
         w, e, a = 7.0, -25.0, (1.0, -9.81)
