@@ -517,7 +517,8 @@ def probe_flexible_body(d):
         kanefem.FlexibleBody.__init__(body, **kw)
         return body, body.mass_matrix(), body.stiffness_matrix()
 
-    return Call(call, names_of(kanefem.FlexibleBody, extra=("FlexibleBody",)))
+    # the base takes the type's material by keyword (**material, checked by _material)
+    return Call(call, names_of(kanefem.FlexibleBody, kanefem.FlexibleBody._material, extra=("FlexibleBody",)))
 
 
 def body_call(d, method, spec, extra=()):
@@ -1201,7 +1202,7 @@ def probe_spatial_body(d):
         kw.setdefault("nodes", nodes)
         kw.setdefault("elements", elements)
         build = lambda: cls.from_mesh(**kw)  # noqa: E731
-        names = names_of(cls.from_mesh, kanefem.FlexibleBody.__init__, extra=("I",))
+        names = names_of(cls.from_mesh, kanefem.FlexibleBody.__init__, cls._material, extra=("I",))
     else:
         build = lambda: cls(**kw)  # noqa: E731
         names = names_of(cls)

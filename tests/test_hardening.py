@@ -633,8 +633,8 @@ def test_modal_damping_of_a_mesh_body_in_dense_storage():
     body = kanefem.MeshBody(mesh, E=2e11, nu=0.3, rho=7800, thickness=0.01, storage="dense")
     fixed = body.support_mask({0: "fixed", 4: "fixed"})
     C = kanefem.ModalDamping(0.02).matrix(body, fixed)
-    M = body.mass_matrix().toarray()[np.ix_(~fixed, ~fixed)]
-    K = body.stiffness_matrix().toarray()[np.ix_(~fixed, ~fixed)]
+    M = body.mass_matrix()[np.ix_(~fixed, ~fixed)]  # dense storage: an ndarray (the Body contract)
+    K = body.stiffness_matrix()[np.ix_(~fixed, ~fixed)]
     from scipy.linalg import eigh
 
     lam, phi = eigh(K, M)  # mass-normalized modes: phi^T C phi = 2 zeta omega_k I

@@ -19,6 +19,7 @@ from . import _core, _lapack
 
 _lapack.init()
 
+# --- errors: KanefemError and its kinds; what a body type cannot do (docs/api/contract.md)
 from ._core import (  # noqa: E402
     DivergenceError,
     GeometryError,
@@ -27,13 +28,31 @@ from ._core import (  # noqa: E402
     RangeError,
     StepLimitError,
 )
+from .bodies import NotSupportedError  # noqa: E402
+from ._meshfiles import MeshFileError  # noqa: E402
+from .sweep import DamagedPointError, StoreError  # noqa: E402
+
+# --- frames and motions: the frame state and the frame's prescribed motion in time
 from . import frames  # noqa: E402
 from .frames import FRAME_DTYPE  # noqa: E402
-from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
-from .constraints import maggi_basis  # noqa: E402
-
-# --- time integration (issue 3): motions, simulate, studies
 from .motion import Motion, MotionState  # noqa: E402
+
+# --- bodies: the Body contract's five types, their base and their results
+from .bodies import (  # noqa: E402
+    AxialBar,
+    Bar3D,
+    Beam3D,
+    EigenResult,
+    FlexibleBody,
+    GyroscopicResult,
+    MotionTerms,
+    PlanarBeam,
+)
+
+# --- meshes: plane and solid elements from meshes
+from .meshes import Mesh, MeshBody  # noqa: E402
+
+# --- simulate: responses in time, loads and damping
 from .simulate import (  # noqa: E402
     HarmonicLoad,
     ModalDamping,
@@ -41,26 +60,8 @@ from .simulate import (  # noqa: E402
     SimulationResult,
     simulate,
 )
-from . import studies  # noqa: E402
-from .sweep import DamagedPointError, StoreError, SweepResult, sweep  # noqa: E402  (issue 12)
 
-
-# the wind-pump mechanism (issue 4)
-from .bodies import GyroscopicResult  # noqa: E402
-from .windpump import (  # noqa: E402
-    JointForces,
-    LeverEigenvalues,
-    WindPump,
-    WindPumpMotion,
-    WindPumpParams,
-)
-
-# plane and solid elements from meshes (issue 10)
-from ._meshfiles import MeshFileError  # noqa: E402  (issue 17: untrusted mesh files)
-from .meshes import Mesh, MeshBody  # noqa: E402
-
-
-# planar mechanisms with elastic links (issue 11)
+# --- mechanisms: planar mechanisms with rigid and elastic links
 from . import mechanism  # noqa: E402
 from .mechanism import (  # noqa: E402
     ConstantSpeed,
@@ -79,6 +80,22 @@ from .mechanism import (  # noqa: E402
     Weld,
 )
 
+# --- the wind pump
+from .windpump import (  # noqa: E402
+    JointForces,
+    LeverEigenvalues,
+    WindPump,
+    WindPumpMotion,
+    WindPumpParams,
+)
+
+# --- sweeps and studies
+from . import studies  # noqa: E402
+from .sweep import SweepResult, sweep  # noqa: E402
+
+# --- utilities
+from .constraints import maggi_basis  # noqa: E402
+
 
 def lapack_source():
     """Where the core's LAPACK comes from: ``'linked'`` or ``'scipy <version>'``."""
@@ -87,60 +104,67 @@ def lapack_source():
 
 __all__ = [
     "__version__",
-    "AxialBar",
-    "DivergenceError",
-    "EigenResult",
-    "FRAME_DTYPE",
-    "FlexibleBody",
-    "GeometryError",
+    # errors
     "KanefemError",
+    "DivergenceError",
+    "GeometryError",
     "LinAlgError",
-    "MotionTerms",
-    "PlanarBeam",
     "RangeError",
     "StepLimitError",
+    "NotSupportedError",
+    "MeshFileError",
+    "StoreError",
+    "DamagedPointError",
+    # frames and motions
     "frames",
-    "lapack_source",
-    "maggi_basis",
-    # the wind-pump mechanism (issue 4)
-    "GyroscopicResult",
-    "JointForces",
-    "LeverEigenvalues",
-    "WindPump",
-    "WindPumpMotion",
-    "WindPumpParams",
-]
-__all__ += ["Mesh", "MeshBody", "MeshFileError"]  # meshes (issue 10, 17)
-__all__ += [  # time integration (issue 3)
-    "HarmonicLoad",
-    "ModalDamping",
+    "FRAME_DTYPE",
     "Motion",
     "MotionState",
-    "Rayleigh",
-    "SimulationResult",
+    # bodies
+    "FlexibleBody",
+    "PlanarBeam",
+    "AxialBar",
+    "Beam3D",
+    "Bar3D",
+    "MotionTerms",
+    "EigenResult",
+    "GyroscopicResult",
+    # meshes
+    "Mesh",
+    "MeshBody",
+    # simulate
     "simulate",
-    "studies",
-]
-__all__ += ["DamagedPointError", "StoreError", "SweepResult", "sweep"]  # studies at scale (issue 12)
-
-# spatial motion (issue 9): the 3D beam and bar
-from .bodies import Bar3D, Beam3D  # noqa: E402
-
-__all__ += ["Bar3D", "Beam3D"]
-__all__ += [  # planar mechanisms (issue 11)
-    "ConstantSpeed",
-    "Coordinate",
-    "ElasticLink",
-    "FlexibleMotion",
-    "LinkEigenvalues",
-    "Mechanism",
-    "MechanismForces",
-    "MechanismMotion",
-    "Prismatic",
-    "Revolute",
-    "RigidBody",
-    "Spring",
-    "Torque",
-    "Weld",
+    "SimulationResult",
+    "HarmonicLoad",
+    "Rayleigh",
+    "ModalDamping",
+    # mechanisms
     "mechanism",
+    "Mechanism",
+    "RigidBody",
+    "ElasticLink",
+    "Revolute",
+    "Prismatic",
+    "Weld",
+    "Spring",
+    "Coordinate",
+    "ConstantSpeed",
+    "Torque",
+    "MechanismMotion",
+    "MechanismForces",
+    "LinkEigenvalues",
+    "FlexibleMotion",
+    # the wind pump
+    "WindPump",
+    "WindPumpParams",
+    "WindPumpMotion",
+    "JointForces",
+    "LeverEigenvalues",
+    # sweeps and studies
+    "sweep",
+    "SweepResult",
+    "studies",
+    # utilities
+    "lapack_source",
+    "maggi_basis",
 ]

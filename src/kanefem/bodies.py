@@ -26,6 +26,25 @@ from . import _checks, _core, _interrupt, frames
 from ._results import ResultMixin
 from .constraints import maggi_basis
 
+#: the storages a body's matrices can have (docs/api/contract.md): the name users give (and
+#: the older spellings kept as aliases) -> the core's code; -1 lets the body type choose
+STORAGES = {"auto": -1, "dense": 0, "banded": 1, "sparse": 2, "band": 1, "csr": 2}
+#: the core's name of a storage -> the contract's
+_STORAGE_NAMES = {"dense": "dense", "band": "banded", "csr": "sparse"}
+
+
+class NotSupportedError(_core.KanefemError, NotImplementedError):
+    """What a body type cannot do (docs/api/contract.md): the message names the body type
+    and the method or option, and says what would do it.  A ``NotImplementedError`` too,
+    so ``except NotImplementedError`` catches it."""
+
+
+def _not_supported(body, what, instead):
+    """The one error of the Body contract, naming the body type, what was asked and
+    what would do it."""
+    return NotSupportedError(f"{type(body).__name__} does not support {what}: {instead}")
+
+
 #: element kinds of the core, by name: {name: {kind, dim, nodes, dofs_per_node}}
 _KINDS = _core.element_kinds()
 #: eigen contexts kept per body (each holds a few dense n x n matrices)
@@ -114,6 +133,16 @@ class EigenResult(ResultMixin):
 _EIG_FLOPS = 10.0
 
 
+def _alias(value, name, alias_value, alias):
+    """A quantity given by its contract name or by its documented alias (never both)."""
+    if alias_value is None:
+        return value
+    if value is not None:
+        raise TypeError(f"give {name} or its alias {alias}, not both ({name} = {_checks._short(value)}, "
+                        f"{alias} = {_checks._short(alias_value)})")
+    return alias_value
+
+
 def _no_rates_with_frames(omega, eps, a_O, default):
     """frames= replaces omega, eps and a_O: any of them given too is a conflict, refused
     rather than silently ignored."""
@@ -127,9 +156,15 @@ def _no_rates_with_frames(omega, eps, a_O, default):
 class FlexibleBody:
     """A body of finite elements of one kind in a moving frame (base class).
 
-    Subclasses set the element kind and how support names map to DOFs; see
-    :class:`PlanarBeam` and :class:`AxialBar`.  DOFs are node-major: DOF
-    ``node * dofs_per_node + k``, with ``k`` indexing ``dof_names``.
+    Subclasses set the element kind, their material and section (its ``_material``), the
+    storages they offer and how support names map to DOFs; see :class:`PlanarBeam`,
+    :class:`AxialBar`, :class:`Beam3D`, :class:`Bar3D` and :class:`MeshBody`.  Every
+    subclass honours the Body contract (docs/api/contract.md): geometry positional,
+    material keyword-only by the same names (``E``, ``nu``, ``rho``, ``A``, ``Izz``,
+    ``Iyy``, ``J``, ``thickness``), matrices returned in the body's ``storage`` (an
+    ndarray when ``"dense"``, SciPy CSR when ``"banded"`` or ``"sparse"``), the same
+    methods, and :class:`NotSupportedError` for what a type cannot do.  DOFs are
+    node-major: DOF ``node * dofs_per_node + k``, with ``k`` indexing ``dof_names``.
     """
 
     _kind: str  #: element kind, a key of the core's element_kinds()
@@ -139,21 +174,55 @@ class FlexibleBody:
     #: preset -> (first node's support, last node's support); None = free
     _presets: Mapping[str, tuple] = {}
     _default_supports = "free-free"
-    #: whether the elements bend (then the section's I is used)
+    #: whether the elements bend (then the section's Izz is required)
     _bending = False
+    #: the storages this body type offers (the first is what "auto" gives)
+    _storages: tuple = ("dense",)
+    #: the constructor's name of the connectivity (a mesh's "cells")
+    _cells_name = "elements"
 
-    def __init__(self, nodes, elements, *, E, A, rho, I=None, section=None):  # noqa: E741 (I is the name users know)
+    def __init__(self, nodes, elements, *, storage="auto", **material):
+        """A body of this type's element kind on any nodes and elements (e.g. a bent beam).
+
+        Parameters
+        ----------
+        nodes : array_like, shape (n, dim)
+            Node coordinates in the body frame [m].
+        elements : array_like of int, shape (nel, nodes per element)
+            Node indices of each element.
+        storage : {"auto", "dense", "banded", "sparse"}
+            How the matrices are stored and returned (docs/api/contract.md).
+        **material
+            The body type's material and section, by the contract's names (``E``, ``A``,
+            ``rho``, ``Izz``, ...; see the class).
+        """
         if not hasattr(self, "_kind"):
             raise TypeError(f"{type(self).__name__} is a base class without an element kind: "
                             "make a PlanarBeam, an AxialBar, a Beam3D, a Bar3D or a MeshBody")
-        extra = section
+        section = self._material(**material)
+        self._attach(nodes, elements, section, self._storage_code(storage), cells=self._cells_name)
+
+    def _material(self, *, E, A, rho, Izz=None, I=None):  # noqa: E741 (I: the alias users know)
+        """Check the material and section by name and return the core's section fields.
+        Line bodies: E, A, rho, and Izz for bending (``I`` its alias)."""
         self.E, self.A, self.rho = (_checks.real(name, v, positive=True)
                                     for name, v in (("E", E), ("A", A), ("rho", rho)))
         section = {"E": self.E, "rho": self.rho, "A": self.A}
-        if I is not None or self._bending:
-            self.I = section["Izz"] = _checks.real("I", I, positive=True)
-        section.update(extra or {})  # further C fields (a spatial beam's Iyy, J, nu, ref)
-        self._attach(nodes, elements, section)
+        # a bad value is named as the user gave it; a missing one by both names
+        name = "I" if I is not None else "Izz" if Izz is not None else "Izz (or its alias I)"
+        Izz = _alias(Izz, "Izz", I, "I")
+        if Izz is not None or self._bending:
+            self.Izz = section["Izz"] = _checks.real(name, Izz, positive=True)
+        return section
+
+    def _storage_code(self, storage):
+        """The core's code of a storage name; line bodies are dense until banded and sparse
+        beams come (issue 19)."""
+        code = STORAGES[_checks.choice("storage", storage, tuple(STORAGES))]
+        if code > 0 and self._storages == ("dense",):
+            raise _not_supported(self, f"storage={storage!r}",
+                                 "its matrices are dense (storage='dense'); a MeshBody offers 'banded' and 'sparse'")
+        return code
 
     def _attach(self, nodes, elements, section, storage=-1, *, cells="elements"):
         """Build the core's body of kind ``self._kind`` (section: the C field names;
@@ -168,7 +237,14 @@ class FlexibleBody:
         self.ndof = info["ndof"]
         self.dim = info["dim"]
         self.dofs_per_node = info["ndofn"]
-        self.storage = info["storage"]
+        # the contract's storage, "dense", "banded" or "sparse": what the matrices are returned
+        # as.  A type offering dense only (the line bodies) lets the core hold its invariants
+        # in band form when that is smaller; they still come back dense.
+        self._layout = _STORAGE_NAMES[info["storage"]]
+        self.storage = "dense" if self._storages == ("dense",) else self._layout
+        if self.storage == "sparse":
+            pat = _core.body_pattern(body=self._body)
+            self._indptr, self._indices = pat["indptr"], pat["indices"]
         self.nodes = np.array(nodes, dtype=float)
         self.nodes.setflags(write=False)
         self.n_nodes = self.nodes.shape[0]
@@ -182,13 +258,46 @@ class FlexibleBody:
 
     # ------------------------------------------------------------ matrices
 
-    def mass_matrix(self) -> np.ndarray:
-        """Consistent mass matrix M = sum_i S_ii [kg], dense ndof x ndof."""
-        return _core.body_matrix(self._body, "M")
+    def _values(self, name, i=0, j=0):
+        """The core's array of a matrix or vector as stored (CSR values when sparse)."""
+        return _core.body_matrix(self._body, name, i, j)
 
-    def stiffness_matrix(self) -> np.ndarray:
-        """Elastic stiffness K = int B^T D B [N/m], dense ndof x ndof."""
-        return _core.body_matrix(self._body, "K")
+    _vector = _values
+
+    def _matrix(self, values):
+        """A body-sized matrix of the core in the contract's type: an ndarray for dense
+        storage, a SciPy CSR matrix for banded and sparse storage (docs/api/contract.md)."""
+        if self.storage == "dense":
+            return values
+        import scipy.sparse as sp
+
+        if self.storage == "sparse":
+            return sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof))
+        return sp.csr_matrix(values)
+
+    def mass_matrix(self):
+        """Consistent mass matrix M = sum_i S_ii [kg], (ndof, ndof) in the body's storage
+        type (an ndarray when dense, SciPy CSR when banded or sparse)."""
+        return self._matrix(_core.body_matrix(self._body, "M"))
+
+    def stiffness_matrix(self):
+        """Elastic stiffness K = int B^T D B [N/m], (ndof, ndof) in the body's storage type."""
+        return self._matrix(_core.body_matrix(self._body, "K"))
+
+    def combination(self, coef, stiffness=0.0):
+        """stiffness * K + sum_ij coef_ij S_ij, (ndof, ndof) in the body's storage type:
+        the form of every motion term (one axpy per block on the stored pattern).
+
+        Parameters
+        ----------
+        coef : array_like, shape (dim, dim)
+            Coefficients of the inertia invariants S_ij [1/s^2].
+        stiffness : float
+            Coefficient of K.
+        """
+        c = _checks.array("coef", coef, shape=(self.dim, self.dim))
+        k = _checks.real("stiffness", stiffness)
+        return self._matrix(_core.body_combine(body=self._body, coef=c, stiffness=k))
 
     def inertia_invariants(self) -> dict:
         """The inertia invariants the motion terms are built from.
@@ -196,15 +305,16 @@ class FlexibleBody:
         Returns
         -------
         dict
-            ``S``: (dim, dim, ndof, ndof), S_ij = int rho N_i^T N_j dV [kg];
+            ``S``: S_ij = int rho N_i^T N_j dV [kg], an array (dim, dim, ndof, ndof) when
+            dense, else a dim x dim nested list of CSR matrices;
             ``s``: (dim, dim, ndof), s_ij = int rho N_i^T x_j dV [kg m];
             ``Mo``: (dim, ndof), Mo_i = int rho N_i^T dV [kg].
         """
         d = self.dim
-        S = np.array([[_core.body_matrix(self._body, "S", i, j) for j in range(d)] for i in range(d)])
+        S = [[self._matrix(_core.body_matrix(self._body, "S", i, j)) for j in range(d)] for i in range(d)]
         s = np.array([[_core.body_matrix(self._body, "s", i, j) for j in range(d)] for i in range(d)])
         Mo = np.array([_core.body_matrix(self._body, "Mo", i) for i in range(d)])
-        return {"S": S, "s": s, "Mo": Mo}
+        return {"S": np.array(S) if self.storage == "dense" else S, "s": s, "Mo": Mo}
 
     # ------------------------------------------------------------ motion
 
@@ -237,6 +347,7 @@ class FlexibleBody:
         Returns
         -------
         MotionTerms
+            Matrices in the body's storage type, vectors as ndarrays.
 
         Raises
         ------
@@ -244,7 +355,9 @@ class FlexibleBody:
             Non-finite rates; a planar body given a rotation about x or y.
         """
         frame = self._frame(omega, eps, a_O, frames)
-        return MotionTerms(**_core.motion_terms(body=self._body, frame=frame))
+        r = _core.motion_terms(body=self._body, frame=frame)
+        return MotionTerms(C=self._matrix(r["C"]), K_eps=self._matrix(r["K_eps"]), K_om=self._matrix(r["K_om"]),
+                           q_eps=r["q_eps"], q_om=r["q_om"], q_a=r["q_a"])
 
     def inertia_forces(self, d, d_t, d_tt, omega=0.0, eps=0.0, a_O=None, route="invariants", *,
                        frames=None):
@@ -436,8 +549,13 @@ class FlexibleBody:
             raise TypeError("give the frame's motion as omega and eps, or as frames=")
         return frames.from_rates(omega, eps, a_O, instants=True, dim=self.dim)
 
+    def _line_only(self, what):
+        """Axial force and geometric stiffness are defined for line bodies (docs/theory.md
+        section 2.6); MeshBody refuses them with the contract's error."""
+
     def _axial_rows(self, motion, supports, end_forces):
         """Quasi-static axial-force coefficients (nt, 3) at the frame states motion."""
+        self._line_only("the axial force (end_forces, geometric_stiffness)")
         fixed = self.support_mask(supports)
         f_first, f_last = (0.0, 0.0) if end_forces is None else _checks.array("end_forces", end_forces, shape=(2,))
         last_u = (self.n_nodes - 1) * self.dofs_per_node
@@ -446,6 +564,8 @@ class FlexibleBody:
 
     def _eigen_options(self, n_modes, include_eps, mode_shapes, geometric_stiffness):
         """The eigen methods' common options, checked by name."""
+        if _checks.flag("geometric_stiffness", geometric_stiffness):
+            self._line_only("geometric_stiffness=True")
         return (_checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof),
                 _checks.flag("include_eps", include_eps), _checks.flag("mode_shapes", mode_shapes),
                 _checks.flag("geometric_stiffness", geometric_stiffness))
@@ -453,6 +573,7 @@ class FlexibleBody:
     def _geometric_rows(self, motion, supports, end_forces, axial_force):
         """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
         if axial_force is not None:
+            self._line_only("axial_force")
             return _checks.array("axial_force", axial_force, shape=(motion.shape[0], 3))
         return self._axial_rows(motion, supports, end_forces)
 
@@ -483,6 +604,11 @@ class FlexibleBody:
         -------
         ndarray, shape (3,)
             (c0, c1, c2) [N, N/m, N/m^2], tension positive, x the body-frame coordinate.
+
+        Raises
+        ------
+        NotSupportedError
+            A MeshBody (its prestress is not a line's axial force).
         """
         motion = self._frame(omega, eps, a_O, frames)
         supports = self._default_supports if supports is None else supports
@@ -499,11 +625,18 @@ class FlexibleBody:
 
         Returns
         -------
-        ndarray, shape (ndof, ndof)
-            Symmetric; positive semidefinite under tension.  Zero for a bar.
+        ndarray or CSR matrix, shape (ndof, ndof)
+            In the body's storage type; symmetric, positive semidefinite under tension.
+            Zero for a planar bar.
+
+        Raises
+        ------
+        NotSupportedError
+            A MeshBody (stress stiffening of meshes is issue 20's).
         """
         c = _checks.array("axial_force", axial_force, shape=(3,))
-        return _core.geometric_matrix(body=self._body, coefficients=c)
+        self._line_only("geometric_stiffness")
+        return self._matrix(_core.geometric_matrix(body=self._body, coefficients=c))
 
     # ------------------------------------------------------------ eigenvalues
 
@@ -729,6 +862,44 @@ class FlexibleBody:
         return GyroscopicResult(s=r["s_re"] + 1j * r["s_im"])
 
 
+    # ------------------------------------------------------------ output
+
+    def write_vtu(self, path, displacement=None, point_data=None):
+        """Write the body with a displacement field to a VTU file (ParaView): MeshBody.
+
+        Raises
+        ------
+        NotSupportedError
+            A line body (PlanarBeam, AxialBar, Beam3D, Bar3D).
+        """
+        raise _not_supported(self, "write_vtu", _LINE_OUTPUT)
+
+    def write_modes(self, path, result, instant=0):
+        """Write the mode shapes of an EigenResult to a VTU file: MeshBody.
+
+        Raises
+        ------
+        NotSupportedError
+            A line body: write ``result.to_dataframe()`` (or ``result.to_mat``) instead.
+        """
+        raise _not_supported(self, "write_modes", _LINE_OUTPUT)
+
+    def write_response(self, path, result, every=1):
+        """Write a SimulationResult as a ParaView collection (.pvd): MeshBody.
+
+        Raises
+        ------
+        NotSupportedError
+            A line body.
+        """
+        raise _not_supported(self, "write_response", _LINE_OUTPUT)
+
+
+#: what a line body offers instead of VTU output
+_LINE_OUTPUT = ("VTU files are written for meshes (MeshBody); a line body's results are tables: "
+                "result.to_dataframe(), result.to_mat(path)")
+
+
 @dataclass(frozen=True)
 class GyroscopicResult(ResultMixin):
     """Complex eigenvalues s of s^2 M + s C + K_eff over a time grid (issue 4).
@@ -761,7 +932,7 @@ class _StraightBody(FlexibleBody):
     #: cannot resolve elements that short
     _NODE_RTOL = 1e-6
 
-    def _build(self, length, n_elements, origin, E, A, I, rho, section=None):  # noqa: E741
+    def _build(self, length, n_elements, origin, storage, material):
         self.length = _checks.real("length", length, positive=True)
         self.n_elements = _checks.integer("n_elements", n_elements, minimum=1, maximum=self.MAX_ELEMENTS)
         self.origin = _checks.real("origin", origin)
@@ -780,7 +951,7 @@ class _StraightBody(FlexibleBody):
         nodes[:, 0] = x
         elements = np.column_stack([np.arange(n), np.arange(1, n + 1)])
         try:
-            FlexibleBody.__init__(self, nodes, elements, E=E, A=A, I=I, rho=rho, section=section)
+            FlexibleBody.__init__(self, nodes, elements, storage=storage, **material)
         except ValueError as exc:  # the core's scale checks: say how l_e comes from the arguments
             if "double" not in str(exc):
                 raise
@@ -788,7 +959,7 @@ class _StraightBody(FlexibleBody):
                             f"= {self.length / n:.6g} m)") from None
 
     def __repr__(self):
-        fields = ["length", "n_elements", "E", "A", "I", "rho", "origin"]
+        fields = ["length", "n_elements", "E", "A", "Izz", "Iyy", "J", "nu", "rho", "origin"]
         args = ", ".join(f"{f}={getattr(self, f)!r}" for f in fields if hasattr(self, f))
         return f"{type(self).__name__}({args})"
 
@@ -812,12 +983,16 @@ class PlanarBeam(_StraightBody):
         Young's modulus [Pa].
     A : float
         Cross-section area [m^2].
-    I : float
-        Second moment of area for bending in the plane [m^4].
+    Izz : float
+        Second moment of area int y^2 dA for bending in the plane [m^4] (Beam3D's Izz).
+        ``I=`` is its documented alias (the planar textbook name, kept for the wind
+        pump's and the mechanism files' users); give one of them.
     rho : float
         Density [kg/m^3].
     origin : float
         Position of the first node on the frame's x axis [m].
+    storage : {"auto", "dense"}
+        Matrix storage (docs/api/contract.md); line bodies are dense today.
 
     Notes
     -----
@@ -853,8 +1028,15 @@ class PlanarBeam(_StraightBody):
 
     _bending = True
 
-    def __init__(self, length, n_elements, E, A, I, rho, origin=0.0):  # noqa: E741
-        self._build(length, n_elements, origin, E, A, I, rho)
+    @property
+    def I(self):  # noqa: E743 (the planar name users know)
+        """The documented alias of ``Izz``: the second moment of area for bending in the
+        plane [m^4]."""
+        return self.Izz
+
+    def __init__(self, length, n_elements, *, E, A, Izz=None, rho, origin=0.0, storage="auto",
+                 I=None):  # noqa: E741 (I: the documented alias of Izz)
+        self._build(length, n_elements, origin, storage, dict(E=E, A=A, rho=rho, Izz=Izz, I=I))
 
 
 class AxialBar(_StraightBody):
@@ -879,6 +1061,8 @@ class AxialBar(_StraightBody):
         Density [kg/m^3].
     origin : float
         Position of the first node on the frame's x axis [m].
+    storage : {"auto", "dense"}
+        Matrix storage (docs/api/contract.md); line bodies are dense today.
 
     Notes
     -----
@@ -906,8 +1090,8 @@ class AxialBar(_StraightBody):
     }
     _default_supports = "fixed-free"
 
-    def __init__(self, length, n_elements, E, A, rho, origin=0.0):
-        self._build(length, n_elements, origin, E, A, None, rho)  # a bar has no bending
+    def __init__(self, length, n_elements, *, E, A, rho, origin=0.0, storage="auto"):
+        self._build(length, n_elements, origin, storage, dict(E=E, A=A, rho=rho))  # a bar has no bending
 
 
 # ---------------------------------------------------------------- spatial bodies (issue 9)
@@ -951,6 +1135,8 @@ class Beam3D(_StraightBody):
         of ref normal to the beam (default the body's y axis).
     origin : float
         Position of the first node on the frame's x axis [m].
+    storage : {"auto", "dense"}
+        Matrix storage (docs/api/contract.md); line bodies are dense today.
 
     Notes
     -----
@@ -986,21 +1172,23 @@ class Beam3D(_StraightBody):
     }
     _default_supports = "clamped-free"
 
-    def __init__(self, length, n_elements, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
-                 origin=0.0):
-        section = self._section(Izz, Iyy, J, nu, ref)
-        self._build(length, n_elements, origin, E, A, self.Izz, rho, section=section)
+    def __init__(self, length, n_elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
+                 origin=0.0, storage="auto"):
+        self._build(length, n_elements, origin, storage,
+                    dict(E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu, ref=ref))
 
-    def _section(self, Izz, Iyy, J, nu, ref):
-        self.Izz = _checks.real("Izz", Izz, positive=True)
+    def _material(self, *, E, A, rho, Izz, Iyy, J, nu=0.3, ref=(0.0, 1.0, 0.0)):
+        """The line body's E, A, rho, Izz and the spatial section: Iyy, J, nu, ref."""
+        section = FlexibleBody._material(self, E=E, A=A, rho=rho, Izz=Izz)
         self.Iyy = _checks.real("Iyy", Iyy, positive=True)
         self.J = _checks.real("J", J, positive=True)
         self.nu = _checks.real("nu", nu)
         self.ref = tuple(float(v) for v in _checks.array("ref", ref, shape=(3,)))
-        return {"Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref}
+        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref}
 
     @classmethod
-    def from_mesh(cls, nodes, elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0)):
+    def from_mesh(cls, nodes, elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
+                  storage="auto"):
         """A spatial beam of any 2-node elements: nodes (n, 3) in the body frame,
         elements (nel, 2) of node indices.  ``ref`` orients every element's section
         (it must not be parallel to any element).  Geometric stiffness needs a straight
@@ -1016,9 +1204,8 @@ class Beam3D(_StraightBody):
         18
         """
         body = cls.__new__(cls)
-        section = body._section(Izz, Iyy, J, nu, ref)
-        FlexibleBody.__init__(body, nodes, elements, E=E, A=A, I=body.Izz, rho=rho,
-                              section=section)
+        FlexibleBody.__init__(body, nodes, elements, E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu,
+                              ref=ref, storage=storage)
         return body
 
 
@@ -1033,7 +1220,7 @@ class Bar3D(_StraightBody):
 
     Parameters
     ----------
-    length, n_elements, E, A, rho, origin
+    length, n_elements, E, A, rho, origin, storage
         As in :class:`AxialBar`.
 
     Notes
@@ -1056,11 +1243,11 @@ class Bar3D(_StraightBody):
     _presets = AxialBar._presets
     _default_supports = "fixed-free"
 
-    def __init__(self, length, n_elements, E, A, rho, origin=0.0):
-        self._build(length, n_elements, origin, E, A, None, rho)
+    def __init__(self, length, n_elements, *, E, A, rho, origin=0.0, storage="auto"):
+        self._build(length, n_elements, origin, storage, dict(E=E, A=A, rho=rho))
 
     @classmethod
-    def from_mesh(cls, nodes, elements, *, E, A, rho):
+    def from_mesh(cls, nodes, elements, *, E, A, rho, storage="auto"):
         """A truss of 2-node bars: nodes (n, 3) in the body frame, elements (nel, 2).
 
         Examples
@@ -1074,5 +1261,5 @@ class Bar3D(_StraightBody):
         6
         """
         body = cls.__new__(cls)
-        FlexibleBody.__init__(body, nodes, elements, E=E, A=A, rho=rho)
+        FlexibleBody.__init__(body, nodes, elements, E=E, A=A, rho=rho, storage=storage)
         return body

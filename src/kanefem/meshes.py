@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _checks, _core, _interrupt
-from .bodies import _KINDS, EigenResult, FlexibleBody, MotionTerms
+from .bodies import _KINDS, EigenResult, FlexibleBody, _not_supported
 from ._io import atomic_path, atomic_write, inside
 
 #: meshio cell type -> element kind
@@ -722,15 +722,6 @@ def write_meshio(path, mesh, file_format=None):
 # ---------------------------------------------------------------- the body
 
 
-def _sparse():
-    try:
-        import scipy.sparse as sp
-    except ImportError:  # pragma: no cover - the optional extra
-        raise ImportError("mesh bodies need SciPy: pip install 'kanefem[mesh]'") from None
-    return sp
-
-
-_STORAGE = {"auto": -1, "dense": 0, "band": 1, "csr": 2, "sparse": 2}
 #: free DOFs up to which solver="auto" uses the dense eigen solver of the core (O(n^3))
 _DENSE_EIGEN_MAX = 300
 
@@ -745,7 +736,8 @@ class MeshBody(FlexibleBody):
 
     The body's equations are those of every kanefem body (docs/theory.md section 1),
     with the invariants integrated over the mesh (section 2.7) and stored on one sparse
-    pattern (section 3.11).  Matrices are returned as ``scipy.sparse`` CSR matrices.
+    pattern (section 3.11).  Matrices are returned by the Body contract's storage rule
+    (docs/api/contract.md): ``scipy.sparse`` CSR matrices unless ``storage="dense"``.
 
     Parameters
     ----------
@@ -763,9 +755,10 @@ class MeshBody(FlexibleBody):
         D t).  Not for solid meshes.
     plane_strain : bool
         Plane meshes: plane strain instead of plane stress.
-    storage : {"auto", "csr", "dense", "band"}
-        The core's storage of the matrices: "auto" (= "csr") for any size; "dense" or
-        "band" for small meshes (to compare paths).
+    storage : {"auto", "sparse", "banded", "dense"}
+        The storage of the matrices (docs/api/contract.md): "auto" (= "sparse", CSR)
+        for any size; "dense" or "banded" for small meshes (to compare paths).  The
+        older spellings "csr" and "band" are aliases of "sparse" and "banded".
     formulation : {"incompatible", "full"}
         quad4 and hex8 cells: "incompatible" (default) adds Wilson's incompatible
         modes in Taylor's form, condensed per element (kinds quad4i / hex8i: no
@@ -794,13 +787,13 @@ class MeshBody(FlexibleBody):
     _default_supports = None
     _presets: dict = {}
 
+    _storages = ("sparse", "banded", "dense")
+    _cells_name = "cells"
+
     def __init__(self, mesh, *, E, nu, rho, thickness=None, plane_strain=False, storage="auto",
                  formulation="incompatible"):
-        from collections import OrderedDict
-
         if not isinstance(mesh, Mesh):
             raise TypeError(f"mesh must be a kanefem.Mesh, got {mesh!r}")
-        _checks.choice("storage", storage, tuple(_STORAGE))
         _checks.choice("formulation", formulation, FORMULATIONS)
         self.mesh = mesh
         self.formulation = formulation
@@ -809,11 +802,17 @@ class MeshBody(FlexibleBody):
             kinds = [_INCOMPATIBLE.get(k, k) for k in kinds]
         self._kinds = tuple(kinds)  # one per block
         self._kind = kinds[0]
+        self.dof_names = ("ux", "uy", "uz")[: mesh.dim]
+        FlexibleBody.__init__(self, mesh.nodes, mesh.cells, E=E, nu=nu, rho=rho, thickness=thickness,
+                              plane_strain=plane_strain, storage=storage)
+
+    def _material(self, *, E, nu, rho, thickness=None, plane_strain=False):
+        """E, nu, rho and, for a plane mesh, thickness and plane_strain: the core's section."""
         self.E = _checks.real("E", E, positive=True)
         self.nu = _checks.real("nu", nu)
         self.rho = _checks.real("rho", rho, positive=True)
         section = {"E": self.E, "nu": self.nu, "rho": self.rho}
-        if mesh.dim == 2:
+        if self.mesh.dim == 2:
             if thickness is None:
                 raise ValueError("a plane mesh needs its thickness (thickness=...)")
             self.thickness = _checks.real("thickness", thickness, positive=True)
@@ -823,12 +822,11 @@ class MeshBody(FlexibleBody):
             if thickness is not None or _checks.flag("plane_strain", plane_strain):
                 raise ValueError("thickness and plane_strain are for plane meshes; this mesh is solid")
             self.thickness, self.plane_strain = None, False
-        self.dof_names = ("ux", "uy", "uz")[: mesh.dim]
-        self._attach(mesh.nodes, mesh.cells, section, _STORAGE[storage], cells="cells")
-        self._eig_cache = OrderedDict()
-        if self.storage == "csr":
-            pat = _core.body_pattern(body=self._body)
-            self._indptr, self._indices = pat["indptr"], pat["indices"]
+        return section
+
+    def _line_only(self, what):
+        raise _not_supported(self, what, "stress stiffening of meshes (K_G from the prestress) is not "
+                             "built yet (issue 20); model the part as a PlanarBeam, Beam3D or Bar3D for K_G")
 
     def _create_core(self, nodes, elements, section, storage):
         if not self.mesh.mixed:
@@ -849,45 +847,6 @@ class MeshBody(FlexibleBody):
                 + (f", formulation={self.formulation!r}"
                    if any(CELL_KINDS[t] in _INCOMPATIBLE for t, _ in self.mesh.blocks) else "") + ")")
 
-    # ------------------------------------------------------------ matrices
-
-    def _values(self, name, i=0, j=0):
-        return _core.body_matrix(self._body, name, i, j)
-
-    def _vector(self, name, i=0, j=0):
-        return _core.body_matrix(self._body, name, i, j)
-
-    def _sparse(self, values):
-        """A body-sized matrix from the core (CSR values or a dense array) as CSR."""
-        sp = _sparse()
-        if self.storage == "csr":
-            return sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof))
-        return sp.csr_matrix(values)
-
-    def mass_matrix(self):
-        """Consistent mass matrix M = sum_i S_ii [kg], scipy.sparse CSR (ndof, ndof)."""
-        return self._sparse(self._values("M"))
-
-    def stiffness_matrix(self):
-        """Elastic stiffness K = int B^T D B [N/m], scipy.sparse CSR (ndof, ndof)."""
-        return self._sparse(self._values("K"))
-
-    def inertia_invariants(self) -> dict:
-        """The inertia invariants: ``S`` a dim x dim nested list of CSR matrices S_ij [kg],
-        ``s`` (dim, dim, ndof) [kg m], ``Mo`` (dim, ndof) [kg] (docs/theory.md section 1.4)."""
-        d = self.dim
-        S = [[self._sparse(self._values("S", i, j)) for j in range(d)] for i in range(d)]
-        s = np.array([[self._vector("s", i, j) for j in range(d)] for i in range(d)])
-        Mo = np.array([self._vector("Mo", i) for i in range(d)])
-        return {"S": S, "s": s, "Mo": Mo}
-
-    def combination(self, coef, stiffness=0.0):
-        """stiffness * K + sum_ij coef_ij S_ij (CSR): one axpy per block on the shared
-        pattern (the form of every motion term)."""
-        c = _checks.array("coef", coef, shape=(self.dim, self.dim))
-        k = _checks.real("stiffness", stiffness)
-        return self._sparse(_core.body_combine(body=self._body, coef=c, stiffness=k))
-
     # ------------------------------------------------------------ motion
 
     def _motion(self, omega, eps, a_O, frames, one):
@@ -895,24 +854,6 @@ class MeshBody(FlexibleBody):
         if one:
             return self._frame(omega, eps, a_O, frames)
         return self._frames(omega, 0.0 if eps is None else eps, a_O, frames)
-
-    def motion_terms(self, omega=0.0, eps=0.0, a_O=None, *, frames=None) -> MotionTerms:
-        """The motion terms at one instant (docs/theory.md section 1.2), matrices as CSR.
-
-        Parameters
-        ----------
-        omega, eps : float or array_like, shape (3,)
-            Angular velocity [rad/s] and acceleration [rad/s^2]: about z, or a 3-vector
-            in body axes (solid meshes).
-        a_O : array_like, shape (dim,), optional
-            Origin acceleration minus gravity, body axes [m/s^2].
-        frames : ndarray of FRAME_DTYPE, optional
-            One frame record instead of the rates.
-        """
-        f = self._motion(omega, eps, a_O, frames, True)
-        r = _core.motion_terms(body=self._body, frame=f)
-        return MotionTerms(C=self._sparse(r["C"]), K_eps=self._sparse(r["K_eps"]),
-                           K_om=self._sparse(r["K_om"]), q_eps=r["q_eps"], q_om=r["q_om"], q_a=r["q_a"])
 
     # ------------------------------------------------------------ supports
 
@@ -987,10 +928,10 @@ class MeshBody(FlexibleBody):
         _checks.choice("solver", solver, ("auto", "dense", "sparse"))
         if solver == "auto":
             # the sparse solver needs CSR storage: a body stored dense or banded is solved dense
-            solver = "dense" if (constraints is not None or self.storage != "csr"
+            solver = "dense" if (constraints is not None or self.storage != "sparse"
                                  or (~fixed).sum() <= _DENSE_EIGEN_MAX) else "sparse"
-        if solver == "sparse" and self.storage != "csr":
-            raise ValueError("solver='sparse' needs the body in CSR storage (storage='auto')")
+        if solver == "sparse" and self.storage != "sparse":
+            raise ValueError("solver='sparse' needs the body in sparse storage (storage='auto' or 'sparse')")
         if solver == "sparse" and constraints is not None:
             raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
         return solver
@@ -1006,9 +947,8 @@ class MeshBody(FlexibleBody):
 
     def _solve(self, motion, n_modes, supports, include_eps, order, mode_shapes, solver, constraints,
                geometric_stiffness, progress):
-        if geometric_stiffness:
-            raise ValueError("geometric_stiffness is defined for straight line bodies, not meshes "
-                             "(docs/theory.md section 2.6)")
+        if _checks.flag("geometric_stiffness", geometric_stiffness):
+            self._line_only("geometric_stiffness=True")
         n_modes = _checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof)
         if progress is not None:  # checked before the run, not at its first call (False crashed part way)
             _checks.callable_("progress", progress)
@@ -1066,7 +1006,7 @@ class MeshBody(FlexibleBody):
             ``continued``; ``full_solves``).
         """
         if end_forces is not None or axial_force is not None:
-            raise ValueError("end_forces and axial_force belong to geometric stiffness, which meshes do not have")
+            self._line_only("end_forces and axial_force (they belong to geometric stiffness)")
         motion = self._motion(omega, eps, a_O, frames, True)
         lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, "ascending", mode_shapes,
                                           solver, constraints, geometric_stiffness, None)
@@ -1099,7 +1039,7 @@ class MeshBody(FlexibleBody):
             ``eigenvalues`` (nt, n_modes), ``mode_shapes`` (nt, ndof, n_modes) or None.
         """
         if end_forces is not None or axial_force is not None:
-            raise ValueError("end_forces and axial_force belong to geometric stiffness, which meshes do not have")
+            self._line_only("end_forces and axial_force (they belong to geometric stiffness)")
         _checks.choice("order", order, ("ascending", "tracked"))
         motion = self._motion(omega, eps, a_O, frames, False)
         lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, order, mode_shapes, solver,
