@@ -41,6 +41,8 @@
 #include <string.h>
 
 #define MAX_ENDS 16
+/* modified Newton refactors where a correction is more than this part of the last */
+#define KF_FLEX_RATE 0.1
 
 typedef struct flink {
     int body, nf, off;          /* off: the first of its DOFs among all elastic ones */
@@ -712,6 +714,10 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integrator (%d unknowns)", np);
     double *p0 = buf, *v0 = p0 + np, *a0 = v0 + np, *al0 = a0 + np;
     double *p1 = al0 + np, *v1 = p1 + np, *a1 = v1 + np, *al1 = a1 + np, *da = al1 + np;
+    /* modified Newton: the effective matrix's factor kept across iterations and steps
+     * while the step is the same, refactored where the corrections shrink slowly (it
+     * changes with the state by O(h omega) and O(h^2 k / m)) */
+    double hfact = 0.0;
     /* generalized-alpha (Chung and Hulbert 1993) in Arnold and Bruls' form */
     double r = o->rho_inf, am = (2.0 * r - 1.0) / (r + 1.0), af = r / (r + 1.0);
     double gam = 0.5 + af - am, bet = 0.25 * (gam + 0.5) * (gam + 0.5);
@@ -785,7 +791,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         /* predictor: a1 = a0; Newton on M(p) a - f(p, v) = 0 */
         memcpy(a1, a0, (size_t)np * sizeof(double));
         int conv = 0;
-        double scale = 0.0, prev = INFINITY;
+        double scale = 0.0, prev = INFINITY, rate = 0.0;
         for (int i = 0; i < np; i++)
             scale = fmax(scale, fabs(a0[i]));
         for (int it = 0; it < o->max_iter && !conv; it++) {
@@ -816,10 +822,14 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
                     s += w->Mbar[i + (size_t)j * np] * a1[j];
                 da[i] = -s;
             }
-            effective(w, h * gam * kappa, h * h * bet * kappa);
-            st.factorizations++;
+            int fresh = fabs(h - hfact) > 1e-9 * h || (it > 0 && !(rate < KF_FLEX_RATE));
+            if (fresh) {
+                effective(w, h * gam * kappa, h * h * bet * kappa);
+                st.factorizations++;
+                hfact = h;
+            }
             st.solves++;
-            if ((rc = kf_mech_dense_solve(np, w->S, w->ipiv, 1, 1, da, err)))
+            if ((rc = kf_mech_dense_solve(np, w->S, w->ipiv, fresh, 1, da, err)))
                 goto done;
             double step = 0.0;
             for (int i = 0; i < np; i++) {
@@ -836,6 +846,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
              * far below the accelerations' own size */
             conv = step <= o->tol * scale || step == 0.0 ||
                    (it >= 2 && step >= 0.5 * prev && step <= 1e-6 * scale);
+            rate = it > 0 ? step / prev : 0.0;
             prev = step;
         }
         if (!conv) {
