@@ -70,6 +70,11 @@ struct kf_flexmech {
     int free_idx[KF_KANE_MAX_NU], nzf;
     int *ipiv;
     double *buf;
+    /* the rigid kinematics of the last evaluation, at time kin_t: with every
+     * coordinate prescribed they depend on the time alone, and Newton's iterations
+     * of a step reuse them (evaluate) */
+    double kin_t;
+    int kin_ok;
 };
 
 void kf_flexmech_free(kf_flexmech *w)
@@ -475,16 +480,20 @@ static int evaluate(kf_flexmech *w, const kf_mech_drive *drives, double t, doubl
         w->y[w->free_idx[a]] = p[a];
         w->y[nz + w->free_idx[a]] = v[a];
     }
-    unsigned char presc[KF_KANE_MAX_NU];
-    int rc = kf_mech_drive_values(w->m, drives, t, t0, z0, w->y, w->z, w->zd, w->zdd, w->tau,
-                                  presc, err);
-    if (!rc)
-        rc = kf_mech_kinematics(w->m, w->z, w->zd, NULL, &w->kin, err);
     double *Q = w->Vq;
-    if (!rc)
-        rc = kf_mech_applied(w->m, &w->kin, Q, err);
-    if (rc)
-        return rc;
+    if (!(w->kin_ok && nf == 0 && t == w->kin_t)) {
+        unsigned char presc[KF_KANE_MAX_NU];
+        int rc = kf_mech_drive_values(w->m, drives, t, t0, z0, w->y, w->z, w->zd, w->zdd,
+                                      w->tau, presc, err);
+        if (!rc)
+            rc = kf_mech_kinematics(w->m, w->z, w->zd, NULL, &w->kin, err);
+        if (!rc)
+            rc = kf_mech_applied(w->m, &w->kin, Q, err);
+        w->kin_ok = !rc;
+        w->kin_t = t;
+        if (rc)
+            return rc;
+    }
     absolute(w, Q, p + nf, v + nf);
     project(w);
     return KF_OK;
@@ -646,6 +655,7 @@ int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, 
     if (rc)
         return rc;
     classify(w, drives);
+    w->kin_ok = 0;
     int nf = w->nzf, np = nf + nd;
     double *pp = w->pv, *v = pp + np, *a = v + np;
     for (int i = 0; i < nf; i++) {
@@ -707,6 +717,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     int refine = o->refine > 0 ? o->refine : 1;
 
     classify(w, drives);
+    w->kin_ok = 0;
     int nf = w->nzf, np = nf + nd;
     /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1}; da */
     double *buf = kf_calloc(9 * (size_t)np + 1, sizeof(double));
