@@ -853,11 +853,14 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
                              "%.9g s; try a smaller dt", t1);
                 goto done;
             }
-            /* converged, or at round-off: the corrections stop shrinking while already
-             * far below the accelerations' own size */
-            conv = step <= o->tol * scale || step == 0.0 ||
-                   (it >= 2 && step >= 0.5 * prev && step <= 1e-6 * scale);
+            /* converged: this correction, or the ones still to come at its rate of
+             * convergence (rate / (1 - rate) of it, below 0.1 of it: SUNDIALS' test), below
+             * tol; or at round-off: the corrections stop shrinking while already far below
+             * the accelerations' own size */
             rate = it > 0 ? step / prev : 0.0;
+            conv = step <= o->tol * scale || step == 0.0 ||
+                   (it > 0 && rate < 0.09 && step * rate / (1.0 - rate) <= o->tol * scale) ||
+                   (it >= 2 && step >= 0.5 * prev && step <= 1e-6 * scale);
             prev = step;
         }
         if (!conv) {
