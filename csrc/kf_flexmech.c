@@ -56,6 +56,7 @@ typedef struct flink {
     int nend, end_joint[MAX_ENDS], end_last[MAX_ENDS];
     double end_sign[MAX_ENDS];
     double kg[3], kg_old[3];    /* the axial force of the current state (K_G) */
+    double *KGs, kgs[3];        /* sum_c kg[c] KG[c] (nf x nf) for the kg held in kgs */
 } flink;
 
 struct kf_flexmech {
@@ -195,7 +196,7 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
     /* the reduced dense matrices and vectors */
     int nf = L->nf;
     size_t nn = (size_t)nf * nf;
-    L->M = kf_calloc(6 * nn + 4 * (size_t)nf + 1, sizeof(double));
+    L->M = kf_calloc(7 * nn + 4 * (size_t)nf + 1, sizeof(double));
     if (!L->M)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate links[%d] (%d DOFs)", l, nf);
     L->K = L->M + nn;
@@ -206,6 +207,7 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
     L->Moy = L->Mox + nf;
     L->b = L->Moy + nf;
     L->h = L->b + nf;
+    L->KGs = L->h + nf; /* kgs = 0 matches its zeros */
     const kf_mat *M = kf_body_mass(b), *K = kf_body_stiffness(b);
     const kf_mat *Syx = kf_body_S(b, 1, 0), *Sxy = kf_body_S(b, 0, 1);
     for (int j = 0; j < nf; j++)
@@ -548,20 +550,31 @@ static int reactions(kf_flexmech *w, const double *a, kf_error *err)
 }
 
 /* F_d -= K_G d and rhs likewise (after reactions gave each link's axial force). */
+/* K_G of a link at its current axial force (kept while that force is the same) */
+static const double *geometric(flink *L)
+{
+    if (L->kg[0] != L->kgs[0] || L->kg[1] != L->kgs[1] || L->kg[2] != L->kgs[2]) {
+        size_t nn = (size_t)L->nf * L->nf;
+        for (size_t ij = 0; ij < nn; ij++)
+            L->KGs[ij] = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
+                         L->kg[2] * L->KG[2][ij];
+        memcpy(L->kgs, L->kg, sizeof L->kg);
+    }
+    return L->KGs;
+}
+
 static void add_geometric(kf_flexmech *w, const double *d)
 {
     int nf = w->nzf;
     for (int l = 0; l < w->nl; l++) {
-        const flink *L = w->L + l;
+        flink *L = w->L + l;
         if (!L->geometric)
             continue;
+        const double *KG = geometric(L);
         for (int i = 0; i < L->nf; i++) {
             double s = 0.0;
-            for (int j = 0; j < L->nf; j++) {
-                size_t ij = i + (size_t)j * L->nf;
-                s += (L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
-                      L->kg[2] * L->KG[2][ij]) * d[L->off + j];
-            }
+            for (int j = 0; j < L->nf; j++)
+                s += KG[i + (size_t)j * L->nf] * d[L->off + j];
             w->rhs[nf + L->off + i] -= s;
         }
     }
@@ -576,15 +589,15 @@ static void effective(kf_flexmech *w, double cv, double cd)
     int nf = w->nzf, np = nf + w->nd;
     memcpy(w->S, w->Mbar, (size_t)np * np * sizeof(double));
     for (int l = 0; l < w->nl; l++) {
-        const flink *L = w->L + l;
+        flink *L = w->L + l;
         double om = w->kin.qd[3 * L->body + 2];
+        const double *KG = L->geometric ? geometric(L) : NULL;
         for (int j = 0; j < L->nf; j++)
             for (int i = 0; i < L->nf; i++) {
                 size_t ij = i + (size_t)j * L->nf;
                 double K = L->K[ij];
-                if (L->geometric)
-                    K += L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
-                         L->kg[2] * L->KG[2][ij];
+                if (KG)
+                    K += KG[ij];
                 w->S[nf + L->off + i + (size_t)(nf + L->off + j) * np] +=
                     cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
                     cd * (K - om * om * L->M[ij]);
