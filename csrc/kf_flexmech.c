@@ -41,6 +41,8 @@
 #include <string.h>
 
 #define MAX_ENDS 16
+/* modified Newton refactors where a correction is more than this part of the last */
+#define KF_FLEX_RATE 0.1
 
 typedef struct flink {
     int body, nf, off;          /* off: the first of its DOFs among all elastic ones */
@@ -54,6 +56,7 @@ typedef struct flink {
     int nend, end_joint[MAX_ENDS], end_last[MAX_ENDS];
     double end_sign[MAX_ENDS];
     double kg[3], kg_old[3];    /* the axial force of the current state (K_G) */
+    double *KGs, kgs[3];        /* sum_c kg[c] KG[c] (nf x nf) for the kg held in kgs */
 } flink;
 
 struct kf_flexmech {
@@ -68,6 +71,11 @@ struct kf_flexmech {
     int free_idx[KF_KANE_MAX_NU], nzf;
     int *ipiv;
     double *buf;
+    /* the rigid kinematics of the last evaluation, at time kin_t: with every
+     * coordinate prescribed they depend on the time alone, and Newton's iterations
+     * of a step reuse them (evaluate) */
+    double kin_t;
+    int kin_ok;
 };
 
 void kf_flexmech_free(kf_flexmech *w)
@@ -188,7 +196,7 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
     /* the reduced dense matrices and vectors */
     int nf = L->nf;
     size_t nn = (size_t)nf * nf;
-    L->M = kf_calloc(6 * nn + 4 * (size_t)nf + 1, sizeof(double));
+    L->M = kf_calloc(7 * nn + 4 * (size_t)nf + 1, sizeof(double));
     if (!L->M)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate links[%d] (%d DOFs)", l, nf);
     L->K = L->M + nn;
@@ -199,6 +207,7 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
     L->Moy = L->Mox + nf;
     L->b = L->Moy + nf;
     L->h = L->b + nf;
+    L->KGs = L->h + nf; /* kgs = 0 matches its zeros */
     const kf_mat *M = kf_body_mass(b), *K = kf_body_stiffness(b);
     const kf_mat *Syx = kf_body_S(b, 1, 0), *Sxy = kf_body_S(b, 0, 1);
     for (int j = 0; j < nf; j++)
@@ -473,16 +482,20 @@ static int evaluate(kf_flexmech *w, const kf_mech_drive *drives, double t, doubl
         w->y[w->free_idx[a]] = p[a];
         w->y[nz + w->free_idx[a]] = v[a];
     }
-    unsigned char presc[KF_KANE_MAX_NU];
-    int rc = kf_mech_drive_values(w->m, drives, t, t0, z0, w->y, w->z, w->zd, w->zdd, w->tau,
-                                  presc, err);
-    if (!rc)
-        rc = kf_mech_kinematics(w->m, w->z, w->zd, NULL, &w->kin, err);
     double *Q = w->Vq;
-    if (!rc)
-        rc = kf_mech_applied(w->m, &w->kin, Q, err);
-    if (rc)
-        return rc;
+    if (!(w->kin_ok && nf == 0 && t == w->kin_t)) {
+        unsigned char presc[KF_KANE_MAX_NU];
+        int rc = kf_mech_drive_values(w->m, drives, t, t0, z0, w->y, w->z, w->zd, w->zdd,
+                                      w->tau, presc, err);
+        if (!rc)
+            rc = kf_mech_kinematics(w->m, w->z, w->zd, NULL, &w->kin, err);
+        if (!rc)
+            rc = kf_mech_applied(w->m, &w->kin, Q, err);
+        w->kin_ok = !rc;
+        w->kin_t = t;
+        if (rc)
+            return rc;
+    }
     absolute(w, Q, p + nf, v + nf);
     project(w);
     return KF_OK;
@@ -537,20 +550,31 @@ static int reactions(kf_flexmech *w, const double *a, kf_error *err)
 }
 
 /* F_d -= K_G d and rhs likewise (after reactions gave each link's axial force). */
+/* K_G of a link at its current axial force (kept while that force is the same) */
+static const double *geometric(flink *L)
+{
+    if (L->kg[0] != L->kgs[0] || L->kg[1] != L->kgs[1] || L->kg[2] != L->kgs[2]) {
+        size_t nn = (size_t)L->nf * L->nf;
+        for (size_t ij = 0; ij < nn; ij++)
+            L->KGs[ij] = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
+                         L->kg[2] * L->KG[2][ij];
+        memcpy(L->kgs, L->kg, sizeof L->kg);
+    }
+    return L->KGs;
+}
+
 static void add_geometric(kf_flexmech *w, const double *d)
 {
     int nf = w->nzf;
     for (int l = 0; l < w->nl; l++) {
-        const flink *L = w->L + l;
+        flink *L = w->L + l;
         if (!L->geometric)
             continue;
+        const double *KG = geometric(L);
         for (int i = 0; i < L->nf; i++) {
             double s = 0.0;
-            for (int j = 0; j < L->nf; j++) {
-                size_t ij = i + (size_t)j * L->nf;
-                s += (L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
-                      L->kg[2] * L->KG[2][ij]) * d[L->off + j];
-            }
+            for (int j = 0; j < L->nf; j++)
+                s += KG[i + (size_t)j * L->nf] * d[L->off + j];
             w->rhs[nf + L->off + i] -= s;
         }
     }
@@ -565,15 +589,15 @@ static void effective(kf_flexmech *w, double cv, double cd)
     int nf = w->nzf, np = nf + w->nd;
     memcpy(w->S, w->Mbar, (size_t)np * np * sizeof(double));
     for (int l = 0; l < w->nl; l++) {
-        const flink *L = w->L + l;
+        flink *L = w->L + l;
         double om = w->kin.qd[3 * L->body + 2];
+        const double *KG = L->geometric ? geometric(L) : NULL;
         for (int j = 0; j < L->nf; j++)
             for (int i = 0; i < L->nf; i++) {
                 size_t ij = i + (size_t)j * L->nf;
                 double K = L->K[ij];
-                if (L->geometric)
-                    K += L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
-                         L->kg[2] * L->KG[2][ij];
+                if (KG)
+                    K += KG[ij];
                 w->S[nf + L->off + i + (size_t)(nf + L->off + j) * np] +=
                     cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
                     cd * (K - om * om * L->M[ij]);
@@ -644,6 +668,7 @@ int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, 
     if (rc)
         return rc;
     classify(w, drives);
+    w->kin_ok = 0;
     int nf = w->nzf, np = nf + nd;
     double *pp = w->pv, *v = pp + np, *a = v + np;
     for (int i = 0; i < nf; i++) {
@@ -705,6 +730,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     int refine = o->refine > 0 ? o->refine : 1;
 
     classify(w, drives);
+    w->kin_ok = 0;
     int nf = w->nzf, np = nf + nd;
     /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1}; da */
     double *buf = kf_calloc(9 * (size_t)np + 1, sizeof(double));
@@ -712,6 +738,10 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integrator (%d unknowns)", np);
     double *p0 = buf, *v0 = p0 + np, *a0 = v0 + np, *al0 = a0 + np;
     double *p1 = al0 + np, *v1 = p1 + np, *a1 = v1 + np, *al1 = a1 + np, *da = al1 + np;
+    /* modified Newton: the effective matrix's factor kept across iterations and steps
+     * while the step is the same, refactored where the corrections shrink slowly (it
+     * changes with the state by O(h omega) and O(h^2 k / m)) */
+    double hfact = 0.0;
     /* generalized-alpha (Chung and Hulbert 1993) in Arnold and Bruls' form */
     double r = o->rho_inf, am = (2.0 * r - 1.0) / (r + 1.0), af = r / (r + 1.0);
     double gam = 0.5 + af - am, bet = 0.25 * (gam + 0.5) * (gam + 0.5);
@@ -785,7 +815,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         /* predictor: a1 = a0; Newton on M(p) a - f(p, v) = 0 */
         memcpy(a1, a0, (size_t)np * sizeof(double));
         int conv = 0;
-        double scale = 0.0, prev = INFINITY;
+        double scale = 0.0, prev = INFINITY, rate = 0.0;
         for (int i = 0; i < np; i++)
             scale = fmax(scale, fabs(a0[i]));
         for (int it = 0; it < o->max_iter && !conv; it++) {
@@ -816,10 +846,14 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
                     s += w->Mbar[i + (size_t)j * np] * a1[j];
                 da[i] = -s;
             }
-            effective(w, h * gam * kappa, h * h * bet * kappa);
-            st.factorizations++;
+            int fresh = fabs(h - hfact) > 1e-9 * h || (it > 0 && !(rate < KF_FLEX_RATE));
+            if (fresh) {
+                effective(w, h * gam * kappa, h * h * bet * kappa);
+                st.factorizations++;
+                hfact = h;
+            }
             st.solves++;
-            if ((rc = kf_mech_dense_solve(np, w->S, w->ipiv, 1, 1, da, err)))
+            if ((rc = kf_mech_dense_solve(np, w->S, w->ipiv, fresh, 1, da, err)))
                 goto done;
             double step = 0.0;
             for (int i = 0; i < np; i++) {
@@ -832,9 +866,13 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
                              "%.9g s; try a smaller dt", t1);
                 goto done;
             }
-            /* converged, or at round-off: the corrections stop shrinking while already
-             * far below the accelerations' own size */
+            /* converged: this correction, or the ones still to come at its rate of
+             * convergence (rate / (1 - rate) of it, below 0.1 of it: SUNDIALS' test), below
+             * tol; or at round-off: the corrections stop shrinking while already far below
+             * the accelerations' own size */
+            rate = it > 0 ? step / prev : 0.0;
             conv = step <= o->tol * scale || step == 0.0 ||
+                   (it > 0 && rate < 0.09 && step * rate / (1.0 - rate) <= o->tol * scale) ||
                    (it >= 2 && step >= 0.5 * prev && step <= 1e-6 * scale);
             prev = step;
         }

@@ -1187,7 +1187,7 @@ class Mechanism:
     # ------------------------------------------------------------ elastic links, two ways
 
     def simulate_flexible(self, t=None, *, duration=None, points=361, drives=None, z0=None,
-                          zd0=None, d0=None, dt=None, rtol=1e-2, atol=1e-9, rho_inf=0.9, tol=1e-8,
+                          zd0=None, d0=None, dd0=None, dt=None, rtol=1e-2, atol=1e-9, rho_inf=0.9, tol=1e-8,
                           max_iter=25, max_steps=2_000_000, progress=None) -> FlexibleMotion:
         """The motion with the elastic links coupled both ways (floating frames).
 
@@ -1215,8 +1215,11 @@ class Mechanism:
         t, duration, points, drives, z0, zd0
             As in :meth:`solve` (:class:`Recorded` drives become paths).
         d0 : dict, optional
-            Link name -> initial elastic displacements over its DOFs (default zero);
-            velocities start at zero.
+            Link name -> initial elastic displacements over its DOFs (default zero).
+        dd0 : dict, optional
+            Link name -> initial elastic velocities over its DOFs [m/s, rad/s]
+            (default zero), checked as ``d0``; at the DOFs the link's reference
+            conditions fix both are ignored (they stay zero).
         dt : float, optional
             The first (largest) step [s]; default 1/20 of the shortest first-mode
             period of the links at rest, at most the output interval.  Steps are equal
@@ -1276,13 +1279,19 @@ class Mechanism:
         for L in self.links:
             self._check_reference(L)
         free = [np.flatnonzero(~L._fixed) for L in self.links]
-        x0 = []
-        d0 = {} if d0 is None else _checks.mapping("d0", d0, "a dict {link name: displacements}")
-        for L, f in zip(self.links, free):
-            v = np.zeros(L.body.ndof) if L.name not in d0 else _checks.array(f"d0[{L.name!r}]", d0.pop(L.name), shape=(L.body.ndof,))
-            x0.append(v[f])
-        if d0:
-            raise ValueError(f"d0: unknown links {', '.join(map(repr, d0))}")
+
+        def elastic(name, given, what):  # per link over its free DOFs, checked by name and shape
+            given = {} if given is None else _checks.mapping(name, given, f"a dict {{link name: {what}}}")
+            out = []
+            for L, f in zip(self.links, free):
+                v = np.zeros(L.body.ndof) if L.name not in given else \
+                    _checks.array(f"{name}[{L.name!r}]", given.pop(L.name), shape=(L.body.ndof,))
+                out.append(v[f])
+            if given:
+                raise ValueError(f"{name}: unknown links {', '.join(map(repr, given))}")
+            return np.concatenate(out) if out else np.zeros(0)
+
+        x0 = np.concatenate([elastic("d0", d0, "displacements"), elastic("dd0", dd0, "velocities")])
         if rtol is not None:
             rtol = _checks.real("rtol", rtol, positive=True)
             if not 1e-12 <= rtol < 1.0:  # below, round-off of the runs themselves
@@ -1298,7 +1307,6 @@ class Mechanism:
         dt = _checks.real("dt", dt, positive=True)
         links = [dict(body=self._bidx[L.name], fe=L.body._body, fixed=L._fixed, rayleigh=np.array(L.damping),
                       geometric=L.geometric_stiffness) for L in self.links]
-        x0 = np.concatenate(x0) if x0 else np.zeros(0)
         options = dict(dt=dt, rho_inf=_checks.real("rho_inf", rho_inf),
                        tol=_checks.real("tol", tol, positive=True),
                        max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000), progress=progress)
@@ -1308,7 +1316,7 @@ class Mechanism:
         def run(refine):
             try:
                 return _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
-                                                np.concatenate([x0, np.zeros_like(x0)]), tt, refine=refine,
+                                                x0, tt, refine=refine,
                                                 max_steps=max_steps, **options)
             except _core.LinAlgError as e:
                 if refine == 1:
