@@ -701,7 +701,7 @@ typedef struct kf_mech_kin {
     double *c;                   /* n: q'' = A z'' + c */
     int assembled;               /* q holds a solution */
     /* private */
-    double *J, *res, *dq, *qok, *zok, *aux;
+    double *J, *res, *dq, *qok, *zok, *aux, *cs;
     int *ipiv, *ipivt;
 } kf_mech_kin;
 
