@@ -29,6 +29,7 @@ from ._core import (  # noqa: E402
 )
 from . import frames  # noqa: E402
 from .frames import FRAME_DTYPE  # noqa: E402
+from ._records import COORD_DTYPE, JOINT_DTYPE, SPRING_DTYPE  # noqa: E402
 from .bodies import AxialBar, EigenResult, FlexibleBody, MotionTerms, PlanarBeam  # noqa: E402
 from .constraints import maggi_basis  # noqa: E402
 
@@ -91,6 +92,9 @@ __all__ = [
     "DivergenceError",
     "EigenResult",
     "FRAME_DTYPE",
+    "JOINT_DTYPE",
+    "SPRING_DTYPE",
+    "COORD_DTYPE",
     "FlexibleBody",
     "GeometryError",
     "KanefemError",
