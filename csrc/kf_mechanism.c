@@ -140,6 +140,7 @@ struct kf_mech {
     kf_coord *coords;
     double g[2];
     kf_mech_guess_fn *guess;
+    kf_mech_rates_fn *rates;
     void *guess_params;
     void (*guess_free)(void *);
     int *jrow;  /* first equation of each joint */
@@ -344,6 +345,7 @@ int kf_mech_create(kf_mech **out, const kf_mech_desc *d, kf_error *err)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a mechanism");
     }
     m->guess = d->guess;
+    m->rates = d->guess ? d->rates : NULL;
     m->guess_params = d->guess_params;
     m->guess_free = d->guess_free;
     int nb = m->nb = d->nbody, n = m->n = 3 * nb;
@@ -868,8 +870,9 @@ static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error 
     if (m->guess) {
         if ((rc = m->guess(z, k->q, m->guess_params, err)))
             return rc;
-        /* a closed-form rule is exact: no Newton (one Jacobian, one LU) */
-        rc = exact_at(m, k, z, err);
+        /* a closed-form rule is exact: no Newton (one Jacobian, one LU); with its
+         * rate rule, no Jacobian at all (kf_mech_kinematics) */
+        rc = m->rates ? KF_OK : exact_at(m, k, z, err);
         if (rc == NEWTON_FAILS) {
             if ((rc = newton(m, k, z, &fresh, err)) == NEWTON_FAILS)
                 return cannot_close(m, z, "Newton's method does not converge from the "
@@ -981,22 +984,35 @@ int kf_mech_kinematics(const kf_mech *m, const double *z, const double *zd, cons
     int rc = position(m, z, k, err);
     if (rc)
         return rc;
-    for (int r = 0; r < n; r++) {
-        double s = 0.0;
-        for (int i = 0; zd && i < nz; i++)
-            s += k->A[(size_t)r * nz + i] * zd[i];
-        k->qd[r] = s;
-    }
-    /* c = J^-1 gamma: gamma of the constraints and of the coordinates */
-    eval_rows(m, k->q, k->qd, k->cs, NULL, NULL, k->c);
-    rc = solve_J(m, k, k->c, err);
-    if (rc && rc != KF_ERANGE)
-        return rc;
-    for (int r = 0; !rc && r < n; r++) {
-        double s = k->c[r];
-        for (int i = 0; zdd && i < nz; i++)
-            s += k->A[(size_t)r * nz + i] * zdd[i];
-        k->qdd[r] = s;
+    if (m->rates) { /* closed form: A and c at once */
+        m->rates(z, zd, k->q, k->A, k->c, m->guess_params);
+        for (int r = 0; r < n; r++) {
+            double sd = 0.0, sdd = k->c[r];
+            for (int i = 0; i < nz; i++) {
+                sd += zd ? k->A[(size_t)r * nz + i] * zd[i] : 0.0;
+                sdd += zdd ? k->A[(size_t)r * nz + i] * zdd[i] : 0.0;
+            }
+            k->qd[r] = sd;
+            k->qdd[r] = sdd;
+        }
+    } else {
+        for (int r = 0; r < n; r++) {
+            double s = 0.0;
+            for (int i = 0; zd && i < nz; i++)
+                s += k->A[(size_t)r * nz + i] * zd[i];
+            k->qd[r] = s;
+        }
+        /* c = J^-1 gamma: gamma of the constraints and of the coordinates */
+        eval_rows(m, k->q, k->qd, k->cs, NULL, NULL, k->c);
+        rc = solve_J(m, k, k->c, err);
+        if (rc && rc != KF_ERANGE)
+            return rc;
+        for (int r = 0; !rc && r < n; r++) {
+            double s = k->c[r];
+            for (int i = 0; zdd && i < nz; i++)
+                s += k->A[(size_t)r * nz + i] * zdd[i];
+            k->qdd[r] = s;
+        }
     }
     /* huge rates overflow the velocities or the quadratic velocity terms: name them */
     if (rc || !kf_vec_finite((size_t)n, k->qd) || !kf_vec_finite((size_t)n, k->qdd)) {
