@@ -13,9 +13,11 @@
  *
  * The assembly rule is the loop closure in closed form: C' is an
  * intersection of the circles (B, l2) and (D, h), the branch parameter picks
- * one; Newton's method of the mechanism code then only polishes it.  The
- * rule also keeps the wind pump's dead-point criterion, |sin mu| < 1e-6 for
- * the transmission angle mu between the lever and the rocker arm DC'.
+ * one; it is exact, and its rate rule gives A and c of q' = A z', q'' = A z''
+ * + c in closed form too (docs/theory.md 5.4), so the mechanism code takes
+ * neither Newton's method nor a Jacobian.  The rule also keeps the wind
+ * pump's dead-point criterion, |sin mu| < 1e-6 for the transmission angle mu
+ * between the lever and the rocker arm DC'.
  */
 #include "kf_internal.h"
 
@@ -136,7 +138,7 @@ static double cross2(const double *a, const double *b) { return a[0] * b[1] - a[
 
 /*
  * The rate rule (kf_mech_rates_fn): the loop B + l2 e(theta2) = D + h e(phi),
- * phi = theta3 + psi, differentiated (docs/theory.md section 5.3).  With
+ * phi = theta3 + psi, differentiated (docs/theory.md section 5.4).  With
  * r_i = d(D - B)/dz_i, s = sin(phi - theta2) (nonzero: the guess rule refuses
  * dead points) and u = J e the normals,
  *   theta2' = G2 z',  G2_i = (r_i x u_phi) / (l2 s),
