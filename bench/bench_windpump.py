@@ -8,20 +8,27 @@ kinematics and A, B matrices of docs/theory.md section 5 in NumPy, Kane's projec
 right-hand side, scipy.integrate.solve_ivp (RK45 is the same Dormand-Prince pair), the
 11 x 11 Newton-Euler systems in one batched numpy.linalg.solve, and scipy.linalg.eig /
 eigh per instant on matrices assembled once in NumPy (bench_eigen.py's).  Times are the
-best of several runs; ratio = NumPy/SciPy time / kanefem time.
+best of several runs; ratio = NumPy/SciPy time / kanefem time; one BLAS thread on both
+sides (OPENBLAS/OMP/MKL_NUM_THREADS default to 1).
 
     python bench/bench_windpump.py [--repeat 5] [--quick]
 """
 
 import math
+import os
 
-import numpy as np
-import scipy.linalg as sl
-from scipy.integrate import solve_ivp
+# one thread on both sides (the core is single-threaded; a threaded BLAS on a shared
+# machine measures the other processes); set these variables to override
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
-import kanefem
-from _timing import best, repeat_args
-from bench_eigen import A as SEC_A, E as SEC_E, I as SEC_I, L as SEC_L, N_EL, RHO, numpy_matrices
+import numpy as np  # noqa: E402
+import scipy.linalg as sl  # noqa: E402
+from scipy.integrate import solve_ivp  # noqa: E402
+
+import kanefem  # noqa: E402
+from _timing import best, repeat_args  # noqa: E402
+from bench_eigen import A as SEC_A, E as SEC_E, I as SEC_I, L as SEC_L, N_EL, RHO, numpy_matrices  # noqa: E402
 
 RPM, NT = 140.0, 360
 PUMP = kanefem.WindPump(l2=SEC_L, E2=SEC_E, A2=SEC_A, I2=SEC_I, rho2=RHO)

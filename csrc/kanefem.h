@@ -675,6 +675,15 @@ typedef struct kf_coord {
  * is none. */
 typedef int kf_mech_guess_fn(const double *z, double *q, void *params, kf_error *err);
 
+/* An optional closed-form rate rule, with an exact guess rule (one that places
+ * q exactly and refuses dead points itself): at the position q the guess rule
+ * gave for z, fill A (n x nz, row-major: q' = A z') and c (n: q'' = A z'' + c)
+ * for the rates zd (nz).  With it, positions and rates take no Newton and no
+ * Jacobian: the closed-form evaluation of a mechanism with a known loop
+ * closure (the wind pump's). */
+typedef void kf_mech_rates_fn(const double *z, const double *zd, const double *q, double *A,
+                              double *c, void *params);
+
 typedef struct kf_mech_desc {
     int nbody;
     const double *mass;    /* nbody masses [kg], >= 0 */
@@ -689,6 +698,7 @@ typedef struct kf_mech_desc {
     const kf_coord *coords;
     double gravity[2];                /* global [m/s^2] */
     kf_mech_guess_fn *guess;          /* optional */
+    kf_mech_rates_fn *rates;          /* optional, with guess (guess_params are its too) */
     void *guess_params;
     void (*guess_free)(void *params); /* if set, called on guess_params by kf_mech_free */
 } kf_mech_desc;
@@ -717,7 +727,7 @@ typedef struct kf_mech_kin {
     double *c;                   /* n: q'' = A z'' + c */
     int assembled;               /* q holds a solution */
     /* private */
-    double *J, *res, *dq, *qok, *zok, *aux;
+    double *J, *res, *dq, *qok, *zok, *aux, *cs;
     int *ipiv, *ipivt;
 } kf_mech_kin;
 

@@ -443,8 +443,9 @@ int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs
             x[ipiv[j]] = t;
         }
         for (int j = 0; j < n; j++) /* L y = P b, L unit lower (its rows swapped whole) */
-            for (int i = j + 1; i < n; i++)
-                x[i] -= A_(i, j) * x[j];
+            if (x[j] != 0.0) /* sparse right-hand sides ([0; I] of a mechanism's A) */
+                for (int i = j + 1; i < n; i++)
+                    x[i] -= A_(i, j) * x[j];
         for (int i = n - 1; i >= 0; i--) { /* U x = y */
             double s = x[i];
             for (int k = i + 1; k < n; k++)

@@ -140,6 +140,7 @@ struct kf_mech {
     kf_coord *coords;
     double g[2];
     kf_mech_guess_fn *guess;
+    kf_mech_rates_fn *rates;
     void *guess_params;
     void (*guess_free)(void *);
     int *jrow;  /* first equation of each joint */
@@ -344,6 +345,7 @@ int kf_mech_create(kf_mech **out, const kf_mech_desc *d, kf_error *err)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a mechanism");
     }
     m->guess = d->guess;
+    m->rates = d->guess ? d->rates : NULL;
     m->guess_params = d->guess_params;
     m->guess_free = d->guess_free;
     int nb = m->nb = d->nbody, n = m->n = 3 * nb;
@@ -434,9 +436,9 @@ int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err)
     /* z, zok (nz each); q, qd, qdd, c, res, dq, qok (n each); A (n nz); J (n n);
      * aux: the continuation's zfrom, zt (nz each) and qpred (n), A's columns (n nz),
      * r (n) of kf_mech_reactions, a transposed J (n n), mass, Q and Kane's work
-     * (n each) of kf_mech_dynamics */
+     * (n each) of kf_mech_dynamics; cs (2 nbody) of eval_rows */
     size_t nd = 2 * (size_t)nz + 7 * (size_t)n + (size_t)n * nz + (size_t)n * n +
-                2 * (size_t)nz + (size_t)n * (5 + (size_t)nz + (size_t)n);
+                2 * (size_t)nz + (size_t)n * (5 + (size_t)nz + (size_t)n) + 2 * (size_t)m->nb;
     double *buf = kf_calloc(nd, sizeof(double));
     k->ipiv = kf_calloc(2 * (size_t)n, sizeof(int));
     if (!buf || !k->ipiv) {
@@ -458,6 +460,7 @@ int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err)
     k->qok = p, p += n;
     k->A = p, p += (size_t)n * nz;
     k->J = p, p += (size_t)n * n;
+    k->cs = p, p += 2 * (size_t)m->nb;
     k->aux = p;
     k->ipivt = k->ipiv + n;
     return KF_OK;
@@ -479,7 +482,7 @@ typedef struct {
     double r[2], c, s, v[2], om;
 } pose;
 
-static void body_pose(const double *q, const double *qd, int b, pose *P)
+static void body_pose(const double *q, const double *qd, const double *cs, int b, pose *P)
 {
     memset(P, 0, sizeof *P);
     P->c = 1.0;
@@ -487,8 +490,8 @@ static void body_pose(const double *q, const double *qd, int b, pose *P)
         return;
     P->r[0] = q[3 * b];
     P->r[1] = q[3 * b + 1];
-    P->c = cos(q[3 * b + 2]);
-    P->s = sin(q[3 * b + 2]);
+    P->c = cs ? cs[2 * b] : cos(q[3 * b + 2]);
+    P->s = cs ? cs[2 * b + 1] : sin(q[3 * b + 2]);
     if (qd) {
         P->v[0] = qd[3 * b];
         P->v[1] = qd[3 * b + 1];
@@ -521,12 +524,12 @@ static void gadd(eqrow *e, int b, double gx, double gy, double gt)
 }
 
 /* Component `comp` (0 = x, 1 = y) of P1 - P0, P_i = point p_i of body b_i. */
-static void row_point(const double *q, const double *qd, int b0, const double *p0, int b1,
+static void row_point(const double *q, const double *qd, const double *cs, int b0, const double *p0, int b1,
                       const double *p1, int comp, eqrow *e)
 {
     pose P0, P1;
-    body_pose(q, qd, b0, &P0);
-    body_pose(q, qd, b1, &P1);
+    body_pose(q, qd, cs, b0, &P0);
+    body_pose(q, qd, cs, b1, &P1);
     double R0p[2], R1p[2];
     rot(&P0, p0, R0p);
     rot(&P1, p1, R1p);
@@ -549,12 +552,12 @@ static void row_angle(const double *q, int b0, int b1, double offset, eqrow *e)
 }
 
 /* u0 . (P1 - P0), u a direction fixed in body b0 (its axes). */
-static void row_along(const double *q, const double *qd, int b0, const double *p0, int b1,
+static void row_along(const double *q, const double *qd, const double *cs, int b0, const double *p0, int b1,
                       const double *p1, const double *u, eqrow *e)
 {
     pose P0, P1;
-    body_pose(q, qd, b0, &P0);
-    body_pose(q, qd, b1, &P1);
+    body_pose(q, qd, cs, b0, &P0);
+    body_pose(q, qd, cs, b1, &P1);
     double R0p[2], R1p[2], u0[2];
     rot(&P0, p0, R0p);
     rot(&P1, p1, R1p);
@@ -576,37 +579,40 @@ static void row_along(const double *q, const double *qd, int b0, const double *p
 }
 
 /* Row r of joint J's constraint. */
-static void joint_row(const kf_joint *J, int r, const double *q, const double *qd, eqrow *e)
+static void joint_row(const kf_joint *J, int r, const double *q, const double *qd,
+                      const double *cs, eqrow *e)
 {
     if (J->kind == KF_PRISMATIC) {
         if (r == 0) {
             double nrm[2] = {-J->axis[1], J->axis[0]};
-            row_along(q, qd, J->body[0], J->p0, J->body[1], J->p1, nrm, e);
+            row_along(q, qd, cs, J->body[0], J->p0, J->body[1], J->p1, nrm, e);
         } else {
             row_angle(q, J->body[0], J->body[1], J->angle, e);
         }
     } else if (r < 2) {
-        row_point(q, qd, J->body[0], J->p0, J->body[1], J->p1, r, e);
+        row_point(q, qd, cs, J->body[0], J->p0, J->body[1], J->p1, r, e);
     } else {
         row_angle(q, J->body[0], J->body[1], J->angle, e);
     }
 }
 
 /* A joint's coordinate s: relative angle (revolute) or sliding distance (prismatic). */
-static void joint_coordinate(const kf_joint *J, const double *q, const double *qd, eqrow *e)
+static void joint_coordinate(const kf_joint *J, const double *q, const double *qd,
+                             const double *cs, eqrow *e)
 {
     if (J->kind == KF_PRISMATIC)
-        row_along(q, qd, J->body[0], J->p0, J->body[1], J->p1, J->axis, e);
+        row_along(q, qd, cs, J->body[0], J->p0, J->body[1], J->p1, J->axis, e);
     else
         row_angle(q, J->body[0], J->body[1], 0.0, e);
 }
 
 /* Independent coordinate k as a row. */
-static void coord_row(const kf_mech *m, int k, const double *q, const double *qd, eqrow *e)
+static void coord_row(const kf_mech *m, int k, const double *q, const double *qd,
+                      const double *cs, eqrow *e)
 {
     const kf_coord *C = m->coords + k;
     if (C->kind == KF_COORD_JOINT) {
-        joint_coordinate(m->joints + C->index, q, qd, e);
+        joint_coordinate(m->joints + C->index, q, qd, cs, e);
         return;
     }
     int i = 3 * C->index + C->kind;
@@ -617,11 +623,17 @@ static void coord_row(const kf_mech *m, int k, const double *q, const double *qd
 }
 
 /* All n rows at (q, qd): res (values; the coordinate rows f(q)), J (n x n
- * column-major gradients, zeroed here) and gam (needs qd); any may be NULL. */
-static void eval_rows(const kf_mech *m, const double *q, const double *qd, double *res, double *J,
-                      double *gam)
+ * column-major gradients, zeroed here) and gam (needs qd); any may be NULL.
+ * cs: 2 nbody doubles of workspace, the bodies' (cos, sin), each evaluated
+ * once here instead of once per row it enters. */
+static void eval_rows(const kf_mech *m, const double *q, const double *qd, double *cs,
+                      double *res, double *J, double *gam)
 {
     int n = m->n;
+    for (int b = 0; b < m->nb; b++) {
+        cs[2 * b] = cos(q[3 * b + 2]);
+        cs[2 * b + 1] = sin(q[3 * b + 2]);
+    }
     if (J)
         memset(J, 0, (size_t)n * n * sizeof(double));
     for (int i = 0; i < n; i++) {
@@ -630,9 +642,9 @@ static void eval_rows(const kf_mech *m, const double *q, const double *qd, doubl
             int j = m->nj - 1;
             while (i < m->jrow[j])
                 j--;
-            joint_row(m->joints + j, i - m->jrow[j], q, qd, &e);
+            joint_row(m->joints + j, i - m->jrow[j], q, qd, cs, &e);
         } else {
-            coord_row(m, i - m->m, q, qd, &e);
+            coord_row(m, i - m->m, q, qd, cs, &e);
         }
         if (res)
             res[i] = e.val;
@@ -645,7 +657,7 @@ static void coordinates(const kf_mech *m, const double *q, double *z)
 {
     for (int k = 0; k < m->nz; k++) {
         eqrow e = {NULL, 0, 0.0, 0.0};
-        coord_row(m, k, q, NULL, &e);
+        coord_row(m, k, q, NULL, NULL, &e);
         z[k] = e.val;
     }
 }
@@ -676,7 +688,7 @@ static int factored(const kf_mech *m, kf_mech_kin *k, const double *z, int rc, k
 static int factor_at(const kf_mech *m, kf_mech_kin *k, const double *z, kf_error *err)
 {
     int n = m->n;
-    eval_rows(m, k->q, NULL, NULL, k->J, NULL);
+    eval_rows(m, k->q, NULL, k->cs, NULL, k->J, NULL);
     for (int j = 0; j < n; j++) {
         double cs = j % 3 == 2 ? m->L : 1.0;
         for (int i = 0; i < n; i++)
@@ -760,7 +772,7 @@ static int newton(const kf_mech *m, kf_mech_kin *k, const double *z, int *fresh,
     int n = m->n, polish = 0, grew = 0;
     double prev = INFINITY, *r = k->res;
     for (int it = 0; it < 40; it++) {
-        eval_rows(m, k->q, NULL, r, k->J, NULL);
+        eval_rows(m, k->q, NULL, k->cs, r, k->J, NULL);
         for (int i = m->m; i < n; i++)
             r[i] -= z[i - m->m];
         for (int j = 0; j < n; j++) {
@@ -805,6 +817,35 @@ static int newton(const kf_mech *m, kf_mech_kin *k, const double *z, int *fresh,
     return NEWTON_FAILS;
 }
 
+/*
+ * The position k->q as it stands (a guess rule's), if it solves [Phi; f - z]
+ * = 0 to round-off (every scaled residual below 1e-14 L, what a converged
+ * Newton step leaves): the Jacobian there factored, the dead-point check and
+ * A, as after Newton.  NEWTON_FAILS (no message) if it does not: Newton then
+ * starts from it.
+ */
+static int exact_at(const kf_mech *m, kf_mech_kin *k, const double *z, kf_error *err)
+{
+    int n = m->n;
+    double *r = k->res, tol = 1e-14 * m->L;
+    eval_rows(m, k->q, NULL, k->cs, r, k->J, NULL);
+    for (int i = 0; i < n; i++) {
+        double ri = (i < m->m ? r[i] : r[i] - z[i - m->m]) * m->rs[i];
+        if (!(fabs(ri) <= tol))
+            return NEWTON_FAILS;
+    }
+    for (int j = 0; j < n; j++) {
+        double cs = j % 3 == 2 ? m->L : 1.0;
+        for (int i = 0; i < n; i++)
+            k->J[i + (size_t)j * n] *= m->rs[i] / cs;
+    }
+    kf_error le = {0};
+    int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 0, NULL, &le);
+    if (rc == KF_ERANGE)
+        return NEWTON_FAILS;
+    return factored(m, k, z, rc, le, err);
+}
+
 static int cannot_close(const kf_mech *m, const double *z, const char *why, kf_error *err)
 {
     char buf[240];
@@ -829,13 +870,19 @@ static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error 
     if (m->guess) {
         if ((rc = m->guess(z, k->q, m->guess_params, err)))
             return rc;
-        if ((rc = newton(m, k, z, &fresh, err)) == NEWTON_FAILS)
-            return cannot_close(m, z, "Newton's method does not converge from the assembly "
-                                "rule's position", err);
-        if (rc == NEWTON_DEAD)
-            rc = factor_at(m, k, z, err); /* the dead point's message */
-        else if (!rc)
-            rc = fresh ? factored(m, k, z, KF_OK, (kf_error){0}, err) : factor_at(m, k, z, err);
+        /* a closed-form rule is exact: no Newton (one Jacobian, one LU); with its
+         * rate rule, no Jacobian at all (kf_mech_kinematics) */
+        rc = m->rates ? KF_OK : exact_at(m, k, z, err);
+        if (rc == NEWTON_FAILS) {
+            if ((rc = newton(m, k, z, &fresh, err)) == NEWTON_FAILS)
+                return cannot_close(m, z, "Newton's method does not converge from the "
+                                    "assembly rule's position", err);
+            if (rc == NEWTON_DEAD)
+                rc = factor_at(m, k, z, err); /* the dead point's message */
+            else if (!rc)
+                rc = fresh ? factored(m, k, z, KF_OK, (kf_error){0}, err)
+                           : factor_at(m, k, z, err);
+        }
     } else {
         if (k->assembled == -1) { /* the drawing itself */
             if ((rc = newton(m, k, z, &fresh, err)) == NEWTON_FAILS)
@@ -937,22 +984,35 @@ int kf_mech_kinematics(const kf_mech *m, const double *z, const double *zd, cons
     int rc = position(m, z, k, err);
     if (rc)
         return rc;
-    for (int r = 0; r < n; r++) {
-        double s = 0.0;
-        for (int i = 0; zd && i < nz; i++)
-            s += k->A[(size_t)r * nz + i] * zd[i];
-        k->qd[r] = s;
-    }
-    /* c = J^-1 gamma: gamma of the constraints and of the coordinates */
-    eval_rows(m, k->q, k->qd, NULL, NULL, k->c);
-    rc = solve_J(m, k, k->c, err);
-    if (rc && rc != KF_ERANGE)
-        return rc;
-    for (int r = 0; !rc && r < n; r++) {
-        double s = k->c[r];
-        for (int i = 0; zdd && i < nz; i++)
-            s += k->A[(size_t)r * nz + i] * zdd[i];
-        k->qdd[r] = s;
+    if (m->rates) { /* closed form: A and c at once */
+        m->rates(z, zd, k->q, k->A, k->c, m->guess_params);
+        for (int r = 0; r < n; r++) {
+            double sd = 0.0, sdd = k->c[r];
+            for (int i = 0; i < nz; i++) {
+                sd += zd ? k->A[(size_t)r * nz + i] * zd[i] : 0.0;
+                sdd += zdd ? k->A[(size_t)r * nz + i] * zdd[i] : 0.0;
+            }
+            k->qd[r] = sd;
+            k->qdd[r] = sdd;
+        }
+    } else {
+        for (int r = 0; r < n; r++) {
+            double s = 0.0;
+            for (int i = 0; zd && i < nz; i++)
+                s += k->A[(size_t)r * nz + i] * zd[i];
+            k->qd[r] = s;
+        }
+        /* c = J^-1 gamma: gamma of the constraints and of the coordinates */
+        eval_rows(m, k->q, k->qd, k->cs, NULL, NULL, k->c);
+        rc = solve_J(m, k, k->c, err);
+        if (rc && rc != KF_ERANGE)
+            return rc;
+        for (int r = 0; !rc && r < n; r++) {
+            double s = k->c[r];
+            for (int i = 0; zdd && i < nz; i++)
+                s += k->A[(size_t)r * nz + i] * zdd[i];
+            k->qdd[r] = s;
+        }
     }
     /* huge rates overflow the velocities or the quadratic velocity terms: name them */
     if (rc || !kf_vec_finite((size_t)n, k->qd) || !kf_vec_finite((size_t)n, k->qdd)) {
@@ -985,7 +1045,7 @@ int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error 
             continue;
         memset(g, 0, (size_t)n * sizeof(double));
         eqrow e = {g, 1, 0.0, 0.0};
-        joint_coordinate(J, k->q, NULL, &e);
+        joint_coordinate(J, k->q, NULL, NULL, &e);
         double sd = kf_dot(n, g, k->qd);
         double F = -J->k * (e.val - J->s0) - J->c * sd;
         if (J->F_r > 0.0)
@@ -998,7 +1058,7 @@ int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error 
         double d[2];
         for (int c = 0; c < 2; c++) {
             eqrow e = {NULL, 0, 0.0, 0.0};
-            row_point(k->q, NULL, S->body[0], S->p0, S->body[1], S->p1, c, &e);
+            row_point(k->q, NULL, NULL, S->body[0], S->p0, S->body[1], S->p1, c, &e);
             d[c] = e.val;
         }
         double L = hypot(d[0], d[1]);
@@ -1011,7 +1071,7 @@ int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error 
             double *gc = k->res;
             memset(gc, 0, (size_t)n * sizeof(double));
             eqrow e = {gc, 1, 0.0, 0.0};
-            row_point(k->q, NULL, S->body[0], S->p0, S->body[1], S->p1, c, &e);
+            row_point(k->q, NULL, NULL, S->body[0], S->p0, S->body[1], S->p1, c, &e);
             for (int i = 0; i < n; i++)
                 g[i] += d[c] / L * gc[i];
         }
@@ -1029,7 +1089,7 @@ int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, doub
     /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, factored afresh
      * (transposed) in aux, after the other vectors there */
     double *Jt = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz), *x = k->res;
-    eval_rows(m, k->q, NULL, NULL, Jt, NULL);
+    eval_rows(m, k->q, NULL, k->cs, NULL, Jt, NULL);
     for (int j = 0; j < n; j++) {
         double cs = j % 3 == 2 ? m->L : 1.0;
         for (int i = 0; i < n; i++)
@@ -1053,7 +1113,7 @@ int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, doub
         if (J->kind == KF_PRISMATIC) {
             /* row 0 is n0 . (P1 - P0), n0 the axis normal in global axes */
             pose P0;
-            body_pose(k->q, NULL, J->body[0], &P0);
+            body_pose(k->q, NULL, NULL, J->body[0], &P0);
             double nl[2] = {-J->axis[1], J->axis[0]}, n0[2];
             rot(&P0, nl, n0);
             f[0] = -l[0] * n0[0];
@@ -1092,7 +1152,7 @@ void kf_mech_frame(const kf_mech *m, const kf_mech_kin *k, int b, const double o
 {
     memset(f, 0, sizeof *f);
     pose P;
-    body_pose(k->q, k->qd, b, &P);
+    body_pose(k->q, k->qd, NULL, b, &P);
     double th = (b < 0 ? 0.0 : k->q[3 * b + 2]) + phi;
     double eps = b < 0 ? 0.0 : k->qdd[3 * b + 2];
     double a[2] = {b < 0 ? 0.0 : k->qdd[3 * b], b < 0 ? 0.0 : k->qdd[3 * b + 1]};

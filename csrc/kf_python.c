@@ -34,6 +34,8 @@ static PyObject *KanefemError, *LinAlgError, *DivergenceError, *GeometryError, *
     *RangeError;
 /* the NumPy dtype of struct kf_frame (module attribute frame_dtype) */
 static PyArray_Descr *frame_descr;
+/* the typed boundary records: kf_joint, kf_spring, kf_coord (make_record_descrs) */
+static PyArray_Descr *joint_descr, *spring_descr, *coord_descr;
 
 #define BODY_CAPSULE "kanefem._core.body"
 #define EIG_CAPSULE "kanefem._core.eig"
@@ -313,6 +315,59 @@ static int frames_conv(PyObject *obj, void *p)
     }
     a->f = PyArray_DATA(a->arr);
     return Py_CLEANUP_SUPPORTED;
+}
+
+/* A 1-D array of one of the typed boundary records (kanefem._records): its
+ * dtype exactly the extension's (the C struct's fields and offsets), used in
+ * place where it is C-contiguous and aligned (else one copy). */
+typedef struct rec_arg {
+    const char *name;
+    PyArray_Descr **descr;
+    const char *dtype; /* its name in kanefem, for messages */
+    PyArrayObject *arr;
+    const void *data;
+    npy_intp n;
+} rec_arg;
+
+static int rec_conv(PyObject *obj, void *p)
+{
+    rec_arg *a = p;
+    if (!obj) {
+        Py_CLEAR(a->arr);
+        return 1;
+    }
+    if (!PyArray_Check(obj) || PyArray_NDIM((PyArrayObject *)obj) != 1 ||
+        !PyArray_EquivTypes(PyArray_DESCR((PyArrayObject *)obj), *a->descr)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a 1-D array of kanefem.%s (made by "
+                     "kanefem._records), got %R", a->name, a->dtype,
+                     PyArray_Check(obj) ? (PyObject *)PyArray_DESCR((PyArrayObject *)obj)
+                                        : (PyObject *)Py_TYPE(obj));
+        return 0;
+    }
+    Py_INCREF(*a->descr); /* PyArray_FromAny steals it */
+    a->arr = (PyArrayObject *)PyArray_FromAny(obj, *a->descr, 1, 1, NPY_ARRAY_IN_ARRAY, NULL);
+    if (!a->arr)
+        return 0;
+    a->n = PyArray_SIZE(a->arr);
+    if (a->n > 100000) {
+        Py_CLEAR(a->arr);
+        PyErr_Format(PyExc_ValueError, "%s holds %zd records, more than 100000", a->name,
+                     (Py_ssize_t)a->n);
+        return 0;
+    }
+    a->data = PyArray_DATA(a->arr);
+    return Py_CLEANUP_SUPPORTED;
+}
+
+/* A new 1-D record array (descr's) holding a copy of n records at src. */
+static PyObject *new_records(PyArray_Descr *descr, const void *src, npy_intp n)
+{
+    Py_INCREF(descr); /* stolen */
+    PyObject *a = PyArray_NewFromDescr(&PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
+    if (a && n > 0)
+        memcpy(PyArray_DATA((PyArrayObject *)a), src,
+               (size_t)n * (size_t)PyArray_ITEMSIZE((PyArrayObject *)a));
+    return a;
 }
 
 /* A callable, or None (fn NULL). */
@@ -1901,22 +1956,16 @@ done:
 
 /* ================================================================ mechanisms
  *
- * A mechanism crosses as a capsule (kf_mech); joints and springs as float
- * arrays whose columns are the fields of kf_joint / kf_spring in the order of
- * joint_fields / spring_fields (exported), coordinates as an int array
- * (kind, index) and a sequence of names.  Per-instant results come back as
- * arrays with a leading time axis.
+ * A mechanism crosses as a capsule (kf_mech); joints, springs and coordinates
+ * as 1-D arrays of the typed boundary records kanefem.JOINT_DTYPE,
+ * SPRING_DTYPE and COORD_DTYPE, the NumPy images of kf_joint, kf_spring and
+ * kf_coord (fields and offsets from the structs, make_record_descrs), made in
+ * one Python place (kanefem._records) and handed to the core as they are; the
+ * core validates every field (kf_mech_create).  Per-instant results come back
+ * as arrays with a leading time axis.
  */
 
 #define MECH_CAPSULE "kanefem._core.mech"
-
-static const char *const joint_fields[] = {"kind", "body0", "body1", "p0_x", "p0_y", "p1_x",
-                                           "p1_y", "axis_x", "axis_y", "angle", "k", "s0", "c",
-                                           "F_r", "v_F"};
-static const char *const spring_fields[] = {"body0", "body1", "p0_x", "p0_y", "p1_x",
-                                            "p1_y", "k", "L0", "c"};
-#define NJF ((int)(sizeof joint_fields / sizeof *joint_fields))
-#define NSF ((int)(sizeof spring_fields / sizeof *spring_fields))
 
 static void mech_destructor(PyObject *cap)
 {
@@ -1958,12 +2007,6 @@ static PyObject *names_tuple(const char *const *names, int n)
     return t;
 }
 
-static PyObject *py_mech_fields(PyObject *self, PyObject *noargs)
-{
-    return Py_BuildValue("{s:N,s:N}", "joint", names_tuple(joint_fields, NJF), "spring",
-                         names_tuple(spring_fields, NSF));
-}
-
 /* An index stored in a float column: an integer in [lo, hi]. */
 static int index_field(double v, int lo, int hi, const char *what, npy_intp row, int *out)
 {
@@ -1977,86 +2020,35 @@ static int index_field(double v, int lo, int hi, const char *what, npy_intp row,
 }
 
 /*
- * mech_create(mass (nb,), inertia (nb,), q0 (3 nb,), joints (nj, 15), springs (ns, 9),
- *             coords (nc, 2) ints (kind, index), names (nc str), gravity (2,)) -> mech
+ * mech_create(mass (nb,), inertia (nb,), q0 (3 nb,), joints (nj,) JOINT_DTYPE,
+ *             springs (ns,) SPRING_DTYPE, coords (nc,) COORD_DTYPE, gravity (2,)) -> mech
  */
 static PyObject *py_mech_create(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"mass", "inertia", "q0", "joints", "springs", "coords", "names",
-                             "gravity", NULL};
+    static char *kwlist[] = {"mass", "inertia", "q0", "joints", "springs", "coords", "gravity",
+                             NULL};
     f64_arg mass = {"mass", 1, {-1}}, inertia = {"inertia", 1, {-1}}, q0 = {"q0", 1, {-1}},
-            joints = {"joints", 2, {-1, NJF}}, springs = {"springs", 2, {-1, NSF}},
-            coords = {"coords", 2, {-1, 2}}, gravity = {"gravity", 1, {2}};
-    PyObject *names, *seq = NULL, *result = NULL;
-    kf_joint *J = NULL;
-    kf_spring *S = NULL;
-    kf_coord *C = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&O&OO&", kwlist, f64_conv, &mass,
-                                     f64_conv, &inertia, f64_conv, &q0, f64_conv, &joints,
-                                     f64_conv, &springs, f64_conv, &coords, &names, f64_conv,
-                                     &gravity))
+            gravity = {"gravity", 1, {2}};
+    rec_arg joints = {"joints", &joint_descr, "JOINT_DTYPE"},
+            springs = {"springs", &spring_descr, "SPRING_DTYPE"},
+            coords = {"coords", &coord_descr, "COORD_DTYPE"};
+    PyObject *result = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&O&O&", kwlist, f64_conv, &mass,
+                                     f64_conv, &inertia, f64_conv, &q0, rec_conv, &joints,
+                                     rec_conv, &springs, rec_conv, &coords, f64_conv, &gravity))
         return NULL;
-    npy_intp nb = f64_dim(&mass, 0), nj = f64_dim(&joints, 0), ns = f64_dim(&springs, 0),
-             nc = f64_dim(&coords, 0);
+    npy_intp nb = f64_dim(&mass, 0);
     if (nb > 100000 || f64_expect(&inertia, 0, nb, "bodies") ||
         f64_expect(&q0, 0, 3 * nb, "3 per body")) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "mass: at most 100000 bodies");
         goto done;
     }
-    if (!(seq = PySequence_Fast(names, "names must be a sequence of strings")))
-        goto done;
-    if (PySequence_Fast_GET_SIZE(seq) != nc) {
-        fail(PyExc_ValueError, "names has %zd entries, coords %zd rows",
-             (Py_ssize_t)PySequence_Fast_GET_SIZE(seq), (Py_ssize_t)nc);
-        goto done;
-    }
-    J = calloc((size_t)(nj ? nj : 1), sizeof *J);
-    S = calloc((size_t)(ns ? ns : 1), sizeof *S);
-    C = calloc((size_t)(nc ? nc : 1), sizeof *C);
-    if (!J || !S || !C) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    const double *jd = f64_data(&joints), *sd = f64_data(&springs), *cd = f64_data(&coords);
-    for (npy_intp j = 0; j < nj; j++) {
-        const double *r = jd + j * NJF;
-        if (index_field(r[0], 0, 2, "joints kind", j, &J[j].kind) ||
-            index_field(r[1], -1, (int)nb - 1, "joints body0", j, &J[j].body[0]) ||
-            index_field(r[2], -1, (int)nb - 1, "joints body1", j, &J[j].body[1]))
-            goto done;
-        double *dst[] = {J[j].p0, J[j].p0 + 1, J[j].p1, J[j].p1 + 1, J[j].axis, J[j].axis + 1,
-                         &J[j].angle, &J[j].k, &J[j].s0, &J[j].c, &J[j].F_r, &J[j].v_F};
-        for (int f = 3; f < NJF; f++)
-            *dst[f - 3] = r[f];
-    }
-    for (npy_intp s = 0; s < ns; s++) {
-        const double *r = sd + s * NSF;
-        if (index_field(r[0], -1, (int)nb - 1, "springs body0", s, &S[s].body[0]) ||
-            index_field(r[1], -1, (int)nb - 1, "springs body1", s, &S[s].body[1]))
-            goto done;
-        double *dst[] = {S[s].p0, S[s].p0 + 1, S[s].p1, S[s].p1 + 1, &S[s].k, &S[s].L0, &S[s].c};
-        for (int f = 2; f < NSF; f++)
-            *dst[f - 2] = r[f];
-    }
-    for (npy_intp k = 0; k < nc; k++) {
-        if (index_field(cd[2 * k], 0, 3, "coords kind", k, &C[k].kind) ||
-            index_field(cd[2 * k + 1], 0, INT32_MAX, "coords index", k, &C[k].index))
-            goto done;
-        PyObject *s = PySequence_Fast_GET_ITEM(seq, k);
-        const char *txt = PyUnicode_Check(s) ? PyUnicode_AsUTF8(s) : NULL;
-        if (!txt || strlen(txt) < 1 || strlen(txt) >= sizeof C[k].name) {
-            if (!PyErr_Occurred())
-                fail(PyExc_ValueError, "names[%zd] must be a string of 1..%zu characters",
-                     (Py_ssize_t)k, sizeof C[k].name - 1);
-            goto done;
-        }
-        strcpy(C[k].name, txt);
-    }
     const double *g = f64_data(&gravity);
     kf_mech_desc d = {.nbody = (int)nb, .mass = f64_data(&mass), .inertia = f64_data(&inertia),
-                      .q0 = f64_data(&q0), .njoint = (int)nj, .joints = J, .nspring = (int)ns,
-                      .springs = S, .ncoord = (int)nc, .coords = C, .gravity = {g[0], g[1]}};
+                      .q0 = f64_data(&q0), .njoint = (int)joints.n, .joints = joints.data,
+                      .nspring = (int)springs.n, .springs = springs.data,
+                      .ncoord = (int)coords.n, .coords = coords.data, .gravity = {g[0], g[1]}};
     kf_mech *m = NULL;
     kf_error err = {0};
     int rc;
@@ -2065,16 +2057,12 @@ static PyObject *py_mech_create(PyObject *self, PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     result = mech_capsule(rc, m, &err);
 done:
-    free(J);
-    free(S);
-    free(C);
-    Py_XDECREF(seq);
     f64_release(&mass);
     f64_release(&inertia);
     f64_release(&q0);
-    f64_release(&joints);
-    f64_release(&springs);
-    f64_release(&coords);
+    rec_conv(NULL, &joints);
+    rec_conv(NULL, &springs);
+    rec_conv(NULL, &coords);
     f64_release(&gravity);
     return result;
 }
@@ -2088,46 +2076,14 @@ static PyObject *py_mech_describe(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     kf_mech_desc d;
     kf_mech_describe(m, &d);
-    npy_intp nb = d.nbody, n3 = 3 * nb, jd[2] = {d.njoint, NJF}, sdm[2] = {d.nspring, NSF},
-             cdm[2] = {d.ncoord, 2};
-    PyArrayObject *J = (PyArrayObject *)PyArray_SimpleNew(2, jd, NPY_DOUBLE);
-    PyArrayObject *S = (PyArrayObject *)PyArray_SimpleNew(2, sdm, NPY_DOUBLE);
-    PyArrayObject *C = (PyArrayObject *)PyArray_SimpleNew(2, cdm, NPY_DOUBLE);
-    PyObject *names = PyTuple_New(d.ncoord);
-    if (!J || !S || !C || !names)
-        goto fail;
-    for (int j = 0; j < d.njoint; j++) {
-        const kf_joint *x = d.joints + j;
-        double row[NJF] = {x->kind,    x->body[0], x->body[1], x->p0[0], x->p0[1],
-                           x->p1[0],   x->p1[1],   x->axis[0], x->axis[1], x->angle,
-                           x->k,       x->s0,      x->c,       x->F_r,     x->v_F};
-        memcpy((double *)PyArray_DATA(J) + j * NJF, row, sizeof row);
-    }
-    for (int s = 0; s < d.nspring; s++) {
-        const kf_spring *x = d.springs + s;
-        double row[NSF] = {x->body[0], x->body[1], x->p0[0], x->p0[1], x->p1[0],
-                           x->p1[1],   x->k,       x->L0,    x->c};
-        memcpy((double *)PyArray_DATA(S) + s * NSF, row, sizeof row);
-    }
-    for (int k = 0; k < d.ncoord; k++) {
-        double *c = (double *)PyArray_DATA(C) + 2 * k;
-        c[0] = d.coords[k].kind;
-        c[1] = d.coords[k].index;
-        PyObject *s = PyUnicode_FromString(d.coords[k].name);
-        if (!s)
-            goto fail;
-        PyTuple_SET_ITEM(names, k, s);
-    }
-    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:(dd)}", "mass",
-                         new_vector(d.mass, nb), "inertia", new_vector(d.inertia, nb), "q0",
-                         new_vector(d.q0, n3), "joints", J, "springs", S, "coords", C, "names",
-                         names, "gravity", d.gravity[0], d.gravity[1]);
-fail:
-    Py_XDECREF(J);
-    Py_XDECREF(S);
-    Py_XDECREF(C);
-    Py_XDECREF(names);
-    return NULL;
+    npy_intp nb = d.nbody;
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:(dd)}", "mass", new_vector(d.mass, nb),
+                         "inertia", new_vector(d.inertia, nb), "q0",
+                         new_vector(d.q0, 3 * nb), "joints",
+                         new_records(joint_descr, d.joints, d.njoint), "springs",
+                         new_records(spring_descr, d.springs, d.nspring), "coords",
+                         new_records(coord_descr, d.coords, d.ncoord), "gravity",
+                         d.gravity[0], d.gravity[1]);
 }
 
 /* The rows of (nt, nz) arrays z, zd, zdd (the rates may be absent: zero). */
@@ -2849,11 +2805,9 @@ static PyMethodDef methods[] = {
        "max_step, max_steps, limit, rayleigh_alpha, rayleigh_beta, damping, geometric, "
        "momentum, progress) -> {d, v, p, stats} (kf_body_ode + kf_integ)."),
     /* mechanisms */
-    {"mech_fields", py_mech_fields, METH_NOARGS,
-     "mech_fields() -> {joint: column names of a joints array, spring: of a springs array}."},
     KW("mech_create", py_mech_create,
-       "mech_create(mass (nb,), inertia (nb,), q0 (3 nb,), joints (nj, 15), springs (ns, 9), "
-       "coords (nc, 2), names (nc,), gravity (2,)) -> mech (kf_mech_create)."),
+       "mech_create(mass (nb,), inertia (nb,), q0 (3 nb,), joints (nj,) joint_dtype, springs "
+       "(ns,) spring_dtype, coords (nc,) coord_dtype, gravity (2,)) -> mech (kf_mech_create)."),
     KW("mech_describe", py_mech_describe,
        "mech_describe(mech) -> the description's arrays, as mech_create takes them."),
     KW("mech_kinematics", py_mech_kinematics,
@@ -2902,6 +2856,69 @@ static PyArray_Descr *make_frame_descr(void)
         d = NULL;
     Py_XDECREF(spec);
     return d;
+}
+
+/* A structured dtype (aligned, so that NumPy checks the alignment the C
+ * struct needs) from its fields' names, formats and offsets and the size. */
+static PyArray_Descr *record_descr(int n, const char *const *names, const char *const *formats,
+                                   const size_t *offsets, size_t size)
+{
+    PyObject *nm = PyList_New(n), *fm = PyList_New(n), *of = PyList_New(n), *spec = NULL;
+    for (int i = 0; nm && fm && of && i < n; i++) {
+        PyObject *a = PyUnicode_FromString(names[i]), *b = PyUnicode_FromString(formats[i]),
+                 *c = PyLong_FromSize_t(offsets[i]);
+        if (a)
+            PyList_SET_ITEM(nm, i, a);
+        if (b)
+            PyList_SET_ITEM(fm, i, b);
+        if (c)
+            PyList_SET_ITEM(of, i, c);
+        if (!a || !b || !c)
+            goto done;
+    }
+    if (nm && fm && of)
+        spec = Py_BuildValue("{s:O,s:O,s:O,s:n,s:O}", "names", nm, "formats", fm, "offsets", of,
+                             "itemsize", (Py_ssize_t)size, "aligned", Py_True);
+done:
+    Py_XDECREF(nm);
+    Py_XDECREF(fm);
+    Py_XDECREF(of);
+    PyArray_Descr *d = NULL;
+    if (spec && !PyArray_DescrConverter(spec, &d))
+        d = NULL;
+    Py_XDECREF(spec);
+    return d;
+}
+
+/* The typed boundary records: kf_joint, kf_spring, kf_coord field by field
+ * ("i": C int, "d": C double, "S<n>": a NUL-padded name). */
+static int make_record_descrs(void)
+{
+    static const char *const jn[] = {"kind", "body", "p0", "p1", "axis", "angle",
+                                     "k",    "s0",   "c",  "F_r", "v_F"};
+    static const char *const jf[] = {"i", "(2,)i", "(2,)d", "(2,)d", "(2,)d", "d",
+                                     "d", "d",     "d",     "d",     "d"};
+    const size_t jo[] = {offsetof(kf_joint, kind), offsetof(kf_joint, body),
+                         offsetof(kf_joint, p0),   offsetof(kf_joint, p1),
+                         offsetof(kf_joint, axis), offsetof(kf_joint, angle),
+                         offsetof(kf_joint, k),    offsetof(kf_joint, s0),
+                         offsetof(kf_joint, c),    offsetof(kf_joint, F_r),
+                         offsetof(kf_joint, v_F)};
+    static const char *const sn[] = {"body", "p0", "p1", "k", "L0", "c"};
+    static const char *const sf[] = {"(2,)i", "(2,)d", "(2,)d", "d", "d", "d"};
+    const size_t so[] = {offsetof(kf_spring, body), offsetof(kf_spring, p0),
+                         offsetof(kf_spring, p1),   offsetof(kf_spring, k),
+                         offsetof(kf_spring, L0),   offsetof(kf_spring, c)};
+    static const char *const cn[] = {"kind", "index", "name"};
+    char name_format[16];
+    snprintf(name_format, sizeof name_format, "S%zu", sizeof(((kf_coord *)0)->name));
+    const char *const cf[] = {"i", "i", name_format};
+    const size_t co[] = {offsetof(kf_coord, kind), offsetof(kf_coord, index),
+                         offsetof(kf_coord, name)};
+    joint_descr = record_descr(11, jn, jf, jo, sizeof(kf_joint));
+    spring_descr = record_descr(6, sn, sf, so, sizeof(kf_spring));
+    coord_descr = record_descr(3, cn, cf, co, sizeof(kf_coord));
+    return joint_descr && spring_descr && coord_descr ? 0 : -1;
 }
 
 /* A new exception class kanefem.<name>(bases...) with a docstring. */
@@ -2959,6 +2976,11 @@ PyMODINIT_FUNC PyInit__core(void)
     frame_descr = make_frame_descr();
     if (!frame_descr || PyModule_AddObjectRef(m, "frame_dtype", (PyObject *)frame_descr) < 0 ||
         PyModule_AddStringConstant(m, "core_version", KF_VERSION) < 0)
+        goto fail;
+    if (make_record_descrs() < 0 ||
+        PyModule_AddObjectRef(m, "joint_dtype", (PyObject *)joint_descr) < 0 ||
+        PyModule_AddObjectRef(m, "spring_dtype", (PyObject *)spring_descr) < 0 ||
+        PyModule_AddObjectRef(m, "coord_dtype", (PyObject *)coord_descr) < 0)
         goto fail;
     return m;
 fail:

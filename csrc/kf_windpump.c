@@ -13,9 +13,11 @@
  *
  * The assembly rule is the loop closure in closed form: C' is an
  * intersection of the circles (B, l2) and (D, h), the branch parameter picks
- * one; Newton's method of the mechanism code then only polishes it.  The
- * rule also keeps the wind pump's dead-point criterion, |sin mu| < 1e-6 for
- * the transmission angle mu between the lever and the rocker arm DC'.
+ * one; it is exact, and its rate rule gives A and c of q' = A z', q'' = A z''
+ * + c in closed form too (docs/theory.md 5.4), so the mechanism code takes
+ * neither Newton's method nor a Jacobian.  The rule also keeps the wind
+ * pump's dead-point criterion, |sin mu| < 1e-6 for the transmission angle mu
+ * between the lever and the rocker arm DC'.
  */
 #include "kf_internal.h"
 
@@ -117,6 +119,78 @@ static int guess(const double *z, double *q, void *params, kf_error *err)
     return KF_OK;
 }
 
+/* A point at distance r along the angle whose (cos, sin) is e, on a body turning
+ * with the angle's rate om and acceleration om' = G z'' + eps, rows i, i + 1 of
+ * A and c, added to the rows of its base point (already there). */
+static void on_arm(double *A, double *c, int i, double r, const double *e, const double *G,
+                   double om, double eps)
+{
+    /* d(r e)/dt = r om J e, d2/dt2 = r (om' J e - om^2 e), J e = (-e_y, e_x) */
+    A[2 * i] += -r * e[1] * G[0];
+    A[2 * i + 1] += -r * e[1] * G[1];
+    A[2 * i + 2] += r * e[0] * G[0];
+    A[2 * i + 3] += r * e[0] * G[1];
+    c[i] += r * (-e[1] * eps - e[0] * om * om);
+    c[i + 1] += r * (e[0] * eps - e[1] * om * om);
+}
+
+static double cross2(const double *a, const double *b) { return a[0] * b[1] - a[1] * b[0]; }
+
+/*
+ * The rate rule (kf_mech_rates_fn): the loop B + l2 e(theta2) = D + h e(phi),
+ * phi = theta3 + psi, differentiated (docs/theory.md section 5.4).  With
+ * r_i = d(D - B)/dz_i, s = sin(phi - theta2) (nonzero: the guess rule refuses
+ * dead points) and u = J e the normals,
+ *   theta2' = G2 z',  G2_i = (r_i x u_phi) / (l2 s),
+ *   theta3' = G3 z',  G3_i = (r_i x u_2) / (h s),
+ *   theta2'' = G2 z'' + (k x u_phi) / (l2 s),  theta3'' = G3 z'' + (k x u_2) / (h s),
+ *   k = l1 alpha'^2 e(alpha) + l2 theta2'^2 e(theta2) - h theta3'^2 e(phi),
+ * and every mass centre a point on an arm of these angles.
+ */
+static void rates(const double *z, const double *zd, const double *q, double *A, double *c,
+                  void *params)
+{
+    (void)z;
+    const wp_params *p = params;
+    double al = q[2], th2 = q[5], th3 = q[8];
+    double ea[2] = {cos(al), sin(al)}, e2[2] = {cos(th2), sin(th2)};
+    double ep[2] = {cos(th3 + p->psi), sin(th3 + p->psi)}, e3[2] = {cos(th3), sin(th3)};
+    double ex[2] = {cos(th3 + p->xi), sin(th3 + p->xi)};
+    double u2[2] = {-e2[1], e2[0]}, up[2] = {-ep[1], ep[0]};
+    double s = cross2(e2, ep);
+    double r[2][2] = {{p->l1 * ea[1], -p->l1 * ea[0]}, {1.0, 0.0}};
+    double G2[2], G3[2];
+    for (int i = 0; i < 2; i++) {
+        G2[i] = cross2(r[i], up) / (p->l2 * s);
+        G3[i] = cross2(r[i], u2) / (p->h * s);
+    }
+    double w0 = zd ? zd[0] : 0.0, w1 = zd ? zd[1] : 0.0;
+    double om2 = G2[0] * w0 + G2[1] * w1, om3 = G3[0] * w0 + G3[1] * w1;
+    double k[2];
+    for (int j = 0; j < 2; j++)
+        k[j] = p->l1 * w0 * w0 * ea[j] + p->l2 * om2 * om2 * e2[j] - p->h * om3 * om3 * ep[j];
+    double eps2 = cross2(k, up) / (p->l2 * s), eps3 = cross2(k, u2) / (p->h * s);
+    double one[2] = {1.0, 0.0};
+    memset(A, 0, 15 * 2 * sizeof(double));
+    memset(c, 0, 15 * sizeof(double));
+    /* crank: centre a1 l1 e(alpha), angle alpha */
+    on_arm(A, c, 0, p->a1 * p->l1, ea, one, w0, 0.0);
+    A[2 * 2] = 1.0;
+    /* lever: centre B + l2/2 e(theta2), B = l1 e(alpha) */
+    on_arm(A, c, 3, p->l1, ea, one, w0, 0.0);
+    on_arm(A, c, 3, 0.5 * p->l2, e2, G2, om2, eps2);
+    A[2 * 5] = G2[0], A[2 * 5 + 1] = G2[1], c[5] = eps2;
+    /* rocker: centre D + hg e(theta3 + xi); the weight: D + L e(theta3); D = (x_D, e) */
+    for (int b = 2; b < 4; b++) {
+        int i = 3 * b;
+        A[2 * i + 1] = 1.0;
+        on_arm(A, c, i, b == 2 ? p->hg : p->L, b == 2 ? ex : e3, G3, om3, eps3);
+        A[2 * (i + 2)] = G3[0], A[2 * (i + 2) + 1] = G3[1], c[i + 2] = eps3;
+    }
+    /* slider: x_D */
+    A[2 * 12 + 1] = 1.0;
+}
+
 int kf_windpump_create(const double *params, kf_mech **out, kf_error *err)
 {
     if (!out)
@@ -168,7 +242,8 @@ int kf_windpump_create(const double *params, kf_mech **out, kf_error *err)
     }
     kf_mech_desc d = {.nbody = 5, .mass = mass, .inertia = inertia, .q0 = q0, .njoint = 6,
                       .joints = joints, .ncoord = 2, .coords = coords,
-                      .gravity = {0.0, -p->g}, .guess = guess, .guess_params = p,
+                      .gravity = {0.0, -p->g}, .guess = guess, .rates = rates,
+                      .guess_params = p,
                       .guess_free = free};
     return kf_mech_create(out, &d, err);
 }

@@ -32,6 +32,51 @@ def test_frame_dtype_is_the_c_struct():
     assert all(d.fields[n][0] == np.dtype(("<f8", (3,))) for n in d.names)
 
 
+def test_mechanism_records_are_the_c_structs():
+    """Joints, springs and coordinates cross into the core as records whose layout the
+    binding takes from struct kf_joint / kf_spring / kf_coord (offsetof): integers as C
+    int, lengths as doubles, in the structs' order with their padding."""
+    i, f = np.dtype(np.intc), np.dtype(np.float64)
+    j = kanefem.JOINT_DTYPE
+    assert j.names == ("kind", "body", "p0", "p1", "axis", "angle", "k", "s0", "c", "F_r", "v_F")
+    assert j.fields["kind"][0] == i and j.fields["body"][0] == np.dtype((i, (2,)))
+    assert all(j.fields[n][0] == np.dtype((f, (2,))) for n in ("p0", "p1", "axis"))
+    # int kind, int body[2] (12 bytes), then doubles from the next multiple of 8
+    assert [j.fields[n][1] for n in j.names] == [0, 4, 16, 32, 48, 64, 72, 80, 88, 96, 104]
+    assert j.itemsize == 112 and j.isalignedstruct
+    s = kanefem.SPRING_DTYPE
+    assert s.names == ("body", "p0", "p1", "k", "L0", "c") and s.itemsize == 64
+    assert [s.fields[n][1] for n in s.names] == [0, 8, 24, 40, 48, 56]
+    c = kanefem.COORD_DTYPE
+    assert c.names == ("kind", "index", "name") and c.fields["name"][0] == np.dtype("S24")
+    assert c.itemsize == 32
+
+
+def test_mechanism_records_are_refused_in_another_dtype():
+    """The binding takes no float rows or look-alike dtypes: the exact record type only,
+    and the core validates its fields (an index out of range names the record)."""
+    from kanefem import _core, _records
+    arrays = kanefem.mechanism.slider_crank()._arrays()
+    _core.mech_create(**arrays)  # as made
+    nj = arrays["joints"].size
+    with pytest.raises(TypeError, match="joints must be a 1-D array of kanefem.JOINT_DTYPE"):
+        _core.mech_create(**{**arrays, "joints": np.zeros((nj, 15))})  # the old float rows
+    # the same fields packed (p0 at byte 12, not 16): not the struct
+    packed = np.dtype([(n, _records.JOINT_DTYPE.fields[n][0]) for n in _records.JOINT_DTYPE.names])
+    with pytest.raises(TypeError, match="joints must be a 1-D array of kanefem.JOINT_DTYPE"):
+        _core.mech_create(**{**arrays, "joints": np.zeros(nj, packed)})
+    with pytest.raises(TypeError, match="springs must be a 1-D array of kanefem.SPRING_DTYPE"):
+        _core.mech_create(**{**arrays, "springs": [(0, 0)]})
+    bad = arrays["joints"].copy()
+    bad["body"][0, 1] = 99
+    with pytest.raises(ValueError, match=r"joints\[0\]\.body = 99 is not a body"):
+        _core.mech_create(**{**arrays, "joints": bad})
+    long = arrays["coords"].copy()
+    long["name"][0] = b"x" * 24  # no room for the NUL
+    with pytest.raises(ValueError, match=r"coords\[0\]\.name must be a non-empty string of at most 23"):
+        _core.mech_create(**{**arrays, "coords": long})
+
+
 def test_planar_frames_fill_z_rates_and_in_plane_vectors():
     f = frames.planar([1.0, 2.0, 3.0], eps=0.5, a_O=(0.0, -9.81), v_O=[[1, 2], [3, 4], [5, 6]])
     assert f.shape == (3,)

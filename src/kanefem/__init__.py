@@ -79,6 +79,7 @@ from .mechanism import (  # noqa: E402
     Torque,
     Weld,
 )
+from ._records import COORD_DTYPE, JOINT_DTYPE, SPRING_DTYPE  # noqa: E402  (joints, springs, coordinates as the core's structs)
 
 # --- the wind pump
 from .windpump import (  # noqa: E402
@@ -154,6 +155,9 @@ __all__ = [
     "MechanismForces",
     "LinkEigenvalues",
     "FlexibleMotion",
+    "JOINT_DTYPE",
+    "SPRING_DTYPE",
+    "COORD_DTYPE",
     # the wind pump
     "WindPump",
     "WindPumpParams",

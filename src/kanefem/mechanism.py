@@ -49,7 +49,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import _animation, _checks, _core
+from . import _animation, _checks, _core, _records
 from ._io import read_toml, write_toml
 from ._results import ResultMixin, eigen_time_columns
 from ._smoothing import SmoothingSpline
@@ -65,8 +65,6 @@ __all__ = [
 
 #: the ground's name in joints and springs
 GROUND = "ground"
-_FIELDS = _core.mech_fields()
-_KINDS = {"revolute": 0, "prismatic": 1, "weld": 2}
 _COMPONENTS = {"x": 0, "y": 1, "angle": 2}
 
 
@@ -684,14 +682,12 @@ class Mechanism:
         links = {} if links is None else links
         q = d["q0"].reshape(-1, 3)
         pts = lambda b, p: p if b < 0 else q[b, :2] + _rot(q[b, 2]) @ p  # noqa: E731
-        jf = {f: i for i, f in enumerate(_FIELDS["joint"])}
         rows = d["joints"]
         bodies = []
         for b, bname in enumerate(body_names):
             if bname in links:
-                first = next(r for r in rows if int(r[jf["body1"]]) == b or int(r[jf["body0"]]) == b)
-                side = "p1" if int(first[jf["body1"]]) == b else "p0"
-                start = pts(b, np.array([first[jf[side + "_x"]], first[jf[side + "_y"]]]))
+                first = next(r for r in rows if b in r["body"])
+                start = pts(b, first["p1"] if first["body"][1] == b else first["p0"])
                 bodies.append(ElasticLink(bname, links[bname], start=tuple(start), angle=float(q[b, 2])))
             else:
                 bodies.append(RigidBody(bname, float(d["mass"][b]), float(d["inertia"][b]),
@@ -700,24 +696,23 @@ class Mechanism:
         name_of = lambda b: GROUND if b < 0 else body_names[b]  # noqa: E731
         joints = []
         for j, r in enumerate(rows):
-            b0, b1 = int(r[jf["body0"]]), int(r[jf["body1"]])
-            at = pts(b1, np.array([r[jf["p1_x"]], r[jf["p1_y"]]]))
+            b0, b1 = (int(b) for b in r["body"])
+            at = pts(b1, r["p1"])
             kw = {}
-            kind = kinds[int(r[jf["kind"]])]
+            kind = kinds[int(r["kind"])]
             if kind is Prismatic:
                 th0 = 0.0 if b0 < 0 else q[b0, 2]
-                axis = _rot(th0) @ np.array([r[jf["axis_x"]], r[jf["axis_y"]]])
-                P0 = pts(b0, np.array([r[jf["p0_x"]], r[jf["p0_y"]]]))
-                s_drawing = float(axis @ (at - P0))  # the core measures from p0, kanefem from `at`
-                kw = dict(axis=tuple(axis), s0=float(r[jf["s0"]]) - s_drawing)
+                axis = _rot(th0) @ r["axis"]
+                s_drawing = float(axis @ (at - pts(b0, r["p0"])))  # the core measures from p0, kanefem from `at`
+                kw = dict(axis=tuple(axis), s0=float(r["s0"]) - s_drawing)
             elif kind is Revolute:
-                kw = dict(s0=float(r[jf["s0"]]))
+                kw = dict(s0=float(r["s0"]))
             if kind is not Weld:
-                kw.update(k=float(r[jf["k"]]), damping=float(r[jf["c"]]), friction=float(r[jf["F_r"]]),
-                          v_F=float(r[jf["v_F"]]) if r[jf["F_r"]] > 0 else 1e-3)
+                kw.update(k=float(r["k"]), damping=float(r["c"]), friction=float(r["F_r"]),
+                          v_F=float(r["v_F"]) if r["F_r"] > 0 else 1e-3)
             joints.append(kind(joint_names[j], (name_of(b0), name_of(b1)), tuple(at), **kw))
         coords = []
-        for (kind, index), cname in zip(d["coords"].astype(int), d["names"]):
+        for kind, index, cname in ((int(c["kind"]), int(c["index"]), c["name"].decode()) for c in d["coords"]):
             if kind == 3:
                 coords.append(Coordinate(cname, joint=joint_names[index]))
             else:
@@ -798,31 +793,29 @@ class Mechanism:
             axis = _rot(a0).T @ np.asarray(J.axis) if isinstance(J, Prismatic) else np.zeros(2)
             s_drawing = 0.0 if isinstance(J, Prismatic) else a1 - a0
             s0 = s_drawing if J.s0 is None else J.s0
-            kind = _KINDS[type(J).__name__.lower()]
-            rows.append([kind, b0, b1, *p0, *p1, *axis, a1 - a0, J.k, s0, J.damping, J.friction, J.v_F])
+            rows.append(dict(kind=type(J).__name__.lower(), body=(b0, b1), p0=p0, p1=p1, axis=axis, angle=a1 - a0,
+                             k=J.k, s0=s0, c=J.damping, F_r=J.friction, v_F=J.v_F))
         springs = []
         for S in self.springs:
             b0, b1 = (self._body_index(n) for n in S.bodies)
             p0, p1 = self._local(S.bodies[0], S.at[0]), self._local(S.bodies[1], S.at[1])
             L0 = float(np.hypot(*np.subtract(S.at[1], S.at[0]))) if S.length is None else S.length
-            springs.append([b0, b1, *p0, *p1, S.k, L0, S.damping])
+            springs.append(dict(body=(b0, b1), p0=p0, p1=p1, k=S.k, L0=L0, c=S.damping))
         coords = []
         for C in self.coordinates:
             if C.joint is not None:
                 J = self.joints[self._joint_index(C.joint)]
                 if isinstance(J, Weld):
                     raise ValueError(f"{C.name}: joint {C.joint!r} is a weld, which has no coordinate")
-                coords.append([3, self._joint_index(C.joint)])
+                coords.append(dict(kind="joint", index=self._joint_index(C.joint), name=C.name))
             else:
                 b = self._body_index(C.body)
                 if b < 0:
                     raise ValueError(f"{C.name}: the ground has no coordinates")
-                coords.append([_COMPONENTS[C.component], b])
-        return dict(mass=mass, inertia=inertia, q0=q0,
-                    joints=np.array(rows, float).reshape(-1, len(_FIELDS["joint"])),
-                    springs=np.array(springs, float).reshape(-1, len(_FIELDS["spring"])),
-                    coords=np.array(coords, float).reshape(-1, 2),
-                    names=[c.name for c in self.coordinates], gravity=np.array(self.gravity))
+                coords.append(dict(kind=C.component, index=b, name=C.name))
+        return dict(mass=mass, inertia=inertia, q0=q0, joints=_records.joints(rows),
+                    springs=_records.springs(springs), coords=_records.coords(coords),
+                    gravity=np.array(self.gravity))
 
     def drawing_coordinates(self) -> np.ndarray:
         """The independent coordinates of the drawing, (nz,)."""

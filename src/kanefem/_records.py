@@ -1,0 +1,86 @@
+"""The typed boundary records: what a mechanism's joints, springs and independent
+coordinates are when they cross into the C core.
+
+Each record type is the NumPy image of one C struct of ``csrc/kanefem.h``, its
+fields, types and offsets taken from the struct by the extension itself (as
+:data:`~kanefem.FRAME_DTYPE` is), so the Python and C sides cannot disagree on a
+column's position or type; integers (kinds, body and joint indices) travel as C
+``int``, not as doubles:
+
+=================  =============  ======================================================
+dtype              C struct       fields
+=================  =============  ======================================================
+``JOINT_DTYPE``    ``kf_joint``   kind (int: 0 revolute, 1 prismatic, 2 weld),
+                                  body (2 int, -1 the ground), p0, p1 (2 each, each
+                                  body's axes from its reference point [m]), axis (2,
+                                  prismatic: the sliding direction in body[0]'s axes),
+                                  angle [rad], and the force law's k, s0, c, F_r, v_F
+``SPRING_DTYPE``   ``kf_spring``  body (2 int), p0, p1 (2 each [m]), k, L0, c
+``COORD_DTYPE``    ``kf_coord``   kind (int: 0 x, 1 y, 2 angle, 3 joint), index (int: the
+                                  body or joint), name (bytes, NUL-padded)
+=================  =============  ======================================================
+
+This module is the one place that makes them (the mechanism model resolves names
+and drawing geometry; these functions only lay the values out); the core validates
+every field (``kf_mech_create``: kinds, indices, finiteness, signs) and the binding
+accepts no other dtype.
+
+>>> import numpy as np
+>>> from kanefem import _records
+>>> j = _records.joints([dict(kind="revolute", body=(-1, 0), p1=(-0.5, 0.0))])
+>>> j.dtype == _records.JOINT_DTYPE, int(j["body"][0, 1]), float(j["p1"][0, 0])
+(True, 0, -0.5)
+>>> _records.coords([dict(kind="angle", index=0, name="alpha")])["name"][0]
+np.bytes_(b'alpha')
+"""
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["JOINT_DTYPE", "SPRING_DTYPE", "COORD_DTYPE", "JOINT_KINDS", "COORD_KINDS",
+           "joints", "springs", "coords"]
+
+#: kf_joint's record (csrc/kanefem.h)
+JOINT_DTYPE = _core.joint_dtype
+#: kf_spring's record
+SPRING_DTYPE = _core.spring_dtype
+#: kf_coord's record
+COORD_DTYPE = _core.coord_dtype
+#: joint kinds by name (enum kf_joint_kind)
+JOINT_KINDS = {"revolute": 0, "prismatic": 1, "weld": 2}
+#: independent-coordinate kinds by name (enum kf_coord_kind)
+COORD_KINDS = {"x": 0, "y": 1, "angle": 2, "joint": 3}
+
+
+def _records(dtype, items, kinds=None):
+    """A record array of dtype from dicts of field values (missing fields zero); a
+    ``kind`` given by name is translated through ``kinds``."""
+    items = list(items)
+    out = np.zeros(len(items), dtype)
+    for i, item in enumerate(items):
+        for field, value in item.items():
+            if field not in dtype.names:
+                raise KeyError(f"{field!r} is not a field of {dtype.names}")
+            if field == "kind" and isinstance(value, str):
+                value = kinds[value]
+            out[field][i] = value
+    return out
+
+
+def joints(items) -> np.ndarray:
+    """JOINT_DTYPE records from dicts with the fields' values (kind by name or number)."""
+    return _records(JOINT_DTYPE, items, JOINT_KINDS)
+
+
+def springs(items) -> np.ndarray:
+    """SPRING_DTYPE records from dicts with the fields' values."""
+    return _records(SPRING_DTYPE, items)
+
+
+def coords(items) -> np.ndarray:
+    """COORD_DTYPE records from dicts (kind by name or number; name a str, encoded UTF-8;
+    the core refuses one that does not fit with its NUL)."""
+    items = [dict(it, name=it["name"].encode()) if isinstance(it.get("name"), str) else it
+             for it in items]
+    return _records(COORD_DTYPE, items, COORD_KINDS)
