@@ -461,7 +461,8 @@ def test_toml_round_trip_and_errors(tmp_path):
     fb = _sprung_four_bar(friction=0.2, damping=0.01)
     path = fb.to_toml(tmp_path / "fb.toml", drives={"crank": {"drive": ConstantSpeed(3.0), "rate": 3.0}})
     back = Mechanism.from_toml(path)
-    assert back.run_drives["crank"]["drive"] == ConstantSpeed(3.0)
+    assert back.coordinate_drives["crank"]["drive"] == ConstantSpeed(3.0)
+    assert back.run_drives is back.coordinate_drives  # the former name
     z = np.linspace(1.0, 2.0, 5)[:, None]
     a, b = fb.kinematics(z, 2.0, 1.0), back.kinematics(z, 2.0, 1.0)
     # repr() of floats round-trips: the same mechanism to the last bit

@@ -142,6 +142,11 @@ class FlexibleBody:
     #: whether the elements bend (then the section's I is used)
     _bending = False
 
+    @property
+    def default_supports(self):
+        """The supports the methods take when given none (a preset name; None: free)."""
+        return self._default_supports
+
     def __init__(self, nodes, elements, *, E, A, rho, I=None, section=None):  # noqa: E741 (I is the name users know)
         if not hasattr(self, "_kind"):
             raise TypeError(f"{type(self).__name__} is a base class without an element kind: "
