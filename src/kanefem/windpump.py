@@ -3,4 +3,4 @@ mechanism: its names, kept here for ``from kanefem.windpump import ...``; the co
 :mod:`kanefem.mechanism.windpump`."""
 
 from .mechanism.windpump import *  # noqa: F401,F403
-from .mechanism.windpump import GROUPS, MAX_STEPS, __all__  # noqa: F401
+from .mechanism.windpump import GROUPS, MAX_STEPS, VIEWS, __all__  # noqa: F401
