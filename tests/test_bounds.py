@@ -16,7 +16,7 @@ import kanefem
 from kanefem import _checks, _interrupt
 
 PACKAGE = pathlib.Path(kanefem.__file__).parent
-SOURCES = sorted(PACKAGE.glob("*.py"))
+SOURCES = sorted(PACKAGE.rglob("*.py"))  # the subpackages too (kanefem.mechanism)
 
 
 # ---------------------------------------------------------------- Ctrl-C (item 5)

@@ -588,8 +588,8 @@ def test_mechanism_methods_name_their_arguments():
     motion = m.solve(duration=0.01, points=4, drives={"crank": mech.ConstantSpeed(40.0)})
     with pytest.raises(TypeError, match="links must be a sequence, got 7"):  # "'int' object is not iterable"
         m.link_eigenvalues(motion, links=7)
-    with pytest.raises(TypeError, match="run must be a dict of scalars, got 1e\\+100"):  # 'float' not iterable
-        m.to_toml("unused.toml", run=1e100)
+    with pytest.raises(TypeError, match="drives must map coordinate names to dicts"):  # ([run] is the CLI's now)
+        m.to_toml("unused.toml", drives=1e100)
     with pytest.raises(TypeError, match="Torque law must be a real number, got 'x'"):
         m.solve(duration=0.01, points=3, drives={"crank": mech.Torque("x")})
 

@@ -698,7 +698,7 @@ def test_lever_response_follows_the_quasi_static_deflection(steady_two_turns):
     r = pump.lever_response(m)
     np.testing.assert_array_equal(r.t, m.t)
     beam = pump.lever(10)
-    qs = np.array([pump._lever_quasi_static(beam, row) for row in m.lever_frame])
+    qs = np.array([pump.lever_quasi_static(row, n_elements=beam.n_elements) for row in m.lever_frame])
     mid = 5 * 3 + 1  # v at the middle node
     span = np.ptp(qs[:, mid])
     assert span > 1e-5  # the lever does bend (0.15 mm range)
@@ -725,3 +725,26 @@ def test_lever_response_from_rest_and_bad_input(steady_two_turns):
         pump.lever_response(m, initial="static")
     with pytest.raises(TypeError, match="WindPumpMotion"):
         pump.lever_response(object())
+
+
+def test_the_pumps_results_are_views_of_the_general_mechanism_results(pump):
+    """WindPump is a preset of Mechanism: its motion, forces and lever eigenvalues are the
+    general results, its named quantities read their coordinates, bodies and joints (one
+    table, kanefem.windpump.VIEWS), so they equal what the general accessors give, exactly."""
+    from kanefem.mechanism import LinkEigenvalues, MechanismForces, MechanismMotion
+    from kanefem.windpump import VIEWS
+
+    m = pump.solve(rpm=140, revolutions=0.05)
+    f = pump.joint_forces(m)
+    assert isinstance(m, MechanismMotion) and isinstance(f, MechanismForces)
+    assert isinstance(pump.lever_eigenvalues(m, n_elements=4), LinkEigenvalues)
+    assert m.mechanism is pump.mechanism() and f.mechanism is pump.mechanism()
+    z, zd, zdd = m.coordinate("x_D")
+    np.testing.assert_array_equal(m.x_D, z)
+    np.testing.assert_array_equal(m.xddot_D, zdd)
+    np.testing.assert_array_equal(m.omega1, m.coordinate("alpha")[1])
+    np.testing.assert_array_equal(m.theta3, m.body("rocker")[0][:, 2])
+    np.testing.assert_array_equal(m.points["C"], m.point("lever", pump.mechanism().link("lever").end))
+    np.testing.assert_array_equal(f.F_C, f.joint("C")[0])
+    np.testing.assert_array_equal(f.lever_axial, f.link_axial["lever"])
+    assert set(VIEWS["motion"]) <= set(m.to_dict()) and "F_A" in f.to_dict()

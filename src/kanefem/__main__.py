@@ -19,7 +19,8 @@ import sys
 import numpy as np
 
 from . import __version__
-from ._io import OutputSet, atomic_write, inside, make_folder, provenance, read_toml, safe_name, write_csv
+from ._io import (OutputSet, atomic_write, inside, make_folder, provenance, read_toml, safe_name, write_csv,
+                  write_toml)
 
 
 class _Stop(Exception):
@@ -36,6 +37,23 @@ _NOT_RUN = ("job", "func", "config", "out", "pump", "file", "mech", "mech_tables
             "sweep", "store", "workers", "recompute_damaged")  # the sweep's: its [sweep] table
 # API arguments named in kanefem's messages whose option has another name
 _API_NAMES = {"n_elements": "elements", "n_modes": "modes", "points_per_revolution": "points"}
+
+
+def write_model(model, path, args, sweep=None):
+    """Write a model's TOML tables (a WindPump's or a Mechanism's ``to_dict()``) with the
+    command line's own: ``[run]``, the options of this run (and the kanefem version),
+    and ``[sweep]``, the grid of ``--sweep``; the models' ``from_toml`` skip both, the
+    command line reads them back (``--config FILE``, or the file given again).
+    Atomically; returns the path."""
+    tables = dict(model.to_dict())
+    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
+    tables["run"] = {**run, "kanefem": __version__}
+    if sweep:
+        tables["sweep"] = {k: list(v) for k, v in sweep.items()}
+    again = "--config FILE runs it again" if args.job == "windpump" else f"python -m kanefem {args.job} FILE runs it again"
+    comment = (f"{model.toml_comment()}\n[run]: the options of the run that wrote this file (python -m "
+               f"kanefem {args.job} --help);\n{again}, options given with it override them")
+    return write_toml(path, tables, comment=comment)
 
 
 def _finite(text):
@@ -127,7 +145,7 @@ def _cmd_eigen(args):
         body = PlanarBeam(args.length, args.elements, E=args.E, A=args.A, I=args.I, rho=args.rho)
     else:
         body = AxialBar(args.length, args.elements, E=args.E, A=args.A, rho=args.rho)
-    supports = args.supports or body._default_supports
+    supports = args.supports or body.default_supports
     r = body.eigenvalues(args.modes, omega=args.omega, eps=args.eps, supports=supports,
                          include_eps=not args.no_eps, mode_shapes=False)
     rows = [(k + 1, lam, w, f) for k, (lam, w, f) in
@@ -185,8 +203,7 @@ def _windpump_files(args, pump, folder):
                                  include_eps=args.eps,
                                  geometric_stiffness=args.geometric_stiffness,
                                  gyroscopic=args.gyroscopic)
-    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
-    pump.to_toml(folder / "windpump.toml", run={**run, "kanefem": __version__})
+    write_model(pump, folder / "windpump.toml", args)
     for name, result in (("motion.csv", motion), ("joint_forces.csv", forces),
                          ("lever_eigenvalues.csv", eig)):
         header, rows = result.table()
@@ -195,8 +212,7 @@ def _windpump_files(args, pump, folder):
     if args.response:
         resp = pump.lever_response(motion, n_elements=args.elements)
         n = args.elements // 2  # the middle node (or the one before it)
-        qs = np.array([pump._lever_quasi_static(pump.lever(args.elements), row)
-                       for row in motion.lever_frame])
+        qs = np.array([pump.lever_quasi_static(row, n_elements=args.elements) for row in motion.lever_frame])
         rows = zip(resp.t, resp.d[:, 3 * n + 1], qs[:, 3 * n + 1], resp.d[:, 3 * n + 2])
         write_csv(folder, "lever_response.csv", ["t_s", "v_mid_m", "v_mid_quasi_static_m", "theta_mid_rad"], rows)
         dev = np.max(np.abs(resp.d[:, 3 * n + 1] - qs[:, 3 * n + 1]))
@@ -349,9 +365,7 @@ def _windpump_sweep(args, pump, grid, folder):
     rows = [[p[k] for k in names] + [m + 1, f[i, :, m].min(), f[i, :, m].mean(), f[i, :, m].max()]
             for i, p in enumerate(res.params) for m in range(f.shape[2])]
     write_csv(folder, "sweep_lever_frequencies.csv", names + ["mode", "f_min_Hz", "f_mean_Hz", "f_max_Hz"], rows)
-    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
-    # with the grid, so that --config runs the sweep again
-    pump.to_toml(folder / "windpump.toml", run={**run, "kanefem": __version__}, sweep=grid)
+    write_model(pump, folder / "windpump.toml", args, sweep=grid)  # --config runs the sweep again
     for m in range(f.shape[2]):
         print(f"  mode {m + 1}: f = {f[:, :, m].min():.6g} .. {f[:, :, m].max():.6g} Hz over the grid")
     if args.plots:
@@ -453,7 +467,7 @@ def _mechanism_sweep(args, mech, tables, grid, folder):
     res = _run_sweep(args, repr(mech), study, grid, encoded)
     names, keys = list(grid), list(encoded)
     units = {"rad": "N_m", "m": "N"}
-    scalars = [(f"{c.name}_drive_max", f"{c.name}_drive_max_{units.get(mech._coord_unit(k), 'N')}")
+    scalars = [(f"{c.name}_drive_max", f"{c.name}_drive_max_{units.get(mech.coordinate_unit(k), 'N')}")
                for k, c in enumerate(mech.coordinates)]
     scalars += [(f"{L.name}_f1_{m}_Hz",) * 2 for L in mech.links for m in ("min", "max")]
     rows = [[p[k] for k in keys] + [float(r[s]) for s, _ in scalars] for p, r in zip(res.params, res.results)]
@@ -471,9 +485,7 @@ def _mechanism_sweep(args, mech, tables, grid, folder):
             for m in range(f.shape[2]):
                 print(f"  link {L.name} mode {m + 1}: f = {f[:, :, m].min():.6g} .. {f[:, :, m].max():.6g} Hz "
                       "over the grid")
-    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
-    # with the grid, so that running the file again runs the sweep again
-    mech.to_toml(folder / "mechanism.toml", run={**run, "kanefem": __version__}, sweep=grid)
+    write_model(mech, folder / "mechanism.toml", args, sweep=grid)  # running it again runs the sweep again
     if args.plots and mech.links:
         try:
             _headless_matplotlib()
@@ -516,8 +528,7 @@ def _mechanism_files(args, mech, folder):
     if args.two_way:
         flex = mech.simulate_flexible(t, drives=drives, z0=z0, zd0=zd0, dt=args.dt or None,
                                       rho_inf=args.rho_inf)
-    run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
-    mech.to_toml(folder / "mechanism.toml", run={**run, "kanefem": __version__})
+    write_model(mech, folder / "mechanism.toml", args)
     for name, result in (("motion.csv", motion), ("joint_forces.csv", forces)):
         write_csv(folder, name, *result.table())
     used = set()
@@ -527,8 +538,8 @@ def _mechanism_files(args, mech, folder):
         write_csv(folder, "flexible_motion.csv", *flex.table())
 
     for k, c in enumerate(mech.coordinates):
-        u = "N m" if mech._coord_unit(k) == "rad" else "N"
-        print(f"{c.name}: {motion.z[:, k].min():.6g} .. {motion.z[:, k].max():.6g} {mech._coord_unit(k)}; "
+        u = "N m" if mech.coordinate_unit(k) == "rad" else "N"
+        print(f"{c.name}: {motion.z[:, k].min():.6g} .. {motion.z[:, k].max():.6g} {mech.coordinate_unit(k)}; "
               f"drive {motion.force[:, k].min():.4g} .. {motion.force[:, k].max():.4g} {u}")
     for j, J in enumerate(mech.joints):
         print(f"|F_{J.name}| max {np.hypot(*forces.joints[:, j, :2].T).max():.4g} N", end="; " if j + 1 < len(mech.joints) else "\n")

@@ -134,7 +134,7 @@ def crank_coordinate(mech, motion):
     """The index of a crank: an angle coordinate that turns one way by at least half a
     turn over the motion (a cycle's x axis is its angle), or None (then time)."""
     for k in range(len(mech.coordinates)):
-        if mech._coord_unit(k) != "rad":
+        if mech.coordinate_unit(k) != "rad":
             continue
         zd = motion.zd[:, k]
         if (np.all(zd > 0) or np.all(zd < 0)) and np.ptp(motion.z[:, k]) >= math.pi:
@@ -166,7 +166,7 @@ def mechanism_figures(out, mech, motion, forces, eig, flex=None):
     ax = fig.add_subplot(1, 2, 2)
     units = set()
     for k, c in enumerate(mech.coordinates):
-        u = "N m" if mech._coord_unit(k) == "rad" else "N"
+        u = "N m" if mech.coordinate_unit(k) == "rad" else "N"
         units.add(u)
         ax.plot(x, motion.force[:, k], _STYLES[k % 4], label=f"{c.name} drive [{u}]")
     ax.set_xlabel(xlabel)
@@ -211,7 +211,7 @@ def mechanism_figures(out, mech, motion, forces, eig, flex=None):
         ax = fig.add_subplot(1, 2, 2)
         units = set()
         for k, c in enumerate(mech.coordinates):
-            units.add("N m" if mech._coord_unit(k) == "rad" else "N")
+            units.add("N m" if mech.coordinate_unit(k) == "rad" else "N")
             ax.plot(x, motion.force[:, k], "--", lw=2.0, color=f"C{k}", label=f"{c.name}: rigid")
             ax.plot(xf, flex.motion.force[:, k], color=f"C{k}", lw=1.0, label=f"{c.name}: two ways")
         ax.set_xlabel(xlabel)

@@ -478,7 +478,7 @@ def _plot_mech_motion(obj, ax, **kw):
     mech = obj.mechanism
     units = set()
     for k, c in enumerate(mech.coordinates):
-        rad = mech._coord_unit(k) == "rad"
+        rad = mech.coordinate_unit(k) == "rad"
         units.add("deg" if rad else "mm")
         ax.plot(obj.t, np.degrees(obj.z[:, k]) if rad else 1e3 * obj.z[:, k], _STYLES[k % 4],
                 label=f"{c.name} [{'deg' if rad else 'mm'}]", **kw)
@@ -648,6 +648,8 @@ class ResultMixin:
         out = {}
         for f in dataclasses.fields(self):
             flatten(out, f.name, getattr(self, f.name))
+        for name in getattr(self, "_views", ()):  # named views of the fields (the wind pump's x_D, F_A, ...)
+            flatten(out, name, getattr(self, name))
         return out
 
     @classmethod

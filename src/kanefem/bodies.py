@@ -181,6 +181,11 @@ class FlexibleBody:
     #: the constructor's name of the connectivity (a mesh's "cells")
     _cells_name = "elements"
 
+    @property
+    def default_supports(self):
+        """The supports the methods take when given none (a preset name; None: free)."""
+        return self._default_supports
+
     def __init__(self, nodes, elements, *, storage="auto", **material):
         """A body of this type's element kind on any nodes and elements (e.g. a bent beam).
 

@@ -1,0 +1,274 @@
+"""A mechanism as TOML tables and back (from_toml / from_dict / to_dict / to_toml),
+and the run a file describes (file_run)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import _checks
+from .._io import read_toml, write_toml
+from ..bodies import AxialBar, PlanarBeam
+from .drives import ConstantSpeed, Torque
+from .parts import Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _point
+
+if TYPE_CHECKING:
+    from .model import Mechanism
+
+
+class MechanismFiles:
+    """The TOML description of a :class:`~kanefem.mechanism.Mechanism` (its tables; the
+    command line adds its own ``[run]`` table)."""
+
+    @classmethod
+    def from_toml(cls, path) -> "Mechanism":
+        """Read a mechanism from a TOML file (see :meth:`to_toml`)."""
+        path = _checks.path("path", path)
+        data = read_toml(path)
+        try:
+            return cls.from_dict(data)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise type(exc)(f"{path}: {exc}") from None
+
+    @classmethod
+    def from_dict(cls, data) -> "Mechanism":
+        """A mechanism from the tables of a TOML file (:meth:`to_toml`)."""
+        known = {"mechanism", "body", "link", "joint", "spring", "coordinate", "run", "sweep"}
+        if not isinstance(data, Mapping):
+            raise TypeError(f"data must be a dict of tables, got {_checks._short(data)}")
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown table(s) {', '.join(map(repr, unknown))} (known: {', '.join(sorted(known))})")
+        for key in known - {"mechanism", "run", "sweep"}:
+            if not isinstance(data.get(key, []), list):
+                raise TypeError(f"[[{key}]] must be an array of tables, got {_checks._short(data[key])}")
+        if not isinstance(data.get("mechanism", {}), Mapping):
+            raise TypeError(f"[mechanism] must be a table, got {_checks._short(data['mechanism'])}")
+        head = dict(data.get("mechanism", {}))
+        name = head.pop("name", "mechanism")
+        gravity = head.pop("gravity", (0.0, -9.81))
+        if head:
+            raise ValueError(f"[mechanism] has no key(s) {', '.join(map(repr, head))} (it has name, gravity)")
+
+        def take(table, kind, allowed, where):
+            if not isinstance(table, Mapping):
+                raise TypeError(f"[[{where}]] must hold tables, got {table!r}")
+            t = dict(table)
+            extra = sorted(set(t) - set(allowed))
+            if extra:
+                raise ValueError(f"[[{where}]] {t.get('name', '?')!r}: unknown key(s) {', '.join(map(repr, extra))} "
+                                 f"(allowed: {', '.join(allowed)})")
+            return t
+
+        bodies = []
+        for t in data.get("body", []):
+            t = take(t, RigidBody, ("name", "mass", "inertia", "centre", "angle"), "body")
+            bodies.append(RigidBody(**t))
+        for t in data.get("link", []):
+            t = take(t, ElasticLink, ("name", "kind", "length", "elements", "E", "A", "I", "rho", "start",
+                                      "angle", "end", "supports", "damping", "geometric_stiffness"), "link")
+            kind = t.pop("kind", "beam")
+            _checks.choice(f"link {t.get('name')!r}: kind", kind, ("beam", "bar"))
+            start = t.pop("start", (0.0, 0.0))
+            if "end" in t:
+                end = _point("end", t.pop("end"))
+                if "angle" in t or "length" in t:
+                    raise ValueError(f"link {t.get('name')!r}: give end, or angle and length, not both")
+                t["angle"] = math.atan2(end[1] - start[1], end[0] - start[0])
+                t["length"] = math.hypot(end[0] - start[0], end[1] - start[1])
+            need = ("length", "E", "A", "rho") + (("I",) if kind == "beam" else ())
+            missing = [k for k in need if k not in t]
+            if missing:
+                raise ValueError(f"[[link]] {t.get('name', '?')!r}: missing key(s) {', '.join(map(repr, missing))} "
+                                 f"(a {kind} link needs {', '.join(need)})")
+            sec = dict(E=t.pop("E"), A=t.pop("A"), rho=t.pop("rho"))
+            length = t.pop("length")
+            n = _checks.integer(f"link {t.get('name')!r}: elements", t.pop("elements", 10), minimum=1,
+                                maximum=PlanarBeam.MAX_ELEMENTS)
+            body = PlanarBeam(length, n, I=t.pop("I"), **sec) if kind == "beam" else AxialBar(length, n, **sec)
+            t.pop("I", None)
+            bodies.append(ElasticLink(body=body, start=start, **t))
+        kinds = {"revolute": Revolute, "prismatic": Prismatic, "weld": Weld}
+        joints = []
+        for t in data.get("joint", []):
+            t = take(t, None, ("name", "kind", "bodies", "at", "axis", "k", "s0", "damping", "friction", "v_F"), "joint")
+            kind = t.pop("kind", "revolute")
+            _checks.choice(f"joint {t.get('name')!r}: kind", kind, tuple(kinds))
+            joints.append(kinds[kind](**t))
+        springs = [Spring(**take(t, Spring, ("name", "bodies", "at", "k", "length", "damping"), "spring"))
+                   for t in data.get("spring", [])]
+        coords = []
+        for t in data.get("coordinate", []):
+            t = take(t, Coordinate, ("name", "body", "component", "joint", "drive", "speed", "torque",
+                                     "initial", "rate"), "coordinate")
+            coords.append(Coordinate(**{k: t[k] for k in ("name", "body", "component", "joint") if k in t}))
+        mech = cls(bodies, joints, coords, springs, gravity=gravity, name=name)
+        mech.coordinate_drives = cls._drives_of(data.get("coordinate", []))
+        return mech
+
+    @staticmethod
+    def _drives_of(tables):
+        """The drives and initial values a TOML file gives its coordinates."""
+        out = {}
+        for t in tables:
+            drive = t.get("drive", "free")
+            _checks.choice(f"coordinate {t['name']!r}: drive", drive, ("free", "constant-speed", "torque"))
+            entry = {k: None if t.get(k) is None else _checks.real(f"coordinate {t['name']!r}: {k}", t[k])
+                     for k in ("initial", "rate")}
+            if drive == "constant-speed":
+                if "speed" not in t:
+                    raise ValueError(f"coordinate {t['name']!r}: a constant-speed drive needs its speed")
+                entry["drive"] = ConstantSpeed(t["speed"])
+            elif drive == "torque":
+                entry["drive"] = Torque(_checks.real("torque", t.get("torque", 0.0)))
+            out[t["name"]] = entry
+        return out
+
+    def _to_record(self):
+        """The definition as a JSON string (how a result's to_dict() stores its
+        mechanism), with the bodies' order (results index bodies by it); None if it
+        cannot be written (:meth:`to_dict` refuses it)."""
+        import json
+
+        try:
+            return json.dumps({"definition": self.to_dict(), "bodies": [b.name for b in self.bodies]},
+                              default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
+        except (ValueError, TypeError):
+            return None
+
+    @classmethod
+    def _from_record(cls, text):
+        """The mechanism of :meth:`_to_record`'s string (its bodies in their order)."""
+        import json
+
+        rec = json.loads(text)
+        mech = cls.from_dict(rec["definition"])
+        order = rec.get("bodies")
+        if order and [b.name for b in mech.bodies] != order:
+            drives = mech.coordinate_drives
+            mech = cls([mech.bodies[mech._body_index(n)] for n in order], mech.joints, mech.coordinates,
+                       mech.springs, gravity=mech.gravity, name=mech.name)
+            mech.coordinate_drives = drives
+        return mech
+
+    def to_dict(self, drives=None) -> dict:
+        """The tables of :meth:`to_toml`."""
+        out = {"mechanism": {"name": self.name, "gravity": list(self.gravity)}}
+        rigid = [b for b in self.bodies if isinstance(b, RigidBody)]
+        if rigid:
+            out["body"] = [{"name": b.name, "mass": b.mass, "inertia": b.inertia, "centre": list(b.centre),
+                            "angle": b.angle} for b in rigid]
+        if self.links:
+            out["link"] = []
+            for L in self.links:
+                b = L.body
+                if b.origin != 0.0:
+                    raise ValueError(f"link {L.name!r}: elements from origin {b.origin} cannot be written (0 only)")
+                t = {"name": L.name, "kind": "beam" if isinstance(b, PlanarBeam) else "bar", "length": b.length,
+                     "elements": b.n_elements, "E": b.E, "A": b.A}
+                if isinstance(b, PlanarBeam):
+                    t["I"] = b.I
+                t.update(rho=b.rho, start=list(L.start), angle=L.angle)
+                if not isinstance(L.supports, str):
+                    raise ValueError(f"link {L.name!r}: only preset supports can be written")
+                t.update(supports=L.supports, damping=list(L.damping), geometric_stiffness=L.geometric_stiffness)
+                out["link"].append(t)
+        out["joint"] = []
+        for J in self.joints:
+            t = {"name": J.name, "kind": type(J).__name__.lower(), "bodies": list(J.bodies), "at": list(J.at)}
+            if isinstance(J, Prismatic):
+                t["axis"] = list(J.axis)
+            if not isinstance(J, Weld):
+                for f in ("k", "damping", "friction"):
+                    if getattr(J, f):
+                        t[f] = getattr(J, f)
+                if J.s0 is not None:
+                    t["s0"] = J.s0
+                if J.friction:
+                    t["v_F"] = J.v_F
+            out["joint"].append(t)
+        if self.springs:
+            out["spring"] = [{"name": S.name, "bodies": list(S.bodies), "at": [list(S.at[0]), list(S.at[1])],
+                              "k": S.k, **({} if S.length is None else {"length": S.length}),
+                              "damping": S.damping} for S in self.springs]
+        drives = self.coordinate_drives if drives is None else drives
+        if not isinstance(drives, Mapping) or not all(isinstance(e, Mapping) for e in drives.values()):
+            raise TypeError(f"drives must map coordinate names to dicts ({{'drive': ..., 'initial': ..., "
+                            f"'rate': ...}}), got {_checks._short(drives)}")
+        out["coordinate"] = []
+        for C in self.coordinates:
+            t = {"name": C.name}
+            t.update({"joint": C.joint} if C.joint else {"body": C.body, "component": C.component})
+            entry = drives.get(C.name, {})
+            d = entry.get("drive")
+            if isinstance(d, ConstantSpeed):
+                t.update(drive="constant-speed", speed=d.speed)
+            elif isinstance(d, Torque) and not callable(d.law):
+                t.update(drive="torque", torque=float(d.law))
+            elif d is not None:
+                raise ValueError(f"coordinate {C.name!r}: only constant-speed and constant torque drives "
+                                 "can be written to TOML")
+            for key in ("initial", "rate"):
+                if entry.get(key) is not None:
+                    t[key] = float(entry[key])
+            out["coordinate"].append(t)
+        return out
+
+    def to_toml(self, path, drives=None, comment=None):
+        """Write the mechanism as TOML (atomically); return the path.
+
+        ``drives``: coordinate name -> {"drive": ConstantSpeed or constant Torque,
+        "initial": z0, "rate": z0'} (default :attr:`coordinate_drives`, what
+        :meth:`from_toml` read).  The tables are :meth:`to_dict`'s; a file may hold other
+        programs' tables too (``python -m kanefem mechanism`` adds its ``[run]`` and
+        ``[sweep]``), which :meth:`from_toml` skips.
+        """
+        path = _checks.path("path", path)
+        return write_toml(path, self.to_dict(drives), comment=comment or self.toml_comment())
+
+    def toml_comment(self) -> str:
+        """The comment heading the mechanism's TOML file."""
+        return f"kanefem mechanism {self.name!r} (SI units, angles in radians; points are those of the drawing)"
+
+    @property
+    def run_drives(self):
+        """The former name of :attr:`coordinate_drives` (kept for old scripts)."""
+        return self.coordinate_drives
+
+    @run_drives.setter
+    def run_drives(self, value):
+        self.coordinate_drives = value
+
+
+def file_run(mech, duration=0.0, revolutions=1.0, points=361):
+    """The run a mechanism's file describes: (t, drives, z0, zd0) for :meth:`Mechanism.solve`.
+
+    Drives and initial values from the file's coordinates (``coordinate_drives``; the drawing's
+    coordinates and rest otherwise); ``points`` instants over ``duration`` [s], or
+    (duration 0) over ``revolutions`` turns of the first angle driven at a constant
+    speed, or ``revolutions`` seconds without one.  As ``python -m kanefem mechanism``
+    runs a file.
+    """
+    drives = {n: e["drive"] for n, e in mech.coordinate_drives.items() if e.get("drive") is not None}
+    z0 = mech.drawing_coordinates()
+    zd0 = np.zeros(len(z0))
+    turn = None
+    for k, c in enumerate(mech.coordinates):
+        entry = mech.coordinate_drives.get(c.name, {})
+        if entry.get("initial") is not None:
+            z0[k] = entry["initial"]
+        if entry.get("rate") is not None:
+            zd0[k] = entry["rate"]
+        d = entry.get("drive")
+        if isinstance(d, ConstantSpeed) and mech.coordinate_unit(k) == "rad" and d.speed and turn is None:
+            turn = 2 * math.pi / abs(d.speed)
+    if not (duration >= 0 and points >= 2):
+        raise ValueError(f"duration = {duration!r} must be >= 0 and points = {points!r} >= 2 "
+                         "(--duration, --points)")
+    duration = duration or revolutions * (turn or 1.0)
+    if not duration > 0:
+        raise ValueError(f"revolutions must be positive, got {revolutions}")
+    return np.linspace(0.0, duration, points), drives, z0, zd0

@@ -1,0 +1,988 @@
+"""The planar mechanism: its model, kinematics, rigid motion (incl. the periodic steady
+state), joint forces and its elastic links one way and two ways (docs/theory.md section 5)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+
+from .. import _animation, _checks, _core, _records
+from ..bodies import _signed_hz
+from ..simulate import MAX_STEPS_LIMIT, _steps
+from .drives import ConstantSpeed, Path, Recorded, Torque
+from .files import MechanismFiles
+from .parts import _COMPONENTS, GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _name, _point, _rot
+from .results import FlexibleMotion, LinkEigenvalues, MechanismForces, MechanismMotion
+
+
+
+
+# ---------------------------------------------------------------- the mechanism
+
+
+class Mechanism(MechanismFiles):
+    """A planar mechanism of rigid bodies and elastic links.
+
+    Parameters
+    ----------
+    bodies : sequence of RigidBody and ElasticLink
+    joints : sequence of Revolute, Prismatic, Weld
+    coordinates : sequence of Coordinate
+        The independent coordinates, as many as the degrees of freedom (3 per body
+        less 2 per revolute or prismatic joint and 3 per weld).
+    springs : sequence of Spring
+    gravity : (float, float)
+        [m/s^2], global (default (0, -9.81)).
+    name : str
+
+    Raises
+    ------
+    ValueError, TypeError
+        Unknown names, duplicates, a wrong number of coordinates (each named).
+    GeometryError
+        The drawing does not assemble.
+    """
+
+    def __init__(self, bodies, joints, coordinates, springs=(), gravity=(0.0, -9.81),
+                 name="mechanism", *, _core_mech=None):
+        self.name = _name("name", name)
+        self.bodies = tuple(bodies)
+        self.joints = tuple(joints)
+        self.coordinates = tuple(coordinates)
+        self.springs = tuple(springs)
+        self.gravity = _point("gravity", gravity)
+        for what, items, kinds in (("bodies", self.bodies, (RigidBody, ElasticLink)),
+                                   ("joints", self.joints, (Revolute, Prismatic, Weld)),
+                                   ("coordinates", self.coordinates, (Coordinate,)),
+                                   ("springs", self.springs, (Spring,))):
+            names = set()
+            for it in items:
+                if not isinstance(it, kinds):
+                    raise TypeError(f"{what} must hold {', '.join(k.__name__ for k in kinds)}, got {it!r}")
+                if it.name in names or (what == "bodies" and it.name == GROUND):
+                    raise ValueError(f"{what}: the name {it.name!r} is used twice (or is 'ground')")
+                names.add(it.name)
+        if not self.bodies:
+            raise ValueError("a mechanism needs at least one body")
+        self._bidx = {b.name: i for i, b in enumerate(self.bodies)}
+        self._jidx = {j.name: i for i, j in enumerate(self.joints)}
+        self._cidx = {c.name: i for i, c in enumerate(self.coordinates)}
+        self.links = tuple(b for b in self.bodies if isinstance(b, ElasticLink))
+        #: per coordinate name, the drive, initial value and rate its description gives
+        #: ({"drive": ConstantSpeed or Torque or None, "initial": z0, "rate": z0'}; a TOML
+        #: file's [[coordinate]] entries): what :func:`file_run` runs
+        self.coordinate_drives = {}
+        # a core mechanism made in C (the wind pump's, with its assembly rule) is not packed again
+        self._core = _core_mech if _core_mech is not None else _core.mech_create(**self._arrays())
+        self._q0 = _core.mech_describe(self._core)["q0"]
+        # the elastic links' frames: origin at the elements' x = 0, body axes
+        self._frames = np.array([[self._bidx[L.name], -L.x_centre, 0.0, 0.0] for L in self.links]).reshape(-1, 4)
+
+    @classmethod
+    def _from_core(cls, core, name, body_names, joint_names, links=None):
+        """A mechanism around a core mechanism made in C (e.g. the wind pump's, with its
+        assembly rule), its description read back: bodies and joints named, the
+        bodies in ``links`` (name -> elements starting at the body's first joint
+        point) elastic."""
+        d = _core.mech_describe(core)
+        links = {} if links is None else links
+        q = d["q0"].reshape(-1, 3)
+        pts = lambda b, p: p if b < 0 else q[b, :2] + _rot(q[b, 2]) @ p  # noqa: E731
+        rows = d["joints"]
+        bodies = []
+        for b, bname in enumerate(body_names):
+            if bname in links:
+                first = next(r for r in rows if b in r["body"])
+                start = pts(b, first["p1"] if first["body"][1] == b else first["p0"])
+                bodies.append(ElasticLink(bname, links[bname], start=tuple(start), angle=float(q[b, 2])))
+            else:
+                bodies.append(RigidBody(bname, float(d["mass"][b]), float(d["inertia"][b]),
+                                        centre=tuple(q[b, :2]), angle=float(q[b, 2])))
+        kinds = (Revolute, Prismatic, Weld)
+        name_of = lambda b: GROUND if b < 0 else body_names[b]  # noqa: E731
+        joints = []
+        for j, r in enumerate(rows):
+            b0, b1 = (int(b) for b in r["body"])
+            at = pts(b1, r["p1"])
+            kw = {}
+            kind = kinds[int(r["kind"])]
+            if kind is Prismatic:
+                th0 = 0.0 if b0 < 0 else q[b0, 2]
+                axis = _rot(th0) @ r["axis"]
+                s_drawing = float(axis @ (at - pts(b0, r["p0"])))  # the core measures from p0, kanefem from `at`
+                kw = dict(axis=tuple(axis), s0=float(r["s0"]) - s_drawing)
+            elif kind is Revolute:
+                kw = dict(s0=float(r["s0"]))
+            if kind is not Weld:
+                kw.update(k=float(r["k"]), damping=float(r["c"]), friction=float(r["F_r"]),
+                          v_F=float(r["v_F"]) if r["F_r"] > 0 else 1e-3)
+            joints.append(kind(joint_names[j], (name_of(b0), name_of(b1)), tuple(at), **kw))
+        coords = []
+        for kind, index, cname in ((int(c["kind"]), int(c["index"]), c["name"].decode()) for c in d["coords"]):
+            if kind == 3:
+                coords.append(Coordinate(cname, joint=joint_names[index]))
+            else:
+                coords.append(Coordinate(cname, body=body_names[index], component=("x", "y", "angle")[kind]))
+        return cls(bodies, joints, coords, gravity=d["gravity"], name=name, _core_mech=core)
+
+    def __repr__(self):
+        return (f"Mechanism({self.name!r}: {len(self.bodies)} bodies ({len(self.links)} elastic), "
+                f"{len(self.joints)} joints, coordinates {', '.join(c.name for c in self.coordinates)})")
+
+    # ------------------------------------------------------------ names
+
+    @staticmethod
+    def _text(what, name):
+        """A name of a body, joint or coordinate: a string (a dict lookup of an array raised
+        "unhashable type")."""
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must be a name (a string), got {_checks._short(name)}")
+        return name
+
+    def _body_index(self, name):
+        if self._text("body or link", name) == GROUND:
+            return -1
+        try:
+            return self._bidx[name]
+        except KeyError:
+            raise ValueError(f"unknown body {name!r} (bodies: {', '.join(self._bidx)}, or 'ground')") from None
+
+    def _joint_index(self, name):
+        try:
+            return self._jidx[self._text("joint", name)]
+        except KeyError:
+            raise ValueError(f"unknown joint {name!r} (joints: {', '.join(self._jidx)})") from None
+
+    def _coord_index(self, name):
+        try:
+            return self._cidx[self._text("coordinate", name)]
+        except KeyError:
+            raise ValueError(f"unknown coordinate {name!r} (coordinates: {', '.join(self._cidx)})") from None
+
+    def coordinate_unit(self, coordinate) -> str:
+        """The unit of a coordinate, by name or index: "rad" (an angle) or "m"."""
+        k = coordinate if isinstance(coordinate, (int, np.integer)) else self._coord_index(coordinate)
+        c = self.coordinates[k]
+        if c.joint is not None:
+            return "rad" if isinstance(self.joints[self._joint_index(c.joint)], Revolute) else "m"
+        return "rad" if c.component == "angle" else "m"
+
+    def link_quasi_static(self, link, frame) -> np.ndarray:
+        """A link's quasi-static deflection at one instant of its frame's motion (a row of
+        ``motion.frames[link]``), its reference conditions held (:func:`quasi_static`):
+        d over its DOFs, in its frame."""
+        L = self.link(link)
+        return quasi_static(L.body, frame, L._fixed)
+
+    def link(self, name) -> ElasticLink:
+        """An elastic link by name."""
+        b = self.bodies[self._body_index(name)]
+        if not isinstance(b, ElasticLink):
+            raise ValueError(f"{name!r} is not an elastic link (links: {', '.join(L.name for L in self.links)})")
+        return b
+
+    # ------------------------------------------------------------ the core's description
+
+    def _pose(self, name):
+        """(centre, angle) of a body in the drawing; the ground at the origin."""
+        if name == GROUND:
+            return np.zeros(2), 0.0
+        b = self.bodies[self._body_index(name)]
+        return np.asarray(b.centre), b.angle
+
+    def _local(self, name, at):
+        """A drawing point in a body's axes, from its reference point (ground: global)."""
+        c, a = self._pose(name)
+        return _rot(a).T @ (np.array(_point("at", at)) - c)
+
+    def _arrays(self):
+        nb = len(self.bodies)
+        mass = np.array([b.mass for b in self.bodies])
+        inertia = np.array([b.inertia for b in self.bodies])
+        q0 = np.array([[*b.centre, b.angle] for b in self.bodies]).ravel()
+        rows = []
+        for J in self.joints:
+            b0, b1 = (self._body_index(n) for n in J.bodies)
+            p0, p1 = self._local(J.bodies[0], J.at), self._local(J.bodies[1], J.at)
+            a0, a1 = self._pose(J.bodies[0])[1], self._pose(J.bodies[1])[1]
+            axis = _rot(a0).T @ np.asarray(J.axis) if isinstance(J, Prismatic) else np.zeros(2)
+            s_drawing = 0.0 if isinstance(J, Prismatic) else a1 - a0
+            s0 = s_drawing if J.s0 is None else J.s0
+            rows.append(dict(kind=type(J).__name__.lower(), body=(b0, b1), p0=p0, p1=p1, axis=axis, angle=a1 - a0,
+                             k=J.k, s0=s0, c=J.damping, F_r=J.friction, v_F=J.v_F))
+        springs = []
+        for S in self.springs:
+            b0, b1 = (self._body_index(n) for n in S.bodies)
+            p0, p1 = self._local(S.bodies[0], S.at[0]), self._local(S.bodies[1], S.at[1])
+            L0 = float(np.hypot(*np.subtract(S.at[1], S.at[0]))) if S.length is None else S.length
+            springs.append(dict(body=(b0, b1), p0=p0, p1=p1, k=S.k, L0=L0, c=S.damping))
+        coords = []
+        for C in self.coordinates:
+            if C.joint is not None:
+                J = self.joints[self._joint_index(C.joint)]
+                if isinstance(J, Weld):
+                    raise ValueError(f"{C.name}: joint {C.joint!r} is a weld, which has no coordinate")
+                coords.append(dict(kind="joint", index=self._joint_index(C.joint), name=C.name))
+            else:
+                b = self._body_index(C.body)
+                if b < 0:
+                    raise ValueError(f"{C.name}: the ground has no coordinates")
+                coords.append(dict(kind=C.component, index=b, name=C.name))
+        return dict(mass=mass, inertia=inertia, q0=q0, joints=_records.joints(rows),
+                    springs=_records.springs(springs), coords=_records.coords(coords),
+                    gravity=np.array(self.gravity))
+
+    def drawing_coordinates(self) -> np.ndarray:
+        """The independent coordinates of the drawing, (nz,)."""
+        q = self._q0.reshape(-1, 3)
+        z = []
+        for C in self.coordinates:
+            if C.body is not None:
+                z.append(q[self._body_index(C.body), _COMPONENTS[C.component]])
+                continue
+            J = self.joints[self._joint_index(C.joint)]
+            b0, b1 = (self._body_index(n) for n in J.bodies)
+            th = [0.0 if b < 0 else q[b, 2] for b in (b0, b1)]
+            if isinstance(J, Revolute):
+                z.append(th[1] - th[0])
+            else:  # the sliding distance is measured from the drawing
+                P = [self._track(self._q0.reshape(1, -1, 3), n, J.at)[0] for n in J.bodies]
+                axis = _rot(th[0]) @ (_rot(self._pose(J.bodies[0])[1]).T @ np.asarray(J.axis))
+                z.append(float(axis @ (P[1] - P[0])))
+        return np.array(z)
+
+    def _track(self, q, body, at):
+        """Global positions over q (nt, nb, 3) of a point given in the drawing."""
+        b = self._body_index(body)
+        if b < 0:
+            return np.broadcast_to(np.array(_point("at", at)), (q.shape[0], 2)).copy()
+        p = self._local(body, at)
+        th = q[:, b, 2]
+        c, s = np.cos(th), np.sin(th)
+        return np.column_stack([q[:, b, 0] + c * p[0] - s * p[1], q[:, b, 1] + s * p[0] + c * p[1]])
+
+    # ------------------------------------------------------------ kinematics
+
+    def _states(self, z):
+        """Rows of coordinates (nt, nz), checked by name."""
+        nz = len(self.coordinates)
+        z = np.atleast_2d(_checks.array("z", z))
+        if z.ndim != 2 or z.shape[1] != nz:
+            raise ValueError(f"z must have {nz} columns (one per coordinate), got shape {z.shape}")
+        return z
+
+    @staticmethod
+    def _rates(name, value, shape):
+        """Rates (or forces) given per row, or once for all rows, as an array of ``shape``."""
+        v = _checks.array(name, value)
+        try:
+            return np.broadcast_to(v, shape).copy()
+        except ValueError:
+            raise ValueError(f"{name} must have shape {shape} (or broadcast to it), got {v.shape}") from None
+
+    def kinematics(self, z, zd=None, zdd=None) -> dict:
+        """Positions, velocities and accelerations at states (rows of z, zd, zdd).
+
+        Instants are solved in order, each continued from the previous one (the first
+        from the drawing), so the rows should follow a path.
+
+        Returns
+        -------
+        dict
+            ``q``, ``qd``, ``qdd`` (nt, nbody, 3); ``A`` (nt, 3 nbody, nz) with
+            q' = A z'; ``c`` (nt, 3 nbody) with q'' = A z'' + c; ``Q`` (nt, 3 nbody)
+            applied forces; ``frames``: per link, its frame (nt,).
+
+        Raises
+        ------
+        GeometryError
+            Where the loop cannot close or at a dead point, naming the coordinates.
+        """
+        z = self._states(z)
+        rates = [None if v is None else self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd))]
+        k = _core.mech_kinematics(self._core, z, rates[0], rates[1], frames=self._frames)
+        nt, nb = z.shape[0], len(self.bodies)
+        out = {n: k[n].reshape(nt, nb, 3) for n in ("q", "qd", "qdd")}
+        out.update(A=k["A"], c=k["c"], Q=k["Q"])
+        out["frames"] = {L.name: k["frames"][:, i] for i, L in enumerate(self.links)}
+        return out
+
+    def accelerations(self, z, zd, forces=None) -> np.ndarray:
+        """Kane's equations at states: z'' (nt, nz) of every coordinate left free,
+        under the mechanism's forces and ``forces`` (nt, nz) applied along z (motor
+        torques); rows continued as in :meth:`kinematics`."""
+        nz = len(self.coordinates)
+        z = self._states(z)
+        zd = self._rates("zd", zd, z.shape)
+        tau = None if forces is None else self._rates("forces", forces, z.shape)
+        return _core.mech_accelerations(self._core, z, zd, tau)
+
+    # ------------------------------------------------------------ motion
+
+    def _drives(self, drives):
+        drives = {} if drives is None else _checks.mapping(
+            "drives", drives, "a dict {coordinate name: ConstantSpeed, Torque, Path or Recorded}")
+        for name in drives:
+            self._coord_index(name)
+        return [drives.get(c.name) for c in self.coordinates]
+
+    def solve(self, t=None, *, duration=None, points=361, drives=None, z0=None, zd0=None,
+              steady_state=False, rtol=1e-9, atol=1e-12, max_steps=None, progress=None) -> MechanismMotion:
+        """The rigid motion under drives, by Kane's equations (Dormand-Prince 5(4)).
+
+        Parameters
+        ----------
+        t : array_like, optional
+            Output times [s], strictly increasing, the first the initial instant;
+            default ``points`` instants over ``duration``.
+        duration : float
+            [s], with ``points`` (default 361), when t is not given (giving both is
+            refused).
+        drives : dict, optional
+            Coordinate name -> :class:`ConstantSpeed`, :class:`Torque`,
+            :class:`Path` or :class:`Recorded`; the others are free (no applied
+            force of their own).  When every coordinate is :class:`Recorded`, the
+            motion is the smoothed samples (no integration; without t or duration,
+            at the samples' times; a grid asked for must lie inside the records).
+        z0, zd0 : array_like, optional
+            Initial coordinates (default the drawing's) and rates (default 0).
+        steady_state : bool
+            Start on the periodic motion: for a mechanism driven at a constant speed
+            (every driven coordinate :class:`ConstantSpeed`, the angles among them at one
+            speed ``|omega|``, the period 2 pi / ``|omega|``), the free coordinates and
+            rates at the first instant are found by shooting over one period (Newton on
+            z(T) - z(0), z'(T) - z'(0) of the free coordinates, after three periods of
+            transient); ``z0``, ``zd0`` are then the first guess.  ``stats`` holds the
+            ``floquet_multipliers`` (``|mu| < 1``: the cycle attracts) and the
+            ``shooting_iterations``.
+        rtol, atol : float
+            Error tolerances.
+        max_steps : int, optional
+            Steps allowed per integration (default the core's); beyond them a
+            :class:`~kanefem.StepLimitError`.
+        progress : callable, optional
+            Called with the time now and then (Ctrl-C stops the run).
+
+        Returns
+        -------
+        MechanismMotion
+
+        Raises
+        ------
+        GeometryError
+            The motion leaves the assembly region (the message names when and where).
+        KanefemError
+            ``steady_state``: no periodic motion found (the shooting residual named).
+        """
+        ds = self._drives(drives)
+        steady_state = _checks.flag("steady_state", steady_state)
+        nz = len(self.coordinates)
+        if nz and not steady_state and all(isinstance(d, Recorded) for d in ds):
+            return self._recorded(ds, t, duration, points)
+        tt = self._check_size(self._time_grid(t, duration, points), "t or points")
+        z0 = self._initial_coordinates(z0)
+        zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
+        modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
+        for k, d in enumerate(ds):
+            if d is None:
+                continue
+            if isinstance(d, ConstantSpeed):
+                modes[k], speeds[k] = 1, d.speed
+            elif isinstance(d, Torque):
+                laws[k] = d.function()
+            elif isinstance(d, Path):
+                modes[k], paths[k] = 2, d.function
+            elif isinstance(d, Recorded):
+                spline = d.spline()
+                modes[k], paths[k] = 2, (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
+            else:
+                raise TypeError(f"drives[{self.coordinates[k].name!r}] must be ConstantSpeed, "
+                                f"Torque, Path or Recorded, got {d!r}")
+        rtol, atol = _checks.real("rtol", rtol), _checks.real("atol", atol)
+        limits = {} if max_steps is None else {"max_steps": _checks.integer("max_steps", max_steps, minimum=1,
+                                                                              maximum=2**62)}
+
+        def run(times, z_start, zd_start, tolerance):
+            return _core.mech_simulate(self._core, modes, speeds, paths, laws, z_start, zd_start, times,
+                                       rtol=tolerance, atol=atol, progress=progress, **limits)
+
+        stats = {}
+        if steady_state:
+            z0, zd0, stats = self._periodic(ds, run, z0, zd0, rtol)
+        r = run(tt, z0, zd0, rtol)
+        s = r["states"]
+        stats.update(r["stats"])
+        return self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats)
+
+    def length_scale(self) -> float:
+        """A natural size of the mechanism's lengths [m]: the shortest distance between
+        two joint points of one body (a crank's radius), 1 if there is none.  The
+        periodic steady state measures its free lengths by it."""
+        lengths = []
+        for b in self.bodies:
+            pts = [np.asarray(J.at, float) for J in self.joints if b.name in J.bodies]
+            lengths += [float(np.hypot(*(p - q))) for i, p in enumerate(pts) for q in pts[:i]]
+        lengths = [x for x in lengths if x > 0.0]
+        return min(lengths) if lengths else 1.0
+
+    def _periodic(self, ds, run, z0, zd0, rtol):
+        """(z0, zd0, stats) on the periodic motion at constant speed, by shooting over one
+        period on the free coordinates and their rates (``run(t, z0, zd0, rtol)`` a
+        simulation of this mechanism under its drives)."""
+        speeds = {abs(d.speed) for k, d in enumerate(ds)
+                  if isinstance(d, ConstantSpeed) and self.coordinate_unit(k) == "rad" and d.speed}
+        other = [self.coordinates[k].name for k, d in enumerate(ds) if d is not None and (
+            not isinstance(d, ConstantSpeed) or (self.coordinate_unit(k) != "rad" and d.speed))]
+        if len(speeds) != 1 or other:
+            raise ValueError("steady_state needs a mechanism driven at one constant speed: ConstantSpeed "
+                             "drives of angles at one |speed| and no other drive"
+                             + (f" (not {', '.join(map(repr, other))})" if other else ""))
+        omega = speeds.pop()
+        free = np.array([k for k, d in enumerate(ds) if d is None], dtype=int)
+        if free.size == 0:
+            return z0, zd0, {"floquet_multipliers": np.zeros(0), "shooting_iterations": 0}
+        period = 2.0 * math.pi / omega
+        tol = min(rtol, 1e-11)
+        tgrid = np.array([0.0, period])
+        nf = free.size
+        z0, zd0 = np.array(z0, float), np.array(zd0, float)
+
+        def flow(x):
+            z, zd = z0.copy(), zd0.copy()
+            z[free], zd[free] = x[:nf], x[nf:]
+            st = run(tgrid, z, zd, tol)["states"][-1]
+            return np.concatenate([st[free], st[len(ds) + free]])
+
+        x = np.concatenate([z0[free], zd0[free]])
+        size = np.array([1.0 if self.coordinate_unit(k) == "rad" else self.length_scale() for k in free])
+        scale = np.concatenate([size, size * omega])  # a natural size of the free z and z'
+        for _ in range(3):  # let the transient decay a little first
+            try:
+                x = flow(x)
+            except _core.GeometryError:
+                break
+        jac = np.eye(2 * nf)
+        for it in range(30):
+            fx = flow(x)
+            res = fx - x
+            for j in range(2 * nf):
+                dx = np.zeros(2 * nf)
+                dx[j] = 1e-6 * scale[j]
+                jac[:, j] = (flow(x + dx) - fx) / dx[j]
+            if np.all(np.abs(res) <= 1e-9 * scale):
+                break
+            x = x + np.linalg.solve(jac - np.eye(2 * nf), -res)
+        else:
+            raise _core.KanefemError(
+                f"no periodic motion found at {omega * 60 / (2 * math.pi):.6g} rpm "
+                f"(shooting residual {np.abs(res).max():.3g} after 30 Newton steps)")
+        z0[free], zd0[free] = x[:nf], x[nf:]
+        return z0, zd0, {"floquet_multipliers": np.linalg.eigvals(jac), "shooting_iterations": it + 1}
+
+    def _initial_coordinates(self, z0):
+        """z0 (default the drawing's), its angles within what a double resolves as they
+        turn (z0 = 1e300 rad left the crank standing)."""
+        if z0 is None:
+            return self.drawing_coordinates()
+        z0 = _checks.array("z0", z0, shape=(len(self.coordinates),))
+        for k, c in enumerate(self.coordinates):
+            if self.coordinate_unit(k) == "rad":
+                _checks.angle(f"z0[{k}] ({c.name})", z0[k])
+        return z0
+
+    @staticmethod
+    def _time_grid(t, duration, points):
+        if t is not None and duration is not None:
+            raise ValueError(f"give the output times t or duration = {duration!r} (with points), not both")
+        if t is not None:
+            tt = _checks.array("t", t, ndim=1)
+            if tt.size < 1 or np.any(np.diff(tt) <= 0):
+                raise ValueError("t must be a non-empty, strictly increasing array of times [s]")
+            return tt
+        if duration is None:
+            raise ValueError("give the output times t, or duration (with points)")
+        duration = _checks.real("duration", duration, positive=True)
+        points = _checks.integer("points", points, minimum=2, maximum=_checks.MAX_OUTPUT_VALUES)
+        return np.linspace(0.0, duration, points)
+
+    def _check_size(self, tt, names, flexible=False):
+        """Refuse a motion of tt.size instants whose arrays exceed the output bound, before
+        they are allocated (points = 2^28 passed its own bound and asked for tens of GB):
+        z, z', z'', force per coordinate; q, q', q'' (3 each) per body; a 15-double frame
+        per link; two ways also d, d' per link DOF and 3 forces per joint."""
+        nz, nb = len(self.coordinates), len(self.bodies)
+        per = 4 * nz + 9 * nb + 15 * len(self.links)
+        if flexible:
+            per += 2 * sum(L.body.ndof for L in self.links) + 3 * len(self.joints)
+        _checks.output_size(names, float(tt.size) * per, "a motion")
+        return tt
+
+    def _recorded(self, ds, t, duration, points):
+        splines = [d.spline() for d in ds]
+        if t is None and duration is None:
+            tt = splines[0].t  # the samples' times
+        else:  # the grid asked for, inside every record (a spline does not extrapolate)
+            tt = self._check_size(self._time_grid(t, duration, points), "t or points")
+            for c, s in zip(self.coordinates, splines):
+                if tt[0] < s.t[0] or tt[-1] > s.t[-1]:
+                    raise ValueError(f"{'t' if t is not None else 'duration'}: the times {tt[0]:g} to "
+                                     f"{tt[-1]:g} s leave the record of {c.name!r} ({s.t[0]:g} to {s.t[-1]:g} s)")
+        z = np.column_stack([s(tt) for s in splines])
+        zd = np.column_stack([s(tt, 1) for s in splines])
+        zdd = np.column_stack([s(tt, 2) for s in splines])
+        drive = _core.mech_joint_forces(self._core, np.hstack([z, zd, zdd]))["drive"]
+        # lam = inf means the least-squares straight line (the noise exceeds the scatter
+        # about it): reported as None, the stats hold finite numbers only
+        stats = {"noise": tuple(s.noise for s in splines),
+                 "lam": tuple(s.lam if math.isfinite(s.lam) else None for s in splines)}
+        return self._motion(tt, z, zd, zdd, drive, stats)
+
+    def _motion(self, t, z, zd, zdd, force, stats):
+        k = self.kinematics(z, zd, zdd)
+        return MechanismMotion(t=np.array(t, float), z=z, zd=zd, zdd=zdd, force=force, q=k["q"],
+                               qd=k["qd"], qdd=k["qdd"], frames=k["frames"], stats=dict(stats),
+                               mechanism=self)
+
+    def _check_motion(self, motion):
+        if not isinstance(motion, MechanismMotion):
+            raise TypeError(f"motion must be a MechanismMotion (from Mechanism.solve), got {type(motion).__name__}")
+        if motion.mechanism is not self:
+            raise ValueError("motion was solved for another mechanism")
+
+    animate = _animation.animate_mechanism  # the mechanism in motion, the links' deformation magnified
+
+    # ------------------------------------------------------------ forces
+
+    def joint_forces(self, motion) -> MechanismForces:
+        """Joint forces, drive forces and the links' axial forces over a motion."""
+        self._check_motion(motion)
+        return self._forces(motion)
+
+    def _forces(self, motion, result=MechanismForces):
+        """:meth:`joint_forces` of a motion of this mechanism's description (checked by
+        the caller) as ``result`` (MechanismForces or a class of named views of it)."""
+        r = _core.mech_joint_forces(self._core, np.hstack([motion.z, motion.zd, motion.zdd]))
+        axial = {L.name: self._link_axial(L, motion.q, motion.frames[L.name], r["joints"])
+                 for L in self.links}
+        return result(t=motion.t, joints=r["joints"], drive=r["drive"], link_axial=axial, mechanism=self)
+
+    def _link_ends(self, link):
+        """The joints at a link's first and last node: [(joint index, end 0/1, sign)]."""
+        x = link.body.nodes[:, 0]
+        out = []
+        for j, J in enumerate(self.joints):
+            if link.name not in J.bodies:
+                continue
+            p = _rot(link.angle).T @ (np.asarray(J.at) - np.asarray(link.start))
+            ends = [e for e, xe in ((0, x[0]), (1, x[-1])) if math.hypot(p[0] - xe, p[1]) <= 1e-9 * link.body.length]
+            if not ends:
+                raise ValueError(f"joint {J.name!r} attaches to link {link.name!r} at {J.at}, not at one of "
+                                 f"its end nodes {link.node_point(0)}, {link.end}")
+            out.append((j, ends[0], 1.0 if J.bodies[1] == link.name else -1.0))
+        return out
+
+    def _link_axial(self, link, q, frames, joints):
+        """N(x) of a link over a motion: the quasi-static axial equilibrium under its
+        inertial load and the joint forces at its ends (docs/theory.md section 5.11)."""
+        body = link.body
+        b = self._bidx[link.name]
+        ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
+        f_end = np.zeros((q.shape[0], 2))
+        for j, end, sign in self._link_ends(link):
+            f_end[:, end] += sign * np.sum(joints[:, j, :2] * ex, axis=1)
+        fixed = link._fixed
+        nd = body.dofs_per_node
+        fx = (bool(fixed[0]), bool(fixed[(body.n_nodes - 1) * nd]))
+        if all(fx):  # a frame through both ends: the joint forces carry the axial load
+            fx = (False, False)
+        return np.array([_core.axial_force(body=body._body, frames=frames[i:i + 1], f_first=f_end[i, 0],
+                                           f_last=f_end[i, 1], fixed_first=fx[0], fixed_last=fx[1])[0]
+                         for i in range(q.shape[0])]).reshape(-1, 3)
+
+    # ------------------------------------------------------------ elastic links, one way
+
+    def link_eigenvalues(self, motion, n_modes=2, include_eps=True, geometric_stiffness=True,
+                         order="ascending", links=None) -> dict:
+        """Frozen-time eigenvalues of every elastic link over a motion (one way).
+
+        Parameters
+        ----------
+        motion : MechanismMotion
+        n_modes : int
+        include_eps : bool
+            Include K_eps (the general solver where eps != 0).
+        geometric_stiffness : bool
+            Add K_G from each link's axial force (``link_axial`` of :class:`MechanismForces`:
+            quasi-static under the rigid motion's joint forces and axial inertia).
+            Default on: that force is known from the rigid solution, and it moves the
+            shipped slider-crank rod's first frequency by up to 11 % over a turn.  (The
+            wind pump's :meth:`~kanefem.WindPump.lever_eigenvalues` keeps the seeds'
+            method, K_G off, where it moves the lever's by 0.9 % at 140 rpm.)
+        order : {"ascending", "tracked"}
+        links : sequence of str, optional
+            Default every link.
+
+        Returns
+        -------
+        dict
+            link name -> :class:`LinkEigenvalues`.
+        """
+        self._check_motion(motion)
+        names = [L.name for L in self.links] if links is None else _checks.sequence("links", links)
+        geometric_stiffness = _checks.flag("geometric_stiffness", geometric_stiffness)
+        include_eps = _checks.flag("include_eps", include_eps)
+        axial = self.joint_forces(motion).link_axial if geometric_stiffness else {}
+        out = {}
+        for name in names:
+            L = self.link(name)
+            f = motion.frames[name]
+            ax = axial.get(name)
+            r = L.body.eigenvalues_vs_time(f["omega"][:, 2], f["eps"][:, 2], n_modes, supports=L.supports,
+                                           include_eps=include_eps, order=order, mode_shapes=False,
+                                           geometric_stiffness=geometric_stiffness, axial_force=ax)
+            out[name] = LinkEigenvalues(t=motion.t, eigenvalues=r.eigenvalues,
+                                        eigenvalues_imag=r.eigenvalues_imag,
+                                        frequencies_hz=_signed_hz(r.eigenvalues), solver=r.solver,
+                                        axial_force=ax, stats=r.stats,
+                                        geometric_stiffness=geometric_stiffness,
+                                        axial_force_source="quasi-static, from the rigid motion's joint "
+                                        "forces and axial inertia" if geometric_stiffness else None)
+        return out
+
+    def link_response(self, motion, link, method="newmark", dt=None, damping=None,
+                      initial="quasi-static", geometric_stiffness=False, **simulate_options):
+        """The elastic response of a link on a solved rigid motion, in time (one way).
+
+        The link's frame follows the rigid motion (splines through the motion's
+        samples of its angle and origin, so omega, eps and a_O are their exact
+        derivatives), with gravity; ``geometric_stiffness`` adds K_G of the
+        quasi-static axial force under the frame's inertial load with the link's
+        reference conditions (the joint forces do not enter: see
+        :meth:`link_eigenvalues` for those).  Off by default, unlike there and in
+        :meth:`simulate_flexible`: without the joint forces this N is not the link's axial
+        force (a connecting rod's comes mostly from them), so it is not known from the
+        solution here.
+
+        Returns
+        -------
+        SimulationResult
+            ``t`` = ``motion.t``; ``d``, ``v`` over the link's DOFs in its frame.
+        """
+        from ..motion import Motion
+        from ..simulate import simulate
+
+        self._check_motion(motion)
+        _checks.choice("initial", initial, ("quasi-static", "rest"))
+        L = self.link(link)
+        if motion.t.shape[0] < 4:
+            raise ValueError(f"motion must have at least 4 instants, got {motion.t.shape[0]}")
+        b = self._bidx[L.name]
+        t = motion.t - motion.t[0]
+        origin = self._track(motion.q, L.name, L.start)
+        frame = Motion.from_samples(t, np.unwrap(motion.q[:, b, 2]), origin)
+        d0 = self.link_quasi_static(L.name, motion.frames[L.name][0]) if initial == "quasi-static" else None
+        if dt is None and method in ("newmark", "generalized-alpha"):
+            w1 = math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
+            dt = min(2 * math.pi / w1 / 40, float(np.min(np.diff(t))))
+        r = simulate(L.body, frame, float(t[-1]), dt=dt, method=method, supports=L.supports,
+                                damping=damping, d0=d0, t_eval=t, gravity=self.gravity,
+                                geometric_stiffness=geometric_stiffness, **simulate_options)
+        return dataclasses.replace(r, t=motion.t.copy())
+
+    # ------------------------------------------------------------ elastic links, two ways
+
+    def simulate_flexible(self, t=None, *, duration=None, points=361, drives=None, z0=None,
+                          zd0=None, d0=None, dd0=None, dt=None, rtol=1e-2, atol=1e-9, rho_inf=0.9, tol=1e-8,
+                          max_iter=25, max_steps=2_000_000, progress=None) -> FlexibleMotion:
+        """The motion with the elastic links coupled both ways (floating frames).
+
+        Rigid and elastic coordinates form one system, M(p) p'' = f(t, p, p'), with
+        p = (free independent coordinates, the links' free elastic DOFs), integrated by
+        generalized-alpha (Arnold-Bruls form, Newton iterations) with steps that land
+        on every output time; the dependent rigid coordinates follow from the loop
+        closure at every evaluation (coordinate partitioning: the constraints hold to
+        round-off, docs/theory.md section 5.12).
+
+        Each link's K_G (:attr:`ElasticLink.geometric_stiffness`, on by default) uses
+        its axial force from the coupled solution at every step: the joint forces at
+        its ends at the current accelerations and its axial inertia.
+
+        The step is checked against an accuracy target (step doubling): the run is
+        repeated with every step halved, the difference of the two estimates the finer
+        run's error (Richardson, second order: difference / 3, times a margin of 1.5),
+        and while it exceeds ``rtol`` the steps are refined by the power of two the
+        estimate asks for (error ~ h^2), and checked again against a run at twice the
+        step.  The finest run is returned; ``stats["error_estimate"]`` holds its
+        estimate.
+
+        Parameters
+        ----------
+        t, duration, points, drives, z0, zd0
+            As in :meth:`solve` (:class:`Recorded` drives become paths).
+        d0 : dict, optional
+            Link name -> initial elastic displacements over its DOFs (default zero).
+        dd0 : dict, optional
+            Link name -> initial elastic velocities over its DOFs [m/s, rad/s]
+            (default zero), checked as ``d0``; at the DOFs the link's reference
+            conditions fix both are ignored (they stay zero).
+        dt : float, optional
+            The first (largest) step [s]; default 1/20 of the shortest first-mode
+            period of the links at rest, at most the output interval.  Steps are equal
+            within each output interval.
+        rtol : float or None
+            The accuracy target: the estimated error of every position at every output
+            time, relative to that quantity's largest excursion over the run (per link:
+            the nodes' displacements together, their rotations together; per free rigid
+            coordinate: its range), plus ``atol``, in [1e-12, 1).  Default 1e-2 (1 % of
+            the peak deflection).  None: one run at ``dt``, no check (``error_estimate``
+            None).
+        atol : float
+            Absolute floor of that error [m or rad], for quantities that stay near zero.
+        rho_inf : float
+            Spectral radius at infinite step in [0, 1]: 1 is Newmark's average
+            acceleration (no numerical damping); smaller damps the highest modes.
+        tol : float
+            Newton's tolerance on the acceleration correction, relative to the largest
+            acceleration (default 1e-8; it also stops where the corrections stagnate at
+            round-off).
+        max_iter : int
+            Newton iterations per step.
+        max_steps : int
+            Most steps of one run.  Where reaching ``rtol`` needs more, the finest run
+            within it is returned with a ``RuntimeWarning`` naming its estimate
+            (``stats["accurate"]`` False).
+
+        Returns
+        -------
+        FlexibleMotion
+            ``stats``: the integrator's counts summed over the runs, and ``dt`` (the
+            largest step of the returned run), ``refine`` (its steps per step of
+            ``dt``), ``runs``, ``rtol``, ``atol``, ``error_estimate``, ``accurate``;
+            ``geometric_stiffness`` (per link) and ``axial_force`` (how N was obtained).
+        """
+        if not self.links:
+            raise ValueError("the mechanism has no elastic links: use solve()")
+        ds = self._drives(drives)
+        nz = len(self.coordinates)
+        tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
+        z0 = self._initial_coordinates(z0)
+        zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
+        modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
+        for k, d in enumerate(ds):
+            if isinstance(d, ConstantSpeed):
+                modes[k], speeds[k] = 1, d.speed
+            elif isinstance(d, Torque):
+                laws[k] = d.function()
+            elif isinstance(d, Path):
+                modes[k], paths[k] = 2, d.function
+            elif isinstance(d, Recorded):
+                spline = d.spline()
+                modes[k], paths[k] = 2, (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
+            elif d is not None:
+                raise TypeError(f"drives[{self.coordinates[k].name!r}] must be ConstantSpeed, "
+                                f"Torque, Path or Recorded, got {d!r}")
+        for L in self.links:
+            self._check_reference(L)
+        free = [np.flatnonzero(~L._fixed) for L in self.links]
+
+        def elastic(name, given, what):  # per link over its free DOFs, checked by name and shape
+            given = {} if given is None else _checks.mapping(name, given, f"a dict {{link name: {what}}}")
+            out = []
+            for L, f in zip(self.links, free):
+                v = np.zeros(L.body.ndof) if L.name not in given else \
+                    _checks.array(f"{name}[{L.name!r}]", given.pop(L.name), shape=(L.body.ndof,))
+                out.append(v[f])
+            if given:
+                raise ValueError(f"{name}: unknown links {', '.join(map(repr, given))}")
+            return np.concatenate(out) if out else np.zeros(0)
+
+        x0 = np.concatenate([elastic("d0", d0, "displacements"), elastic("dd0", dd0, "velocities")])
+        if rtol is not None:
+            rtol = _checks.real("rtol", rtol, positive=True)
+            if not 1e-12 <= rtol < 1.0:  # below, round-off of the runs themselves
+                raise ValueError(f"rtol = {rtol!r} must lie in [1e-12, 1) (or be None: no check)")
+        atol = _checks.real("atol", atol, nonnegative=True)
+        max_steps = _checks.integer("max_steps", max_steps, minimum=1, maximum=MAX_STEPS_LIMIT)
+        if dt is None:
+            w = max(math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
+                    for L in self.links)
+            dt = 2 * math.pi / w / 20
+            if tt.size > 1:
+                dt = min(dt, float(np.min(np.diff(tt))))
+        dt = _checks.real("dt", dt, positive=True)
+        links = [dict(body=self._bidx[L.name], fe=L.body._body, fixed=L._fixed, rayleigh=np.array(L.damping),
+                      geometric=L.geometric_stiffness) for L in self.links]
+        options = dict(dt=dt, rho_inf=_checks.real("rho_inf", rho_inf),
+                       tol=_checks.real("tol", tol, positive=True),
+                       max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000), progress=progress)
+        # steps of one run at refine = 1 (the core's rule: equal steps of at most dt)
+        base = max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
+
+        def run(refine):
+            try:
+                return _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
+                                                x0, tt, refine=refine,
+                                                max_steps=max_steps, **options)
+            except _core.LinAlgError as e:
+                if refine == 1:
+                    raise
+                # the accuracy check's own refinement failed: say so (a smaller dt is what it tried)
+                kg = [L.name for L in self.links if L.geometric_stiffness and not any(L.damping)]
+                hint = (f"; with K_G on, the undamped links {', '.join(map(repr, kg))} can grow an "
+                        "instability once a step resolves their axial modes (docs/theory.md section "
+                        "5.12): a little stiffness-proportional damping (ElasticLink damping=(0, beta)) "
+                        "or a smaller rho_inf damps it") if kg else ""
+                raise type(e)(f"{e} -- in the accuracy check's run at dt / {refine} (rtol = {rtol!r}; "
+                              f"a larger rtol stops at coarser steps){hint}") from e
+
+        # refused before any step, as simulate refuses the same (StepLimitError naming dt)
+        _steps(float(tt[-1] - tt[0]), dt, max_steps, ("dt", "the duration"), hint="")
+        if base > max_steps:  # the steps of the output intervals, each rounded up
+            raise _core.StepLimitError(f"dt = {dt!r} s needs {base} steps over the output instants, more "
+                                       f"than max_steps = {max_steps}: use a larger dt (or raise max_steps)")
+        refine, r = 1, run(1)
+        counts = dict(r["stats"])
+        estimate, runs, accurate = None, 1, True
+        if rtol is not None:
+            scales = _error_scales(r, self.links, free, ds, nz)
+            while True:
+                # the next refinement: double, or what the last estimate asks for (error ~ h^2);
+                # the estimate always compares a run with one at twice its steps (a larger
+                # ratio would lean on a coarse run outside the asymptotic range)
+                k = 2 if estimate is None else 2 ** max(1, math.ceil(math.log2(1.25 * math.sqrt(estimate / rtol))))
+                if refine * k * base > max_steps:
+                    if estimate is None:
+                        raise ValueError(f"rtol = {rtol!r}: checking the step needs twice the {base} "
+                                         f"steps of dt = {dt!r} s, more than max_steps = {max_steps}")
+                    accurate = False
+                    warnings.warn(f"simulate_flexible: estimated error {estimate:.3g} (relative to the "
+                                  f"peaks) exceeds rtol = {rtol:g} at {refine * base} steps; a finer step "
+                                  f"needs more than max_steps = {max_steps}", RuntimeWarning, stacklevel=2)
+                    break
+                if k > 2:
+                    r = run(refine * k // 2)
+                    runs += 1
+                    for key, v in r["stats"].items():
+                        counts[key] = counts.get(key, 0) + v
+                    refine *= k // 2
+                fine = run(refine * 2)
+                runs += 1
+                for key, v in fine["stats"].items():
+                    counts[key] = counts.get(key, 0) + v
+                scales = np.maximum(scales, _error_scales(fine, self.links, free, ds, nz))
+                estimate = _error_estimate(r, fine, scales, self.links, free, ds, nz, 2, atol / rtol)
+                refine, r = refine * 2, fine
+                if estimate <= rtol:
+                    break
+        s = r["states"]
+        stats = dict(counts, dt=dt / refine, refine=refine, runs=runs, rtol=rtol, atol=atol,
+                     error_estimate=estimate, accurate=accurate,
+                     geometric_stiffness={L.name: L.geometric_stiffness for L in self.links},
+                     axial_force="joint forces and axial inertia of the coupled solution, at every step")
+        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats)
+        d, dd, off = {}, {}, 0
+        nfree = sum(len(f) for f in free)
+        for L, f in zip(self.links, free):
+            d[L.name] = np.zeros((tt.size, L.body.ndof))
+            dd[L.name] = np.zeros((tt.size, L.body.ndof))
+            d[L.name][:, f] = r["elastic"][:, off:off + len(f)]
+            dd[L.name][:, f] = r["elastic"][:, nfree + off:nfree + off + len(f)]
+            off += len(f)
+        return FlexibleMotion(motion=motion, d=d, d_t=dd, joints=r["joints"], stats=stats,
+                              geometric_stiffness=dict(stats["geometric_stiffness"]))
+
+    def _check_reference(self, link):
+        """Joints attach to a link only at nodes its reference conditions hold (u and v
+        fixed), so that the constraints see the frame's points."""
+        body = link.body
+        nd = body.dofs_per_node
+        for j, end, _ in self._link_ends(link):
+            node = 0 if end == 0 else body.n_nodes - 1
+            held = link._fixed[node * nd: node * nd + min(nd, 2)]
+            if not np.all(held):
+                raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at node "
+                                 f"{node}, where its reference conditions {link.supports!r} leave it free: "
+                                 "the elastic displacement there would break the joint")
+
+
+
+def quasi_static(body, frame, fixed):
+    """The quasi-static deflection of an elastic body on a moving frame at one instant:
+    (K + K_eps + K_om) d = -q_a - q_eps - q_om over the DOFs not in ``fixed`` (a boolean
+    mask, e.g. ``body.support_mask(supports)``), ``frame`` a record of
+    ``kanefem.FRAME_DTYPE`` (omega, eps, a - g in the frame); d (ndof,)."""
+    terms = body.motion_terms(frame["omega"][2], frame["eps"][2], frame["a"][:2])
+    K = body.stiffness_matrix() + terms.K_eps + terms.K_om
+    f = -(terms.q_a + terms.q_eps + terms.q_om)
+    free = ~np.asarray(fixed, bool)
+    d = np.zeros(body.ndof)
+    d[free] = np.linalg.solve(K[np.ix_(free, free)], f[free])
+    return d
+
+
+
+
+def _error_groups(links, free, ds, nz):
+    """The quantities of the two-way accuracy target, as column groups of a run's
+    positions (states' z for free rigid coordinates, elastic d over each link's free
+    DOFs): per link its nodes' displacements (one group: the vector's length) and their
+    rotations; per free rigid coordinate itself."""
+    groups, off = [], 0
+    for k in range(nz):
+        if ds[k] is None or isinstance(ds[k], Torque):
+            groups.append(("z", [k], None))
+    for L, f in zip(links, free):
+        nd = L.body.dofs_per_node
+        kind = np.asarray(f) % nd
+        for sel in ((kind < 2), (kind == 2)) if nd >= 3 else ((kind < 2),):
+            cols = off + np.flatnonzero(sel)
+            if cols.size:
+                groups.append(("d", cols, np.asarray(f)[sel] // nd))
+        off += len(f)
+    return groups
+
+
+def _group_values(r, group, nz):
+    where, cols, nodes = group
+    if where == "z":
+        v = r["states"][:, cols[0]]
+        return np.abs(v - v[0])
+    x = r["elastic"][:, cols]
+    if nodes is None:
+        return np.abs(x)
+    # the displacement vector's length at each node (u, v of a node together)
+    out = np.zeros((x.shape[0], int(nodes.max()) + 1))
+    np.add.at(out, (slice(None), nodes), x * x)
+    return np.sqrt(out)
+
+
+def _error_scales(r, links, free, ds, nz):
+    """Each group's largest excursion over a run."""
+    return np.array([float(np.max(_group_values(r, g, nz), initial=0.0))
+                     for g in _error_groups(links, free, ds, nz)])
+
+
+def _error_estimate(coarse, fine, scales, links, free, ds, nz, k, floor):
+    """Richardson's estimate of the finer run's error (steps k times smaller, second
+    order: difference / (k^2 - 1)), the largest over groups and output times relative to
+    each group's peak plus ``floor`` (atol / rtol)."""
+    worst = 0.0
+    for g, scale in zip(_error_groups(links, free, ds, nz), scales):
+        where, cols, nodes = g
+        if where == "z":
+            diff = np.abs(fine["states"][:, cols[0]] - coarse["states"][:, cols[0]])
+        else:
+            delta = fine["elastic"][:, cols] - coarse["elastic"][:, cols]
+            diff = _group_values({"elastic": delta[:, :]}, ("d", np.arange(len(cols)), nodes), nz)
+        e, den = float(np.max(diff, initial=0.0)) / (k * k - 1), float(scale + floor)
+        # a quantity zero throughout (atol = 0): no error where the runs agree exactly
+        worst = max(worst, 0.0 if e == 0.0 else e / den if den > 0.0 else math.inf)
+    return float(_SAFETY * worst)
+
+
+# Richardson's estimate is exact only as h -> 0; measured within 20 % of the true error on
+# the slider-crank and the pendulum (tests), so reported and checked with a margin
+_SAFETY = 1.5

@@ -1,0 +1,287 @@
+"""The parts of a planar mechanism: bodies (rigid bodies, elastic links), joints,
+springs and the independent coordinates (docs/theory.md section 5.1)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _checks
+from ..bodies import AxialBar, FlexibleBody, PlanarBeam
+
+
+#: the ground's name in joints and springs
+GROUND = "ground"
+_COMPONENTS = {"x": 0, "y": 1, "angle": 2}
+
+
+def _point(name, value):
+    return tuple(float(v) for v in _checks.array(name, value, shape=(2,)))
+
+
+def _rot(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s], [s, c]])
+
+
+# ---------------------------------------------------------------- bodies
+
+
+@dataclass(frozen=True)
+class RigidBody:
+    """A rigid body, as it lies in the drawing.
+
+    Attributes
+    ----------
+    name : str
+    mass : float
+        Mass [kg] (>= 0).
+    inertia : float
+        Moment of inertia about the mass centre [kg m^2] (>= 0).
+    centre : (float, float)
+        The mass centre in the drawing [m].
+    angle : float
+        The body axes' angle in the drawing [rad].
+    """
+
+    name: str
+    mass: float
+    inertia: float
+    centre: tuple = (0.0, 0.0)
+    angle: float = 0.0
+
+    def __post_init__(self):
+        _name("body name", self.name)
+        object.__setattr__(self, "mass", _checks.real(f"{self.name}: mass", self.mass, nonnegative=True))
+        object.__setattr__(self, "inertia", _checks.real(f"{self.name}: inertia", self.inertia, nonnegative=True))
+        object.__setattr__(self, "centre", _point(f"{self.name}: centre", self.centre))
+        object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
+
+
+@dataclass(frozen=True, eq=False)
+class ElasticLink:
+    """An elastic link: a straight body of finite elements on a rigid body's axes.
+
+    The link's frame (the elements' x axis) starts at ``start`` along ``angle`` in
+    the drawing.  In the rigid model the link is the rigid body of its elements:
+    mass ``m = rho A L``, mass centre at mid length, inertia ``m L^2 / 12`` (the
+    consistent line mass has no rotary inertia).  Its elastic displacements are
+    measured in that frame with the reference conditions ``supports`` (default
+    pinned-pinned: u = v = 0 at both ends, the frame through the end joints), which
+    must hold the link's rigid motion; joints attach to it at supported nodes.
+
+    Attributes
+    ----------
+    name : str
+    body : PlanarBeam or AxialBar
+        The elements (on the frame's x axis from ``body.origin``).
+    start : (float, float)
+        Where the frame origin (x = 0 of the elements) is in the drawing [m].
+    angle : float
+        The frame's x axis in the drawing [rad].
+    supports : str or dict
+        Reference conditions, as :meth:`~kanefem.FlexibleBody.support_mask` takes them.
+    damping : (float, float)
+        Rayleigh damping (alpha [1/s], beta [s]) of the elastic coordinates.
+    geometric_stiffness : bool
+        Add K_G from the link's axial force (joint forces and axial inertia) in the
+        two-way runs (:meth:`Mechanism.simulate_flexible`), where that force is known
+        from the coupled solution at every step.  Default on: without it a link under
+        thrust or centrifugal tension has the wrong lateral stiffness (the slider-crank's
+        rod is 26 % off a converged reference with it over a turn, a swinging flexible
+        pendulum 97 % over half a swing; docs/theory.md section 5.12).  The one-way :meth:`Mechanism.link_eigenvalues`
+        takes its own ``geometric_stiffness`` argument.
+    """
+
+    name: str
+    body: FlexibleBody
+    start: tuple = (0.0, 0.0)
+    angle: float = 0.0
+    supports: object = "pinned-pinned"
+    damping: tuple = (0.0, 0.0)
+    geometric_stiffness: bool = True
+
+    def __post_init__(self):
+        _name("link name", self.name)
+        if not isinstance(self.body, (PlanarBeam, AxialBar)):
+            raise TypeError(f"{self.name}: body must be a PlanarBeam or an AxialBar, got "
+                            f"{type(self.body).__name__}")
+        object.__setattr__(self, "start", _point(f"{self.name}: start", self.start))
+        object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
+        damping = tuple(_checks.real(f"{self.name}: damping", v, nonnegative=True) for v in self.damping)
+        if len(damping) != 2:
+            raise ValueError(f"{self.name}: damping must be (alpha, beta), got {self.damping!r}")
+        object.__setattr__(self, "damping", damping)
+        fixed = self.body.support_mask(self.supports)
+        object.__setattr__(self, "_fixed", fixed)
+        object.__setattr__(self, "geometric_stiffness", _checks.flag("geometric_stiffness", self.geometric_stiffness))
+
+    # the rigid body of the elements (uniform straight bodies)
+    @property
+    def mass(self) -> float:
+        b = self.body
+        return b.rho * b.A * b.length
+
+    @property
+    def inertia(self) -> float:
+        return self.mass * self.body.length**2 / 12.0
+
+    @property
+    def x_centre(self) -> float:
+        """The mass centre on the frame's x axis [m]."""
+        return self.body.origin + 0.5 * self.body.length
+
+    @property
+    def centre(self) -> tuple:
+        c = np.asarray(self.start) + _rot(self.angle) @ np.array([self.x_centre, 0.0])
+        return (float(c[0]), float(c[1]))
+
+    def node_point(self, node) -> tuple:
+        """A node's position in the drawing [m] (node -1: the last)."""
+        x = self.body.nodes[node]
+        p = np.asarray(self.start) + _rot(self.angle) @ x[:2]
+        return (float(p[0]), float(p[1]))
+
+    @property
+    def end(self) -> tuple:
+        """The last node in the drawing [m]."""
+        return self.node_point(-1)
+
+
+# ---------------------------------------------------------------- joints and forces
+
+
+def _name(what, name):
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{what} must be a non-empty string, got {name!r}")
+    return name
+
+
+@dataclass(frozen=True)
+class _Joint:
+    name: str
+    bodies: tuple
+    at: tuple
+    k: float = 0.0
+    s0: float | None = None
+    damping: float = 0.0
+    friction: float = 0.0
+    v_F: float = 1e-3
+
+    def __post_init__(self):
+        _name("joint name", self.name)
+        if not (isinstance(self.bodies, (tuple, list)) and len(self.bodies) == 2):
+            raise ValueError(f"{self.name}: bodies must be two body names, got {self.bodies!r}")
+        object.__setattr__(self, "bodies", tuple(_name(f"{self.name}: body", b) for b in self.bodies))
+        if self.bodies[0] == self.bodies[1]:
+            raise ValueError(f"{self.name}: joins {self.bodies[0]!r} to itself")
+        object.__setattr__(self, "at", _point(f"{self.name}: at", self.at))
+        for f in ("k", "damping", "friction"):
+            object.__setattr__(self, f, _checks.real(f"{self.name}: {f}", getattr(self, f), nonnegative=True))
+        object.__setattr__(self, "v_F", _checks.real(f"{self.name}: v_F", self.v_F, positive=True))
+        if self.s0 is not None:
+            object.__setattr__(self, "s0", _checks.real(f"{self.name}: s0", self.s0))
+
+
+@dataclass(frozen=True)
+class Revolute(_Joint):
+    """A revolute joint at a point of the drawing; optional force law on its
+    relative angle s = theta1 - theta0: torque -k (s - s0) - damping s' -
+    friction tanh(s' / v_F) on the second body (reaction on the first); s0
+    defaults to the drawing's angle.
+
+    Attributes
+    ----------
+    name : str
+    bodies : (str, str)
+        The two bodies (or ``"ground"``); its force is the first's on the second.
+    at : (float, float)
+        The joint's point in the drawing [m].
+    k, s0, damping, friction, v_F : float
+        Torsion spring [N m/rad], its free angle [rad], viscous damper [N m s],
+        Coulomb friction torque [N m] regularized over v_F [rad/s].
+    """
+
+
+@dataclass(frozen=True)
+class Prismatic(_Joint):
+    """A prismatic joint: the second body slides along ``axis`` (drawing direction,
+    fixed in the first body) without turning relative to it.  Its coordinate s is
+    the distance slid from the drawing's point ``at``; force law -k (s - s0) -
+    damping s' - friction tanh(s' / v_F) [N] on the second body.
+
+    Attributes
+    ----------
+    axis : (float, float)
+        The sliding direction in the drawing (normalized).
+    """
+
+    axis: tuple = (1.0, 0.0)
+
+    def __post_init__(self):
+        super().__post_init__()
+        a = _checks.array(f"{self.name}: axis", self.axis, shape=(2,))
+        if not np.hypot(*a) > 0:
+            raise ValueError(f"{self.name}: axis must not be zero")
+        object.__setattr__(self, "axis", tuple(float(v) for v in a / np.hypot(*a)))
+
+
+@dataclass(frozen=True)
+class Weld(_Joint):
+    """Two bodies welded at a point (no relative motion); no force law."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.k or self.damping or self.friction or self.s0 is not None:
+            raise ValueError(f"{self.name}: a weld has no coordinate for a spring, damper or friction")
+
+
+@dataclass(frozen=True)
+class Spring:
+    """A spring-damper between point ``at[0]`` of ``bodies[0]`` and ``at[1]`` of
+    ``bodies[1]`` (drawing): tension k (L - length) + damping L' [N]; ``length``
+    defaults to the drawing's distance."""
+
+    name: str
+    bodies: tuple
+    at: tuple
+    k: float
+    length: float | None = None
+    damping: float = 0.0
+
+    def __post_init__(self):
+        _name("spring name", self.name)
+        if not (isinstance(self.bodies, (tuple, list)) and len(self.bodies) == 2):
+            raise ValueError(f"{self.name}: bodies must be two body names, got {self.bodies!r}")
+        object.__setattr__(self, "bodies", tuple(self.bodies))
+        a = _checks.array(f"{self.name}: at", self.at, shape=(2, 2))
+        object.__setattr__(self, "at", (tuple(a[0]), tuple(a[1])))
+        object.__setattr__(self, "k", _checks.real(f"{self.name}: k", self.k, nonnegative=True))
+        object.__setattr__(self, "damping", _checks.real(f"{self.name}: damping", self.damping, nonnegative=True))
+        if self.length is not None:
+            object.__setattr__(self, "length", _checks.real(f"{self.name}: length", self.length, nonnegative=True))
+
+
+@dataclass(frozen=True)
+class Coordinate:
+    """An independent coordinate: ``component`` ("x", "y" or "angle") of ``body``,
+    or the coordinate of ``joint`` (a revolute's relative angle, a prismatic's
+    sliding distance)."""
+
+    name: str
+    body: str | None = None
+    component: str | None = None
+    joint: str | None = None
+
+    def __post_init__(self):
+        _name("coordinate name", self.name)
+        if len(self.name) > 23:
+            raise ValueError(f"coordinate name {self.name!r} is longer than 23 characters")
+        if (self.joint is None) == (self.body is None):
+            raise ValueError(f"{self.name}: give either joint= or body= (with component=)")
+        if self.body is not None:
+            _checks.choice(f"{self.name}: component", self.component, tuple(_COMPONENTS))
+        elif self.component is not None:
+            raise ValueError(f"{self.name}: component is for a body coordinate, not a joint's")

@@ -1,0 +1,244 @@
+"""The results of a mechanism: its rigid motion, joint forces, the links'
+frozen-time eigenvalues and the two-way motion (the kanefem result contract)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import _checks
+from .._results import ResultMixin, eigen_time_columns
+
+if TYPE_CHECKING:
+    from .model import Mechanism
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, eq=False)
+class MechanismMotion(ResultMixin):
+    """The rigid motion of a mechanism at nt instants.
+
+    Attributes
+    ----------
+    t : ndarray (nt,)
+        Time [s].
+    z, zd, zdd : ndarray (nt, nz)
+        Independent coordinates and their rates, in the order of
+        ``mechanism.coordinates``.
+    force : ndarray (nt, nz)
+        The generalized force along each coordinate: a torque law's value, or what a
+        prescribed coordinate needs (a motor torque) [N m or N].
+    q, qd, qdd : ndarray (nt, nbody, 3)
+        Every body's (x, y, angle) of its mass centre, and the rates.
+    frames : dict
+        Per elastic link, its frame's motion (``kanefem.FRAME_DTYPE``, (nt,)):
+        origin at the elements' x = 0, x along them, a = a_O - g in the frame.
+    stats : dict
+    mechanism : Mechanism
+    """
+
+    t: np.ndarray
+    z: np.ndarray
+    zd: np.ndarray
+    zdd: np.ndarray
+    force: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    frames: dict
+    stats: dict
+    mechanism: "Mechanism"
+
+    def coordinate(self, name):
+        """(z, z', z'') of a coordinate by name."""
+        k = self.mechanism._coord_index(name)
+        return self.z[:, k], self.zd[:, k], self.zdd[:, k]
+
+    def body(self, name):
+        """(q, q', q'') of a body by name, each (nt, 3): x, y, angle."""
+        b = self.mechanism._body_index(name)
+        return self.q[:, b], self.qd[:, b], self.qdd[:, b]
+
+    def point(self, body, at):
+        """Where a point of a body (given in the drawing) is over the motion, (nt, 2) [m]."""
+        return self.mechanism._track(self.q, body, at)
+
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
+        mech = self.mechanism
+        cols = {"t_s": self.t}
+        for k, c in enumerate(mech.coordinates):
+            cols.update(_coordinate_columns(mech, k, self.z[:, k], self.zd[:, k], self.zdd[:, k], self.force[:, k]))
+        for b, body in enumerate(mech.bodies):
+            cols[f"{body.name}_x_m"] = self.q[:, b, 0]
+            cols[f"{body.name}_y_m"] = self.q[:, b, 1]
+            cols[f"{body.name}_angle_rad"] = self.q[:, b, 2]
+        return cols
+
+
+@dataclass(frozen=True, eq=False)
+class MechanismForces(ResultMixin):
+    """Joint forces over a motion (the constraints' multipliers).
+
+    Attributes
+    ----------
+    t : ndarray (nt,)
+    joints : ndarray (nt, njoint, 3)
+        Per joint (F_x, F_y, M): the force [N] and moment [N m] its first body exerts
+        on its second at the joint's point, global axes.
+    drive : ndarray (nt, nz)
+        The generalized force each coordinate needs beyond the mechanism's own forces
+        (springs, dampers, friction, gravity): a motor torque; zero to round-off for a
+        free coordinate of a motion of the model.
+    link_axial : dict
+        Per elastic link, its axial force N(x) = c0 + c1 x + c2 x^2 (tension > 0, x
+        along the elements) from the joint forces at its ends and its axial inertia:
+        (nt, 3) [N, N/m, N/m^2].
+    mechanism : Mechanism
+    """
+
+    t: np.ndarray
+    joints: np.ndarray
+    drive: np.ndarray
+    link_axial: dict
+    mechanism: "Mechanism"
+
+    def joint(self, name):
+        """(F (nt, 2), M (nt,)) of a joint by name."""
+        j = self.mechanism._joint_index(name)
+        return self.joints[:, j, :2], self.joints[:, j, 2]
+
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
+        mech = self.mechanism
+        cols = {"t_s": self.t}
+        for j, J in enumerate(mech.joints):
+            cols[f"F_{J.name}_x_N"] = self.joints[:, j, 0]
+            cols[f"F_{J.name}_y_N"] = self.joints[:, j, 1]
+            cols[f"M_{J.name}_Nm"] = self.joints[:, j, 2]
+        for k, c in enumerate(mech.coordinates):
+            cols[f"{c.name}_drive_{_drive_unit(mech, k)}"] = self.drive[:, k]
+        for name, c in self.link_axial.items():
+            cols[f"{name}_N0_N"], cols[f"{name}_N1_N_m"], cols[f"{name}_N2_N_m2"] = c.T
+        return cols
+
+
+@dataclass(frozen=True, eq=False)
+class LinkEigenvalues(ResultMixin):
+    """Frozen-time eigenvalues of an elastic link over a motion.
+
+    Attributes
+    ----------
+    t : ndarray (nt,)
+    eigenvalues, eigenvalues_imag : ndarray (nt, n_modes)
+        lambda_k [rad^2/s^2] of (K + K_om [+ K_eps] [+ K_G]) phi = lambda M phi.
+    frequencies_hz : ndarray (nt, n_modes)
+        sqrt(lambda_k) / 2 pi (negative where lambda_k < 0).
+    solver : str
+    axial_force : ndarray (nt, 3) or None
+        N(x) = c0 + c1 x + c2 x^2 at each instant, where K_G was included.
+    geometric_stiffness : bool
+        Whether K_G was included.
+    axial_force_source : str or None
+        How N was obtained (None without K_G).
+    s : ndarray of complex or None, shape (nt, n_modes)
+        With a gyroscopic solve (the wind pump's lever): the eigenvalues of
+        s^2 M + s C + K_eff with Im s >= 0, by ``|s|`` [rad/s]; ``eigenvalues`` then holds
+        -s^2 and ``frequencies_hz`` Im(s) / 2 pi.
+    options : dict
+        The options of the call that made it (n_elements, include_eps, ...), where recorded.
+    """
+
+    t: np.ndarray
+    eigenvalues: np.ndarray
+    eigenvalues_imag: np.ndarray
+    frequencies_hz: np.ndarray
+    solver: str
+    axial_force: np.ndarray | None = None
+    stats: dict = field(default_factory=dict)
+    geometric_stiffness: bool = False
+    axial_force_source: str | None = None
+    s: np.ndarray | None = None
+    options: dict = field(default_factory=dict)
+
+    def _columns(self):
+        """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
+        return eigen_time_columns(self.t, self.eigenvalues, self.frequencies_hz, self.eigenvalues_imag, self.s)
+
+
+@dataclass(frozen=True, eq=False)
+class FlexibleMotion(ResultMixin):
+    """The motion of a mechanism with its elastic links coupled both ways.
+
+    Attributes
+    ----------
+    motion : MechanismMotion
+        The rigid coordinates (with the links' elastic inertia acting on them); its
+        ``force`` holds what prescribed coordinates need, elastic links included.
+    d, d_t : dict
+        Per link, the elastic displacements and velocities over all its DOFs, in its
+        frame (nt, ndof); zero at the reference conditions.
+    joints : ndarray (nt, njoint, 3)
+        Joint forces, as ``joints`` of :class:`MechanismForces`.
+    stats : dict
+        The integrator's counts, the accuracy target and its ``error_estimate``
+        (:meth:`Mechanism.simulate_flexible`).
+    geometric_stiffness : dict
+        Per link, whether K_G was included (its axial force from the coupled solution).
+    """
+
+    motion: MechanismMotion
+    d: dict
+    d_t: dict
+    joints: np.ndarray
+    stats: dict
+    geometric_stiffness: dict = field(default_factory=dict)
+
+    @property
+    def t(self):
+        return self.motion.t
+
+    def deflection(self, link, x):
+        """Lateral displacement v [m] of a link at x along it (a node), over time."""
+        mech = self.motion.mechanism
+        L = mech.bodies[mech._body_index(link)]
+        x = _checks.real("x", x)  # nan is no node (it found node 0, whose deflection is zero)
+        nodes = L.body.nodes[:, 0]
+        i = int(np.argmin(np.abs(nodes - x)))
+        if abs(nodes[i] - x) > 1e-9 * L.body.length:
+            raise ValueError(f"x = {x} is not a node of {link} (nodes at {nodes.tolist()})")
+        return self.d[link][:, i * L.body.dofs_per_node + 1]
+
+    def _columns(self):
+        """t_s, the coordinates (two ways) and each link's lateral deflection at its
+        middle node ``<link>_v_mid_m`` (see :mod:`kanefem._results` for the names)."""
+        m = self.motion
+        mech = m.mechanism
+        cols = {"t_s": m.t}
+        for k, c in enumerate(mech.coordinates):
+            cols.update(_coordinate_columns(mech, k, m.z[:, k], m.zd[:, k], None, m.force[:, k]))
+        for L in mech.links:
+            body = L.body
+            node = (body.n_nodes - 1) // 2
+            v = self.d[L.name][:, node * body.dofs_per_node + 1] if body.dofs_per_node > 1 else np.zeros(len(m.t))
+            cols[f"{L.name}_v_mid_m"] = v
+        return cols
+
+
+def _drive_unit(mech, k):
+    """The unit of coordinate k's generalized force: Nm (an angle) or N (a length)."""
+    return "Nm" if mech.coordinate_unit(k) == "rad" else "N"
+
+
+def _coordinate_columns(mech, k, z, zd, zdd, force):
+    """A coordinate's value, rate, acceleration (if given) and drive force columns."""
+    c, u = mech.coordinates[k], mech.coordinate_unit(k)
+    cols = {f"{c.name}_{u}": z, f"{c.name}_rate_{u}_s": zd}
+    if zdd is not None:
+        cols[f"{c.name}_acc_{u}_s2"] = zdd
+    cols[f"{c.name}_drive_{_drive_unit(mech, k)}"] = force
+    return cols
