@@ -14,7 +14,7 @@
   ``from_dict()`` which rebuilds the object from it;
 * ``table()`` and ``to_dataframe()``: the result as columns (the command line's CSV
   files, or a :class:`pandas.DataFrame`; pandas is optional: ``pip install pandas``);
-* ``to_mat(path)``: a MATLAB ``.mat`` file (:func:`scipy.io.savemat`) with the record
+* ``to_mat(path)``: a MATLAB ``.mat`` file (``scipy.io.savemat``) with the record
   as structs and the table as the struct ``table``;
 * ``plot()``: a matplotlib figure of the result's main quantity.
 
@@ -635,7 +635,7 @@ class ResultMixin:
 
         Nested mappings and dataclasses (``stats``, ``options``, ``params``) become
         dotted names (``"stats.steps"``); None fields are left out; a mechanism is
-        stored as its definition (the JSON of :meth:`kanefem.Mechanism.to_dict`).
+        stored as its definition (the JSON of :meth:`kanefem.mechanism.Mechanism.to_dict`).
         This is what :func:`kanefem.sweep` stores, and :meth:`from_dict` reads it back.
 
         Examples
@@ -705,7 +705,7 @@ class ResultMixin:
         return pd.DataFrame(columns(self))
 
     def to_mat(self, path):
-        """Write the result to a MATLAB ``.mat`` file (:func:`scipy.io.savemat`); return its path.
+        """Write the result to a MATLAB ``.mat`` file (``scipy.io.savemat``); return its path.
 
         The file holds :meth:`to_dict`'s record with its dotted names as structs
         (``stats.steps``, ``params.l1``) and the columns of :meth:`table` as the struct
@@ -746,7 +746,7 @@ class ResultMixin:
         """Plot the result's main quantity on ``ax`` (a new figure if None); return the axes.
 
         Axes carry units; a nearly constant quantity is drawn from zero with its
-        relative variation in the legend (see :func:`finish_axes`).  Keyword arguments
+        relative variation in the legend (see ``kanefem._results.finish_axes``).  Keyword arguments
         go to the plot (``SimulationResult``: also ``node``, ``dof``, ``what`` as in
         :meth:`~kanefem.SimulationResult.node`; by default the DOF with the largest
         range, named in the y label).

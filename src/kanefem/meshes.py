@@ -322,7 +322,7 @@ class Mesh:
             entities, declared sizes larger than the file can hold, or a damaged file
             (whatever meshio raised, also its ``sys.exit``, except MemoryError and
             KeyboardInterrupt); sizes are checked before anything is allocated
-            (:mod:`kanefem._meshfiles`).
+            (``kanefem._meshfiles``).
         ValueError
             The mesh in the file is not one body (see :func:`Mesh.from_meshio`).
         """

@@ -335,15 +335,15 @@ def mechanism_links(description, duration=0.0, revolutions=1.0, points=361, n_mo
     duration, revolutions, points
         The time grid (:func:`kanefem.mechanism.file_run`).
     n_modes, include_eps, geometric_stiffness
-        As in :meth:`kanefem.Mechanism.link_eigenvalues`.
+        As in :meth:`kanefem.mechanism.Mechanism.link_eigenvalues`.
     **changes
         ``TABLE__ENTRY__KEY=value``: a number of the file, e.g. ``link__rod__E``,
-        ``coordinate__crank__speed``, ``body__slider__mass`` (:data:`MECHANISM_KEYS`).
+        ``coordinate__crank__speed``, ``body__slider__mass`` (``MECHANISM_KEYS``).
 
     Returns
     -------
     dict
-        ``t`` [s] (nt,); per coordinate ``<name>_drive_max`` (the largest |drive force|,
+        ``t`` [s] (nt,); per coordinate ``<name>_drive_max`` (the largest ``|drive force|``,
         N m or N); per link ``<link>_frequencies_Hz`` (nt, n_modes) and scalars
         ``<link>_f1_min_Hz``, ``<link>_f1_max_Hz``.
     """

@@ -817,7 +817,7 @@ class SweepResult(ResultMixin):
         return cols
 
     def to_xarray(self):
-        """The sweep as an :class:`xarray.Dataset` (``pip install "kanefem[xarray]"``).
+        """The sweep as an ``xarray.Dataset`` (``pip install "kanefem[xarray]"``).
 
         A full-factorial grid becomes one dimension per parameter (with the values as
         coordinates); other grids one dimension ``point`` with the parameters as

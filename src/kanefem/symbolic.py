@@ -679,7 +679,7 @@ def derive(method, n_elements=1, route="element", constraints=None, measure_size
     method : {"kane", "gibbs-appell", "lagrange", "hamilton", "maggi"}
     n_elements : int
         Equal elements of length ``l`` from ``x0`` on the frame's x axis, 1 to
-        :data:`MAX_ELEMENTS` (100).
+        ``MAX_ELEMENTS`` (100).
     route : {"element", "monolithic"}
         ``"element"``: each element differentiated with respect to its own coordinates,
         then assembled; ``"monolithic"``: the body's energies and velocity fields

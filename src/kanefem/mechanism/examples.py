@@ -77,7 +77,7 @@ def four_bar(a=0.1, b=0.3, c=0.25, d=0.3, *, masses=(1.0, 1.5, 1.2), gravity=(0.
     crank angle pi/2 on the branch with the coupler above the line from A to the
     rocker pivot (branch = +1) or below (-1).  Coordinate ``"crank"``.
 
-    ``coupler``: a :class:`PlanarBeam` or :class:`AxialBar` of length ``b`` makes the
+    ``coupler``: a :class:`~kanefem.PlanarBeam` or :class:`~kanefem.AxialBar` of length ``b`` makes the
     coupler an elastic link (pinned-pinned from A to B; its mass is the elements',
     ``masses[1]`` is not used); None, a rigid bar."""
     a, b, c, d = (_checks.real(n, v, positive=True) for n, v in (("a", a), ("b", b), ("c", c), ("d", d)))

@@ -244,7 +244,7 @@ class MechanismFiles:
 
 
 def file_run(mech, duration=0.0, revolutions=1.0, points=361):
-    """The run a mechanism's file describes: (t, drives, z0, zd0) for :meth:`Mechanism.solve`.
+    """The run a mechanism's file describes: (t, drives, z0, zd0) for :meth:`~kanefem.mechanism.Mechanism.solve`.
 
     Drives and initial values from the file's coordinates (``coordinate_drives``; the drawing's
     coordinates and rest otherwise); ``points`` instants over ``duration`` [s], or

@@ -172,7 +172,7 @@ class Mechanism(MechanismFiles):
 
     def link_quasi_static(self, link, frame) -> np.ndarray:
         """A link's quasi-static deflection at one instant of its frame's motion (a row of
-        ``motion.frames[link]``), its reference conditions held (:func:`quasi_static`):
+        ``motion.frames[link]``), its reference conditions held (``quasi_static`` of ``kanefem.mechanism.model``):
         d over its DOFs, in its frame."""
         L = self.link(link)
         return quasi_static(L.body, frame, L._fixed)
@@ -706,7 +706,7 @@ class Mechanism(MechanismFiles):
         closure at every evaluation (coordinate partitioning: the constraints hold to
         round-off, docs/theory.md section 5.12).
 
-        Each link's K_G (:attr:`ElasticLink.geometric_stiffness`, on by default) uses
+        Each link's K_G (``ElasticLink.geometric_stiffness``, on by default) uses
         its axial force from the coupled solution at every step: the joint forces at
         its ends at the current accelerations and its axial inertia.
 

@@ -569,7 +569,7 @@ class WindPump:
             raise type(exc)(f"{path}: {exc}") from None
 
     def to_dict(self) -> dict:
-        """The parameters as the tables of :meth:`to_toml` (:data:`GROUPS`)."""
+        """The parameters as the tables of :meth:`to_toml` (``GROUPS``)."""
         p = self.params
         return {g: {k: getattr(p, k) for k in keys} for g, keys in GROUPS.items()}
 
@@ -724,7 +724,7 @@ class WindPump:
             Output instants per crank turn (default 360).
         steady_state : bool
             Constant speed only: start on the periodic motion (found by shooting on
-            one crank period: Newton on (x_D, xdot_D), :meth:`Mechanism.solve`'s
+            one crank period: Newton on (x_D, xdot_D), :meth:`~kanefem.mechanism.Mechanism.solve`'s
             ``steady_state``), not from the initial state;
             ``x_D``, ``xdot_D`` are then only the first guess.  ``stats`` then holds
             the Floquet multipliers (``|mu| < 1``: the cycle attracts).
@@ -1052,7 +1052,7 @@ class WindPump:
 
     def lever_quasi_static(self, frame, n_elements=10) -> np.ndarray:
         """The lever's quasi-static deflection at one instant: (K + K_eps + K_om) d =
-        -q_a - q_eps - q_om, pinned-pinned (:func:`kanefem.mechanism.model.quasi_static`).
+        -q_a - q_eps - q_om, pinned-pinned (``quasi_static`` of ``kanefem.mechanism.model``).
 
         Parameters
         ----------
