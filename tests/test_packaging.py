@@ -28,3 +28,15 @@ def test_smoke_test_and_declared_dependencies(tmp_path):
     if "--requires" in args:
         assert "Requires-Dist (same as pyproject.toml)" in r.stdout
     assert list(tmp_path.iterdir()) == []  # it wrote only into its own temporary folder
+
+
+def test_every_package_folder_is_listed_for_the_wheel():
+    """setuptools puts into a wheel only the packages pyproject.toml lists: a subpackage left
+    out (kanefem.mechanism, when it was made) imports from the source tree but not once
+    installed ('cannot import name mechanism'), which only a fresh install would show."""
+    from kanefem._io import _tomllib
+
+    listed = set(_tomllib().loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    src = ROOT / "src"
+    folders = {".".join(p.parent.relative_to(src).parts) for p in src.glob("kanefem/**/__init__.py")}
+    assert folders == listed, (sorted(folders), sorted(listed))
