@@ -685,17 +685,24 @@ static const char *coords_text(const kf_mech *m, const double *z, char *buf, siz
 static int factored(const kf_mech *m, kf_mech_kin *k, const double *z, int rc, kf_error le,
                     kf_error *err);
 
-static int factor_at(const kf_mech *m, kf_mech_kin *k, const double *z, kf_error *err)
+/* Scale the constraint Jacobian k->J (rows by m->rs, angle columns by the length m->L:
+ * every entry of order one) and factor it in place; the status of the dense solve. */
+static int factor_scaled(const kf_mech *m, kf_mech_kin *k, kf_error *le)
 {
     int n = m->n;
-    eval_rows(m, k->q, NULL, k->cs, NULL, k->J, NULL);
     for (int j = 0; j < n; j++) {
         double cs = j % 3 == 2 ? m->L : 1.0;
         for (int i = 0; i < n; i++)
             k->J[i + (size_t)j * n] *= m->rs[i] / cs;
     }
+    return kf_mech_dense_solve(n, k->J, k->ipiv, 1, 0, NULL, le);
+}
+
+static int factor_at(const kf_mech *m, kf_mech_kin *k, const double *z, kf_error *err)
+{
+    eval_rows(m, k->q, NULL, k->cs, NULL, k->J, NULL);
     kf_error le = {0};
-    int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 0, NULL, &le);
+    int rc = factor_scaled(m, k, &le);
     return factored(m, k, z, rc, le, err);
 }
 
@@ -834,13 +841,8 @@ static int exact_at(const kf_mech *m, kf_mech_kin *k, const double *z, kf_error 
         if (!(fabs(ri) <= tol))
             return NEWTON_FAILS;
     }
-    for (int j = 0; j < n; j++) {
-        double cs = j % 3 == 2 ? m->L : 1.0;
-        for (int i = 0; i < n; i++)
-            k->J[i + (size_t)j * n] *= m->rs[i] / cs;
-    }
     kf_error le = {0};
-    int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 0, NULL, &le);
+    int rc = factor_scaled(m, k, &le);
     if (rc == KF_ERANGE)
         return NEWTON_FAILS;
     return factored(m, k, z, rc, le, err);

@@ -329,6 +329,28 @@ class Mechanism(MechanismFiles):
             self._coord_index(name)
         return [drives.get(c.name) for c in self.coordinates]
 
+
+    def _drive_arrays(self, ds):
+        """The core's drive description of ``ds`` (one drive or None per coordinate):
+        modes (0 free, 1 constant speed, 2 prescribed path), speeds, path and torque
+        callables."""
+        nz = len(self.coordinates)
+        modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
+        for k, d in enumerate(ds):
+            if isinstance(d, ConstantSpeed):
+                modes[k], speeds[k] = 1, d.speed
+            elif isinstance(d, Torque):
+                laws[k] = d.function()
+            elif isinstance(d, Path):
+                modes[k], paths[k] = 2, d.function
+            elif isinstance(d, Recorded):
+                spline = d.spline()
+                modes[k], paths[k] = 2, (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
+            elif d is not None:
+                raise TypeError(f"drives[{self.coordinates[k].name!r}] must be ConstantSpeed, "
+                                f"Torque, Path or Recorded, got {d!r}")
+        return modes, speeds, paths, laws
+
     def solve(self, t=None, *, duration=None, points=361, drives=None, z0=None, zd0=None,
               steady_state=False, rtol=1e-9, atol=1e-12, max_steps=None, progress=None) -> MechanismMotion:
         """The rigid motion under drives, by Kane's equations (Dormand-Prince 5(4)).
@@ -385,22 +407,7 @@ class Mechanism(MechanismFiles):
         tt = self._check_size(self._time_grid(t, duration, points), "t or points")
         z0 = self._initial_coordinates(z0)
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
-        modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
-        for k, d in enumerate(ds):
-            if d is None:
-                continue
-            if isinstance(d, ConstantSpeed):
-                modes[k], speeds[k] = 1, d.speed
-            elif isinstance(d, Torque):
-                laws[k] = d.function()
-            elif isinstance(d, Path):
-                modes[k], paths[k] = 2, d.function
-            elif isinstance(d, Recorded):
-                spline = d.spline()
-                modes[k], paths[k] = 2, (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
-            else:
-                raise TypeError(f"drives[{self.coordinates[k].name!r}] must be ConstantSpeed, "
-                                f"Torque, Path or Recorded, got {d!r}")
+        modes, speeds, paths, laws = self._drive_arrays(ds)
         rtol, atol = _checks.real("rtol", rtol), _checks.real("atol", atol)
         limits = {} if max_steps is None else {"max_steps": _checks.integer("max_steps", max_steps, minimum=1,
                                                                               maximum=2**62)}
@@ -770,20 +777,7 @@ class Mechanism(MechanismFiles):
         tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
         z0 = self._initial_coordinates(z0)
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
-        modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
-        for k, d in enumerate(ds):
-            if isinstance(d, ConstantSpeed):
-                modes[k], speeds[k] = 1, d.speed
-            elif isinstance(d, Torque):
-                laws[k] = d.function()
-            elif isinstance(d, Path):
-                modes[k], paths[k] = 2, d.function
-            elif isinstance(d, Recorded):
-                spline = d.spline()
-                modes[k], paths[k] = 2, (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
-            elif d is not None:
-                raise TypeError(f"drives[{self.coordinates[k].name!r}] must be ConstantSpeed, "
-                                f"Torque, Path or Recorded, got {d!r}")
+        modes, speeds, paths, laws = self._drive_arrays(ds)
         for L in self.links:
             self._check_reference(L)
         free = [np.flatnonzero(~L._fixed) for L in self.links]
