@@ -630,6 +630,18 @@ def _cmd_examples(args):
     return 0
 
 
+def _sweep_store_options(parser):
+    """--store, --workers and --recompute-damaged: where a job's sweep keeps its points."""
+    parser.add_argument("--store", default=None, metavar="DIR",
+                        help="with --sweep: folder of the finished points, one NPZ file each, kept "
+                        "between runs: a stopped sweep resumes there (default: OUT-store)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="with --sweep: threads (default: the number of CPUs)")
+    parser.add_argument("--recompute-damaged", action="store_true",
+                        help="with --sweep: a damaged point in --store (truncated, bit-flipped) is moved "
+                        "aside as KEY.npz.damaged and computed again (default: stop, naming the file)")
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="kanefem",
@@ -715,14 +727,7 @@ def build_parser():
                    "the grid as a [sweep] table in --config). Writes sweep.csv (per point: the "
                    "lever's lowest frequency over the turn, motor torque, power, force at B), "
                    "sweep_lever_frequencies.csv, sweep.png and windpump.toml")
-    w.add_argument("--store", default=None, metavar="DIR",
-                   help="with --sweep: folder of the finished points, one NPZ file each, kept "
-                   "between runs: a stopped sweep resumes there (default: OUT-store)")
-    w.add_argument("--workers", type=int, default=None,
-                   help="with --sweep: threads (default: the number of CPUs)")
-    w.add_argument("--recompute-damaged", action="store_true",
-                   help="with --sweep: a damaged point in --store (truncated, bit-flipped) is moved "
-                   "aside as KEY.npz.damaged and computed again (default: stop, naming the file)")
+    _sweep_store_options(w)
     w.set_defaults(func=_cmd_windpump)
 
     mc = sub.add_parser(
@@ -770,11 +775,7 @@ def build_parser():
                     "grid (or give it as a [sweep] table in the file). Writes sweep.csv (per point: "
                     "each drive's largest force, each link's lowest and highest f1 over the motion), "
                     "sweep_frequencies.csv, sweep.png and mechanism.toml")
-    mc.add_argument("--store", default=None, metavar="DIR",
-                    help="with --sweep: folder of the finished points, one NPZ file each, kept "
-                    "between runs: a stopped sweep resumes there (default: OUT-store)")
-    mc.add_argument("--workers", type=int, default=None,
-                    help="with --sweep: threads (default: the number of CPUs)")
+    _sweep_store_options(mc)
     mc.add_argument("--animate", action=flag, default=False,
                     help="also write mechanism.gif: the mechanism over the motion with the elastic links' "
                     "deflections magnified (two ways with --two-way, else each link's one-way Newmark "
