@@ -27,7 +27,7 @@ import numpy
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-# the core (csrc/kf_*.c) and its binding (csrc/kf_python.c)
+# the core (csrc/kf_*.c) and its binding (csrc/kf_python.c, csrc/kf_py_*.c)
 SOURCES = sorted(glob.glob("csrc/kf_*.c"))
 
 

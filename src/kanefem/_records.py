@@ -1,7 +1,7 @@
 """The typed boundary records: what a mechanism's joints, springs and independent
 coordinates are when they cross into the C core.
 
-Each record type is the NumPy image of one C struct of ``csrc/kanefem.h``, its
+Each record type is the NumPy image of one C struct of ``csrc/kf_mechanism.h``, its
 fields, types and offsets taken from the struct by the extension itself (as
 :data:`~kanefem.FRAME_DTYPE` is), so the Python and C sides cannot disagree on a
 column's position or type; integers (kinds, body and joint indices) travel as C
@@ -41,7 +41,7 @@ from . import _core
 __all__ = ["JOINT_DTYPE", "SPRING_DTYPE", "COORD_DTYPE", "JOINT_KINDS", "COORD_KINDS",
            "joints", "springs", "coords"]
 
-#: kf_joint's record (csrc/kanefem.h)
+#: kf_joint's record (csrc/kf_mechanism.h)
 JOINT_DTYPE = _core.joint_dtype
 #: kf_spring's record
 SPRING_DTYPE = _core.spring_dtype

@@ -1,0 +1,139 @@
+/*
+ * kf_body.h -- bodies, inertia invariants, frames, motion terms, geometric stiffness.
+ * Part of the kanefem public C API; implementation: csrc/kf_body.c.
+ * Self-contained; kanefem.h includes every module header (conventions there).
+ */
+#ifndef KF_BODY_H
+#define KF_BODY_H
+
+#include "kf_core.h"
+#include "kf_matrix.h"
+#include "kf_element.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- bodies */
+
+typedef struct kf_body kf_body;
+
+/*
+ * A flexible body: nodes (nnode x dim, row-major, in the body frame),
+ * elements (nel x nodes-per-element, 0-based node indices) of one kind, one
+ * section.  DOFs are node-major: dof = node * ndofn + k.  The invariants
+ * S_ij, s_ij, Mo_i and K are computed here, once.  Storage is banded when the
+ * connectivity gives a narrow band, dense otherwise.
+ */
+int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                   const int *conn, const kf_section *sec, kf_error *err);
+/* The same with a chosen storage: KF_DENSE, KF_BAND, KF_CSR, or -1 for the
+ * automatic choice (kf_body_create's: CSR for plane and solid elements, band
+ * or dense for line elements).  CSR bodies build their pattern from the
+ * connectivity and assemble element by element (docs/theory.md section 3.11);
+ * kf_eig works on them (dense reduction, small bodies), kf_body_reduce and the
+ * integrators do not (meshes are integrated by the Python sparse Newmark). */
+int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                           const int *conn, const kf_section *sec, int storage, kf_error *err);
+/* A mesh of several plane (or several solid) kinds: element e has kind kinds[e] and
+ * its nodes at conn[ptr[e] .. ptr[e + 1] - 1] (ptr[0] = 0, nel + 1 offsets); every
+ * kind must be a plane or solid kind of one dimension (KF_TRI3..KF_CONTINUUM_LAST).
+ * Storage as kf_body_create_storage; kf_body_kind gives the first element's kind. */
+int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel,
+                         const int *kinds, const int *ptr, const int *conn,
+                         const kf_section *sec, int storage, kf_error *err);
+/* The shared sparse pattern of a CSR body, or NULL. */
+const kf_pattern *kf_body_pattern(const kf_body *b);
+void kf_body_free(kf_body *b);
+
+int kf_body_ndof(const kf_body *b);
+int kf_body_dim(const kf_body *b);
+int kf_body_kind(const kf_body *b);
+int kf_body_ndofn(const kf_body *b);
+/* The body's matrices (not to be modified): M = sum_i S_ii and K. */
+const kf_mat *kf_body_mass(const kf_body *b);
+const kf_mat *kf_body_stiffness(const kf_body *b);
+/* Invariant blocks S_ij (i, j < dim) and vectors s_ij, Mo_i (length ndof). */
+const kf_mat *kf_body_S(const kf_body *b, int i, int j);
+const double *kf_body_s(const kf_body *b, int i, int j);
+const double *kf_body_Mo(const kf_body *b, int i);
+
+/*
+ * The rigid motion of a body frame at one instant: the one frame type of the
+ * core, taken by the motion terms, the eigen solvers, the integrators and the
+ * mechanisms.  Every vector is in body (local) axes:
+ *   omega  angular velocity [rad/s]         eps   angular acceleration [rad/s^2]
+ *   v      velocity of the origin [m/s]     a     acceleration of the origin
+ *                                                 minus gravity, a_L - g_L [m/s^2]
+ *   vdot   time derivative of v's body-axes components (a_L - W v_L for a true
+ *          origin velocity); v and vdot enter only Hamilton's momentum.
+ * A planar body (dim 2, in its frame's x-y plane) takes only rotations about
+ * z: omega = (0, 0, wz), eps = (0, 0, ez) (kf_frame_check).  The Python
+ * binding exports the same layout as a NumPy structured dtype.
+ */
+typedef struct kf_frame {
+    double omega[3];
+    double eps[3];
+    double v[3];
+    double a[3];
+    double vdot[3];
+} kf_frame;
+
+/* KF_EINVAL unless every entry is finite and, for dim 2, the rotation is
+ * about z only; KF_ERANGE if omega, eps or a are so large that the motion
+ * terms overflow (|omega|^2 not finite).  The message names the field. */
+int kf_frame_check(int dim, const kf_frame *f, kf_error *err);
+
+/* W = skew(omega), E = skew(eps) and WW = W W as dim x dim row-major arrays. */
+void kf_frame_operators(int dim, const kf_frame *f, double *W, double *E, double *WW);
+
+/*
+ * out = beta out + sum_ij c[i dim + j] S_ij  (conforming with the body's
+ * matrices; c is dim x dim row-major).  With c = W this is half of C; with
+ * c = E, K_eps; with c = WW, K_om.
+ */
+void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out);
+/* out = beta out + sum_ij c[i dim + j] s_ij (length ndof). */
+void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double *out);
+
+/*
+ * The motion terms at one instant (any output may be NULL):
+ *   C = 2 sum W_ij S_ij, K_eps = sum E_ij S_ij, K_om = sum (WW)_ij S_ij,
+ *   q_eps = sum E_ij s_ij, q_om = sum (WW)_ij s_ij, q_a = sum_i a_i Mo_i.
+ * Matrix outputs must conform with kf_body_mass(b).
+ */
+int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_mat *Keps,
+                         kf_mat *Kom, double *q_eps, double *q_om, double *q_a, kf_error *err);
+
+/* ---------------------------------------------------------------- geometric stiffness */
+
+/*
+ * Geometric (stress) stiffness of a straight line body on its frame's x axis
+ * (docs/theory.md section 2): K_G = int N(x) G^T G ds, G the slope of the lateral
+ * displacement, with the axial force N(x) = c[0] + c[1] x + c[2] x^2 (tension
+ * positive, x the body-frame coordinate).  The three basis matrices int x^k G^T G
+ * are integrated when the body is created, so this is a combination:
+ * out = beta out + K_G (out conforms with kf_body_mass(b)).  Bodies without
+ * lateral DOFs (bars) have K_G = 0.  KF_EINVAL if the body is not a straight
+ * line on the x axis with its nodes in ascending x.
+ */
+int kf_body_geometric(const kf_body *b, const double c[3], double beta, kf_mat *out,
+                      kf_error *err);
+
+/*
+ * The axial force N(x) = c0 + c1 x + c2 x^2 of the quasi-static axial
+ * equilibrium of such a body under the inertial (d'Alembert) load of the
+ * frame's motion, -rho A (a_x + (WW)_xx x) per unit length (pass a - g to
+ * include gravity), applied axial end forces f_first, f_last (+x positive,
+ * at the first and last node) and the axial supports: fixed_first /
+ * fixed_last = 1 if u is fixed there.  One end fixed: N is set by the other,
+ * free end; both fixed: by compatibility (no net elongation, uniform EA),
+ * the end forces going into the reactions; both free: by the first end.
+ */
+int kf_body_axial_force(const kf_body *b, const kf_frame *frame, double f_first, double f_last,
+                        int fixed_first, int fixed_last, double c[3], kf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KF_BODY_H */

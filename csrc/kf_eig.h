@@ -1,0 +1,102 @@
+/*
+ * kf_eig.h -- frozen-time, projected and gyroscopic eigenvalues.
+ * Part of the kanefem public C API; implementation: csrc/kf_eig.c.
+ * Self-contained; kanefem.h includes every module header (conventions there).
+ */
+#ifndef KF_EIG_H
+#define KF_EIG_H
+
+#include "kf_core.h"
+#include "kf_body.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- eigenvalues */
+
+/*
+ * Frozen-time eigenvalues lambda of (K + K_om(t) [+ K_eps(t)]) phi = lambda M phi
+ * for a body with some DOFs fixed (supports).  A kf_eig holds what does not
+ * change with time: the reduced matrices, the Cholesky factor L of M, the
+ * standard-form matrices L^-1 K L^-T (and of the other invariant blocks) and
+ * the eigen-decomposition of the constant part.  Create it once per body and
+ * support set; kf_eig_solve is then cheap per instant and does not modify it.
+ */
+typedef struct kf_eig kf_eig;
+
+/* flags: KF_EIG_GEOMETRIC also prepares the geometric stiffness basis (costs
+ * three more n x n matrices), needed to pass kg to kf_eig_solve. */
+enum { KF_EIG_GEOMETRIC = 1 };
+int kf_eig_create(kf_eig **out, const kf_body *b, const unsigned char *fixed, int flags,
+                  kf_error *err);
+void kf_eig_free(kf_eig *e);
+/* Number of free DOFs. */
+int kf_eig_nfree(const kf_eig *e);
+
+enum kf_eig_order { KF_ORDER_ASCENDING = 0, KF_ORDER_TRACKED = 1 };
+enum kf_eig_solver { KF_SOLVER_SYMMETRIC = 0, KF_SOLVER_GENERAL = 1 };
+
+typedef struct kf_eig_opts {
+    int n_modes;      /* 1..nfree */
+    int include_eps;  /* add K_eps (non-symmetric) */
+    int vectors;      /* compute mode shapes */
+    int order;        /* KF_ORDER_ASCENDING, or KF_ORDER_TRACKED (follow modes by shape) */
+    kf_progress_fn *progress; /* called after each instant with its index (may be NULL) */
+    void *progress_params;
+} kf_eig_opts;
+
+typedef struct kf_eig_stats {
+    int solver;         /* KF_SOLVER_SYMMETRIC or KF_SOLVER_GENERAL */
+    int full_solves;    /* instants solved by a full (dense) eigen decomposition */
+    int continued;      /* instants solved by continuation from the previous one */
+    int iterations;     /* subspace iterations spent in continuation */
+    int reused;         /* instants equal to the one before (the same omega, eps where
+                         * included, and axial force: a constant spin), whose solution
+                         * was reused */
+} kf_eig_stats;
+
+/*
+ * Solve at nt instants (frame[0..nt-1]), with K_G from the axial-force
+ * coefficients kg[3 t .. 3 t + 2] (see kf_body_geometric) added when kg is not
+ * NULL (the context must have been made with KF_EIG_GEOMETRIC); results:
+ *   lam_re, lam_im: nt x n_modes (row-major), ascending by real part (or
+ *                   tracked); lam_im is zero unless K_eps makes a pair complex;
+ *   modes:          nt x ndof x n_modes (row-major), all DOFs, zero at the
+ *                   supports, mass-normalized (phi^T M phi = 1), or NULL.
+ * Instants are solved in order, each continuing from the previous one where
+ * that is certified (see kf_eig.c), with a full solve otherwise.
+ */
+int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
+                 const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
+                 kf_error *err);
+
+/*
+ * A frozen-time eigen context for a body whose DOFs are d = B z (Maggi's
+ * projection: the matrices become B^T X B), B of ndof x nfree, column-major,
+ * full column rank (e.g. from kf_null_basis); flags as for kf_eig_create.
+ * kf_eig_solve then works as for supports; mode shapes are returned over all
+ * DOFs, phi = B z.
+ */
+int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const double *B,
+                            int flags, kf_error *err);
+
+/* ---------------------------------------------------------------- gyroscopic eigenvalues
+ * (issue 4; implemented at the end of csrc/kf_eig.c)
+ *
+ * The complex eigenvalues s of (s^2 M + s C(t) + K_eff(t)) phi = 0 at nt
+ * instants, C = 2 sum W_ij S_ij the Coriolis matrix, K_eff = K + K_om [+ K_eps]
+ * [+ K_G], by dgeev on the first-order form of size 2n in the standard
+ * coordinates of the context (M = I there).  kg: as for kf_eig_solve (NULL
+ * for none).  Per instant the n_modes eigenvalues with Im s >= 0 of smallest
+ * |s| (a real pair, from a divergent mode, counts twice), ascending by |s|:
+ * s_re, s_im are nt x n_modes, row-major.  Without C (omega = 0), s = +-i
+ * sqrt(lambda) of kf_eig_solve.
+ */
+int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
+                      const kf_eig_opts *opt, double *s_re, double *s_im, kf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KF_EIG_H */

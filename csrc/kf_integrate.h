@@ -1,0 +1,167 @@
+/*
+ * kf_integrate.h -- the adaptive ODE driver and the linear second-order integrators.
+ * Part of the kanefem public C API; implementation: csrc/kf_ode.c, csrc/kf_integrate.c.
+ * Self-contained; kanefem.h includes every module header (conventions there).
+ */
+#ifndef KF_INTEGRATE_H
+#define KF_INTEGRATE_H
+
+#include "kf_core.h"
+#include "kf_matrix.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ adaptive ODE driver
+ *
+ * The core's one Dormand-Prince 5(4) integrator for first-order systems
+ * y' = f(t, y), y of length n (implementation: csrc/kf_ode.c).  The time
+ * integrators of linear elastic systems (kf_integ, RK methods) and the rigid
+ * motion of mechanisms (kf_mech_simulate) are built on it.
+ *
+ * Step control is SciPy's RK45 (scipy.integrate.solve_ivp): the RMS norm of
+ * the embedded error over atol + rtol max(|y_n|, |y_n+1|), safety 0.9, step
+ * factors 0.2..10 (at most 1 right after a rejection), Hairer's first step;
+ * so a problem takes the same steps here as there.  Outputs at requested
+ * times come from Hairer's continuous extension of order 4 (DOPRI5's), or,
+ * with land_on_outputs, every output time is made a step end.
+ *
+ * Callbacks follow the core's convention (after SUNDIALS): f returns 0 on
+ * success, > 0 for a recoverable failure (e.g. a trial stage outside the
+ * problem's domain: the step is retried at a quarter of its size), < 0 to
+ * stop; it may describe a failure in err (err->code set), which the driver
+ * passes on.  out and step return 0 to go on, nonzero to stop (err->code, or
+ * KF_ECALLBACK).  Every error message names the time.
+ */
+typedef int kf_ode_fn(double t, const double *y, double *dy, void *params, kf_error *err);
+/* the solution y(t) at output k (t = tout[k]) */
+typedef int kf_ode_out_fn(int k, double t, const double *y, void *params, kf_error *err);
+/* after every accepted step, with the new time and state (divergence checks, progress) */
+typedef int kf_ode_step_fn(double t, const double *y, void *params, kf_error *err);
+
+typedef struct kf_ode_system {
+    int n;                /* size of the state, >= 1 */
+    kf_ode_fn *f;         /* required */
+    kf_ode_out_fn *out;   /* required */
+    kf_ode_step_fn *step; /* may be NULL */
+    void *params;         /* handed to f, out and step */
+    /* nonzero: clip steps so that every output time is a step end (the output
+     * is then the step's own fifth-order solution, and the last call of f
+     * before out was at (t, y): FSAL); 0: step as the tolerances allow and
+     * interpolate */
+    int land_on_outputs;
+} kf_ode_system;
+
+typedef struct kf_ode_opts {
+    double rtol, atol; /* error per step <= atol + rtol |y| (RMS over the state); both > 0 */
+    long max_steps;    /* accepted + rejected steps (0: 10^8) */
+    double first_step; /* 0: automatic (Hairer's estimate, as SciPy's) */
+    double max_step;   /* 0: unlimited */
+    kf_progress_fn *progress; /* after every accepted step, with its time (may be NULL) */
+    void *progress_params;
+} kf_ode_opts;
+
+/* A driver for one system and its options, with every workspace allocated
+ * here; kf_ode_run allocates nothing.  The system is copied. */
+typedef struct kf_ode kf_ode;
+int kf_ode_create(kf_ode **out, const kf_ode_system *sys, const kf_ode_opts *opts,
+                  kf_error *err);
+void kf_ode_free(kf_ode *w);
+
+/*
+ * Integrate from y(t0) = y0 to tout[nout - 1], calling out for each of the
+ * nout non-decreasing times tout >= t0 (those equal to t0 before the first
+ * step).  KF_ESTEPS when max_steps is reached or the step falls below ten
+ * ulps of t; KF_EDIVERGE if that happens because the error estimate stays
+ * non-finite; the code of f's own error if it happens because f keeps
+ * failing recoverably (also after 12 failures in a row).
+ */
+int kf_ode_run(kf_ode *w, double t0, const double *y0, int nout, const double *tout,
+               kf_stats *stats, kf_error *err);
+
+/* ================================================================ time integration */
+
+/*
+ * A linear second-order system with time-dependent coefficients,
+ *
+ *     M d'' + C(t) d' + K(t) d = f(t),          M constant and nonsingular,
+ *
+ * and, optionally, its canonical (Hamilton) form in the momentum
+ * p = M d' + G(t) d + h(t), G skew-symmetric (gyroscopic):
+ *
+ *     M d' = p - G d - h,     p' = -G d' - D d' - K_H(t) d + b(t).
+ *
+ * The two forms are the same equations when C = 2 G + D, K = K_H + G',
+ * f = b - h' (D a constant dissipation).  The integrators see a problem only
+ * through these callbacks (after SUNDIALS: the problem assembles, the
+ * integrator owns the linear algebra), so they know nothing about bodies.
+ * Every matrix handed to a callback conforms with M (kf_mat_conform) and is
+ * to be overwritten; vectors have length n.  The integrator does not modify
+ * the matrices between calls, so a callback may leave those that have not
+ * changed since its previous call on the same matrices as they are.  Callbacks return 0 on success,
+ * > 0 for a recoverable failure (the adaptive method retries with a smaller
+ * step), < 0 to stop; they may describe the failure in err (err->code set),
+ * which the integrator then passes on.
+ */
+typedef int kf_lin2_second_fn(double t, kf_mat *C, kf_mat *K, double *f, void *params,
+                              kf_error *err);
+typedef int kf_lin2_canonical_fn(double t, kf_mat *G, kf_mat *K_H, double *h, double *b,
+                                 void *params, kf_error *err);
+
+typedef struct kf_lin2 {
+    int n;                          /* number of unknowns */
+    const kf_mat *M;                /* constant mass matrix; storage template */
+    const kf_mat *D;                /* constant dissipation of the canonical form, or NULL */
+    kf_lin2_second_fn *second;      /* required */
+    kf_lin2_canonical_fn *canonical; /* NULL: the Hamilton form is not available */
+    void *params;
+} kf_lin2;
+
+enum kf_method {
+    KF_NEWMARK = 0,        /* average acceleration (trapezoidal), fixed step */
+    KF_GENALPHA = 1,       /* generalized-alpha (Chung and Hulbert 1993), fixed step */
+    KF_RK45_LAGRANGE = 2,  /* Dormand-Prince 5(4) on the state (d, d') */
+    KF_RK45_HAMILTON = 3   /* Dormand-Prince 5(4) on the canonical state (d, p) */
+};
+
+typedef struct kf_integ_opts {
+    int method;          /* enum kf_method */
+    double dt;           /* implicit methods: the step (> 0; rounded down so that whole
+                          * steps reach the last output time); RK: first step, 0 = automatic */
+    double rho_inf;      /* generalized-alpha: spectral radius at infinite step, in [0, 1] */
+    double rtol, atol;   /* RK: error tolerances (> 0) */
+    double max_step;     /* RK: largest step, 0 = unlimited */
+    long max_steps;      /* steps allowed (accepted + rejected), 0 = 10^8 */
+    double limit;        /* stop (KF_EDIVERGE) when max |d_i| exceeds this; 0 = 1e100 */
+    kf_progress_fn *progress; /* after every accepted step (may be NULL) */
+    void *progress_params;
+} kf_integ_opts;
+
+/* An integrator: the method, the options and every workspace, allocated once
+ * here for the problem's size and storage; kf_integ_run allocates nothing.
+ * The problem (and its M) must outlive the integrator. */
+typedef struct kf_integ kf_integ;
+
+int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *opt,
+                    kf_error *err);
+void kf_integ_free(kf_integ *w);
+
+/*
+ * Integrate from t0, d(t0) = d0, d'(t0) = v0, to tout[nout - 1], writing the
+ * solution at the nout non-decreasing times tout (t0 <= tout[0]) into rows of
+ * length ld: row k of dout, vout (and pout, the momentum of the canonical
+ * form, or NULL) receives unknown i at column map[i] (map NULL: column i);
+ * other columns are left as they are.  The fixed-step methods interpolate
+ * between steps with cubic Hermite polynomials, RK with its own continuous
+ * extension.  KF_EDIVERGE, with the time, if the solution becomes
+ * non-finite or exceeds the limit; KF_ECALLBACK if a callback stops it.
+ */
+int kf_integ_run(kf_integ *w, double t0, const double *d0, const double *v0, int nout,
+                 const double *tout, int ld, const int *map, double *dout, double *vout,
+                 double *pout, kf_stats *stats, kf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KF_INTEGRATE_H */

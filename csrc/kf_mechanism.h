@@ -1,0 +1,341 @@
+/*
+ * kf_mechanism.h -- planar mechanisms, the wind pump, elastic links coupled both ways.
+ * Part of the kanefem public C API; implementation: csrc/kf_mechanism.c,
+ *   csrc/kf_windpump.c, csrc/kf_flexmech.c.
+ * Self-contained; kanefem.h includes every module header (conventions there).
+ */
+#ifndef KF_MECHANISM_H
+#define KF_MECHANISM_H
+
+#include <stddef.h>
+#include "kf_core.h"
+#include "kf_body.h"
+#include "kf_integrate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ planar mechanisms (issue 11)
+ *
+ * Rigid bodies in the plane joined by revolute, prismatic and welded joints,
+ * with springs, dampers, regularized Coulomb friction, gravity and drives,
+ * some bodies the floating frames of elastic links (docs/theory.md section 5).
+ * Implementation: csrc/kf_mechanism.c (description, loop closure, rates,
+ * Kane's projection, joint forces, rigid motion in time), csrc/kf_windpump.c
+ * (the wind pump as one mechanism), csrc/kf_flexmech.c (elastic links coupled
+ * both ways).
+ *
+ * Coordinates.  Body b has q_b = (x, y, theta): the global position of its
+ * reference point, which is its mass centre, and its angle.  The n = 3 nbody
+ * coordinates q obey the joints' m constraint equations Phi(q) = 0.  The nz =
+ * n - m independent coordinates z are chosen among the bodies' coordinates and
+ * the joints' own (a revolute joint's relative angle, a prismatic joint's
+ * sliding distance); with z = f(q) the augmented system [Phi(q); f(q) - z] = 0
+ * is square, its Jacobian J = [Phi_q; f_q] is solved by Newton's method for q,
+ * and
+ *
+ *     J q' = [0; z'],   J q'' = [gamma; z'' + gamma_f]
+ *     q' = A z',        q'' = A z'' + c,       A = J^-1 [0; I],  c = J^-1 [gamma; gamma_f].
+ *
+ * With the diagonal mass M = diag(m, m, J) per body and the applied forces Q
+ * along q, Kane's equations are the projection (Maggi's, on the null space of
+ * Phi_q spanned by A's columns)
+ *
+ *     A^T M A z'' = A^T (Q - M c) + tau,
+ *
+ * tau the generalized forces applied along z (motor torques); the joint forces
+ * are the multipliers of J^T [lambda; mu] = Q - M q'' (mu: what each
+ * coordinate's drive must supply, -mu).
+ */
+
+/* Kane's projection for any mechanism described by its mass coordinates r (nr
+ * of them, diagonal masses mass[r]) through r' = A u, r'' = A u' + c:
+ *
+ *     A^T Mrig A u' = A^T (Q - Mrig c) + tau          (seed 000, A44-A46).
+ *
+ * A (nr x nu, row-major), c and Q (nr), tau (nu, or NULL = 0).  prescribed
+ * (nu flags, or NULL = none): where prescribed[i] != 0, u'[i] is given on
+ * entry and drive[i] returns the generalized force along u_i that must be
+ * added to realize it (a motor torque); elsewhere drive[i] = 0 (drive may be
+ * NULL).  work: kf_kane_work_size(nr, nu) doubles.  KF_ESING if the generalized
+ * mass of the free coordinates is singular. */
+#define KF_KANE_MAX_NU 16
+size_t kf_kane_work_size(int nr, int nu);
+int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const double *c,
+                  const double *Q, const double *tau, const unsigned char *prescribed,
+                  double *udot, double *drive, double *work, kf_error *err);
+
+enum kf_joint_kind {
+    KF_REVOLUTE = 0,  /* a common point; 2 equations */
+    KF_PRISMATIC = 1, /* p1 on the line through p0 along axis, relative angle fixed; 2 */
+    KF_WELD = 2       /* a common point and the relative angle fixed; 3 */
+};
+
+/* A joint between body[0] and body[1] (-1: the ground).  The force a joint
+ * reports is the one body[0] exerts on body[1] at p1. */
+typedef struct kf_joint {
+    int kind;
+    int body[2];
+    double p0[2], p1[2]; /* the joint's point on each body, in the body's axes from its
+                          * reference point (ground: global) [m] */
+    double axis[2];      /* prismatic: sliding direction in body[0]'s axes (normalized) */
+    double angle;        /* prismatic, weld: the fixed theta1 - theta0 [rad] */
+    /* a force law along the joint's coordinate s (revolute: theta1 - theta0 [rad],
+     * prismatic: the distance of p1 from p0 along the axis [m]; not for welds),
+     * acting on body[1] and reacting on body[0]:
+     *   F = -k (s - s0) - c s' - F_r tanh(s' / v_F)      [N or N m]
+     * (a spring, a viscous damper and Coulomb friction regularized over v_F > 0) */
+    double k, s0, c, F_r, v_F;
+} kf_joint;
+
+/* A spring-damper between point p0 of body[0] and p1 of body[1]: tension
+ * F = k (L - L0) + c L' along the line joining them. */
+typedef struct kf_spring {
+    int body[2];
+    double p0[2], p1[2];
+    double k, L0, c;
+} kf_spring;
+
+enum kf_coord_kind { KF_COORD_X = 0, KF_COORD_Y = 1, KF_COORD_ANGLE = 2, KF_COORD_JOINT = 3 };
+
+/* An independent coordinate: x, y or angle of body `index`, or the coordinate
+ * of joint `index` (revolute or prismatic).  The name is used in messages. */
+typedef struct kf_coord {
+    int kind, index;
+    char name[24];
+} kf_coord;
+
+/* An optional assembly rule: fill q (n) with the position at z, or close to it
+ * (Newton starts there and keeps its branch); KF_EGEOM, naming z, where there
+ * is none. */
+typedef int kf_mech_guess_fn(const double *z, double *q, void *params, kf_error *err);
+
+/* An optional closed-form rate rule, with an exact guess rule (one that places
+ * q exactly and refuses dead points itself): at the position q the guess rule
+ * gave for z, fill A (n x nz, row-major: q' = A z') and c (n: q'' = A z'' + c)
+ * for the rates zd (nz).  With it, positions and rates take no Newton and no
+ * Jacobian: the closed-form evaluation of a mechanism with a known loop
+ * closure (the wind pump's). */
+typedef void kf_mech_rates_fn(const double *z, const double *zd, const double *q, double *A,
+                              double *c, void *params);
+
+typedef struct kf_mech_desc {
+    int nbody;
+    const double *mass;    /* nbody masses [kg], >= 0 */
+    const double *inertia; /* nbody moments of inertia about the reference point [kg m^2], >= 0 */
+    const double *q0;      /* 3 nbody: the drawing, an assembled (or nearly) position of every
+                            * body; without a guess rule, positions are continued from it */
+    int njoint;
+    const kf_joint *joints;
+    int nspring;
+    const kf_spring *springs;
+    int ncoord;
+    const kf_coord *coords;
+    double gravity[2];                /* global [m/s^2] */
+    kf_mech_guess_fn *guess;          /* optional */
+    kf_mech_rates_fn *rates;          /* optional, with guess (guess_params are its too) */
+    void *guess_params;
+    void (*guess_free)(void *params); /* if set, called on guess_params by kf_mech_free */
+} kf_mech_desc;
+
+typedef struct kf_mech kf_mech;
+
+/* Validate and copy the description (KF_EINVAL naming the bad field, e.g.
+ * "joints[2].body"; KF_EGEOM if the drawing does not assemble, without a
+ * guess rule).  On failure guess_free is called too. */
+int kf_mech_create(kf_mech **out, const kf_mech_desc *desc, kf_error *err);
+void kf_mech_free(kf_mech *m);
+int kf_mech_nbody(const kf_mech *m);
+int kf_mech_njoint(const kf_mech *m);
+int kf_mech_ncoord(const kf_mech *m);
+/* The description (the copy's arrays, valid while m lives; guess not included). */
+void kf_mech_describe(const kf_mech *m, kf_mech_desc *desc);
+
+/* The kinematic state of a mechanism at one instant, with its workspace
+ * (kf_mech_kin_alloc / _free; per thread).  q keeps the last solution, from
+ * which the next one is continued. */
+typedef struct kf_mech_kin {
+    int n, nz;
+    double *z;                   /* nz: the independent coordinates of q */
+    double *q, *qd, *qdd;        /* n */
+    double *A;                   /* n x nz, row-major: q' = A z' */
+    double *c;                   /* n: q'' = A z'' + c */
+    int assembled;               /* q holds a solution */
+    /* private */
+    double *J, *res, *dq, *qok, *zok, *aux, *cs;
+    int *ipiv, *ipivt;
+} kf_mech_kin;
+
+int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err);
+void kf_mech_kin_free(kf_mech_kin *k);
+
+/*
+ * Positions, velocities and accelerations for z, z' (NULL: 0), z'' (NULL: 0).
+ * Positions by Newton's method on [Phi; f - z] = 0, from the guess rule or
+ * continued from the last solution (the drawing at first), in smaller steps
+ * of z where a full one fails or leaves the branch.  KF_EGEOM, naming the
+ * coordinates and their values, where the loop cannot close or at a dead
+ * point (J singular: |pivot| < KF_MECH_DEAD of the largest, J scaled to unit
+ * lengths).
+ */
+#define KF_MECH_DEAD 1e-10
+int kf_mech_kinematics(const kf_mech *m, const double *z, const double *zd, const double *zdd,
+                       kf_mech_kin *k, kf_error *err);
+
+/* Applied forces Q (n) at the state k holds: gravity, the joints' force laws
+ * and the springs.  KF_EGEOM if a spring has zero length. */
+int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error *err);
+/* The body masses along q: mass (n) = (m, m, J) per body. */
+void kf_mech_mass(const kf_mech *m, double *mass);
+/* Kane's equations at the state k holds (positions, velocities): z'' of the
+ * coordinates not prescribed (prescribed: their z'' given on entry, and drive
+ * the force each needs), under the applied forces and tau (nz generalized
+ * forces along z, or NULL).  drive may be NULL. */
+int kf_mech_dynamics(const kf_mech *m, kf_mech_kin *k, const double *tau,
+                     const unsigned char *prescribed, double *zdd, double *drive, kf_error *err);
+
+/*
+ * Joint forces from r = Q - M q'' (the forces the constraints must supply,
+ * n): the multipliers of J^T [lambda; mu] = r, at the position k holds.  fj
+ * (3 njoint): per joint (F_x, F_y, M), the force and moment body[0] exerts on
+ * body[1] at p1 (global axes); drive (nz): the generalized force each
+ * coordinate needs beyond Q, -mu (a motor torque; zero for a free coordinate
+ * of a motion of this model).  Either output may be NULL.
+ */
+int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, double *fj,
+                         double *drive, kf_error *err);
+
+/* The joint forces of the rigid mechanism at the state k holds (positions,
+ * velocities and accelerations): kf_mech_joint_forces of r = Q - M q''. */
+int kf_mech_reactions(const kf_mech *m, kf_mech_kin *k, double *fj, double *drive,
+                      kf_error *err);
+
+/* The frame of an axis fixed on body b (-1: ground) at origin o (body axes)
+ * and angle phi from the body's x axis, at the state k holds, gravity
+ * included (a = R^T (a_O - g)); planar (omega, eps about z). */
+void kf_mech_frame(const kf_mech *m, const kf_mech_kin *k, int b, const double o[2], double phi,
+                   kf_frame *f);
+
+/* Drives of the independent coordinates. */
+enum kf_drive_mode {
+    KF_DRIVE_FREE = 0,  /* integrated; an optional law applies a generalized force */
+    KF_DRIVE_SPEED = 1, /* z = z(t0) + speed (t - t0) */
+    KF_DRIVE_PATH = 2   /* z, z', z'' from path(t) */
+};
+/* A force law (a motor torque along z_k) from the coordinates and their rates. */
+typedef int kf_mech_law_fn(double t, int k, const double *z, const double *zd, double *force,
+                           void *params, kf_error *err);
+/* A prescribed path: zk = (z_k, z_k', z_k'') at t. */
+typedef int kf_mech_path_fn(double t, int k, double *zk, void *params, kf_error *err);
+typedef struct kf_mech_drive {
+    int mode;
+    double speed;          /* KF_DRIVE_SPEED [rad/s or m/s] */
+    kf_mech_path_fn *path; /* KF_DRIVE_PATH */
+    kf_mech_law_fn *law;   /* KF_DRIVE_FREE: or NULL */
+    void *params;          /* handed to path or law */
+} kf_mech_drive;
+
+/*
+ * The rigid motion from z(t[0]) = z0, z'(t[0]) = zd0 to the increasing times
+ * t[0..nt-1] by kf_ode (Dormand-Prince 5(4) on (z, z'), landing on every
+ * t[i]; prescribed coordinates follow their drives exactly); opts as for
+ * kf_ode_create, except max_steps 0 = 10^7 and rtol in [1e-14, 0.1], atol in
+ * (0, 1].  states: nt x 4 nz, row-major, per instant (z, z', z'', F): F the
+ * generalized force along each coordinate, the law's for a free one (0
+ * without), the one a prescribed coordinate needs.  A trial stage that
+ * leaves the assembly region shrinks the step; if the motion itself leaves
+ * it, KF_EGEOM says when and where.
+ */
+int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double *z0,
+                     const double *zd0, int nt, const double *t, const kf_ode_opts *opts,
+                     double *states, kf_stats *stats, kf_error *err);
+
+/*
+ * Elastic links coupled both ways (docs/theory.md section 5.12).  A link is a
+ * body of the mechanism whose axes are its elements' frame and whose
+ * reference point (and mass and inertia) are its elements' mass centre (and
+ * mass and inertia about it, checked); its elastic DOFs are those its
+ * reference conditions leave free, and joints attach to it only at nodes
+ * those conditions hold (checked).  The rigid and elastic coordinates form
+ * one system, Kane's projection of the floating-frame equations on the
+ * constraints' null space, M(p) p'' = f(t, p, p'), p = (free z, d).
+ */
+typedef struct kf_mech_link {
+    int body;                   /* the mechanism's body that carries the elements */
+    const kf_body *fe;          /* planar elements (dimension 2) */
+    const unsigned char *fixed; /* reference conditions: ndof flags */
+    double rayleigh[2];         /* damping alpha M + beta K of the elastic DOFs */
+    int geometric;              /* add K_G of the link's axial force (joint forces at its
+                                 * ends and axial inertia, docs/theory.md section 5.11) */
+} kf_mech_link;
+
+typedef struct kf_flexmech kf_flexmech;
+
+/* The coupled system of m (which must outlive it) and its links, with every
+ * workspace; KF_EINVAL naming the link for inconsistent links. */
+int kf_flexmech_create(kf_flexmech **out, const kf_mech *m, int nlink, const kf_mech_link *links,
+                       kf_error *err);
+void kf_flexmech_free(kf_flexmech *w);
+/* The number of elastic DOFs (every link's free DOFs, in link order). */
+int kf_flexmech_nelastic(const kf_flexmech *w);
+
+/*
+ * The accelerations at one state: z, z' (nz; prescribed ones as their drives
+ * at t give them, z0 and t0 for speed drives), d, d' (elastic); out: z''
+ * (nz), d'' (elastic), force (nz: the generalized force along each coordinate
+ * beyond the mechanism's own forces, as in kf_mech_simulate's rows), fj (3
+ * njoint, or NULL).
+ */
+int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
+                         const double *z0, const double *z, const double *zd, const double *d,
+                         const double *dd, double *zdd, double *ddd, double *force, double *fj,
+                         kf_error *err);
+
+typedef struct kf_flex_opts {
+    double dt;       /* the largest step [s]; steps land on every output time */
+    double rho_inf;  /* generalized-alpha: spectral radius at infinite step, [0, 1]
+                      * (1: Newmark's average acceleration) */
+    double tol;      /* Newton: |correction| <= tol max |acceleration| */
+    int max_iter;    /* Newton iterations per step */
+    long max_steps;  /* 0: 10^8 */
+    kf_progress_fn *progress;
+    void *progress_params;
+    int refine;      /* steps per output interval: refine x ceil(interval / dt) (0: 1), so
+                      * runs at refine r and 2 r halve every step exactly (the step-doubling
+                      * error estimate of Mechanism.simulate_flexible) */
+} kf_flex_opts;
+
+/*
+ * Integrate from z0, zd0 and the elastic x0 = (d, d') (or NULL: at rest,
+ * undeformed) at t[0] to the increasing times t[0..nt-1] by generalized-alpha
+ * (Newton's method on the accelerations at each step, the effective matrix M
+ * + gamma' (alpha M + beta K) + beta' (K + K_G) over the elastic DOFs).
+ * states: nt x 4 nz as kf_mech_simulate's; elastic: nt x 2 nelastic (d, d');
+ * joints: nt x 3 njoint or NULL.  KF_EGEOM (when and where), KF_ENOCONV
+ * (Newton, naming dt), KF_EDIVERGE, KF_ESTEPS.
+ */
+int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
+                    const double *zd0, const double *x0, int nt, const double *t,
+                    const kf_flex_opts *o, double *states, double *elastic, double *joints,
+                    kf_stats *stats, kf_error *err);
+
+/*
+ * The wind pump of docs/theory.md section 5 as a mechanism: five bodies (crank,
+ * lever, rocker, the weight G welded to it, slider), six joints (A, B, C', D,
+ * the weld, the guide), z = (alpha, x_D), the slider's spring, friction and
+ * pump load on the guide's joint, and its closed-form assembly as the guess
+ * rule (branch +1: C' left of B -> D; KF_EGEOM at |BD| outside (|l2 - h|,
+ * l2 + h) and within |sin mu| < KF_WINDPUMP_DEAD of a dead point).  params:
+ * KF_WINDPUMP_NPARAM values in the order of kf_windpump_names; KF_EINVAL
+ * naming the first bad one.
+ */
+#define KF_WINDPUMP_NPARAM 24
+#define KF_WINDPUMP_DEAD 1e-6
+extern const char *const kf_windpump_names[];
+int kf_windpump_create(const double *params, kf_mech **out, kf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KF_MECHANISM_H */

@@ -1,0 +1,527 @@
+/*
+ * kf_py_body.c -- the binding of element kinds, bodies, motion terms, geometric
+ * stiffness, direct inertia forces (kanefem._core; helpers in kf_python.h, module in kf_python.c).
+ */
+#include "kf_python.h"
+
+/* ================================================================ bodies */
+
+static PyObject *py_element_kinds(PyObject *self, PyObject *noargs)
+{
+    static const struct { const char *name; int kind; } kinds[] = {
+        {"bar2", KF_BAR2},   {"beam2", KF_BEAM2},
+        /* spatial line elements */
+        {"bar3d", KF_BAR3D}, {"beam3d", KF_BEAM3D},
+        /* plane and solid elements (meshes) */
+        {"tri3", KF_TRI3},   {"tri6", KF_TRI6},   {"quad4", KF_QUAD4}, {"quad8", KF_QUAD8},
+        {"quad9", KF_QUAD9}, {"tet4", KF_TET4},   {"tet10", KF_TET10}, {"hex8", KF_HEX8},
+        {"hex20", KF_HEX20}, {"hex27", KF_HEX27}, {"wedge6", KF_WEDGE6},
+        {"wedge15", KF_WEDGE15}, {"pyramid5", KF_PYRAMID5}, {"pyramid13", KF_PYRAMID13},
+        {"quad4i", KF_QUAD4I}, {"hex8i", KF_HEX8I}};
+    PyObject *d = PyDict_New();
+    for (size_t k = 0; d && k < sizeof kinds / sizeof kinds[0]; k++) {
+        int dim, nnode, ndofn;
+        kf_error err = {0};
+        if (kf_element_info(kinds[k].kind, &dim, &nnode, &ndofn, &err))
+            continue;
+        PyObject *v = Py_BuildValue("{s:i,s:i,s:i,s:i}", "kind", kinds[k].kind, "dim", dim,
+                                    "nodes", nnode, "dofs_per_node", ndofn);
+        if (!v || PyDict_SetItemString(d, kinds[k].name, v) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
+/* The section: a dict of the fields of struct kf_section that the element
+ * kind uses, by their C names; an unknown key is an error.  A field is one
+ * double, or `count` of them (an array field, given as a sequence). */
+static const struct {
+    const char *name;
+    size_t offset;
+    int count; /* 0: one number */
+} section_fields[] = {{"E", offsetof(kf_section, E)},
+                      {"rho", offsetof(kf_section, rho)},
+                      {"A", offsetof(kf_section, A)},
+                      {"Izz", offsetof(kf_section, Izz)},
+                      {"nu", offsetof(kf_section, nu)},
+                      /* the spatial beam */
+                      {"Iyy", offsetof(kf_section, Iyy)},
+                      {"J", offsetof(kf_section, J)},
+                      {"ref", offsetof(kf_section, ref), 3},
+                      /* plane elements */
+                      {"thickness", offsetof(kf_section, thickness)},
+                      {"plane_strain", offsetof(kf_section, plane_strain)}};
+
+static int section_conv(PyObject *obj, void *p)
+{
+    kf_section *s = p;
+    if (!PyDict_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "section must be a dict of section values");
+        return 0;
+    }
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(obj, &pos, &key, &value)) {
+        const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+        size_t f = 0, nf = sizeof section_fields / sizeof section_fields[0];
+        while (k && f < nf && strcmp(k, section_fields[f].name))
+            f++;
+        if (!k || f == nf) {
+            PyErr_Format(PyExc_ValueError, "section has an unknown field %R", key);
+            return 0;
+        }
+        double *dst = (double *)((char *)s + section_fields[f].offset);
+        if (section_fields[f].count) {
+            f64_arg a = {section_fields[f].name, 1, {section_fields[f].count}};
+            if (!f64_conv(value, &a))
+                return 0;
+            memcpy(dst, f64_data(&a), (size_t)section_fields[f].count * sizeof(double));
+            f64_release(&a);
+            continue;
+        }
+        real_arg r = {section_fields[f].name, 0.0};
+        if (!real_conv(value, &r))
+            return 0;
+        *dst = r.v;
+    }
+    return 1;
+}
+
+static void body_destructor(PyObject *cap)
+{
+    kf_body_free(PyCapsule_GetPointer(cap, BODY_CAPSULE));
+}
+
+/* The capsule of a body kf_body_create* made (rc KF_OK), or NULL with the error raised. */
+static PyObject *body_capsule(int rc, kf_body *body, kf_error *err)
+{
+    if (rc) {
+        raise_status(rc, err);
+        return NULL;
+    }
+    PyObject *cap = PyCapsule_New(body, BODY_CAPSULE, body_destructor);
+    if (!cap)
+        kf_body_free(body);
+    return cap;
+}
+
+static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"kind", "coords", "conn", "section", "storage", NULL};
+    int_arg kind = {"kind", 0, INT32_MAX, 0}, storage = {"storage", -1, KF_CSR, -1};
+    f64_arg coords = {"coords", 2, {-1, -1}};
+    PyObject *conn_obj;
+    kf_section sec = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OO&|O&", kwlist, int_conv, &kind, f64_conv,
+                                     &coords, &conn_obj, section_conv, &sec, int_conv, &storage))
+        return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *conn = NULL;
+    int dim, nnode_el, ndofn;
+    kf_error err = {0};
+    int rc = kf_element_info((int)kind.v, &dim, &nnode_el, &ndofn, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(conn_obj);
+    if (!raw || !PyTypeNum_ISINTEGER(PyArray_TYPE(raw))) {
+        Py_XDECREF(raw);
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "conn must be a 2-D integer array of node indices");
+        goto done;
+    }
+    if (PyArray_NDIM(raw) != 2) {
+        fail(PyExc_ValueError, "conn must be a 2-D integer array of node indices (nel, %d), got "
+             "%d dimension(s)", nnode_el, PyArray_NDIM(raw));
+        Py_DECREF(raw);
+        goto done;
+    }
+    conn = (PyArrayObject *)PyArray_FromAny((PyObject *)raw, PyArray_DescrFromType(NPY_INT), 2,
+                                            2, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    Py_DECREF(raw);
+    if (!conn)
+        goto done;
+    if (f64_dim(&coords, 1) != dim) {
+        fail(PyExc_ValueError, "coords must have shape (nnode, %d), got (%zd, %zd)", dim,
+             (Py_ssize_t)f64_dim(&coords, 0), (Py_ssize_t)f64_dim(&coords, 1));
+        goto done;
+    }
+    if (PyArray_DIM(conn, 1) != nnode_el || PyArray_DIM(conn, 0) > INT_LIMIT) {
+        fail(PyExc_ValueError, "conn must have shape (nel, %d), got (%zd, %zd)", nnode_el,
+             (Py_ssize_t)PyArray_DIM(conn, 0), (Py_ssize_t)PyArray_DIM(conn, 1));
+        goto done;
+    }
+    int nnode = (int)f64_dim(&coords, 0), nel = (int)PyArray_DIM(conn, 0);
+    kf_body *body = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_create_storage(&body, (int)kind.v, nnode, f64_data(&coords), nel,
+                                PyArray_DATA(conn), &sec, (int)storage.v, &err);
+    Py_END_ALLOW_THREADS
+    result = body_capsule(rc, body, &err);
+done:
+    f64_release(&coords);
+    Py_XDECREF(conn);
+    return result;
+}
+
+/* A 1-D C-int array from an integer sequence (a new reference), or NULL with
+ * TypeError naming it. */
+static PyArrayObject *int_vector(PyObject *obj, const char *name)
+{
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj);
+    if (!raw || !PyTypeNum_ISINTEGER(PyArray_TYPE(raw)) || PyArray_NDIM(raw) != 1) {
+        Py_XDECREF(raw);
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a 1-D integer array", name);
+        return NULL;
+    }
+    PyArrayObject *out = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)raw, PyArray_DescrFromType(NPY_INT), 1, 1,
+        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    Py_DECREF(raw);
+    return out;
+}
+
+static PyObject *py_body_create_mixed(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"kinds", "coords", "conn", "ptr", "section", "storage", NULL};
+    int_arg storage = {"storage", -1, KF_CSR, -1};
+    f64_arg coords = {"coords", 2, {-1, -1}};
+    PyObject *kinds_obj, *conn_obj, *ptr_obj;
+    kf_section sec = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&OOO&|O&", kwlist, &kinds_obj, f64_conv,
+                                     &coords, &conn_obj, &ptr_obj, section_conv, &sec, int_conv,
+                                     &storage))
+        return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *kinds = NULL, *conn = NULL, *ptr = NULL;
+    if (!(kinds = int_vector(kinds_obj, "kinds")) || !(conn = int_vector(conn_obj, "conn")) ||
+        !(ptr = int_vector(ptr_obj, "ptr")))
+        goto done;
+    npy_intp nel = PyArray_DIM(kinds, 0), nconn = PyArray_DIM(conn, 0);
+    const int *pp = PyArray_DATA(ptr), *kk = PyArray_DATA(kinds);
+    if (nel < 1 || nel > INT_LIMIT || nconn > INT_LIMIT) {
+        fail(PyExc_ValueError, "kinds has %zd entries: a body needs 1..%d elements",
+             (Py_ssize_t)nel, INT_LIMIT);
+        goto done;
+    }
+    if (PyArray_DIM(ptr, 0) != nel + 1 || pp[0] != 0 || pp[nel] != nconn) {
+        fail(PyExc_ValueError, "ptr must hold nel + 1 = %zd offsets from 0 to len(conn) = %zd",
+             (Py_ssize_t)(nel + 1), (Py_ssize_t)nconn);
+        goto done;
+    }
+    for (npy_intp e = 0; e < nel; e++)
+        if (pp[e + 1] < pp[e]) {
+            fail(PyExc_ValueError, "ptr must not decrease (ptr[%zd] = %d > ptr[%zd] = %d)",
+                 (Py_ssize_t)e, pp[e], (Py_ssize_t)(e + 1), pp[e + 1]);
+            goto done;
+        }
+    kf_error err = {0};
+    int dim = 0, rc = kf_element_info(kk[0], &dim, NULL, NULL, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    if (f64_dim(&coords, 1) != dim) {
+        fail(PyExc_ValueError, "coords must have shape (nnode, %d), got (%zd, %zd)", dim,
+             (Py_ssize_t)f64_dim(&coords, 0), (Py_ssize_t)f64_dim(&coords, 1));
+        goto done;
+    }
+    int nnode = (int)f64_dim(&coords, 0);
+    kf_body *body = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_create_mixed(&body, nnode, f64_data(&coords), (int)nel, kk, pp,
+                              PyArray_DATA(conn), &sec, (int)storage.v, &err);
+    Py_END_ALLOW_THREADS
+    result = body_capsule(rc, body, &err);
+done:
+    f64_release(&coords);
+    Py_XDECREF(kinds);
+    Py_XDECREF(conn);
+    Py_XDECREF(ptr);
+    return result;
+}
+
+static PyObject *py_body_info(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", NULL};
+    kf_body *b;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
+        return NULL;
+    const kf_mat *M = kf_body_mass(b);
+    const char *st = M->kind == KF_BAND ? "band" : M->kind == KF_CSR ? "csr" : "dense";
+    return Py_BuildValue("{s:i,s:i,s:i,s:s,s:i,s:i,s:i}", "ndof", kf_body_ndof(b), "dim",
+                         kf_body_dim(b), "ndofn", kf_body_ndofn(b), "storage", st, "kl", M->kl,
+                         "ku", M->ku, "nnz", M->kind == KF_CSR ? M->pat->nnz : 0);
+}
+
+/* The shared pattern of a CSR body: {"indptr": (ndof + 1,), "indices": (nnz,)}, int32. */
+static PyObject *py_body_pattern(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", NULL};
+    kf_body *b;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
+        return NULL;
+    const kf_pattern *p = kf_body_pattern(b);
+    if (!p)
+        return PyErr_Format(PyExc_ValueError, "the body is not in sparse (CSR) storage");
+    npy_intp np1 = (npy_intp)p->n + 1, nnz = p->nnz;
+    PyArrayObject *ptr = (PyArrayObject *)PyArray_SimpleNew(1, &np1, NPY_INT32);
+    PyArrayObject *col = (PyArrayObject *)PyArray_SimpleNew(1, &nnz, NPY_INT32);
+    if (!ptr || !col) {
+        Py_XDECREF(ptr);
+        Py_XDECREF(col);
+        return NULL;
+    }
+    memcpy(PyArray_DATA(ptr), p->ptr, (size_t)np1 * sizeof(int));
+    memcpy(PyArray_DATA(col), p->col, (size_t)nnz * sizeof(int));
+    return Py_BuildValue("{s:N,s:N}", "indptr", ptr, "indices", col);
+}
+
+/* stiffness K + sum_ij coef_ij S_ij, in the body's storage (kf_body_combine). */
+static PyObject *py_body_combine(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "coef", "stiffness", NULL};
+    kf_body *b;
+    f64_arg c = {"coef", 2, {-1, -1}};
+    real_arg k = {"stiffness", 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, body_conv, &b, f64_conv, &c,
+                                     real_conv, &k))
+        return NULL;
+    PyObject *result = NULL;
+    int dim = kf_body_dim(b);
+    if (f64_expect(&c, 0, dim, "the body's dimension") ||
+        f64_expect(&c, 1, dim, "the body's dimension")) {
+        f64_release(&c);
+        return NULL;
+    }
+    kf_mat out = {0};
+    kf_error err = {0};
+    int rc = kf_mat_alloc_like(&out, kf_body_mass(b), &err);
+    if (!rc) {
+        Py_BEGIN_ALLOW_THREADS
+        if (k.v != 0.0) {
+            kf_mat_copy(&out, kf_body_stiffness(b));
+            kf_mat_scale(&out, k.v);
+        }
+        kf_body_combine(b, f64_data(&c), 1.0, &out);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = new_matrix_rowmajor(&out);
+    kf_mat_free(&out);
+    f64_release(&c);
+    return result;
+}
+
+static PyObject *py_body_matrix(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "name", "i", "j", NULL};
+    kf_body *b;
+    const char *name;
+    int_arg i = {"i", 0, 2, 0}, j = {"j", 0, 2, 0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&s|O&O&", kwlist, body_conv, &b, &name,
+                                     int_conv, &i, int_conv, &j))
+        return NULL;
+    int dim = kf_body_dim(b);
+    if (!strcmp(name, "M"))
+        return new_matrix_rowmajor(kf_body_mass(b));
+    if (!strcmp(name, "K"))
+        return new_matrix_rowmajor(kf_body_stiffness(b));
+    if (i.v >= dim || j.v >= dim)
+        return PyErr_Format(PyExc_ValueError, "block index (%lld, %lld) is out of 0..%d", i.v,
+                            j.v, dim - 1);
+    if (!strcmp(name, "S"))
+        return new_matrix_rowmajor(kf_body_S(b, (int)i.v, (int)j.v));
+    if (!strcmp(name, "s"))
+        return new_vector(kf_body_s(b, (int)i.v, (int)j.v), kf_body_ndof(b));
+    if (!strcmp(name, "Mo"))
+        return new_vector(kf_body_Mo(b, (int)i.v), kf_body_ndof(b));
+    return PyErr_Format(PyExc_ValueError, "name = '%s' is not an invariant (M, K, S, s, Mo)",
+                        name);
+}
+
+/* One instant of frames (motion_terms, inertia_forces_direct take one). */
+static int one_frame(const frames_arg *f)
+{
+    if (f->n != 1) {
+        PyErr_Format(PyExc_ValueError, "%s must hold one instant, got %zd", f->name,
+                     (Py_ssize_t)f->n);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_motion_terms(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "frame", NULL};
+    kf_body *b;
+    frames_arg fr = {"frame"};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, body_conv, &b, frames_conv, &fr))
+        return NULL;
+    PyObject *result = NULL;
+    const kf_mat *M = kf_body_mass(b);
+    int n = kf_body_ndof(b);
+    kf_mat C = {0}, Ke = {0}, Ko = {0};
+    double *q = calloc((size_t)3 * n + 1, sizeof(double));
+    kf_error err = {0};
+    int rc = KF_OK;
+    if (one_frame(&fr))
+        goto done;
+    if (!q) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (!rc)
+        rc = kf_mat_alloc_like(&C, M, &err);
+    if (!rc)
+        rc = kf_mat_alloc_like(&Ke, M, &err);
+    if (!rc)
+        rc = kf_mat_alloc_like(&Ko, M, &err);
+    if (!rc) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = kf_body_motion_terms(b, fr.f, &C, &Ke, &Ko, q, q + n, q + 2 * n, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N}", "C", new_matrix_rowmajor(&C),
+                               "K_eps", new_matrix_rowmajor(&Ke), "K_om",
+                               new_matrix_rowmajor(&Ko), "q_eps", new_vector(q, n), "q_om",
+                               new_vector(q + n, n), "q_a", new_vector(q + 2 * n, n));
+done:
+    kf_mat_free(&C);
+    kf_mat_free(&Ke);
+    kf_mat_free(&Ko);
+    free(q);
+    Py_XDECREF(fr.arr);
+    return result;
+}
+
+static PyObject *py_geometric_matrix(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "coefficients", NULL};
+    kf_body *b;
+    f64_arg c = {"axial_force", 1, {3}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, body_conv, &b, f64_conv, &c))
+        return NULL;
+    kf_mat G = {0};
+    kf_error err = {0};
+    PyObject *result = NULL;
+    int rc = kf_mat_alloc_like(&G, kf_body_mass(b), &err);
+    if (!rc)
+        rc = kf_body_geometric(b, f64_data(&c), 0.0, &G, &err);
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = new_matrix_rowmajor(&G);
+    kf_mat_free(&G);
+    f64_release(&c);
+    return result;
+}
+
+static PyObject *py_axial_force(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "frames", "f_first", "f_last", "fixed_first", "fixed_last",
+                             NULL};
+    kf_body *b;
+    frames_arg fr = {"frames"};
+    real_arg f0 = {"end_forces[0]"}, f1 = {"end_forces[1]"};
+    int fixed_first, fixed_last;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&pp", kwlist, body_conv, &b, frames_conv,
+                                     &fr, real_conv, &f0, real_conv, &f1, &fixed_first,
+                                     &fixed_last))
+        return NULL;
+    npy_intp dims[2] = {fr.n, 3};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    PyObject *result = NULL;
+    if (!out)
+        goto done;
+    double *c = PyArray_DATA(out);
+    kf_error err = {0};
+    int rc = KF_OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp t = 0; t < fr.n && !rc; t++)
+        rc = kf_body_axial_force(b, &fr.f[t], f0.v, f1.v, fixed_first, fixed_last, c + 3 * t,
+                                 &err);
+    Py_END_ALLOW_THREADS
+    result = array_or_raise(rc, &err, &out);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(fr.arr);
+    return result;
+}
+
+static PyObject *py_inertia_forces_direct(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "d", "d_t", "d_tt", "frame", NULL};
+    kf_body *b;
+    f64_arg d = {"d", 1, {-1}}, dd = {"d_t", 1, {-1}}, ddd = {"d_tt", 1, {-1}};
+    frames_arg fr = {"frame"};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&", kwlist, body_conv, &b, f64_conv,
+                                     &d, f64_conv, &dd, f64_conv, &ddd, frames_conv, &fr))
+        return NULL;
+    npy_intp n = kf_body_ndof(b);
+    PyArrayObject *out = NULL;
+    PyObject *result = NULL;
+    if (f64_expect(&d, 0, n, "the body's DOFs") || f64_expect(&dd, 0, n, "the body's DOFs") ||
+        f64_expect(&ddd, 0, n, "the body's DOFs") || one_frame(&fr))
+        goto done;
+    if (!(out = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_DOUBLE)))
+        goto done;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_inertia_forces_direct(b, f64_data(&d), f64_data(&dd), f64_data(&ddd), fr.f,
+                                       PyArray_DATA(out), &err);
+    Py_END_ALLOW_THREADS
+    result = array_or_raise(rc, &err, &out);
+done:
+    Py_XDECREF(out);
+    f64_release(&d);
+    f64_release(&dd);
+    f64_release(&ddd);
+    Py_XDECREF(fr.arr);
+    return result;
+}
+
+/* This file's functions of kanefem._core (PyInit__core adds the table). */
+PyMethodDef kf_py_body_methods[] = {
+    /* bodies */
+    {"element_kinds", py_element_kinds, METH_NOARGS,
+     "element_kinds() -> {name: {kind, dim, nodes, dofs_per_node}} (kf_element_info)."},
+    KW("body_create", py_body_create,
+       "body_create(kind, coords (nnode, dim), conn (nel, nodes), section {E, rho, A, Izz, nu, "
+       "thickness, plane_strain}, storage=-1) -> body (kf_body_create_storage; storage -1 "
+       "automatic, 0 dense, 1 band, 2 CSR)."),
+    KW("body_create_mixed", py_body_create_mixed,
+       "body_create_mixed(kinds (nel,), coords (nnode, dim), conn (flat), ptr (nel + 1), "
+       "section, storage=-1) -> body (kf_body_create_mixed: element e of kind kinds[e] on "
+       "nodes conn[ptr[e]:ptr[e + 1]])"),
+    KW("body_info", py_body_info, "body_info(body) -> dict of sizes and storage."),
+    KW("body_pattern", py_body_pattern,
+       "body_pattern(body) -> {indptr, indices}: the CSR pattern all matrices of a sparse body "
+       "share (their values come from body_matrix, body_combine, motion_terms)."),
+    KW("body_combine", py_body_combine,
+       "body_combine(body, coef (dim, dim), stiffness=0) -> stiffness K + sum coef_ij S_ij "
+       "(kf_body_combine); dense (n, n), or the values (nnz,) of a CSR body."),
+    KW("body_matrix", py_body_matrix,
+       "body_matrix(body, name, i=0, j=0): 'M', 'K', 'S' (i, j) as dense arrays (or the values "
+       "(nnz,) of a CSR body); 's' (i, j), 'Mo' (i) as vectors."),
+    KW("motion_terms", py_motion_terms,
+       "motion_terms(body, frame (1,)) -> {C, K_eps, K_om, q_eps, q_om, q_a} "
+       "(kf_body_motion_terms)."),
+    KW("geometric_matrix", py_geometric_matrix,
+       "geometric_matrix(body, coefficients (3,)) -> K_G for N(x) = c0 + c1 x + c2 x^2."),
+    KW("axial_force", py_axial_force,
+       "axial_force(body, frames (nt,), f_first, f_last, fixed_first, fixed_last) -> (nt, 3) "
+       "coefficients of the quasi-static axial force (kf_body_axial_force)."),
+    KW("inertia_forces_direct", py_inertia_forces_direct,
+       "inertia_forces_direct(body, d, d_t, d_tt, frame (1,)) -> Kane's generalized inertia "
+       "forces F* by quadrature (kf_body_inertia_forces_direct)."),
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,291 @@
+/*
+ * kf_py_eig.c -- the binding of frozen-time, projected and gyroscopic eigenvalues, null-space bases
+ * (kanefem._core; helpers in kf_python.h, module in kf_python.c).
+ */
+#include "kf_python.h"
+
+/* ================================================================ eigenvalues */
+
+static void eig_destructor(PyObject *cap)
+{
+    kf_eig_free(PyCapsule_GetPointer(cap, EIG_CAPSULE));
+    Py_XDECREF((PyObject *)PyCapsule_GetContext(cap)); /* the body it borrows */
+}
+
+/* Wrap a new eigen context in a capsule that keeps its body alive; frees e on failure. */
+static PyObject *eig_capsule(kf_eig *e, PyObject *body_cap)
+{
+    PyObject *result = PyCapsule_New(e, EIG_CAPSULE, eig_destructor);
+    if (!result) {
+        kf_eig_free(e);
+        return NULL;
+    }
+    Py_INCREF(body_cap);
+    PyCapsule_SetContext(result, body_cap);
+    return result;
+}
+
+static PyObject *py_eig_create(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "fixed", "geometric", NULL};
+    PyObject *cap;
+    mask_arg fixed = {"supports"};
+    int geometric = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|p", kwlist, &cap, mask_conv, &fixed,
+                                     &geometric))
+        return NULL;
+    kf_body *b;
+    PyObject *result = NULL;
+    if (!body_conv(cap, &b))
+        goto done;
+    if (PyArray_DIM(fixed.arr, 0) != kf_body_ndof(b)) {
+        PyErr_Format(PyExc_ValueError, "supports mask has %zd entries, the body %d DOFs",
+                     (Py_ssize_t)PyArray_DIM(fixed.arr, 0), kf_body_ndof(b));
+        goto done;
+    }
+    kf_eig *e = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_create(&e, b, PyArray_DATA(fixed.arr), geometric ? KF_EIG_GEOMETRIC : 0, &err);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = eig_capsule(e, cap);
+done:
+    Py_XDECREF(fixed.arr);
+    return result;
+}
+
+static PyObject *py_eig_create_projected(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "basis", "geometric", NULL};
+    PyObject *cap;
+    f64_arg B = {"basis", 2, {-1, -1}};
+    int geometric = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|p", kwlist, &cap, f64_conv, &B, &geometric))
+        return NULL;
+    kf_body *b;
+    PyObject *result = NULL;
+    double *Bc = NULL;
+    if (!body_conv(cap, &b))
+        goto done;
+    npy_intp nd = f64_dim(&B, 0), nf = f64_dim(&B, 1);
+    if (nd != kf_body_ndof(b) || nf < 1 || nf > nd) {
+        PyErr_Format(PyExc_ValueError,
+                     "basis must have shape (%d, nfree) with 1 <= nfree <= %d, got (%zd, %zd)",
+                     kf_body_ndof(b), kf_body_ndof(b), (Py_ssize_t)nd, (Py_ssize_t)nf);
+        goto done;
+    }
+    if (!(Bc = malloc((size_t)nd * nf * sizeof(double)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *src = f64_data(&B); /* row-major (ndof, nfree) -> column-major */
+    for (npy_intp i = 0; i < nd; i++)
+        for (npy_intp j = 0; j < nf; j++)
+            Bc[i + j * nd] = src[i * nf + j];
+    kf_eig *e = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_create_projected(&e, b, (int)nf, Bc, geometric ? KF_EIG_GEOMETRIC : 0, &err);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = eig_capsule(e, cap);
+done:
+    free(Bc);
+    f64_release(&B);
+    return result;
+}
+
+/* kf_eig_solve and kf_eig_gyroscopic: frames (nt,), n_modes, K_eps switch,
+ * optional axial-force coefficients (nt, 3) and a progress function. */
+typedef struct eig_call {
+    eig_arg ctx;
+    frames_arg fr;
+    int_arg n_modes;
+    int include_eps;
+    f64_arg kg;
+    func_arg progress;
+} eig_call;
+
+static int eig_call_check(eig_call *c)
+{
+    int n = kf_eig_nfree(c->ctx.e);
+    if (c->n_modes.v > n) {
+        PyErr_Format(PyExc_ValueError, "n_modes = %lld is out of 1..%d (free DOFs)",
+                     c->n_modes.v, n);
+        return -1;
+    }
+    return f64_expect(&c->kg, 0, c->fr.n, "one row per instant");
+}
+
+static void eig_call_release(eig_call *c)
+{
+    Py_CLEAR(c->fr.arr);
+    f64_release(&c->kg);
+}
+
+#define EIG_CALL_INIT                                                                          \
+    {{NULL, NULL}, {"frames"}, {"n_modes", 1, INT32_MAX, 0}, 0, {"axial_force", 2, {-1, 3}, 1},  \
+     {"progress", NULL}}
+
+static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"eig", "frames", "n_modes", "include_eps", "vectors", "tracked",
+                             "axial_force", "progress", NULL};
+    eig_call c = EIG_CALL_INIT;
+    kf_eig_opts opt = {0};
+    int tracked = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&ppp|O&O&", kwlist, eig_conv, &c.ctx,
+                                     frames_conv, &c.fr, int_conv, &c.n_modes, &c.include_eps,
+                                     &opt.vectors, &tracked, f64_conv, &c.kg, func_conv,
+                                     &c.progress))
+        return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *re = NULL, *im = NULL, *modes = NULL;
+    if (eig_call_check(&c))
+        goto done;
+    opt.n_modes = (int)c.n_modes.v;
+    opt.include_eps = c.include_eps;
+    opt.order = tracked ? KF_ORDER_TRACKED : KF_ORDER_ASCENDING;
+    poll_ctx pc = poll_start(c.progress.fn);
+    opt.progress = poll_cb;
+    opt.progress_params = &pc;
+    npy_intp nt = c.fr.n, m = opt.n_modes, ndof = kf_body_ndof(c.ctx.b);
+    npy_intp d2[2] = {nt, m}, d3[3] = {nt, ndof, m};
+    re = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    im = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    if (opt.vectors)
+        modes = (PyArrayObject *)PyArray_SimpleNew(3, d3, NPY_DOUBLE);
+    if (!re || !im || (opt.vectors && !modes))
+        goto done;
+    kf_eig_stats st = {0};
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_solve(c.ctx.e, (int)nt, c.fr.f, f64_data(&c.kg), &opt, PyArray_DATA(re),
+                      PyArray_DATA(im), modes ? PyArray_DATA(modes) : NULL, &st, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = Py_BuildValue("{s:N,s:N,s:N,s:N}", "eigenvalues", re, "eigenvalues_imag", im,
+                           "mode_shapes", modes ? (PyObject *)modes : Py_NewRef(Py_None),
+                           "stats", eig_stats_dict(&st));
+    re = im = modes = NULL; /* passed on ("N") */
+done:
+    Py_XDECREF(re);
+    Py_XDECREF(im);
+    Py_XDECREF(modes);
+    eig_call_release(&c);
+    return result;
+}
+
+static PyObject *py_eig_gyroscopic(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"eig", "frames", "n_modes", "include_eps", "axial_force",
+                             "progress", NULL};
+    eig_call c = EIG_CALL_INIT;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&p|O&O&", kwlist, eig_conv, &c.ctx,
+                                     frames_conv, &c.fr, int_conv, &c.n_modes, &c.include_eps,
+                                     f64_conv, &c.kg, func_conv, &c.progress))
+        return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *re = NULL, *im = NULL;
+    if (eig_call_check(&c))
+        goto done;
+    poll_ctx pc = poll_start(c.progress.fn);
+    kf_eig_opts opt = {.n_modes = (int)c.n_modes.v, .include_eps = c.include_eps,
+                       .progress = poll_cb, .progress_params = &pc};
+    npy_intp d2[2] = {c.fr.n, opt.n_modes};
+    re = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    im = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    if (!re || !im)
+        goto done;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eig_gyroscopic(c.ctx.e, (int)c.fr.n, c.fr.f, f64_data(&c.kg), &opt,
+                           PyArray_DATA(re), PyArray_DATA(im), &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = Py_BuildValue("{s:N,s:N}", "s_re", re, "s_im", im);
+    re = im = NULL;
+done:
+    Py_XDECREF(re);
+    Py_XDECREF(im);
+    eig_call_release(&c);
+    return result;
+}
+
+static PyObject *py_null_basis(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"G", "rtol", NULL};
+    f64_arg G = {"constraints", 2, {-1, -1}};
+    real_arg rtol = {"rtol", 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&", kwlist, f64_conv, &G, real_conv, &rtol))
+        return NULL;
+    PyObject *result = NULL;
+    double *B = NULL;
+    npy_intp m = f64_dim(&G, 0), n = f64_dim(&G, 1);
+    if (n < 1 || n > 46340) { /* n * n must fit an int-indexed LAPACK array */
+        PyErr_Format(PyExc_ValueError,
+                     "constraints must have 1..46340 columns, got shape (%zd, %zd)",
+                     (Py_ssize_t)m, (Py_ssize_t)n);
+        goto done;
+    }
+    if (!(B = calloc((size_t)n * n, sizeof(double)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    kf_error err = {0};
+    int rc, nfree = 0;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_null_basis((int)m, (int)n, f64_data(&G), rtol.v, &nfree, B, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    npy_intp dims[2] = {n, nfree};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!out)
+        goto done;
+    double *o = PyArray_DATA(out); /* column-major B -> row-major (n, nfree) */
+    for (npy_intp i = 0; i < n; i++)
+        for (npy_intp j = 0; j < nfree; j++)
+            o[i * nfree + j] = B[i + j * n];
+    result = (PyObject *)out;
+done:
+    free(B);
+    f64_release(&G);
+    return result;
+}
+
+/* This file's functions of kanefem._core (PyInit__core adds the table). */
+PyMethodDef kf_py_eig_methods[] = {
+    /* eigenvalues */
+    KW("eig_create", py_eig_create,
+       "eig_create(body, fixed (ndof,), geometric=False) -> eigen context (kf_eig_create)."),
+    KW("eig_create_projected", py_eig_create_projected,
+       "eig_create_projected(body, basis (ndof, nfree), geometric=False) -> eigen context for "
+       "d = basis z (kf_eig_create_projected)."),
+    KW("eig_solve", py_eig_solve,
+       "eig_solve(eig, frames (nt,), n_modes, include_eps, vectors, tracked, axial_force=None, "
+       "progress=None) -> {eigenvalues, eigenvalues_imag, mode_shapes, stats} (kf_eig_solve)."),
+    KW("eig_gyroscopic", py_eig_gyroscopic,
+       "eig_gyroscopic(eig, frames (nt,), n_modes, include_eps, axial_force=None, progress=None) "
+       "-> {s_re, s_im} (kf_eig_gyroscopic)."),
+    KW("null_basis", py_null_basis,
+       "null_basis(G (m, n), rtol=0) -> orthonormal basis (n, nfree) of the null space of G "
+       "(kf_null_basis)."),
+    {NULL, NULL, 0, NULL}};

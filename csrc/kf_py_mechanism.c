@@ -1,0 +1,806 @@
+/*
+ * kf_py_mechanism.c -- the binding of mechanisms, elastic links coupled both ways, the wind pump
+ * (kanefem._core; helpers in kf_python.h, module in kf_python.c).
+ */
+#include "kf_python.h"
+
+/* ================================================================ mechanisms
+ *
+ * A mechanism crosses as a capsule (kf_mech); joints, springs and coordinates
+ * as 1-D arrays of the typed boundary records kanefem.JOINT_DTYPE,
+ * SPRING_DTYPE and COORD_DTYPE, the NumPy images of kf_joint, kf_spring and
+ * kf_coord (fields and offsets from the structs, make_record_descrs), made in
+ * one Python place (kanefem._records) and handed to the core as they are; the
+ * core validates every field (kf_mech_create).  Per-instant results come back
+ * as arrays with a leading time axis.
+ */
+
+#define MECH_CAPSULE "kanefem._core.mech"
+
+static void mech_destructor(PyObject *cap)
+{
+    kf_mech_free(PyCapsule_GetPointer(cap, MECH_CAPSULE));
+}
+
+static int mech_conv(PyObject *obj, void *p)
+{
+    if (!PyCapsule_IsValid(obj, MECH_CAPSULE)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "mech must be a mechanism made by kanefem._core.mech_create");
+        return 0;
+    }
+    *(kf_mech **)p = PyCapsule_GetPointer(obj, MECH_CAPSULE);
+    return 1;
+}
+
+static PyObject *mech_capsule(int rc, kf_mech *m, const kf_error *err)
+{
+    if (rc)
+        return raise_status(rc, err);
+    PyObject *cap = PyCapsule_New(m, MECH_CAPSULE, mech_destructor);
+    if (!cap)
+        kf_mech_free(m);
+    return cap;
+}
+
+static PyObject *names_tuple(const char *const *names, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int k = 0; t && k < n; k++) {
+        PyObject *s = PyUnicode_FromString(names[k]);
+        if (!s) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, k, s);
+    }
+    return t;
+}
+
+/* An index stored in a float column: an integer in [lo, hi]. */
+static int index_field(double v, int lo, int hi, const char *what, npy_intp row, int *out)
+{
+    if (!(v == floor(v) && v >= lo && v <= hi)) {
+        fail(PyExc_ValueError, "%s of row %zd = %g must be an integer in %d..%d", what,
+             (Py_ssize_t)row, v, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/*
+ * mech_create(mass (nb,), inertia (nb,), q0 (3 nb,), joints (nj,) JOINT_DTYPE,
+ *             springs (ns,) SPRING_DTYPE, coords (nc,) COORD_DTYPE, gravity (2,)) -> mech
+ */
+static PyObject *py_mech_create(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mass", "inertia", "q0", "joints", "springs", "coords", "gravity",
+                             NULL};
+    f64_arg mass = {"mass", 1, {-1}}, inertia = {"inertia", 1, {-1}}, q0 = {"q0", 1, {-1}},
+            gravity = {"gravity", 1, {2}};
+    rec_arg joints = {"joints", &joint_descr, "JOINT_DTYPE"},
+            springs = {"springs", &spring_descr, "SPRING_DTYPE"},
+            coords = {"coords", &coord_descr, "COORD_DTYPE"};
+    PyObject *result = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&O&O&", kwlist, f64_conv, &mass,
+                                     f64_conv, &inertia, f64_conv, &q0, rec_conv, &joints,
+                                     rec_conv, &springs, rec_conv, &coords, f64_conv, &gravity))
+        return NULL;
+    npy_intp nb = f64_dim(&mass, 0);
+    if (nb > 100000 || f64_expect(&inertia, 0, nb, "bodies") ||
+        f64_expect(&q0, 0, 3 * nb, "3 per body")) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "mass: at most 100000 bodies");
+        goto done;
+    }
+    const double *g = f64_data(&gravity);
+    kf_mech_desc d = {.nbody = (int)nb, .mass = f64_data(&mass), .inertia = f64_data(&inertia),
+                      .q0 = f64_data(&q0), .njoint = (int)joints.n, .joints = joints.data,
+                      .nspring = (int)springs.n, .springs = springs.data,
+                      .ncoord = (int)coords.n, .coords = coords.data, .gravity = {g[0], g[1]}};
+    kf_mech *m = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_create(&m, &d, &err);
+    Py_END_ALLOW_THREADS
+    result = mech_capsule(rc, m, &err);
+done:
+    f64_release(&mass);
+    f64_release(&inertia);
+    f64_release(&q0);
+    rec_conv(NULL, &joints);
+    rec_conv(NULL, &springs);
+    rec_conv(NULL, &coords);
+    f64_release(&gravity);
+    return result;
+}
+
+/* mech_describe(mech) -> the description's arrays (as mech_create takes them). */
+static PyObject *py_mech_describe(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", NULL};
+    kf_mech *m;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, mech_conv, &m))
+        return NULL;
+    kf_mech_desc d;
+    kf_mech_describe(m, &d);
+    npy_intp nb = d.nbody;
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:(dd)}", "mass", new_vector(d.mass, nb),
+                         "inertia", new_vector(d.inertia, nb), "q0",
+                         new_vector(d.q0, 3 * nb), "joints",
+                         new_records(joint_descr, d.joints, d.njoint), "springs",
+                         new_records(spring_descr, d.springs, d.nspring), "coords",
+                         new_records(coord_descr, d.coords, d.ncoord), "gravity",
+                         d.gravity[0], d.gravity[1]);
+}
+
+/* The rows of (nt, nz) arrays z, zd, zdd (the rates may be absent: zero). */
+static int rates_conform(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd)
+{
+    npy_intp nt = f64_dim(z, 0);
+    int nz = kf_mech_ncoord(m);
+    if (f64_expect(z, 1, nz, "coordinates") || (zd->arr && (f64_expect(zd, 0, nt, "instants") ||
+                                                            f64_expect(zd, 1, nz, "coordinates"))) ||
+        (zdd->arr && (f64_expect(zdd, 0, nt, "instants") || f64_expect(zdd, 1, nz, "coordinates"))))
+        return -1;
+    return 0;
+}
+
+/*
+ * The kinematics of m at nt instants: {q, qd, qdd (nt, n), A (nt, n, nz), c (nt, n),
+ * Q (nt, n): applied forces, frames (nt, nf): of the axes (body, o_x, o_y, phi) asked for}.
+ */
+static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, f64_arg *fr)
+{
+    int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m), nb = kf_mech_nbody(m);
+    npy_intp nt = f64_dim(z, 0), nf = fr->arr ? f64_dim(fr, 0) : 0;
+    const double *fd = f64_data(fr);
+    for (npy_intp i = 0; i < nf; i++) {
+        int b;
+        if (index_field(fd[4 * i], -1, nb - 1, "frames body", i, &b))
+            return NULL;
+    }
+    enum { NOUT = 6 };
+    static const char *names[NOUT] = {"q", "qd", "qdd", "A", "c", "Q"};
+    PyArrayObject *o[NOUT] = {NULL}, *frames = NULL;
+    PyObject *result = NULL;
+    for (int k = 0; k < NOUT; k++) {
+        npy_intp dims[3] = {nt, n, nz};
+        if (!(o[k] = (PyArrayObject *)PyArray_SimpleNew(k == 3 ? 3 : 2, dims, NPY_DOUBLE)))
+            goto done;
+    }
+    npy_intp fdims[2] = {nt, nf};
+    Py_INCREF(frame_descr);
+    if (!(frames = (PyArrayObject *)PyArray_Zeros(2, fdims, frame_descr, 0)))
+        goto done;
+    kf_mech_kin k;
+    kf_error err = {0};
+    int rc;
+    const double *zz = f64_data(z), *zv = f64_data(zd), *za = f64_data(zdd);
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_kin_alloc(m, &k, &err);
+    for (npy_intp t = 0; t < nt && !rc; t++) {
+        rc = kf_mech_kinematics(m, zz + t * nz, zv ? zv + t * nz : NULL, za ? za + t * nz : NULL,
+                                &k, &err);
+        double *Q = (double *)PyArray_DATA(o[5]) + t * n;
+        if (!rc)
+            rc = kf_mech_applied(m, &k, Q, &err);
+        if (rc)
+            break;
+        const double *src[NOUT - 1] = {k.q, k.qd, k.qdd, k.A, k.c};
+        for (int j = 0; j < NOUT - 1; j++) {
+            npy_intp per = j == 3 ? (npy_intp)n * nz : n;
+            memcpy((double *)PyArray_DATA(o[j]) + t * per, src[j], (size_t)per * sizeof(double));
+        }
+        kf_frame *f = (kf_frame *)PyArray_DATA(frames) + t * nf;
+        for (npy_intp i = 0; i < nf; i++)
+            kf_mech_frame(m, &k, (int)fd[4 * i], fd + 4 * i + 1, fd[4 * i + 3], f + i);
+    }
+    kf_mech_kin_free(&k);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = PyDict_New();
+    for (int j = 0; result && j < NOUT; j++)
+        if (PyDict_SetItemString(result, names[j], (PyObject *)o[j]) < 0)
+            Py_CLEAR(result);
+    if (result && PyDict_SetItemString(result, "frames", (PyObject *)frames) < 0)
+        Py_CLEAR(result);
+done:
+    for (int j = 0; j < NOUT; j++)
+        Py_XDECREF(o[j]);
+    Py_XDECREF(frames);
+    return result;
+}
+
+/* mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf, 4)) -> dict */
+static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "z", "zd", "zdd", "frames", NULL};
+    kf_mech *m;
+    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}, 1}, zdd = {"zdd", 2, {-1, -1}, 1},
+            fr = {"frames", 2, {-1, 4}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O&", kwlist, mech_conv, &m, f64_conv,
+                                     &z, f64_conv, &zd, f64_conv, &zdd, f64_conv, &fr))
+        return NULL;
+    PyObject *r = rates_conform(m, &z, &zd, &zdd) ? NULL : kinematics_of(m, &z, &zd, &zdd, &fr);
+    f64_release(&z);
+    f64_release(&zd);
+    f64_release(&zdd);
+    f64_release(&fr);
+    return r;
+}
+
+/* Joint forces over states (nt, >= 3 nz: z, z', z''): {joints (nt, nj, 3), drive (nt, nz)}. */
+static PyObject *reactions_of(kf_mech *m, f64_arg *s, PyObject *progress)
+{
+    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m);
+    npy_intp nt = f64_dim(s, 0), cols = f64_dim(s, 1), jd[3] = {nt, nj, 3}, dd[2] = {nt, nz};
+    if (cols < 3 * nz) {
+        fail(PyExc_ValueError, "states must have at least %d columns (z, z', z'' of %d "
+             "coordinates), got %zd", 3 * nz, nz, (Py_ssize_t)cols);
+        return NULL;
+    }
+    PyArrayObject *fj = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
+    PyArrayObject *dr = (PyArrayObject *)PyArray_SimpleNew(2, dd, NPY_DOUBLE);
+    PyObject *result = NULL;
+    if (!fj || !dr)
+        goto done;
+    kf_mech_kin k;
+    kf_error err = {0};
+    int rc;
+    const double *sd = f64_data(s);
+    poll_ctx pc = poll_start(progress);
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_kin_alloc(m, &k, &err);
+    for (npy_intp t = 0; t < nt && !rc; t++) {
+        const double *row = sd + t * cols;
+        rc = kf_mech_kinematics(m, row, row + nz, row + 2 * nz, &k, &err);
+        if (!rc)
+            rc = kf_mech_reactions(m, &k, (double *)PyArray_DATA(fj) + t * 3 * nj,
+                                   (double *)PyArray_DATA(dr) + t * nz, &err);
+        if (!rc && poll_cb((double)t, &pc))
+            rc = KF_ECALLBACK;
+    }
+    kf_mech_kin_free(&k);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:O,s:O}", "joints", fj, "drive", dr);
+done:
+    Py_XDECREF(fj);
+    Py_XDECREF(dr);
+    return result;
+}
+
+static PyObject *py_mech_joint_forces(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "states", "progress", NULL};
+    kf_mech *m;
+    f64_arg s = {"states", 2, {-1, -1}};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, mech_conv, &m, f64_conv, &s,
+                                     func_conv, &progress))
+        return NULL;
+    PyObject *r = reactions_of(m, &s, progress.fn);
+    f64_release(&s);
+    return r;
+}
+
+/* mech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None (nt, nz)) -> zdd (nt, nz):
+ * Kane's equations at each state, every coordinate free under tau. */
+static PyObject *py_mech_accelerations(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "z", "zd", "tau", NULL};
+    kf_mech *m;
+    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}}, tau = {"tau", 2, {-1, -1}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&|O&", kwlist, mech_conv, &m, f64_conv, &z,
+                                     f64_conv, &zd, f64_conv, &tau))
+        return NULL;
+    PyArrayObject *out = NULL;
+    PyObject *result = NULL;
+    int nz = kf_mech_ncoord(m);
+    if (rates_conform(m, &z, &zd, &tau))
+        goto done;
+    npy_intp nt = f64_dim(&z, 0), dims[2] = {nt, nz};
+    if (!(out = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0)))
+        goto done;
+    kf_mech_kin k;
+    kf_error err = {0};
+    int rc;
+    const double *zz = f64_data(&z), *zv = f64_data(&zd), *tt = f64_data(&tau);
+    double *a = PyArray_DATA(out);
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_mech_kin_alloc(m, &k, &err);
+    for (npy_intp t = 0; t < nt && !rc; t++) {
+        rc = kf_mech_kinematics(m, zz + t * nz, zv + t * nz, NULL, &k, &err);
+        if (!rc)
+            rc = kf_mech_dynamics(m, &k, tt ? tt + t * nz : NULL, NULL, a + t * nz, NULL, &err);
+    }
+    kf_mech_kin_free(&k);
+    Py_END_ALLOW_THREADS
+    result = array_or_raise(rc, &err, &out);
+done:
+    Py_XDECREF(out);
+    f64_release(&z);
+    f64_release(&zd);
+    f64_release(&tau);
+    return result;
+}
+
+/* Python drive laws and paths (called with the GIL held: see simulate_of). */
+static int py_law_cb(double t, int k, const double *z, const double *zd, double *force,
+                     void *params, kf_error *err)
+{
+    PyObject *r = PyObject_CallFunction((PyObject *)params, "ddd", t, z[k], zd[k]);
+    if (!r)
+        return callback_failed(err, "torque law", t);
+    double v = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    if (v == -1.0 && PyErr_Occurred())
+        return callback_failed(err, "torque law", t);
+    *force = v;
+    return 0;
+}
+
+static int py_path_cb(double t, int k, double *zk, void *params, kf_error *err)
+{
+    PyObject *r = PyObject_CallFunction((PyObject *)params, "d", t);
+    PyArrayObject *a = NULL;
+    int rc = -1;
+    if (!r)
+        goto done;
+    a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (!a)
+        goto done;
+    if (PyArray_DIM(a, 0) != 3) {
+        fail(PyExc_ValueError, "a path must return (z, z', z''), got %zd values at t = %.17g",
+             (Py_ssize_t)PyArray_DIM(a, 0), t);
+        goto done;
+    }
+    memcpy(zk, PyArray_DATA(a), 3 * sizeof(double));
+    rc = 0;
+done:
+    Py_XDECREF(a);
+    Py_XDECREF(r);
+    return rc ? callback_failed(err, "path", t) : 0;
+}
+
+/* Drives from (modes, speeds, paths, laws): Python callables become callbacks;
+ * *python tells whether any is Python (the GIL must then be held). */
+static int drives_of(int nz, f64_arg *modes, f64_arg *speeds, PyObject *paths, PyObject *laws,
+                     kf_mech_drive *d, int *python)
+{
+    PyObject *ps = NULL, *ls = NULL;
+    int rc = -1;
+    if (f64_expect(modes, 0, nz, "coordinates") || f64_expect(speeds, 0, nz, "coordinates"))
+        return -1;
+    if (!(ps = PySequence_Fast(paths, "paths must be a sequence")) ||
+        !(ls = PySequence_Fast(laws, "laws must be a sequence")))
+        goto done;
+    if (PySequence_Fast_GET_SIZE(ps) != nz || PySequence_Fast_GET_SIZE(ls) != nz) {
+        fail(PyExc_ValueError, "paths and laws must have %d entries (one per coordinate)", nz);
+        goto done;
+    }
+    *python = 0;
+    for (int k = 0; k < nz; k++) {
+        memset(d + k, 0, sizeof *d);
+        if (index_field(f64_data(modes)[k], 0, 2, "modes", k, &d[k].mode))
+            goto done;
+        d[k].speed = f64_data(speeds)[k];
+        PyObject *p = PySequence_Fast_GET_ITEM(ps, k), *l = PySequence_Fast_GET_ITEM(ls, k);
+        for (int w = 0; w < 2; w++) {
+            PyObject *fn = w ? l : p;
+            if (fn == Py_None)
+                continue;
+            if (!PyCallable_Check(fn)) {
+                fail(PyExc_TypeError, "%s[%d] must be callable or None", w ? "laws" : "paths", k);
+                goto done;
+            }
+            if (w)
+                d[k].law = py_law_cb;
+            else
+                d[k].path = py_path_cb;
+            d[k].params = fn; /* borrowed: the caller's sequences keep them */
+            *python = 1;
+        }
+        if (d[k].path && d[k].law) {
+            fail(PyExc_ValueError, "coordinate %d has both a path and a law", k);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    Py_XDECREF(ps);
+    Py_XDECREF(ls);
+    return rc;
+}
+
+/* The rigid motion: {states (nt, 4 nz), stats}. */
+static PyObject *simulate_of(kf_mech *m, const kf_mech_drive *d, int python, const double *z0,
+                             const double *zd0, f64_arg *t, double rtol, double atol,
+                             long long max_steps, PyObject *progress)
+{
+    int nz = kf_mech_ncoord(m);
+    npy_intp nt = f64_dim(t, 0), dims[2] = {nt, 4 * nz};
+    PyArrayObject *states = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!states)
+        return NULL;
+    poll_ctx pc = poll_start(progress);
+    kf_ode_opts opts = {.rtol = rtol, .atol = atol, .max_steps = steps_limit(max_steps),
+                        .progress = poll_cb, .progress_params = &pc};
+    kf_stats st = {0};
+    kf_error err = {0};
+    int rc;
+    if (python) {
+        /* Python laws: keep the GIL (poll_cb takes it again: allowed) */
+        rc = kf_mech_simulate(m, d, z0, zd0, (int)nt, f64_data(t), &opts, PyArray_DATA(states),
+                              &st, &err);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        rc = kf_mech_simulate(m, d, z0, zd0, (int)nt, f64_data(t), &opts, PyArray_DATA(states),
+                              &st, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc) {
+        Py_DECREF(states);
+        return raise_status(rc, &err);
+    }
+    return Py_BuildValue("{s:N,s:N}", "states", states, "stats", stats_dict(&st));
+}
+
+/*
+ * mech_simulate(mech, modes (nz,), speeds (nz,), paths (nz: callable or None),
+ *               laws (nz: callable or None), z0 (nz,), zd0 (nz,), t (nt,), *, rtol, atol,
+ *               max_steps, progress) -> {states (nt, 4 nz), stats}
+ * paths: f(t) -> (z, z', z''); laws: f(t, z_k, z_k') -> generalized force.
+ */
+static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "modes", "speeds", "paths", "laws", "z0", "zd0", "t",
+                             "rtol", "atol", "max_steps", "progress", NULL};
+    kf_mech *m;
+    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
+            zd0 = {"zd0", 1, {-1}}, t = {"t", 1, {-1}};
+    PyObject *paths, *laws, *result = NULL;
+    real_arg rtol = {"rtol", 1e-9}, atol = {"atol", 1e-12};
+    int_arg max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&OOO&O&O&|$O&O&O&O&", kwlist, mech_conv,
+                                     &m, f64_conv, &modes, f64_conv, &speeds, &paths, &laws,
+                                     f64_conv, &z0, f64_conv, &zd0, f64_conv, &t, real_conv,
+                                     &rtol, real_conv, &atol, int_conv, &max_steps, func_conv,
+                                     &progress))
+        return NULL;
+    int nz = kf_mech_ncoord(m), python = 0;
+    kf_mech_drive d[KF_KANE_MAX_NU];
+    if (!f64_expect(&z0, 0, nz, "coordinates") && !f64_expect(&zd0, 0, nz, "coordinates") &&
+        !drives_of(nz, &modes, &speeds, paths, laws, d, &python))
+        result = simulate_of(m, d, python, f64_data(&z0), f64_data(&zd0), &t, rtol.v, atol.v,
+                             max_steps.v, progress.fn);
+    f64_release(&modes);
+    f64_release(&speeds);
+    f64_release(&z0);
+    f64_release(&zd0);
+    f64_release(&t);
+    return result;
+}
+
+/* ---------------------------------------------------------------- elastic links, two ways */
+
+/* links: a sequence of dicts {body, fe (a body capsule), fixed (mask), rayleigh (2,),
+ * geometric}; the masks are held in masks[] until links_release. */
+typedef struct links_arg {
+    int n;
+    kf_mech_link *L;
+    PyArrayObject **masks;
+} links_arg;
+
+static void links_release(links_arg *a)
+{
+    for (int i = 0; a->masks && i < a->n; i++)
+        Py_XDECREF(a->masks[i]);
+    free(a->masks);
+    free(a->L);
+    memset(a, 0, sizeof *a);
+}
+
+static int links_of(PyObject *obj, links_arg *a)
+{
+    memset(a, 0, sizeof *a);
+    PyObject *seq = PySequence_Fast(obj, "links must be a sequence of dicts");
+    if (!seq)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    a->n = (int)n;
+    a->L = calloc((size_t)(n ? n : 1), sizeof *a->L);
+    a->masks = calloc((size_t)(n ? n : 1), sizeof *a->masks);
+    if (!a->L || !a->masks) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PySequence_Fast_GET_ITEM(seq, i), *v;
+        if (!PyDict_Check(d)) {
+            fail(PyExc_TypeError, "links[%zd] must be a dict", (Py_ssize_t)i);
+            goto fail;
+        }
+        static const char *keys[] = {"body", "fe", "fixed", "rayleigh", "geometric"};
+        for (int k = 0; k < 5; k++)
+            if (!PyDict_GetItemString(d, keys[k])) {
+                fail(PyExc_KeyError, "links[%zd] has no %s", (Py_ssize_t)i, keys[k]);
+                goto fail;
+            }
+        int_arg body = {"links body", 0, INT32_MAX, 0};
+        if (!int_conv(PyDict_GetItemString(d, "body"), &body) ||
+            !body_conv(PyDict_GetItemString(d, "fe"), &a->L[i].fe))
+            goto fail;
+        a->L[i].body = (int)body.v;
+        mask_arg m = {"links fixed"};
+        if (!mask_conv(PyDict_GetItemString(d, "fixed"), &m))
+            goto fail;
+        a->masks[i] = m.arr;
+        if (PyArray_DIM(m.arr, 0) != kf_body_ndof(a->L[i].fe)) {
+            fail(PyExc_ValueError, "links[%zd].fixed has %zd flags, its body %d DOFs",
+                 (Py_ssize_t)i, (Py_ssize_t)PyArray_DIM(m.arr, 0), kf_body_ndof(a->L[i].fe));
+            goto fail;
+        }
+        a->L[i].fixed = PyArray_DATA(m.arr);
+        f64_arg r = {"links rayleigh", 1, {2}};
+        if (!f64_conv(PyDict_GetItemString(d, "rayleigh"), &r))
+            goto fail;
+        memcpy(a->L[i].rayleigh, f64_data(&r), 2 * sizeof(double));
+        f64_release(&r);
+        v = PyDict_GetItemString(d, "geometric");
+        int g = PyObject_IsTrue(v);
+        if (g < 0)
+            goto fail;
+        a->L[i].geometric = g;
+    }
+    Py_DECREF(seq);
+    return 0;
+fail:
+    Py_DECREF(seq);
+    links_release(a);
+    return -1;
+}
+
+/*
+ * mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, rho_inf,
+ *                    tol, max_iter, max_steps, progress, refine)
+ *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), stats}
+ */
+static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "z0", "zd0",
+                             "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
+                             "progress", "refine", NULL};
+    kf_mech *m;
+    PyObject *links, *paths, *laws, *result = NULL;
+    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
+            zd0 = {"zd0", 1, {-1}}, x0 = {"x0", 1, {-1}}, t = {"t", 1, {-1}};
+    real_arg dt = {"dt", 0.0}, rho = {"rho_inf", 0.9}, tol = {"tol", 1e-10};
+    int_arg max_iter = {"max_iter", 1, 1000, 25}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
+    int_arg refine = {"refine", 1, 1000000, 1};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&|$O&O&O&O&O&O&O&", kwlist,
+                                     mech_conv, &m, &links, f64_conv, &modes, f64_conv, &speeds,
+                                     &paths, &laws, f64_conv, &z0, f64_conv, &zd0, f64_conv, &x0,
+                                     f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
+                                     &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
+                                     &progress, int_conv, &refine))
+        return NULL;
+    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
+    kf_mech_drive d[KF_KANE_MAX_NU];
+    links_arg la = {0};
+    kf_flexmech *w = NULL;
+    PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL;
+    if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
+        drives_of(nz, &modes, &speeds, paths, laws, d, &python) || links_of(links, &la))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    int nd = kf_flexmech_nelastic(w);
+    if (f64_expect(&x0, 0, 2 * (npy_intp)nd, "d and d' of the elastic DOFs"))
+        goto done;
+    npy_intp nt = f64_dim(&t, 0), sd[2] = {nt, 4 * nz}, ed[2] = {nt, 2 * nd}, jd[3] = {nt, nj, 3};
+    states = (PyArrayObject *)PyArray_SimpleNew(2, sd, NPY_DOUBLE);
+    elastic = (PyArrayObject *)PyArray_SimpleNew(2, ed, NPY_DOUBLE);
+    joints = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
+    if (!states || !elastic || !joints)
+        goto done;
+    poll_ctx pc = poll_start(progress.fn);
+    kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, steps_limit(max_steps.v), poll_cb, &pc,
+                      (int)refine.v};
+    kf_stats st = {0};
+    if (python) {
+        rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
+                             f64_data(&t), &o, PyArray_DATA(states), PyArray_DATA(elastic),
+                             PyArray_DATA(joints), &st, &err);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
+                             f64_data(&t), &o, PyArray_DATA(states), PyArray_DATA(elastic),
+                             PyArray_DATA(joints), &st, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:O,s:O,s:O,s:N}", "states", states, "elastic", elastic,
+                               "joints", joints, "stats", stats_dict(&st));
+done:
+    kf_flexmech_free(w);
+    links_release(&la);
+    Py_XDECREF(states);
+    Py_XDECREF(elastic);
+    Py_XDECREF(joints);
+    f64_release(&modes);
+    f64_release(&speeds);
+    f64_release(&z0);
+    f64_release(&zd0);
+    f64_release(&x0);
+    f64_release(&t);
+    return result;
+}
+
+/*
+ * mech_flex_dynamics(mech, links, modes, speeds, paths, laws, t, z0, z, zd, d, dd)
+ *   -> {zdd (nz,), ddd (nd,), force (nz,), joints (nj, 3)} at one state
+ */
+static PyObject *py_mech_flex_dynamics(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "t", "z0",
+                             "z", "zd", "d", "dd", NULL};
+    kf_mech *m;
+    PyObject *links, *paths, *laws, *result = NULL;
+    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
+            z = {"z", 1, {-1}}, zd = {"zd", 1, {-1}}, dv = {"d", 1, {-1}}, dd = {"dd", 1, {-1}};
+    real_arg t = {"t", 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&O&O&", kwlist, mech_conv, &m,
+                                     &links, f64_conv, &modes, f64_conv, &speeds, &paths, &laws,
+                                     real_conv, &t, f64_conv, &z0, f64_conv, &z, f64_conv, &zd,
+                                     f64_conv, &dv, f64_conv, &dd))
+        return NULL;
+    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
+    kf_mech_drive d[KF_KANE_MAX_NU];
+    links_arg la = {0};
+    kf_flexmech *w = NULL;
+    PyArrayObject *zdd = NULL, *ddd = NULL, *force = NULL, *fj = NULL;
+    if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&z, 0, nz, "coordinates") ||
+        f64_expect(&zd, 0, nz, "coordinates") ||
+        drives_of(nz, &modes, &speeds, paths, laws, d, &python) || links_of(links, &la))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    npy_intp nd = kf_flexmech_nelastic(w), nzz = nz, jd[2] = {nj, 3};
+    if (f64_expect(&dv, 0, nd, "elastic DOFs") || f64_expect(&dd, 0, nd, "elastic DOFs"))
+        goto done;
+    zdd = (PyArrayObject *)PyArray_SimpleNew(1, &nzz, NPY_DOUBLE);
+    ddd = (PyArrayObject *)PyArray_SimpleNew(1, &nd, NPY_DOUBLE);
+    force = (PyArrayObject *)PyArray_SimpleNew(1, &nzz, NPY_DOUBLE);
+    fj = (PyArrayObject *)PyArray_SimpleNew(2, jd, NPY_DOUBLE);
+    if (!zdd || !ddd || !force || !fj)
+        goto done;
+    rc = kf_flexmech_dynamics(w, d, t.v, t.v, f64_data(&z0), f64_data(&z), f64_data(&zd),
+                              f64_data(&dv), f64_data(&dd), PyArray_DATA(zdd), PyArray_DATA(ddd),
+                              PyArray_DATA(force), PyArray_DATA(fj), &err);
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_BuildValue("{s:O,s:O,s:O,s:O}", "zdd", zdd, "ddd", ddd, "force", force,
+                               "joints", fj);
+done:
+    kf_flexmech_free(w);
+    links_release(&la);
+    Py_XDECREF(zdd);
+    Py_XDECREF(ddd);
+    Py_XDECREF(force);
+    Py_XDECREF(fj);
+    f64_release(&modes);
+    f64_release(&speeds);
+    f64_release(&z0);
+    f64_release(&z);
+    f64_release(&zd);
+    f64_release(&dv);
+    f64_release(&dd);
+    return result;
+}
+
+/* ---------------------------------------------------------------- the wind pump
+ * Its parameters cross as a float vector in the order of kf_windpump_names;
+ * the windpump_* functions are the generic ones on kf_windpump_create's
+ * mechanism. */
+
+static PyObject *py_windpump_names(PyObject *self, PyObject *noargs)
+{
+    return names_tuple(kf_windpump_names, KF_WINDPUMP_NPARAM);
+}
+
+/* params -> the wind pump's mechanism (validated by the core). */
+static kf_mech *windpump_of(PyObject *obj)
+{
+    f64_arg a = {"params", 1, {KF_WINDPUMP_NPARAM}};
+    if (!f64_conv(obj, &a))
+        return NULL;
+    kf_mech *m = NULL;
+    kf_error err = {0};
+    int rc = kf_windpump_create(f64_data(&a), &m, &err);
+    f64_release(&a);
+    if (rc)
+        raise_status(rc, &err);
+    return m;
+}
+
+static int windpump_conv(PyObject *obj, void *p)
+{
+    return (*(kf_mech **)p = windpump_of(obj)) != NULL;
+}
+
+static PyObject *py_windpump_mech(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"params", NULL};
+    kf_mech *m;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, windpump_conv, &m))
+        return NULL;
+    return mech_capsule(KF_OK, m, NULL);
+}
+
+static PyObject *py_windpump_check(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"params", NULL};
+    kf_mech *m;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, windpump_conv, &m))
+        return NULL;
+    kf_mech_free(m);
+    Py_RETURN_NONE;
+}
+
+/* This file's functions of kanefem._core (PyInit__core adds the table). */
+PyMethodDef kf_py_mechanism_methods[] = {
+    /* mechanisms */
+    KW("mech_create", py_mech_create,
+       "mech_create(mass (nb,), inertia (nb,), q0 (3 nb,), joints (nj,) joint_dtype, springs "
+       "(ns,) spring_dtype, coords (nc,) coord_dtype, gravity (2,)) -> mech (kf_mech_create)."),
+    KW("mech_describe", py_mech_describe,
+       "mech_describe(mech) -> the description's arrays, as mech_create takes them."),
+    KW("mech_kinematics", py_mech_kinematics,
+       "mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf, 4)) -> {q, qd, "
+       "qdd, A, c, Q, frames} (kf_mech_kinematics, kf_mech_applied, kf_mech_frame)."),
+    KW("mech_joint_forces", py_mech_joint_forces,
+       "mech_joint_forces(mech, states (nt, >= 3 nz), progress=None) -> {joints (nt, nj, 3), "
+       "drive (nt, nz)} (kf_mech_reactions)."),
+    KW("mech_accelerations", py_mech_accelerations,
+       "mech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None) -> zdd (nt, nz) "
+       "(kf_mech_kinematics, kf_mech_dynamics)."),
+    KW("mech_simulate", py_mech_simulate,
+       "mech_simulate(mech, modes, speeds, paths, laws, z0, zd0, t, *, rtol, atol, max_steps, "
+       "progress) -> {states (nt, 4 nz), stats} (kf_mech_simulate)."),
+    KW("mech_flex_simulate", py_mech_flex_simulate,
+       "mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, "
+       "rho_inf, tol, max_iter, max_steps, progress) -> {states, elastic, joints, stats} "
+       "(kf_flexmech_run)."),
+    KW("mech_flex_dynamics", py_mech_flex_dynamics,
+       "mech_flex_dynamics(mech, links, modes, speeds, paths, laws, t, z0, z, zd, d, dd) -> "
+       "{zdd, ddd, force, joints} at one state (kf_flexmech_dynamics)."),
+    /* the wind pump */
+    {"windpump_names", py_windpump_names, METH_NOARGS,
+     "windpump_names() -> the wind-pump parameter names, in the order params vectors use."},
+    KW("windpump_mech", py_windpump_mech,
+       "windpump_mech(params) -> the wind pump as a mechanism (kf_windpump_create)."),
+    KW("windpump_check", py_windpump_check,
+       "windpump_check(params): ValueError naming the first invalid parameter."),
+    {NULL, NULL, 0, NULL}};
