@@ -368,6 +368,7 @@ typedef struct {
     double *lam_s, *Zs; /* the symmetric part's lowest p + 1 eigenpairs (section 3.14) */
     double *Hc, *Hlu; /* the Rayleigh quotient kept, and its shifted LU (inverse iteration) */
     int *hpiv;
+    double *Au; /* a Ritz vector times A */
     int *ipiv, *iwork, *order, *sel;
     unsigned char *used;
     int lwork, liwork;
@@ -378,7 +379,7 @@ static void ws_free(eig_ws *w)
     free(w->A); free(w->LU); free(w->X); free(w->AX); free(w->H); free(w->Z);
     free(w->wr); free(w->wi); free(w->VR); free(w->work); free(w->tau); free(w->U);
     free(w->theta_re); free(w->theta_im); free(w->Yprev); free(w->phi); free(w->Xp);
-    free(w->lam_s); free(w->Zs); free(w->Hc); free(w->Hlu); free(w->hpiv);
+    free(w->lam_s); free(w->Zs); free(w->Hc); free(w->Hlu); free(w->hpiv); free(w->Au);
     free(w->ipiv); free(w->iwork); free(w->order); free(w->sel); free(w->used);
 }
 
@@ -413,6 +414,7 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->Hc = kf_calloc((size_t)p * p, sizeof(double));
     w->Hlu = kf_calloc((size_t)p * p, sizeof(double));
     w->hpiv = kf_calloc((size_t)p, sizeof(int));
+    w->Au = kf_calloc((size_t)n, sizeof(double));
     w->wr = kf_calloc((size_t)n, sizeof(double));
     w->wi = kf_calloc((size_t)n, sizeof(double));
     w->theta_re = kf_calloc((size_t)n, sizeof(double));
@@ -426,7 +428,7 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->order = kf_calloc((size_t)n, sizeof(int));
     w->sel = kf_calloc((size_t)m, sizeof(int));
     w->used = kf_calloc((size_t)ms, 1);
-    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->lam_s || !w->Zs || !w->AX || !w->U || !w->H || !w->Z || !w->Hc || !w->Hlu || !w->hpiv || !w->wr ||
+    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->lam_s || !w->Zs || !w->AX || !w->U || !w->H || !w->Z || !w->Hc || !w->Hlu || !w->hpiv || !w->Au || !w->wr ||
         !w->wi || !w->theta_re || !w->theta_im || !w->tau || !w->work || !w->Yprev || !w->phi ||
         !w->ipiv || !w->iwork || !w->order || !w->sel || !w->used) {
         ws_free(w);
@@ -574,13 +576,77 @@ static void ritz_vector(int p, const double *H, double th, double *lu, int *piv,
     }
 }
 
+/* An orthonormal basis of the n x p X's columns, in place: classical Gram-Schmidt
+ * twice ("twice is enough": orthogonal to round-off while the columns are far from
+ * dependent), with Householder (kf_la_orth) on the kept copy when a column loses more
+ * than 1 - 1e-6 of its length (nearly dependent) or is not finite.  The thin bases of
+ * the continuation (p ~ 6) cost LAPACK's QR four times as many instructions in call
+ * overhead as in arithmetic.  Scratch: ws->AX (overwritten next by the Rayleigh
+ * quotient). */
+static int orth_thin(eig_ws *w, double *X, kf_error *err)
+{
+    int n = w->n, p = w->p;
+    memcpy(w->AX, X, (size_t)n * p * sizeof(double));
+    for (int j = 0; j < p; j++) {
+        /* plain sqrt(x . x): an overflow is not finite and takes the Householder route */
+        double *x = X + (size_t)j * n, before = sqrt(kf_dot(n, x, x));
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < j; k++) { /* against all earlier columns, from x as it was */
+                const double *q = X + (size_t)k * n;
+                w->tau[k] = kf_dot(n, q, x);
+            }
+            for (int k = 0; k < j; k++) {
+                const double *q = X + (size_t)k * n;
+                double c = w->tau[k];
+                for (int i = 0; i < n; i++)
+                    x[i] -= c * q[i];
+            }
+        }
+        double after = sqrt(kf_dot(n, x, x));
+        if (!(after > 1e-6 * before) || !(before < HUGE_VAL)) {
+            memcpy(X, w->AX, (size_t)n * p * sizeof(double));
+            return kf_la_orth(n, p, X, n, w->tau, w->work, w->lwork, err);
+        }
+        for (int i = 0; i < n; i++)
+            x[i] /= after;
+    }
+    return KF_OK;
+}
+
+/* AX = A B (n x n times n x p) and H = B^T AX (p x p), column-major, each entry summed
+ * over the inner index in ascending order as the reference dgemm does.  Written out
+ * because these are the per-instant products of the continuation, thin (p ~ 6): a
+ * reference BLAS spends about 7 instructions per multiply-add on them (callgrind), this
+ * loop, which reads each column of A once for all p columns, about 2. */
+static void rayleigh_quotient(int n, int p, const double *A, const double *B, double *AX,
+                              double *H)
+{
+    memset(AX, 0, (size_t)n * p * sizeof(double));
+    for (int l = 0; l < n; l++) {
+        const double *a = A + (size_t)l * n;
+        for (int j = 0; j < p; j++) {
+            double b = B[l + (size_t)j * n];
+            double *c = AX + (size_t)j * n;
+            if (b != 0.0)
+                for (int i = 0; i < n; i++)
+                    c[i] += a[i] * b;
+        }
+    }
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < p; i++) {
+            const double *bi = B + (size_t)i * n, *cj = AX + (size_t)j * n;
+            double s = 0.0;
+            for (int l = 0; l < n; l++)
+                s += bi[l] * cj[l];
+            H[i + (size_t)j * p] = s;
+        }
+}
+
 static int ritz_certify(eig_ws *w, const double *B, const double *lam0, double r, double anorm,
                         kf_error *err)
 {
     int n = w->n, p = w->p, ms = w->ms, rc;
-    if ((rc = kf_la_gemm('N', 'N', n, p, n, 1.0, w->A, n, B, n, 0.0, w->AX, n, err)) ||
-        (rc = kf_la_gemm('T', 'N', p, p, n, 1.0, B, n, w->AX, n, 0.0, w->H, p, err)))
-        return -rc;
+    rayleigh_quotient(n, p, w->A, B, w->AX, w->H);
     /* the Ritz values alone by dgeev; the ms vectors wanted by inverse iteration on H
      * (dgeev's vectors of all p cost twice as much; a poor vector fails the residual
      * test below, and the full solver takes over) */
@@ -596,15 +662,18 @@ static int ritz_certify(eig_ws *w, const double *B, const double *lam0, double r
         double th = w->wr[j], *u = w->U + (size_t)k * n, res2 = 0.0;
         double *z = w->Z + (size_t)k * p;
         ritz_vector(p, w->Hc, th, w->Hlu, w->hpiv, z);
-        for (int i = 0; i < n; i++) {
-            double ui = 0.0, aui = 0.0;
-            for (int c = 0; c < p; c++) {
-                ui += B[i + (size_t)c * n] * z[c];
-                aui += w->AX[i + (size_t)c * n] * z[c];
+        double *au = w->Au;
+        memset(u, 0, (size_t)n * sizeof(double));
+        memset(au, 0, (size_t)n * sizeof(double));
+        for (int c = 0; c < p; c++) { /* u = B z, A u = AX z, by columns */
+            const double *bc = B + (size_t)c * n, *ac = w->AX + (size_t)c * n;
+            for (int i = 0; i < n; i++) {
+                u[i] += bc[i] * z[c];
+                au[i] += ac[i] * z[c];
             }
-            u[i] = ui;
-            res2 += (aui - th * ui) * (aui - th * ui);
         }
+        for (int i = 0; i < n; i++)
+            res2 += (au[i] - th * u[i]) * (au[i] - th * u[i]);
         double unorm = kf_nrm2(n, u), res = sqrt(res2) / unorm;
         /* For a nearly normal A the Ritz value's error is of the order of
          * res^2 / gap, so 1e-8 gives eigenvalues to round-off and shapes to
@@ -644,7 +713,7 @@ static int continuation(eig_ws *w, const double *lam0, double r, double snorm, i
         return 0;
     double anorm = snorm + r;
 
-    if ((rc = kf_la_orth(n, p, w->Xp, n, w->tau, w->work, w->lwork, err)))
+    if ((rc = orth_thin(w, w->Xp, err)))
         return -rc;
     if ((got = ritz_certify(w, w->Xp, lam0, r, anorm, err)) != 0) {
         if (got > 0)
@@ -666,7 +735,7 @@ static int continuation(eig_ws *w, const double *lam0, double r, double snorm, i
     for (int it = 1; it <= KF_EIG_MAXIT; it++) {
         *iters += 1;
         if ((rc = kf_la_getrs(n, p, w->LU, n, w->ipiv, w->X, n, err)) ||
-            (rc = kf_la_orth(n, p, w->X, n, w->tau, w->work, w->lwork, err)))
+            (rc = orth_thin(w, w->X, err)))
             return -rc;
         if ((got = ritz_certify(w, w->X, lam0, r, anorm, err)) != 0)
             return got;
