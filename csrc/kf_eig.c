@@ -902,7 +902,19 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
         } else {
             /* A = A0 [+ sum WW_ij St_ij] [+ sum c_k KGt_k] [+ sum E_ij Gt_ij]; a
              * centrifugal shift sigma stays outside and is added at the end */
-            memcpy(w.A, e->A0, nn * sizeof(double));
+            int q0 = 0; /* the first skew pair, added while copying A0 when nothing else is */
+            while (q0 < e->npair && cpair[q0] == 0.0)
+                q0++;
+            if (shift_only && !geo && q0 < e->npair) {
+                const double *a0 = e->A0, *g = e->Gt[q0];
+                double c = cpair[q0];
+                for (size_t i = 0; i < nn; i++)
+                    w.A[i] = a0[i] + c * g[i];
+                q0++;
+            } else {
+                memcpy(w.A, e->A0, nn * sizeof(double));
+                q0 = 0;
+            }
             if (!shift_only)
                 for (int k = 0; k < dim * dim; k++)
                     if (WW[k] != 0.0)
@@ -914,7 +926,7 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                         w.A[i] += cg[k] * e->KGt[k][i];
             if (skew && !(shift_only && !geo))
                 memcpy(w.VR, w.A, nn * sizeof(double)); /* the symmetric part */
-            for (int q = 0; q < e->npair; q++)
+            for (int q = q0; q < e->npair; q++)
                 if (cpair[q] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cpair[q] * e->Gt[q][i];
