@@ -366,6 +366,9 @@ typedef struct {
     double *A, *LU, *X, *AX, *H, *Z, *wr, *wi, *VR, *work, *tau, *U, *theta_re, *theta_im;
     double *Yprev, *phi, *Xp;
     double *lam_s, *Zs; /* the symmetric part's lowest p + 1 eigenpairs (section 3.14) */
+    double *Hc, *Hlu; /* the Rayleigh quotient kept, and its shifted LU (inverse iteration) */
+    int *hpiv;
+    double *Au; /* a Ritz vector times A */
     int *ipiv, *iwork, *order, *sel;
     unsigned char *used;
     int lwork, liwork;
@@ -376,7 +379,7 @@ static void ws_free(eig_ws *w)
     free(w->A); free(w->LU); free(w->X); free(w->AX); free(w->H); free(w->Z);
     free(w->wr); free(w->wi); free(w->VR); free(w->work); free(w->tau); free(w->U);
     free(w->theta_re); free(w->theta_im); free(w->Yprev); free(w->phi); free(w->Xp);
-    free(w->lam_s); free(w->Zs);
+    free(w->lam_s); free(w->Zs); free(w->Hc); free(w->Hlu); free(w->hpiv); free(w->Au);
     free(w->ipiv); free(w->iwork); free(w->order); free(w->sel); free(w->used);
 }
 
@@ -408,6 +411,10 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->U = kf_calloc((size_t)n * ms, sizeof(double));
     w->H = kf_calloc((size_t)p * p, sizeof(double));
     w->Z = kf_calloc((size_t)p * p, sizeof(double));
+    w->Hc = kf_calloc((size_t)p * p, sizeof(double));
+    w->Hlu = kf_calloc((size_t)p * p, sizeof(double));
+    w->hpiv = kf_calloc((size_t)p, sizeof(int));
+    w->Au = kf_calloc((size_t)n, sizeof(double));
     w->wr = kf_calloc((size_t)n, sizeof(double));
     w->wi = kf_calloc((size_t)n, sizeof(double));
     w->theta_re = kf_calloc((size_t)n, sizeof(double));
@@ -421,7 +428,7 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->order = kf_calloc((size_t)n, sizeof(int));
     w->sel = kf_calloc((size_t)m, sizeof(int));
     w->used = kf_calloc((size_t)ms, 1);
-    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->lam_s || !w->Zs || !w->AX || !w->U || !w->H || !w->Z || !w->wr ||
+    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->lam_s || !w->Zs || !w->AX || !w->U || !w->H || !w->Z || !w->Hc || !w->Hlu || !w->hpiv || !w->Au || !w->wr ||
         !w->wi || !w->theta_re || !w->theta_im || !w->tau || !w->work || !w->Yprev || !w->phi ||
         !w->ipiv || !w->iwork || !w->order || !w->sel || !w->used) {
         ws_free(w);
@@ -507,13 +514,144 @@ static int full_general(eig_ws *w, int vectors, kf_error *err)
  * file comment: returns 1 if the ms lowest Ritz pairs converged and lie in the
  * union of the first ms discs (then in theta_re/U), 0 if not, < 0 on error.
  */
+/* z (p): the eigenvector of the p x p matrix H for its real eigenvalue th, by two steps of
+ * inverse iteration from (1, ..., 1) with (H - th I) = LU (partial pivoting; a zero pivot
+ * becomes DBL_EPSILON |H|, the usual perturbation).  Scratch: lu (p x p), piv (p). */
+static void ritz_vector(int p, const double *H, double th, double *lu, int *piv, double *z)
+{
+    double hnorm = 0.0;
+    for (size_t i = 0; i < (size_t)p * p; i++)
+        hnorm = fabs(H[i]) > hnorm ? fabs(H[i]) : hnorm;
+    double tiny = DBL_EPSILON * (hnorm > 0.0 ? hnorm : 1.0);
+    memcpy(lu, H, (size_t)p * p * sizeof(double));
+    for (int i = 0; i < p; i++)
+        lu[i + (size_t)i * p] -= th;
+    for (int c = 0; c < p; c++) { /* column-major LU, L unit lower */
+        int piv_r = c;
+        for (int r = c + 1; r < p; r++)
+            if (fabs(lu[r + (size_t)c * p]) > fabs(lu[piv_r + (size_t)c * p]))
+                piv_r = r;
+        piv[c] = piv_r;
+        if (piv_r != c)
+            for (int k = 0; k < p; k++) {
+                double tmp = lu[c + (size_t)k * p];
+                lu[c + (size_t)k * p] = lu[piv_r + (size_t)k * p];
+                lu[piv_r + (size_t)k * p] = tmp;
+            }
+        double d = lu[c + (size_t)c * p];
+        if (fabs(d) < tiny)
+            d = lu[c + (size_t)c * p] = d < 0.0 ? -tiny : tiny;
+        for (int r = c + 1; r < p; r++)
+            lu[r + (size_t)c * p] /= d;
+        for (int k = c + 1; k < p; k++) {
+            double f = lu[c + (size_t)k * p];
+            if (f != 0.0)
+                for (int r = c + 1; r < p; r++)
+                    lu[r + (size_t)k * p] -= lu[r + (size_t)c * p] * f;
+        }
+    }
+    for (int i = 0; i < p; i++)
+        z[i] = 1.0;
+    for (int step = 0; step < 2; step++) {
+        for (int c = 0; c < p; c++) { /* P, then L */
+            double tmp = z[c];
+            z[c] = z[piv[c]];
+            z[piv[c]] = tmp;
+        }
+        for (int c = 0; c < p; c++)
+            for (int r = c + 1; r < p; r++)
+                z[r] -= lu[r + (size_t)c * p] * z[c];
+        for (int c = p - 1; c >= 0; c--) { /* U */
+            z[c] /= lu[c + (size_t)c * p];
+            for (int r = 0; r < c; r++)
+                z[r] -= lu[r + (size_t)c * p] * z[c];
+        }
+        double s = 0.0;
+        for (int i = 0; i < p; i++)
+            s = fabs(z[i]) > s ? fabs(z[i]) : s;
+        if (!(s > 0.0 && s < HUGE_VAL)) /* overflow or nothing: the residual test refuses it */
+            break;
+        for (int i = 0; i < p; i++)
+            z[i] /= s;
+    }
+}
+
+/* An orthonormal basis of the n x p X's columns, in place: classical Gram-Schmidt
+ * twice ("twice is enough": orthogonal to round-off while the columns are far from
+ * dependent), with Householder (kf_la_orth) on the kept copy when a column loses more
+ * than 1 - 1e-6 of its length (nearly dependent) or is not finite.  The thin bases of
+ * the continuation (p ~ 6) cost LAPACK's QR four times as many instructions in call
+ * overhead as in arithmetic.  Scratch: ws->AX (overwritten next by the Rayleigh
+ * quotient). */
+static int orth_thin(eig_ws *w, double *X, kf_error *err)
+{
+    int n = w->n, p = w->p;
+    memcpy(w->AX, X, (size_t)n * p * sizeof(double));
+    for (int j = 0; j < p; j++) {
+        /* plain sqrt(x . x): an overflow is not finite and takes the Householder route */
+        double *x = X + (size_t)j * n, before = sqrt(kf_dot(n, x, x));
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < j; k++) { /* against all earlier columns, from x as it was */
+                const double *q = X + (size_t)k * n;
+                w->tau[k] = kf_dot(n, q, x);
+            }
+            for (int k = 0; k < j; k++) {
+                const double *q = X + (size_t)k * n;
+                double c = w->tau[k];
+                for (int i = 0; i < n; i++)
+                    x[i] -= c * q[i];
+            }
+        }
+        double after = sqrt(kf_dot(n, x, x));
+        if (!(after > 1e-6 * before) || !(before < HUGE_VAL)) {
+            memcpy(X, w->AX, (size_t)n * p * sizeof(double));
+            return kf_la_orth(n, p, X, n, w->tau, w->work, w->lwork, err);
+        }
+        for (int i = 0; i < n; i++)
+            x[i] /= after;
+    }
+    return KF_OK;
+}
+
+/* AX = A B (n x n times n x p) and H = B^T AX (p x p), column-major, each entry summed
+ * over the inner index in ascending order as the reference dgemm does.  Written out
+ * because these are the per-instant products of the continuation, thin (p ~ 6): a
+ * reference BLAS spends about 7 instructions per multiply-add on them (callgrind), this
+ * loop, which reads each column of A once for all p columns, about 2. */
+static void rayleigh_quotient(int n, int p, const double *A, const double *B, double *AX,
+                              double *H)
+{
+    memset(AX, 0, (size_t)n * p * sizeof(double));
+    for (int l = 0; l < n; l++) {
+        const double *a = A + (size_t)l * n;
+        for (int j = 0; j < p; j++) {
+            double b = B[l + (size_t)j * n];
+            double *c = AX + (size_t)j * n;
+            if (b != 0.0)
+                for (int i = 0; i < n; i++)
+                    c[i] += a[i] * b;
+        }
+    }
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < p; i++) {
+            const double *bi = B + (size_t)i * n, *cj = AX + (size_t)j * n;
+            double s = 0.0;
+            for (int l = 0; l < n; l++)
+                s += bi[l] * cj[l];
+            H[i + (size_t)j * p] = s;
+        }
+}
+
 static int ritz_certify(eig_ws *w, const double *B, const double *lam0, double r, double anorm,
                         kf_error *err)
 {
     int n = w->n, p = w->p, ms = w->ms, rc;
-    if ((rc = kf_la_gemm('N', 'N', n, p, n, 1.0, w->A, n, B, n, 0.0, w->AX, n, err)) ||
-        (rc = kf_la_gemm('T', 'N', p, p, n, 1.0, B, n, w->AX, n, 0.0, w->H, p, err)) ||
-        (rc = kf_la_geev(p, w->H, p, w->wr, w->wi, w->Z, p, w->work, w->lwork, err)))
+    rayleigh_quotient(n, p, w->A, B, w->AX, w->H);
+    /* the Ritz values alone by dgeev; the ms vectors wanted by inverse iteration on H
+     * (dgeev's vectors of all p cost twice as much; a poor vector fails the residual
+     * test below, and the full solver takes over) */
+    memcpy(w->Hc, w->H, (size_t)p * p * sizeof(double));
+    if ((rc = kf_la_geev(p, w->H, p, w->wr, w->wi, NULL, p, w->work, w->lwork, err)))
         return -rc;
     sort_by_real(p, w->wr, w->wi, w->order);
     double top = fabs(w->wr[w->order[ms - 1]]);
@@ -522,16 +660,20 @@ static int ritz_certify(eig_ws *w, const double *B, const double *lam0, double r
         if (w->wi[j] != 0.0) /* a complex Ritz pair: let the full solver handle it */
             return 0;
         double th = w->wr[j], *u = w->U + (size_t)k * n, res2 = 0.0;
-        const double *z = w->Z + (size_t)j * p;
-        for (int i = 0; i < n; i++) {
-            double ui = 0.0, aui = 0.0;
-            for (int c = 0; c < p; c++) {
-                ui += B[i + (size_t)c * n] * z[c];
-                aui += w->AX[i + (size_t)c * n] * z[c];
+        double *z = w->Z + (size_t)k * p;
+        ritz_vector(p, w->Hc, th, w->Hlu, w->hpiv, z);
+        double *au = w->Au;
+        memset(u, 0, (size_t)n * sizeof(double));
+        memset(au, 0, (size_t)n * sizeof(double));
+        for (int c = 0; c < p; c++) { /* u = B z, A u = AX z, by columns */
+            const double *bc = B + (size_t)c * n, *ac = w->AX + (size_t)c * n;
+            for (int i = 0; i < n; i++) {
+                u[i] += bc[i] * z[c];
+                au[i] += ac[i] * z[c];
             }
-            u[i] = ui;
-            res2 += (aui - th * ui) * (aui - th * ui);
         }
+        for (int i = 0; i < n; i++)
+            res2 += (au[i] - th * u[i]) * (au[i] - th * u[i]);
         double unorm = kf_nrm2(n, u), res = sqrt(res2) / unorm;
         /* For a nearly normal A the Ritz value's error is of the order of
          * res^2 / gap, so 1e-8 gives eigenvalues to round-off and shapes to
@@ -571,7 +713,7 @@ static int continuation(eig_ws *w, const double *lam0, double r, double snorm, i
         return 0;
     double anorm = snorm + r;
 
-    if ((rc = kf_la_orth(n, p, w->Xp, n, w->tau, w->work, w->lwork, err)))
+    if ((rc = orth_thin(w, w->Xp, err)))
         return -rc;
     if ((got = ritz_certify(w, w->Xp, lam0, r, anorm, err)) != 0) {
         if (got > 0)
@@ -593,7 +735,7 @@ static int continuation(eig_ws *w, const double *lam0, double r, double snorm, i
     for (int it = 1; it <= KF_EIG_MAXIT; it++) {
         *iters += 1;
         if ((rc = kf_la_getrs(n, p, w->LU, n, w->ipiv, w->X, n, err)) ||
-            (rc = kf_la_orth(n, p, w->X, n, w->tau, w->work, w->lwork, err)))
+            (rc = orth_thin(w, w->X, err)))
             return -rc;
         if ((got = ritz_certify(w, w->X, lam0, r, anorm, err)) != 0)
             return got;
@@ -646,12 +788,23 @@ static int check_instants(const kf_eig *e, int nt, const kf_frame *frame, const 
  * sqrt(DBL_MAX) = 2^512: its eigensolvers square entries (norms, balancing), so a larger
  * matrix gives eigenvalues that are overflow noise (eps = 1e300 gave -1.7e122 where omega
  * = 1e160 was refused as an overflow; issue 17). */
+static int beyond_lapack_max(size_t n, const double *a, double *amax)
+{
+    double mx = 0.0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) { /* one branch-free pass: the largest magnitude too */
+        double v = fabs(a[i]);
+        bad |= !(v <= 1.3407807929942597e154); /* 2^512 */
+        mx = v > mx ? v : mx;
+    }
+    *amax = mx;
+    return bad;
+}
+
 static int beyond_lapack(size_t n, const double *a)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!(fabs(a[i]) <= 1.3407807929942597e154)) /* 2^512 */
-            return 1;
-    return 0;
+    double amax;
+    return beyond_lapack_max(n, a, &amax);
 }
 
 /* KF_ERANGE naming the instant's rates when a matrix or result of it is not finite. */
@@ -749,7 +902,19 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
         } else {
             /* A = A0 [+ sum WW_ij St_ij] [+ sum c_k KGt_k] [+ sum E_ij Gt_ij]; a
              * centrifugal shift sigma stays outside and is added at the end */
-            memcpy(w.A, e->A0, nn * sizeof(double));
+            int q0 = 0; /* the first skew pair, added while copying A0 when nothing else is */
+            while (q0 < e->npair && cpair[q0] == 0.0)
+                q0++;
+            if (shift_only && !geo && q0 < e->npair) {
+                const double *a0 = e->A0, *g = e->Gt[q0];
+                double c = cpair[q0];
+                for (size_t i = 0; i < nn; i++)
+                    w.A[i] = a0[i] + c * g[i];
+                q0++;
+            } else {
+                memcpy(w.A, e->A0, nn * sizeof(double));
+                q0 = 0;
+            }
             if (!shift_only)
                 for (int k = 0; k < dim * dim; k++)
                     if (WW[k] != 0.0)
@@ -761,11 +926,12 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                         w.A[i] += cg[k] * e->KGt[k][i];
             if (skew && !(shift_only && !geo))
                 memcpy(w.VR, w.A, nn * sizeof(double)); /* the symmetric part */
-            for (int q = 0; q < e->npair; q++)
+            for (int q = q0; q < e->npair; q++)
                 if (cpair[q] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cpair[q] * e->Gt[q][i];
-            if (beyond_lapack(nn, w.A)) {
+            double amax;
+            if (beyond_lapack_max(nn, w.A, &amax)) {
                 rc = overflow_at(t, &frame[t], "K + K_om + K_eps [+ K_G]", err);
                 goto done;
             }
@@ -775,10 +941,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
              * 3.7e8, eps = 1e50 gave -1e34); the reference is the at-rest eigenvalue of
              * the highest mode asked for, at least sqrt(DBL_EPSILON) times the largest
              * (free bodies have zero ones) */
-            double amax = 0.0, scale0 = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
+            double scale0 = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
             scale0 = fmax(fabs(e->lam0[ms - 1]), sqrt(DBL_EPSILON) * scale0);
-            for (size_t i = 0; i < nn; i++)
-                amax = fmax(amax, fabs(w.A[i]));
             if (DBL_EPSILON * amax > scale0) {
                 rc = kf_fail(err, KF_ERANGE, "eps",
                              "instant %d: the motion terms (omega = (%g, %g, %g), eps = (%g, %g, "
