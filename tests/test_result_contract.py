@@ -208,3 +208,13 @@ def test_a_none_among_numbers_is_stored_as_nan(tmp_path):
     assert rec["stats.steps"] == 3
     with pytest.raises(TypeError, match="is not an array of numbers or strings"):
         _results.flatten({}, "x", [object()])
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"bodies": []}'])
+def test_a_damaged_stored_mechanism_is_named(text):
+    """A mechanism result's record holds its mechanism as JSON: a damaged one is a ValueError
+    naming the field, not json's raw JSONDecodeError or a KeyError."""
+    from kanefem.mechanism import Mechanism
+
+    with pytest.raises(ValueError, match="mechanism = .*not a stored mechanism"):
+        Mechanism._from_record(text)

@@ -144,7 +144,13 @@ class MechanismFiles:
         """The mechanism of :meth:`_to_record`'s string (its bodies in their order)."""
         import json
 
-        rec = json.loads(text)
+        try:
+            rec = json.loads(text)
+        except ValueError as exc:  # JSONDecodeError: a damaged or foreign record
+            raise ValueError(f"mechanism = {text[:80]!r}: not a stored mechanism (not JSON: {exc})") from None
+        if not (isinstance(rec, dict) and isinstance(rec.get("definition"), dict)):
+            raise ValueError(f"mechanism = {text[:80]!r}: not a stored mechanism (a JSON object with its "
+                             "'definition' table)")
         mech = cls.from_dict(rec["definition"])
         order = rec.get("bodies")
         if order and [b.name for b in mech.bodies] != order:
