@@ -1730,7 +1730,9 @@ static void test_hardening(void)
 /* ---------------------------------------------------------------- plane and solid elements */
 
 /* Reference nodes of a continuum kind (VTK order): quads/hexes on [-1, 1]^d,
- * simplices on the unit simplex (vertices, then edge midpoints). */
+ * simplices on the unit simplex (vertices, then edge midpoints), wedges on the
+ * triangle (0,0) (0,1) (1,0) times [-1, 1], pyramids with the base [-1, 1]^2 at
+ * z = 0 and the apex (0, 0, 1). */
 static int ref_nodes(int kind, double *xi, int *dim)
 {
     static const double quad[9][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}, {0, -1},
@@ -1740,16 +1742,34 @@ static int ref_nodes(int kind, double *xi, int *dim)
         {-1, 1, 1},   {0, -1, -1}, {1, 0, -1}, {0, 1, -1},  {-1, 0, -1}, {0, -1, 1}, {1, 0, 1},
         {0, 1, 1},    {-1, 0, 1},  {-1, -1, 0}, {1, -1, 0}, {1, 1, 0},   {-1, 1, 0}, {-1, 0, 0},
         {1, 0, 0},    {0, -1, 0},  {0, 1, 0},   {0, 0, -1}, {0, 0, 1},   {0, 0, 0}};
+    /* corners of the bottom then the top triangle, mid-edges 01 12 20 of each, then
+     * the vertical ones 03 14 25 */
+    static const double wedge[15][3] = {
+        {0, 0, -1},   {0, 1, -1},     {1, 0, -1}, {0, 0, 1},   {0, 1, 1},
+        {1, 0, 1},    {0, 0.5, -1},   {0.5, 0.5, -1}, {0.5, 0, -1}, {0, 0.5, 1},
+        {0.5, 0.5, 1}, {0.5, 0, 1},   {0, 0, 0},  {0, 1, 0},   {1, 0, 0}};
+    /* base corners, apex, base mid-edges 01 12 23 30, mid-points of the edges to the apex */
+    static const double pyramid[13][3] = {
+        {-1, -1, 0},  {1, -1, 0},  {1, 1, 0},  {-1, 1, 0}, {0, 0, 1},
+        {0, -1, 0},   {1, 0, 0},   {0, 1, 0},  {-1, 0, 0}, {-0.5, -0.5, 0.5},
+        {0.5, -0.5, 0.5}, {0.5, 0.5, 0.5}, {-0.5, 0.5, 0.5}};
     static const int tri_e[3][2] = {{0, 1}, {1, 2}, {2, 0}};
     static const int tet_e[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};
     int nn;
     kf_element_info(kind, dim, &nn, NULL, NULL);
     int d = *dim;
     if (kind == KF_QUAD4 || kind == KF_QUAD8 || kind == KF_QUAD9 || kind == KF_HEX8 ||
-        kind == KF_HEX20 || kind == KF_HEX27) {
+        kind == KF_HEX20 || kind == KF_HEX27 || kind == KF_QUAD4I || kind == KF_HEX8I) {
         for (int a = 0; a < nn; a++)
             for (int k = 0; k < d; k++)
                 xi[a * d + k] = d == 2 ? quad[a][k] : hex[a][k];
+        return nn;
+    }
+    if (kind == KF_WEDGE6 || kind == KF_WEDGE15 || kind == KF_PYRAMID5 || kind == KF_PYRAMID13) {
+        int wedge_kind = kind == KF_WEDGE6 || kind == KF_WEDGE15;
+        for (int a = 0; a < nn; a++)
+            for (int k = 0; k < 3; k++)
+                xi[a * 3 + k] = wedge_kind ? wedge[a][k] : pyramid[a][k];
         return nn;
     }
     memset(xi, 0, (size_t)nn * d * sizeof(double));
@@ -1763,6 +1783,41 @@ static int ref_nodes(int kind, double *xi, int *dim)
     return nn;
 }
 
+/* The reference cell's volume, first moments m1[k] = int xi_k and second moments
+ * m2[k][l] = int xi_k xi_l (exact integrals of the shapes above). */
+static double ref_moments(int kind, int dim, double m1[3], double m2[3][3])
+{
+    memset(m1, 0, 3 * sizeof(double));
+    memset(m2, 0, 9 * sizeof(double));
+    int simplex = kind == KF_TRI3 || kind == KF_TRI6 || kind == KF_TET4 || kind == KF_TET10;
+    if (simplex) {
+        double v = dim == 2 ? 0.5 : 1.0 / 6.0;
+        for (int k = 0; k < dim; k++) {
+            m1[k] = v / (dim + 1);
+            for (int l = 0; l < dim; l++)
+                m2[k][l] = (k == l ? 2.0 : 1.0) * v / ((dim + 1) * (dim + 2));
+        }
+        return v;
+    }
+    if (kind == KF_WEDGE6 || kind == KF_WEDGE15) { /* triangle (area 1/2) x [-1, 1] */
+        m1[0] = m1[1] = 1.0 / 3.0;
+        m2[0][0] = m2[1][1] = 1.0 / 6.0;
+        m2[0][1] = m2[1][0] = 1.0 / 12.0;
+        m2[2][2] = 1.0 / 3.0;
+        return 1.0;
+    }
+    if (kind == KF_PYRAMID5 || kind == KF_PYRAMID13) { /* int over z of the square 2 (1 - z) */
+        m1[2] = 1.0 / 3.0;
+        m2[0][0] = m2[1][1] = 4.0 / 15.0;
+        m2[2][2] = 2.0 / 15.0;
+        return 4.0 / 3.0;
+    }
+    double v = dim == 2 ? 4.0 : 8.0; /* [-1, 1]^dim */
+    for (int k = 0; k < dim; k++)
+        m2[k][k] = v / 3.0;
+    return v;
+}
+
 static void test_continuum(void)
 {
     /* an affine (straight-sided) distortion x = A xi + c with det A > 0 */
@@ -1773,7 +1828,7 @@ static void test_continuum(void)
     sec.rho = 2700;
     sec.nu = 0.33;
     sec.thickness = 0.02;
-    for (int kind = KF_TRI3; kind <= KF_HEX27; kind++) {
+    for (int kind = KF_TRI3; kind <= KF_HEX8I; kind++) {
         double xi[27 * 3], x[27 * 3];
         int dim, nn = ref_nodes(kind, xi, &dim);
         const double *A = dim == 2 ? A2 : A3, *c = dim == 2 ? c2 : c3;
@@ -1787,11 +1842,11 @@ static void test_continuum(void)
                     x[a * dim + i] += A[i * dim + k] * xi[a * dim + k];
             }
         int simplex = kind == KF_TRI3 || kind == KF_TRI6 || kind == KF_TET4 || kind == KF_TET10;
+        int lagrange = kind == KF_QUAD4 || kind == KF_QUAD8 || kind == KF_QUAD9 || kind == KF_HEX8 ||
+                       kind == KF_HEX20 || kind == KF_HEX27 || kind == KF_QUAD4I || kind == KF_HEX8I;
         /* reference volume, first and second moments of xi */
-        double vref = simplex ? (dim == 2 ? 0.5 : 1.0 / 6.0) : (dim == 2 ? 4.0 : 8.0);
-        double m1 = simplex ? vref / (dim + 1) : 0.0;
-        double m2d = simplex ? 2.0 * vref / ((dim + 1) * (dim + 2)) : vref / 3.0; /* int xi_k^2 */
-        double m2o = simplex ? vref / ((dim + 1) * (dim + 2)) : 0.0;             /* int xi_k xi_l */
+        double m1[3], m2[3][3];
+        double vref = ref_moments(kind, dim, m1, m2);
         double mu = dim == 2 ? sec.rho * sec.thickness : sec.rho;
         int conn[27];
         for (int a = 0; a < nn; a++)
@@ -1815,10 +1870,10 @@ static void test_continuum(void)
             for (int j = 0; j < dim; j++) {
                 double first = 0.0, exact1 = c[j] * vref, exact2 = c[j] * c[j] * vref;
                 for (int k = 0; k < dim; k++) {
-                    exact1 += A[j * dim + k] * m1;
-                    exact2 += 2.0 * c[j] * A[j * dim + k] * m1;
+                    exact1 += A[j * dim + k] * m1[k];
+                    exact2 += 2.0 * c[j] * A[j * dim + k] * m1[k];
                     for (int l = 0; l < dim; l++)
-                        exact2 += A[j * dim + k] * A[j * dim + l] * (k == l ? m2d : m2o);
+                        exact2 += A[j * dim + k] * A[j * dim + l] * m2[k][l];
                 }
                 for (int a = 0; a < nn; a++)
                     first += kf_body_s(b, 0, j)[a * dim];
@@ -1887,10 +1942,11 @@ static void test_continuum(void)
             CHECK(kmax <= 1e-13 * knorm, "kind %d: K (rigid motion) = %g of %g", kind, kmax, knorm);
             kf_body_free(b);
         }
-        /* an inverted cell (two vertices swapped) and a degenerate one are refused */
+        /* an inverted cell (two vertices swapped, or the mirror image) and a degenerate
+         * one are refused */
         double xs[27 * 3];
         memcpy(xs, x, sizeof xs);
-        for (int k = 0; k < dim; k++) {
+        for (int k = 0; k < dim && (simplex || lagrange); k++) {
             double t = xs[1 * dim + k];
             xs[1 * dim + k] = xs[2 * dim + k];
             xs[2 * dim + k] = t;
