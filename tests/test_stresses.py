@@ -223,6 +223,36 @@ def test_constant_stress_patch_is_exact_for_every_kind(cell, formulation):
         np.testing.assert_allclose(r["von_mises_Pa"][0], kanefem.von_mises(sigma), rtol=1e-9)
 
 
+@pytest.mark.parametrize("cell", ["quad", "hexahedron"])
+def test_the_recovered_incompatible_modes_remove_the_parasitic_shear(cell):
+    """Pure bending u = -kappa x z, w = kappa x^2 / 2 (plane: u = -kappa x y, v = kappa x^2 / 2)
+    on one rectangular cell: the nodal values make the bilinear element shear (gamma =
+    -kappa x at its Gauss points), which the incompatible modes cancel exactly; with
+    them recovered the strain is the bending strain -kappa z and no shear, without them
+    (formulation="full") the parasitic shear shows: this is what the stresses of quad4i /
+    hex8i need the modes for."""
+    kappa = 1e-3
+    dim = 2 if cell == "quad" else 3
+    mesh = Mesh.rectangle(2.0, 0.4, 1, 1, cell=cell, origin=(-1.0, -0.2)) if dim == 2 else \
+        Mesh.box(2.0, 0.3, 0.4, 1, 1, 1, cell=cell, origin=(-1.0, -0.15, -0.2))
+    x = mesh.nodes
+    across = x[:, dim - 1]  # y in the plane, z in space
+    u = np.zeros_like(x)
+    u[:, 0] = -kappa * x[:, 0] * across
+    u[:, dim - 1] = kappa * x[:, 0] ** 2 / 2
+    shear = "xy" if dim == 2 else "xz"
+    for formulation, parasitic in (("incompatible", False), ("full", True)):
+        body = MeshBody(mesh, E=E, nu=NU, rho=RHO, formulation=formulation, **({"thickness": 0.01} if dim == 2 else {}))
+        r = body.stresses(u.ravel())
+        xq, cq = r.x[:, 0], r.x[:, dim - 1]
+        np.testing.assert_allclose(r["eps_xx_m_m"][0], -kappa * cq, atol=1e-12 * kappa)
+        gamma = r[f"eps_{shear}_m_m"][0]
+        if parasitic:
+            np.testing.assert_allclose(gamma, -kappa * xq, rtol=1e-10)
+        else:
+            np.testing.assert_allclose(gamma, 0.0, atol=1e-12 * kappa)
+
+
 def test_plane_strain_carries_sigma_zz_into_von_mises():
     mesh = Mesh.rectangle(1.0, 1.0, 2, 2)
     body = MeshBody(mesh, E=E, nu=NU, rho=RHO, thickness=1.0, plane_strain=True)
@@ -283,6 +313,10 @@ def test_modal_and_response_stresses_and_their_tables():
     np.testing.assert_allclose(rs.values[1], body.stresses(res.mode_shapes[:, 1]).values[0], rtol=1e-12, atol=1e-6)
     df = rs.to_dataframe()
     assert list(df.columns[:3]) == ["instant", "t_s", "element"]
+    assert np.array_equal(sim.stresses(body, at="nodes").values, body.stresses(sim, at="nodes").values)
+    assert np.array_equal(res.stresses(body).values, body.stresses(res).values)
+    with pytest.raises(TypeError, match="body must be"):
+        res.stresses(None)
     back = kanefem.StressResult.from_dict(rs.to_dict())
     assert back.names == rs.names and np.array_equal(back.values, rs.values)
 
@@ -296,11 +330,12 @@ def test_beam_modal_section_forces():
     res = beam.eigenvalues(2, supports="clamped-free")
     r = beam.section_forces(res)
     assert r.values.shape == (2, 20, 3) and r.frequencies_hz is not None
+    assert np.array_equal(res.stresses(beam).values, r.values)  # the result's helper
     M = np.abs(r["M_Nm"][0])
     assert M[0] == M.max() and M[-1] < 0.005 * M[0]
 
 
-def test_bad_inputs_are_named():
+def test_bad_inputs_are_named(monkeypatch):
     beam = PlanarBeam(1.0, 4, E=E, A=1e-4, Izz=1e-8, rho=RHO)
     plate = MeshBody(Mesh.rectangle(1.0, 1.0, 2, 2), E=E, nu=NU, rho=RHO, thickness=0.01)
     with pytest.raises(ValueError, match=r"d must have shape \(15,\)"):
@@ -316,6 +351,12 @@ def test_bad_inputs_are_named():
     res = plate.eigenvalues(2, mode_shapes=False)
     with pytest.raises(ValueError, match="mode shapes"):
         plate.stresses(res)
+    # a result past the output limit is refused before it is allocated
+    monkeypatch.setattr(kanefem._checks, "MAX_OUTPUT_VALUES", 1000)
+    with pytest.raises(ValueError, match=r"d ask for stresses .* more than the limit"):
+        plate.stresses(np.zeros((100, plate.ndof)))
+    with pytest.raises(ValueError, match=r"d ask for section forces"):
+        beam.section_forces(np.zeros((100, beam.ndof)))
 
 
 # ---------------------------------------------------------------- VTU files

@@ -127,6 +127,15 @@ class EigenResult(ResultMixin):
         """omega_k = sqrt(lambda_k) [rad/s]; negative where lambda_k < 0."""
         return np.sign(self.eigenvalues) * np.sqrt(np.abs(self.eigenvalues))
 
+    def stresses(self, body, at=None):
+        """Modal stresses of the mode shapes (one instant) on ``body``, the body they were
+        computed for: ``body.stresses(self)`` for a mesh (strains, stresses, von Mises;
+        ``at`` "gauss" or "nodes"), ``body.section_forces(self)`` for a line body (``at``
+        "ends" or "gauss"); per unit modal coordinate.  A :class:`~kanefem.StressResult`."""
+        from .stresses import of_result
+
+        return of_result(self, body, at)
+
 
 #: floating-point operations of a dense n x n eigen-decomposition, per n^3 (the QR
 #: algorithm's 10 n^3 with vectors), for kanefem._interrupt.call's estimate

@@ -159,6 +159,18 @@ def von_mises(sigma, plane=None):
 # ---------------------------------------------------------------- displacement sets
 
 
+def of_result(result, body, at=None):
+    """A result's stresses on its body: MeshBody.stresses or a line body's section_forces
+    (the helpers EigenResult.stresses and SimulationResult.stresses)."""
+    from .bodies import FlexibleBody
+
+    if not isinstance(body, FlexibleBody):
+        raise TypeError(f"body must be the kanefem body the result was computed for, got {type(body).__name__}")
+    if hasattr(body, "mesh"):
+        return body.stresses(result, at="gauss" if at is None else at)
+    return body.section_forces(result, at="ends" if at is None else at)
+
+
 def displacement_sets(body, d):
     """(sets (n, ndof), t, frequencies_hz) from a vector, an array of rows, an
     EigenResult (its mode shapes; one instant) or a SimulationResult (its d)."""
@@ -194,6 +206,8 @@ def _point_strains(body, sets):
     """eps, sig (n, npts, ns), x, element from the core, in chunks of sets."""
     first = _core.point_strains(body._body, sets[:1])
     npts, ns = first["eps"].shape[1:]
+    # strains, stresses, von Mises and the result's copy: refused before allocating past the limit
+    _checks.output_size("d", 3.0 * len(sets) * npts * (ns + 1), "stresses at every quadrature point")
     eps = np.empty((len(sets), npts, ns))
     sig = np.empty_like(eps)
     for sl in _chunks(len(sets), npts * ns + body.ndof):
@@ -346,6 +360,7 @@ def section_forces(body, d, at="ends"):
     sets, t, freq = displacement_sets(body, d)
     elements = np.asarray(body._elements, dtype=np.intp)
     nel = len(elements)
+    _checks.output_size("d", 4.0 * len(sets) * nel * 2 * body.dofs_per_node, "section forces")
     f = np.empty((len(sets), nel, 2 * body.dofs_per_node))
     for sl in _chunks(len(sets), nel * 2 * body.dofs_per_node + body.ndof):
         f[sl] = _core.element_forces(body._body, sets[sl])
