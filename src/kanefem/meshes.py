@@ -1106,8 +1106,7 @@ class MeshBody(FlexibleBody):
         ``<prefix><name>`` for every quantity."""
         from . import stresses
 
-        gauss = stresses.mesh_stresses(self, sets, "gauss")
-        nodes = stresses.mesh_stresses(self, sets, "nodes")
+        gauss, nodes = stresses.mesh_stresses(self, sets, both=True)
         count = np.bincount(gauss.index, minlength=self.mesh.n_cells).astype(float)
         sizes = np.cumsum([0] + [len(c) for _, c in self.mesh.blocks])
         point, cell = {}, {}
