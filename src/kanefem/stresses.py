@@ -91,8 +91,8 @@ class StressResult(ResultMixin):
         return self.values[:, :, list(self.names).index(name)]
 
     def peak(self, name=None):
-        """(value, set, point) of the largest |value| of a quantity (default: von Mises
-        for meshes, the largest moment for beams)."""
+        """(value, set, point) where a quantity is largest in magnitude (default: von Mises
+        for meshes, the bending moment for beams); set and point count from 0."""
         name = self._main() if name is None else name
         v = np.abs(self[name])
         k, p = np.unravel_index(int(np.argmax(v)), v.shape)
@@ -123,18 +123,19 @@ class StressResult(ResultMixin):
             cols[name] = self.values[:, :, k].ravel()
         return cols
 
-    def plot(self, ax=None, name=None, set=0, **kwargs):  # noqa: A002 (the set's index)
-        """A quantity (default von Mises or the moment) along x at one set."""
-        from ._results import _axes
+    def plot(self, ax=None, name=None, which=0, **kwargs):
+        """A quantity (default von Mises or the moment) along x for one set (``which``: the
+        mode or instant, from 0); return the axes."""
+        from ._results import _axes, axis_label
 
         ax = _axes(ax)
         name = self._main() if name is None else name
-        k = _checks.integer("set", set, minimum=0, maximum=self.values.shape[0] - 1)
+        k = _checks.integer("which", which, minimum=0, maximum=self.values.shape[0] - 1)
         order = np.argsort(self.x[:, 0], kind="stable")
         ax.plot(self.x[order, 0], self[name][k, order], "." if self.at != "ends" else "-", **kwargs)
-        ax.set_xlabel("x [m]")
-        quantity, _, unit = name.rpartition("_")
-        ax.set_ylabel(f"{quantity} [{unit}]")
+        ax.set_xlabel(axis_label("x_m"))
+        ax.set_ylabel(axis_label(name) + (f" ({'mode' if self.frequencies_hz is not None else 'instant'} {k})"
+                                          if self.values.shape[0] > 1 else ""))
         return ax
 
 
