@@ -34,6 +34,7 @@
 #include "kf_body.h"
 #include "kf_eig.h"
 #include "kf_direct.h"
+#include "kf_stress.h"
 #include "kf_integrate.h"
 #include "kf_body_ode.h"
 #include "kf_mechanism.h"

@@ -22,6 +22,7 @@
  * degree-5 rule (all weights positive).
  */
 #include "kf_internal.h"
+#include "kf_stress.h"
 
 #include <string.h>
 
@@ -573,10 +574,14 @@ static void solid_dmat(const kf_section *sec, double *D)
  * Beresford & Wilson 1976).  The modes are condensed per element:
  * Ke = Kuu - Kua Kaa^-1 Kau (docs/theory.md section 2.7).
  */
-static void incompatible_stiffness(const cont_kind *k, const double *xe, const kf_section *sec,
-                                   double *Ke)
+/* The parts of a quad4i / hex8i element: the compatible stiffness Ke (ne x ne), the
+ * coupling Kua (ne x ni) and Kaa (ni x ni) of the internal modes, and (if Gq is not
+ * NULL) each quadrature point's mode strains G (nquad blocks of ns x ni). */
+enum { INC_NE = 24, INC_NI = 9 };
+static void incompatible_parts(const cont_kind *k, const double *xe, const kf_section *sec,
+                               double *Ke, double *Kua, double *Kaa, double *Gq)
 {
-    enum { NE = 24, NI = 9 };
+    enum { NE = INC_NE, NI = INC_NI };
     int dim = k->dim, nn = k->nnode, ne = nn * dim, ns = dim == 2 ? 3 : 6, ni = dim * dim;
     double D[36], phi[KF_MAX_ENODE], dphi[KF_MAX_ENODE * 3], Ji0[9], Ji[9], xi[3] = {0}, qw;
     if (dim == 2)
@@ -585,9 +590,10 @@ static void incompatible_stiffness(const cont_kind *k, const double *xe, const k
         solid_dmat(sec, D);
     shape(k, xi, phi, dphi);
     double det0 = jacobian(dim, nn, xe, dphi, Ji0);
-    double Kua[NE * NI] = {0}, Kaa[NI * NI] = {0};
     double N[3 * NE], B[6 * NE], x[3], w;
     memset(Ke, 0, (size_t)ne * ne * sizeof(double));
+    memset(Kua, 0, (size_t)ne * ni * sizeof(double));
+    memset(Kaa, 0, (size_t)ni * ni * sizeof(double));
     for (int q = 0; q < k->nquad; q++) {
         cont_eval(k, xe, q, N, B, x, &w);
         quad_point(k, q, xi, &qw);
@@ -601,6 +607,8 @@ static void incompatible_stiffness(const cont_kind *k, const double *xe, const k
                 g[d] = scale * (-2.0 * xi[m]) * Ji0[m * dim + d];
             strain_columns(dim, g, G, ni, m * dim);
         }
+        if (Gq)
+            memcpy(Gq + (size_t)q * ns * ni, G, (size_t)ns * ni * sizeof(double));
         /* DB = D B (ns x ne), DG = D G (ns x ni) */
         double DB[6 * NE], DG[6 * NI];
         for (int r = 0; r < ns; r++) {
@@ -639,6 +647,15 @@ static void incompatible_stiffness(const cont_kind *k, const double *xe, const k
                 Kaa[a * ni + c] += w * v;
             }
     }
+}
+
+static void incompatible_stiffness(const cont_kind *k, const double *xe, const kf_section *sec,
+                                   double *Ke)
+{
+    enum { NE = INC_NE, NI = INC_NI };
+    int ne = k->nnode * k->dim, ni = k->dim * k->dim;
+    double Kua[NE * NI], Kaa[NI * NI];
+    incompatible_parts(k, xe, sec, Ke, Kua, Kaa, NULL);
     /* X = Kaa^-1 Kau: Kaa is symmetric, so its row-major array is its column-major
      * one, and column c of Kau (ni x ne, column-major) is row c of Kua */
     int ipiv[NI];
@@ -658,6 +675,44 @@ static void incompatible_stiffness(const cont_kind *k, const double *xe, const k
     for (int a = 0; a < ne; a++) /* exactly symmetric */
         for (int c = 0; c < a; c++)
             Ke[a * ne + c] = Ke[c * ne + a] = 0.5 * (Ke[a * ne + c] + Ke[c * ne + a]);
+}
+
+/* The cont_kind of a plane or solid element type, or NULL (a line element). */
+static const cont_kind *kind_of(const kf_element_type *el);
+
+int kf_continuum_mode_strains(const kf_element_type *el, const double *xe,
+                              const kf_section *sec, int ncol, const double *de, double *eps)
+{
+    enum { NE = INC_NE, NI = INC_NI };
+    const cont_kind *k = kind_of(el);
+    if (!k || (k != &cont_kinds[KF_QUAD4I - KF_TRI3] && k != &cont_kinds[KF_HEX8I - KF_TRI3]))
+        return 0;
+    int ne = k->nnode * k->dim, ns = k->dim == 2 ? 3 : 6, ni = k->dim * k->dim;
+    double Ke[NE * NE], Kua[NE * NI], Kaa[NI * NI], Gq[8 * 6 * NI], rhs[NI];
+    int ipiv[NI];
+    incompatible_parts(k, xe, sec, Ke, Kua, Kaa, Gq);
+    if (kf_small_lu_factor(ni, Kaa, ni, ipiv))
+        return 0; /* as the stiffness: the compatible element */
+    for (int c = 0; c < ncol; c++) {
+        /* alpha = -Kaa^-1 Kau d_e: the internal modes that minimise the energy */
+        const double *d = de + (size_t)c * ne;
+        for (int i = 0; i < ni; i++) {
+            double v = 0.0;
+            for (int a = 0; a < ne; a++)
+                v += Kua[a * ni + i] * d[a];
+            rhs[i] = -v;
+        }
+        if (kf_small_lu_solve(ni, Kaa, ni, ipiv, 1, rhs, ni))
+            continue;
+        for (int q = 0; q < k->nquad; q++)
+            for (int r = 0; r < ns; r++) {
+                double v = 0.0;
+                for (int i = 0; i < ni; i++)
+                    v += Gq[((size_t)q * ns + r) * ni + i] * rhs[i];
+                eps[((size_t)q * ncol + c) * ns + r] += v;
+            }
+    }
+    return 1;
 }
 
 static void quad4i_stiffness(const double *xe, const kf_section *sec, double *Ke)
@@ -720,4 +775,45 @@ const kf_element_type *kf_continuum_get(int kind)
     if (kind < KF_TRI3 || kind > KF_CONTINUUM_LAST)
         return NULL;
     return &types[kind - KF_TRI3];
+}
+
+static const cont_kind *kind_of(const kf_element_type *el)
+{
+    for (int k = KF_TRI3; k <= KF_CONTINUUM_LAST; k++)
+        if (el == &types[k - KF_TRI3])
+            return &cont_kinds[k - KF_TRI3];
+    return NULL;
+}
+
+/* Reference coordinates of the simplices' nodes: vertices, then the mid-edges in
+ * VTK order (as shape() numbers them). */
+static const double tri_nodes[6 * 2] = {0, 0, 1, 0, 0, 1, 0.5, 0, 0.5, 0.5, 0, 0.5};
+static const double tet_nodes[10 * 3] = {0,   0,   0,   1,   0,   0,   0,   1,   0,   0,
+                                         0,   1,   0.5, 0,   0,   0.5, 0.5, 0,   0,   0.5,
+                                         0,   0,   0,   0.5, 0.5, 0,   0.5, 0,   0.5, 0.5};
+
+int kf_continuum_reference(int kind, int *nquad, int *nnode, double *xq, double *xn,
+                           kf_error *err)
+{
+    if (kind < KF_TRI3 || kind > KF_CONTINUUM_LAST)
+        return kf_fail(err, KF_EINVAL, "kind", "kind %d is not a plane or solid element kind",
+                       kind);
+    const cont_kind *k = &cont_kinds[kind - KF_TRI3];
+    int dim = k->dim;
+    double w;
+    *nquad = k->nquad;
+    *nnode = k->nnode;
+    for (int q = 0; q < k->nquad; q++)
+        quad_point(k, q, xq + q * dim, &w);
+    for (int a = 0; a < k->nnode; a++)
+        for (int d = 0; d < dim; d++)
+            xn[a * dim + d] = k->family == SIMPLEX ? (dim == 2 ? tri_nodes : tet_nodes)[a * dim + d]
+                                                   : k->ref[a * dim + d];
+    if (k->family == PYRAMID) /* collapsed (u, v, w) -> the point (u (1 - w), v (1 - w), w) */
+        for (int p = 0; p < k->nquad + k->nnode; p++) {
+            double *y = p < k->nquad ? xq + 3 * p : xn + 3 * (p - k->nquad);
+            y[0] *= 1.0 - y[2];
+            y[1] *= 1.0 - y[2];
+        }
+    return KF_OK;
 }

@@ -124,6 +124,11 @@ typedef struct kf_element_type {
 const kf_element_type *kf_element_get(int kind);
 /* The plane and solid kinds KF_TRI3..KF_CONTINUUM_LAST (kf_continuum.c), or NULL. */
 const kf_element_type *kf_continuum_get(int kind);
+/* Add the strains of a quad4i / hex8i element's condensed internal modes,
+ * alpha = -Kaa^-1 Kau d_e, to eps (nquad x ncol x nstrain) for the ncol element
+ * displacement sets de (ncol x nedof); 0 (nothing added) for any other kind. */
+int kf_continuum_mode_strains(const kf_element_type *el, const double *xe,
+                              const kf_section *sec, int ncol, const double *de, double *eps);
 
 /* ---------------------------------------------------------------- bodies */
 

@@ -158,6 +158,7 @@ KF_PY_HIDDEN int callback_failed(kf_error *err, const char *what, double t);
 
 extern KF_PY_HIDDEN PyMethodDef kf_py_lapack_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_body_methods[];
+extern KF_PY_HIDDEN PyMethodDef kf_py_stress_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_eig_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_integrate_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_mechanism_methods[];

@@ -40,7 +40,7 @@ BODIES = {"PlanarBeam": planar_beam, "AxialBar": axial_bar, "Beam3D": beam3d, "B
 METHODS = ("mass_matrix", "stiffness_matrix", "inertia_invariants", "combination", "motion_terms",
            "inertia_forces", "support_mask", "constraint_matrix", "eigenvalues", "eigenvalues_vs_time",
            "gyroscopic_eigenvalues", "axial_force", "geometric_stiffness", "write_vtu", "write_modes",
-           "write_response")
+           "write_response", "stresses", "section_forces")
 #: the contract's names of the material and section of each type (keyword-only)
 MATERIAL = {"PlanarBeam": {"E", "A", "Izz", "rho"}, "AxialBar": {"E", "A", "rho"},
             "Beam3D": {"E", "A", "Izz", "Iyy", "J", "rho", "nu", "ref"}, "Bar3D": {"E", "A", "rho"},

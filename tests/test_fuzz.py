@@ -605,6 +605,16 @@ def probe_inertia_forces(d):
 
 
 @probe()
+def probe_section_forces(d):
+    """Section forces of a line body: one state or several, at the ends or Gauss stations."""
+    def spec(kind, ndof):
+        state = Arg(st.one_of(floats_array((ndof,)), floats_array((2, ndof))), hostile_array((ndof,)), optional=False)
+        return dict(d=state, at=Arg(st.sampled_from(["ends", "gauss"]), HOSTILE_TEXT))
+
+    return body_call(d, "section_forces", spec)
+
+
+@probe()
 def probe_supports(d):
     kind, cls, bkw = draw_body(d, p=min(d.p, 5))
     method = d.draw(st.sampled_from(["support_mask", "constraint_matrix"]), "method")
@@ -1481,7 +1491,7 @@ def probe_mesh_methods(d):
     dim, mesh_of, builder = draw_mesh(d, p=0)
     bkw = mesh_body_kwargs(d, dim, p=min(d.p, 5))
     method = d.draw(st.sampled_from(["eigenvalues", "eigenvalues_vs_time", "motion_terms", "support_mask",
-                                     "inertia_forces", "displacement_field"]), "method")
+                                     "inertia_forces", "displacement_field", "stresses"]), "method")
     nt = None if method != "eigenvalues_vs_time" else d.draw(st.integers(1, 3), "instants")
     shape = () if nt is None else (nt,)
     rate = Arg(st.one_of(floats_array(shape, -50, 50), floats_array(shape + (3,), -50, 50) if dim == 3 else st.nothing()),
@@ -1501,6 +1511,8 @@ def probe_mesh_methods(d):
         spec = {"supports": Arg(spec["supports"].valid, spec["supports"].hostile, optional=False)}
     elif method in ("inertia_forces", "displacement_field"):
         spec = {}
+    elif method == "stresses":
+        spec = {"at": Arg(st.sampled_from(["gauss", "nodes"]), HOSTILE_TEXT)}
     kw = d.kwargs(**spec)
     if d.draw(st.booleans(), "frames instead of rates") and method in ("eigenvalues", "eigenvalues_vs_time",
                                                                         "motion_terms"):
@@ -1511,10 +1523,12 @@ def probe_mesh_methods(d):
 
     def call():
         body = kanefem.MeshBody(mesh_of(), **bkw)
-        if method in ("inertia_forces", "displacement_field"):
+        if method in ("inertia_forces", "displacement_field", "stresses"):
             v = np.full(body.ndof, 1e-3) if isinstance(state, str) and state == "zeros" else state
             if method == "displacement_field":
                 return body.displacement_field(v)
+            if method == "stresses":
+                return body.stresses(v, **kw)
             return body.inertia_forces(v, v, v, omega=2.0, eps=1.0)
         return getattr(body, method)(**kw)
 

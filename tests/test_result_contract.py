@@ -16,7 +16,7 @@ from kanefem.mechanism import ConstantSpeed, slider_crank
 matplotlib.use("Agg")
 
 #: columns without a unit: indices, counters and a sweep's parameter names
-UNITLESS = {"instant", "mode", "steps", "omega_index"}
+UNITLESS = {"instant", "mode", "steps", "omega_index", "element", "node"}
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,8 @@ def results():
         "SweepResult": kanefem.sweep(kanefem.studies.beam_eigenvalues,
                                      {"omega": [0.0, 10.0, 20.0], "n_modes": [2]}, progress=False),
         "MeshBody EigenResult": _mesh_eigen(),
+        "StressResult": _mesh_stresses(),
+        "StressResult beam": beam.section_forces(beam.eigenvalues(2, supports="pinned-pinned")),
     }
     return out
 
@@ -57,13 +59,20 @@ def _mesh_eigen():
     return body.eigenvalues(2, supports={lambda x: x[:, 0] == 0.0: "fixed"}, mode_shapes=False)
 
 
+def _mesh_stresses():
+    """A plane mesh's stresses over a short response (the time column)."""
+    body = kanefem.MeshBody(kanefem.Mesh.rectangle(0.6, 0.03, 6, 1), E=210e9, nu=0.3, rho=7850, thickness=0.01)
+    d = 1e-4 * np.outer([0.0, 1.0], np.arange(body.ndof) % 3)
+    return body.stresses(kanefem.SimulationResult(t=np.array([0.0, 0.1]), d=d, v=0 * d, p=None, method="x"))
+
+
 RESULT_CLASSES = ["EigenResult", "GyroscopicResult", "SimulationResult", "WindPumpMotion", "JointForces",
                   "LeverEigenvalues", "MechanismMotion", "MechanismForces", "LinkEigenvalues",
-                  "FlexibleMotion", "SweepResult"]
+                  "FlexibleMotion", "SweepResult", "StressResult"]
 LABELS = ["EigenResult", "EigenResult over time", "GyroscopicResult", "SimulationResult",
           "SimulationResult lever", "WindPumpMotion", "JointForces", "LeverEigenvalues",
           "LeverEigenvalues gyroscopic", "MechanismMotion", "MechanismForces", "LinkEigenvalues",
-          "FlexibleMotion", "SweepResult", "MeshBody EigenResult"]
+          "FlexibleMotion", "SweepResult", "MeshBody EigenResult", "StressResult", "StressResult beam"]
 
 
 def test_every_result_class_is_covered(results):

@@ -52,6 +52,9 @@ from .bodies import (  # noqa: E402
 # --- meshes: plane and solid elements from meshes
 from .meshes import Mesh, MeshBody  # noqa: E402
 
+# --- stresses: strains and stresses of meshes, section forces of beams
+from .stresses import StressResult, von_mises  # noqa: E402
+
 # --- simulate: responses in time, loads and damping
 from .simulate import (  # noqa: E402
     HarmonicLoad,
@@ -133,6 +136,9 @@ __all__ = [
     # meshes
     "Mesh",
     "MeshBody",
+    # stresses
+    "StressResult",
+    "von_mises",
     # simulate
     "simulate",
     "SimulationResult",

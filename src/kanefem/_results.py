@@ -27,7 +27,8 @@ one scheme, ``<quantity>_<unit>``:
   coordinate's or link's name first where it has one (``crank_rate``, ``rod_N0``);
 * then the SI unit: a product written together (``Nm``), the denominator after an
   underscore (``rad_s`` is rad/s, ``N_m`` is N/m), a power as a digit (``m_s2``,
-  ``rad2_s2``), and ``s``, ``m``, ``rad``, ``deg``, ``Hz``, ``N``, ``W`` as such.
+  ``rad2_s2``), and ``s``, ``m``, ``rad``, ``deg``, ``Hz``, ``N``, ``W``, ``Pa`` as such;
+  a strain is ``m_m`` (m/m).
 
 So ``t_s``, ``alpha_rad``, ``crank_deg``, ``f1_Hz``, ``lambda1_rad2_s2``,
 ``F_A_x_N``, ``M_A_Nm``, ``motor_torque_Nm``, ``lever_N1_N_m`` (the axial force's
@@ -56,7 +57,7 @@ __all__ = ["ResultMixin", "require_pandas", "require_pyplot", "campbell", "finis
 
 #: the units a column name may end in (see the module docstring)
 UNITS = ("s", "m", "mm", "rad", "deg", "Hz", "N", "Nm", "W", "J", "kg", "Pa", "rpm",
-         "m_s", "m_s2", "rad_s", "rad_s2", "rad2_s2", "N_m", "N_m2", "kgm_s", "kgm2_s")
+         "m_s", "m_s2", "rad_s", "rad_s2", "rad2_s2", "N_m", "N_m2", "kgm_s", "kgm2_s", "m_m")
 #: the pattern of a column name with a unit
 COLUMN = re.compile(r"^[A-Za-z][A-Za-z0-9_]*?_(" + "|".join(sorted(UNITS, key=len, reverse=True)) + r")$")
 

@@ -127,6 +127,15 @@ class EigenResult(ResultMixin):
         """omega_k = sqrt(lambda_k) [rad/s]; negative where lambda_k < 0."""
         return np.sign(self.eigenvalues) * np.sqrt(np.abs(self.eigenvalues))
 
+    def stresses(self, body, at=None):
+        """Modal stresses of the mode shapes (one instant) on ``body``, the body they were
+        computed for: ``body.stresses(self)`` for a mesh (strains, stresses, von Mises;
+        ``at`` "gauss" or "nodes"), ``body.section_forces(self)`` for a line body (``at``
+        "ends" or "gauss"); per unit modal coordinate.  A :class:`~kanefem.StressResult`."""
+        from .stresses import of_result
+
+        return of_result(self, body, at)
+
 
 #: floating-point operations of a dense n x n eigen-decomposition, per n^3 (the QR
 #: algorithm's 10 n^3 with vectors), for kanefem._interrupt.call's estimate
@@ -252,6 +261,7 @@ class FlexibleBody:
             self._indptr, self._indices = pat["indptr"], pat["indices"]
         self.nodes = np.array(nodes, dtype=float)
         self.nodes.setflags(write=False)
+        self._elements = elements  # the section forces' element ends (a mesh: mesh.blocks)
         self.n_nodes = self.nodes.shape[0]
         # eigen contexts by supports / constraints, least recently used first
         self._eig_cache: OrderedDict = OrderedDict()
@@ -869,7 +879,52 @@ class FlexibleBody:
 
     # ------------------------------------------------------------ output
 
-    def write_vtu(self, path, displacement=None, point_data=None):
+    # ------------------------------------------------------------ stresses
+
+    def section_forces(self, d, at="ends"):
+        """Section forces and moments along the elements (docs/theory.md section 2.10).
+
+        From each element's stiffness on its displacements, f_e = K_e d_e, in the
+        element's axes (e1 along it; for Beam3D e2, e3 from ``ref``): the force and
+        moment on the face whose outward normal is e1 (tension positive; the bending
+        moments M = E I kappa).
+
+        Parameters
+        ----------
+        d : array_like (ndof,) or (n, ndof), EigenResult or SimulationResult
+            Displacements: one state, several, the mode shapes of an eigen result
+            (modal section forces per unit modal coordinate) or a response in time.
+        at : {"ends", "gauss"}
+            The two ends of every element, or its two Gauss stations.
+
+        Returns
+        -------
+        StressResult
+            ``names``: ``N_N`` (bars); ``N_N, V_N, M_Nm`` (PlanarBeam); ``N_N, Vy_N,
+            Vz_N, T_Nm, My_Nm, Mz_Nm`` (Beam3D), values (n_sets, n_points, names);
+            ``to_dataframe()`` one row per set and point.
+
+        Examples
+        --------
+        >>> import numpy as np, kanefem
+        >>> beam = kanefem.PlanarBeam(1.0, 4, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+        >>> K = beam.stiffness_matrix()[3:, 3:]          # clamped at node 0
+        >>> Q = np.zeros(12); Q[-2] = 100.0              # 100 N across the tip
+        >>> d = np.concatenate([np.zeros(3), np.linalg.solve(K, Q)])
+        >>> r = beam.section_forces(d)
+        >>> round(float(r["M_Nm"][0, 0]), 6)              # P L at the clamp
+        100.0
+        """
+        from . import stresses
+
+        return stresses.section_forces(self, d, at)
+
+    def stresses(self, d, at="gauss"):
+        """Strains, stresses and von Mises stress (meshes; see MeshBody.stresses)."""
+        raise _not_supported(self, "stresses", "section_forces(d) gives a line body's N, V, M (and T) "
+                             "along its elements; sigma = N / A + M y / I at a fibre")
+
+    def write_vtu(self, path, displacement=None, point_data=None, stresses=True):
         """Write the body with a displacement field to a VTU file (ParaView): MeshBody.
 
         Raises
@@ -879,7 +934,7 @@ class FlexibleBody:
         """
         raise _not_supported(self, "write_vtu", _LINE_OUTPUT)
 
-    def write_modes(self, path, result, instant=0):
+    def write_modes(self, path, result, instant=0, stresses=True):
         """Write the mode shapes of an EigenResult to a VTU file: MeshBody.
 
         Raises
@@ -889,7 +944,7 @@ class FlexibleBody:
         """
         raise _not_supported(self, "write_modes", _LINE_OUTPUT)
 
-    def write_response(self, path, result, every=1):
+    def write_response(self, path, result, every=1, stresses=True):
         """Write a SimulationResult as a ParaView collection (.pvd): MeshBody.
 
         Raises

@@ -434,18 +434,18 @@ class Mesh:
             mesh = mesh.pruned()
         return mesh
 
-    def to_meshio(self, point_data=None):
+    def to_meshio(self, point_data=None, cell_data=None):
         """A ``meshio.Mesh`` of this mesh (3-D points), with optional point data
-        ``{name: (n,) or (n, k) array}``."""
+        ``{name: (n,) or (n, k) array}`` and cell data ``{name: [one array per block]}``."""
         meshio = _meshio()
         pts = self.nodes if self.dim == 3 else np.column_stack([self.nodes, np.zeros(self.n_nodes)])
-        return meshio.Mesh(pts, self.blocks, point_data=point_data or {},
+        return meshio.Mesh(pts, self.blocks, point_data=point_data or {}, cell_data=cell_data or {},
                            point_sets={k: v for k, v in self.point_sets.items()})
 
-    def write(self, path, point_data=None, file_format=None):
-        """Write the mesh (and point data) with meshio, atomically; the format from the
-        extension (``.vtu``, ``.msh``, ``.inp``, ...) or ``file_format``."""
-        return write_meshio(path, self.to_meshio(point_data), file_format)
+    def write(self, path, point_data=None, file_format=None, cell_data=None):
+        """Write the mesh (and point and cell data) with meshio, atomically; the format
+        from the extension (``.vtu``, ``.msh``, ``.inp``, ...) or ``file_format``."""
+        return write_meshio(path, self.to_meshio(point_data, cell_data), file_format)
 
     # ------------------------------------------------------------ generators
 
@@ -1057,18 +1057,89 @@ class MeshBody(FlexibleBody):
         out[:, : self.dim] = d.reshape(self.n_nodes, self.dim)
         return out
 
-    def write_vtu(self, path, displacement=None, point_data=None):
+    def stresses(self, d, at="gauss"):
+        """Strains, stresses and von Mises stress (docs/theory.md section 2.10).
+
+        eps = B d at every quadrature point of every cell (the condensed internal modes
+        of the incompatible-mode quad4 / hex8 recovered per cell and included),
+        sigma = D eps, and von Mises; at the nodes each cell's Gauss values are
+        extrapolated to its nodes (least squares in the kind's polynomial degree) and
+        every node takes the mean over its cells.
+
+        Parameters
+        ----------
+        d : array_like (ndof,) or (n, ndof), EigenResult or SimulationResult
+            Displacements: one state, several, the mode shapes of an eigen result at one
+            instant (modal stresses, per unit modal coordinate of the mass-normalized
+            modes) or a response in time.
+        at : {"gauss", "nodes"}
+            The quadrature points (``x``, ``index`` = cell) or the nodes.
+
+        Returns
+        -------
+        StressResult
+            ``names``: ``sigma_xx_Pa, sigma_yy_Pa, sigma_xy_Pa`` (plane; solid: xx, yy,
+            zz, yz, xz, xy), ``von_mises_Pa``, the strains ``eps_xx_m_m``, ... (engineering
+            shears), and for plane strain ``sigma_zz_Pa``; values (n_sets, n_points,
+            names).
+
+        Examples
+        --------
+        >>> import numpy as np, kanefem
+        >>> plate = kanefem.MeshBody(kanefem.Mesh.rectangle(2.0, 1.0, 2, 1), E=1e9, nu=0.25,
+        ...                          rho=1000, thickness=0.1)
+        >>> d = np.zeros(plate.ndof); d[0::2] = 1e-3 * plate.nodes[:, 0]   # eps_xx = 1e-3
+        >>> r = plate.stresses(d)
+        >>> np.allclose(r["sigma_xx_Pa"], 1e9 / (1 - 0.25**2) * 1e-3)
+        True
+        """
+        from . import stresses
+
+        return stresses.mesh_stresses(self, d, at)
+
+    def section_forces(self, d, at="ends"):
+        raise _not_supported(self, "section_forces", "stresses(d) gives a mesh's strains and stresses")
+
+    def _stress_fields(self, sets, prefix=""):
+        """Point and cell data of the stresses of displacement sets (n, ndof): the
+        nodal values (point data) and each cell's mean over its Gauss points (cell data),
+        ``<prefix><name>`` for every quantity."""
+        from . import stresses
+
+        gauss, nodes = stresses.mesh_stresses(self, sets, both=True)
+        count = np.bincount(gauss.index, minlength=self.mesh.n_cells).astype(float)
+        sizes = np.cumsum([0] + [len(c) for _, c in self.mesh.blocks])
+        point, cell = {}, {}
+        for k in range(len(sets)):
+            p = prefix.format(k + 1) if "{" in prefix else prefix
+            for j, name in enumerate(nodes.names):
+                point[p + name] = nodes.values[k, :, j]
+                mean = np.bincount(gauss.index, weights=gauss.values[k, :, j],
+                                   minlength=self.mesh.n_cells) / count
+                cell[p + name] = [mean[a:b] for a, b in zip(sizes[:-1], sizes[1:])]
+        return point, cell
+
+    def write_vtu(self, path, displacement=None, point_data=None, stresses=True):
         """Write the mesh with a displacement field (ndof,) and other point data to a VTU
-        file for ParaView, atomically."""
-        data = dict(point_data or {})
+        file for ParaView, atomically.  With a displacement and ``stresses`` (default),
+        the stresses too: point data at the nodes (recovered, :meth:`stresses`) and
+        cell data (each cell's mean over its Gauss points), named as the
+        StressResult's quantities (``sigma_xx_Pa``, ``von_mises_Pa``, ``eps_xx_m_m``, ...)."""
+        data, cells = dict(point_data or {}), None
         if displacement is not None:
             data["displacement"] = self.displacement_field(displacement)
-        return self.mesh.write(path, point_data=data, file_format="vtu")
+            if _checks.flag("stresses", stresses):
+                point, cells = self._stress_fields(np.asarray(displacement, float)[None])
+                data.update(point)
+        return self.mesh.write(path, point_data=data, file_format="vtu", cell_data=cells)
 
-    def write_modes(self, path, result, instant=0):
+    def write_modes(self, path, result, instant=0, stresses=True):
         """Write the mode shapes of an EigenResult (one instant) to a VTU file: point data
         ``mode_k`` (unit mass-normalized displacement vectors) and the eigenvalue and
-        frequency of each mode in its name (``mode_1_f=12.34Hz``)."""
+        frequency of each mode in its name (``mode_1_f=12.34Hz``); with ``stresses``
+        (default) each mode's von Mises stress (modal, per unit modal coordinate) as
+        point data (recovered at the nodes) and cell data (each cell's Gauss mean),
+        ``mode_k_von_mises_Pa``."""
         if _checks.path("path", path).suffix != ".vtu":  # VTU under another name was written
             raise ValueError(f"path must end in .vtu (the file is VTU), got {str(path)!r}")
         shapes = result.mode_shapes
@@ -1083,12 +1154,19 @@ class MeshBody(FlexibleBody):
         f = np.sign(lam) * np.sqrt(np.abs(lam)) / (2 * np.pi)
         data = {f"mode_{k + 1}_f={f[k]:.6g}Hz": self.displacement_field(shapes[:, k])
                 for k in range(shapes.shape[1])}
-        return self.mesh.write(path, point_data=data, file_format="vtu")
+        cells = None
+        if _checks.flag("stresses", stresses):
+            point, cells = self._stress_fields(np.ascontiguousarray(shapes.T), prefix="mode_{}_")
+            keep = [n for n in point if n.endswith("von_mises_Pa")]
+            data.update({n: point[n] for n in keep})
+            cells = {n: cells[n] for n in keep}
+        return self.mesh.write(path, point_data=data, file_format="vtu", cell_data=cells)
 
-    def write_response(self, path, result, every=1):
+    def write_response(self, path, result, every=1, stresses=True):
         """Write a response in time (a SimulationResult) as a ParaView collection: one VTU
         per written instant in the folder ``<path stem>_vtu`` beside ``path`` (a .pvd file
-        listing them with their times); every file atomically, the .pvd last."""
+        listing them with their times); every file atomically, the .pvd last.  With
+        ``stresses`` (default) each file has the stresses as :meth:`write_vtu` writes them."""
         from xml.sax.saxutils import quoteattr
 
         path = Path(path)
@@ -1103,7 +1181,7 @@ class MeshBody(FlexibleBody):
         for k in range(0, d.shape[0], every):
             name = f"{path.stem}_{k:06d}.vtu"
             data = {"velocity": self.displacement_field(result.v[k])} if getattr(result, "v", None) is not None else {}
-            self.write_vtu(inside(folder, name), d[k], data)
+            self.write_vtu(inside(folder, name), d[k], data, stresses=stresses)
             entries.append((float(result.t[k]), f"{folder.name}/{name}"))
         lines = ['<?xml version="1.0"?>',
                  '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">', "  <Collection>"]

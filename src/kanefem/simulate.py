@@ -220,6 +220,15 @@ class SimulationResult(ResultMixin):
     stats: dict = field(default_factory=dict)
     dof_names: tuple = ()
 
+    def stresses(self, body, at=None):
+        """The response's stresses at every instant on ``body``, the body it was computed
+        for: ``body.stresses(self)`` for a mesh (``at`` "gauss" or "nodes"),
+        ``body.section_forces(self)`` for a line body (``at`` "ends" or "gauss").  A
+        :class:`~kanefem.StressResult` with the times ``t``."""
+        from .stresses import of_result
+
+        return of_result(self, body, at)
+
     def node(self, node, dof=None, what="d") -> np.ndarray:
         """The history of one nodal DOF: ``what`` in ("d", "v", "p") at node ``node``.
 

@@ -2335,6 +2335,68 @@ static void test_spatial(void)
     kf_body_free(b3);
 }
 
+/* Strains at the quadrature points and element end forces (csrc/kf_stress.c): a distorted
+ * hex8 with incompatible modes under a linear field has the constant strain at every point
+ * (the recovered internal modes vanish, Taylor's form) and stress D eps; its end forces are
+ * K d (one element: the body's K) and in equilibrium (they sum to zero). */
+static void test_stresses(void)
+{
+    const double x[8 * 3] = {0, 0, 0, 1.1, 0.1, 0, 1.2, 0.9, 0.1, -0.1, 1.0, 0,
+                             0.1, 0, 1.0, 1.0, 0.2, 1.1, 1.1, 1.1, 0.9, 0, 0.9, 1.2};
+    const double G[9] = {1e-3, 2e-4, -3e-4, 5e-4, -7e-4, 1e-4, 2e-4, 3e-4, 4e-4};
+    int conn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    kf_section sec = {0};
+    sec.E = 2e11;
+    sec.rho = 7800;
+    sec.nu = 0.3;
+    kf_error err = {0};
+    for (int kind = KF_HEX8; kind <= KF_HEX8I; kind += KF_HEX8I - KF_HEX8) {
+        kf_body *b = NULL;
+        CHECK(kf_body_create_storage(&b, kind, 8, x, 1, conn, &sec, KF_DENSE, &err) == KF_OK, "%s",
+              err.msg);
+        if (!b)
+            continue;
+        double d[2 * 24], eps[2 * 8 * 6], sig[2 * 8 * 6], xq[8 * 3], f[2 * 24], Kd[24];
+        int elem[8], npts, ns, ne;
+        CHECK(kf_body_point_count(b, &npts, &ns, &ne) == KF_OK && npts == 8 && ns == 6 && ne == 24,
+              "counts %d %d %d", npts, ns, ne);
+        for (int a = 0; a < 8; a++)
+            for (int i = 0; i < 3; i++) {
+                d[3 * a + i] = G[3 * i] * x[3 * a] + G[3 * i + 1] * x[3 * a + 1] + G[3 * i + 2] * x[3 * a + 2];
+                d[24 + 3 * a + i] = 1e-3 * sin(1.0 + 3 * a + i); /* any state */
+            }
+        CHECK(kf_body_point_strains(b, 2, d, eps, sig, xq, elem, &err) == KF_OK, "%s", err.msg);
+        const double e0[6] = {G[0], G[4], G[8], G[5] + G[7], G[2] + G[6], G[1] + G[3]};
+        double lam = sec.E * sec.nu / ((1 + sec.nu) * (1 - 2 * sec.nu)), mu = sec.E / (2 * (1 + sec.nu));
+        for (int q = 0; q < 8; q++)
+            for (int r = 0; r < 6; r++) {
+                double s0 = r < 3 ? lam * (e0[0] + e0[1] + e0[2]) + 2 * mu * e0[r] : mu * e0[r];
+                CHECK(fabs(eps[q * 6 + r] - e0[r]) < 1e-15 && fabs(sig[q * 6 + r] - s0) < 1e-10 * mu,
+                      "kind %d point %d strain %d: %g vs %g", kind, q, r, eps[q * 6 + r], e0[r]);
+                CHECK(elem[q] == 0, "element of point %d", q);
+            }
+        CHECK(kf_body_element_forces(b, 2, d, f, &err) == KF_OK, "%s", err.msg);
+        for (int c = 0; c < 2; c++) {
+            kf_mat_gemv(kf_body_stiffness(b), 1.0, d + 24 * c, 0.0, Kd);
+            double sum[3] = {0}, scale = 0.0;
+            for (int k = 0; k < 24; k++) {
+                scale = fmax(scale, fabs(Kd[k]));
+                sum[k % 3] += f[24 * c + k];
+            }
+            for (int k = 0; k < 24; k++)
+                CHECK(fabs(f[24 * c + k] - Kd[k]) < 1e-12 * scale, "kind %d K d %d", kind, k);
+            for (int i = 0; i < 3; i++)
+                CHECK(fabs(sum[i]) < 1e-12 * scale, "kind %d equilibrium %d: %g", kind, i, sum[i]);
+        }
+        kf_body_free(b);
+    }
+    int nq, nn;
+    double rq[KF_REF_MAXQ * 3], rn[KF_REF_MAXQ * 3];
+    CHECK(kf_continuum_reference(KF_PYRAMID5, &nq, &nn, rq, rn, &err) == KF_OK && nq == 12 && nn == 5 &&
+              rn[3 * 4 + 2] == 1.0 && rn[3 * 4] == 0.0, "pyramid apex (0, 0, 1)");
+    CHECK(kf_continuum_reference(KF_BEAM2, &nq, &nn, rq, rn, &err) == KF_EINVAL, "a line kind is refused");
+}
+
 int main(void)
 {
     test_gauss();
@@ -2367,6 +2429,7 @@ int main(void)
     test_continuum();
     test_csr();
     test_spatial();
+    test_stresses();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
