@@ -584,10 +584,10 @@ static void add_geometric(kf_flexmech *w, const double *d)
  * over the elastic block: the tangent of the elastic forces (the rigid coordinates'
  * own tangent is left out: Newton converges with the rate of what it omits, of
  * order h omega and h^2 k / m). */
-static void effective(kf_flexmech *w, double cv, double cd)
+static void effective(kf_flexmech *w, double cv, double cd, double *S)
 {
     int nf = w->nzf, np = nf + w->nd;
-    memcpy(w->S, w->Mbar, (size_t)np * np * sizeof(double));
+    memcpy(S, w->Mbar, (size_t)np * np * sizeof(double));
     for (int l = 0; l < w->nl; l++) {
         flink *L = w->L + l;
         double om = w->kin.qd[3 * L->body + 2];
@@ -598,7 +598,7 @@ static void effective(kf_flexmech *w, double cv, double cd)
                 double K = L->K[ij];
                 if (KG)
                     K += KG[ij];
-                w->S[nf + L->off + i + (size_t)(nf + L->off + j) * np] +=
+                S[nf + L->off + i + (size_t)(nf + L->off + j) * np] +=
                     cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
                     cd * (K - om * om * L->M[ij]);
             }
@@ -695,6 +695,60 @@ int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, 
 
 /* ---------------------------------------------------------------- generalized-alpha */
 
+/* What the stepper's callbacks need of a run. */
+typedef struct flex_run {
+    kf_flexmech *w;
+    const kf_mech_drive *drives;
+    double t0;
+    const double *z0;
+    int geo;
+} flex_run;
+
+/* The residual Mbar(p) a - rhs(p, v) of the projected equations at the iterate;
+ * K_G at this iterate's axial forces, frozen after two iterations (the
+ * accelerations then change by round-off of their effect on N). */
+static int flex_residual(double t1, const double *p1, const double *v1, const double *a1,
+                         int it, double *R, void *params, kf_error *err)
+{
+    flex_run *fr = params;
+    kf_flexmech *w = fr->w;
+    int np = w->nzf + w->nd;
+    int rc = evaluate(w, fr->drives, t1, fr->t0, fr->z0, p1, v1, err);
+    if (!rc && fr->geo && it < 2)
+        rc = reactions(w, a1, err);
+    if (rc) {
+        if (rc == KF_EGEOM) {
+            kf_error e = *err;
+            kf_fail(err, KF_EGEOM, e.arg, "at t = %.9g s the motion leaves the assembly "
+                    "region: %.400s", t1, e.msg);
+        }
+        return rc;
+    }
+    add_geometric(w, p1 + w->nzf);
+    for (int i = 0; i < np; i++) {
+        double s = -w->rhs[i];
+        for (int j = 0; j < np; j++)
+            s += w->Mbar[i + (size_t)j * np] * a1[j];
+        R[i] = s;
+    }
+    return KF_OK;
+}
+
+/* The iteration matrix (cm = 1 in the algorithmic form): effective(). */
+static int flex_jacobian(double cm, double cv, double cd, kf_mat *J, void *params,
+                         kf_error *err)
+{
+    (void)cm, (void)err;
+    effective(((flex_run *)params)->w, cv, cd, J->a);
+    return KF_OK;
+}
+
+static int flex_linsol(kf_linsol **out, const kf_mat *like, void *params, kf_error *err)
+{
+    (void)params;
+    return kf_linsol_small(out, like, err);
+}
+
 int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
                     const double *zd0, const double *x0, int nt, const double *t,
                     const kf_flex_opts *o, double *states, double *elastic, double *joints,
@@ -732,25 +786,31 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     classify(w, drives);
     w->kin_ok = 0;
     int nf = w->nzf, np = nf + nd;
-    /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1}; da */
-    double *buf = kf_calloc(9 * (size_t)np + 1, sizeof(double));
+    /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1} */
+    double *buf = kf_calloc(8 * (size_t)np + 1, sizeof(double));
     if (!buf)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integrator (%d unknowns)", np);
     double *p0 = buf, *v0 = p0 + np, *a0 = v0 + np, *al0 = a0 + np;
-    double *p1 = al0 + np, *v1 = p1 + np, *a1 = v1 + np, *al1 = a1 + np, *da = al1 + np;
-    /* modified Newton: the effective matrix's factor kept across iterations and steps
-     * while the step is the same, refactored where the corrections shrink slowly (it
-     * changes with the state by O(h omega) and O(h^2 k / m)) */
-    double hfact = 0.0;
-    /* generalized-alpha (Chung and Hulbert 1993) in Arnold and Bruls' form */
-    double r = o->rho_inf, am = (2.0 * r - 1.0) / (r + 1.0), af = r / (r + 1.0);
-    double gam = 0.5 + af - am, bet = 0.25 * (gam + 0.5) * (gam + 0.5);
-    double kappa = (1.0 - af) / (1.0 - am);
-    kf_stats st = {0};
-    double tcur = t[0];
+    double *p1 = al0 + np, *v1 = p1 + np, *a1 = v1 + np, *al1 = a1 + np;
+    /* generalized-alpha (Chung and Hulbert 1993) in Arnold and Bruls' form on the
+     * core's stepper; modified Newton: the effective matrix's factor kept across
+     * iterations and steps while the step is the same, refactored where the
+     * corrections shrink slowly (it changes with the state by O(h omega) and
+     * O(h^2 k / m)) */
     int geo = 0;
     for (int l = 0; l < w->nl; l++)
         geo |= w->L[l].geometric;
+    flex_run fr = {w, drives, t[0], z0, geo};
+    kf_mat like = {KF_DENSE, np, np - 1, np - 1, np, NULL, NULL};
+    kf_ga_problem gp = {np, &like, flex_residual, flex_jacobian, &fr};
+    kf_ga_opts go = {.form = KF_GA_ALGORITHMIC, .tol = o->tol, .max_iter = o->max_iter,
+                     .refactor_rate = KF_FLEX_RATE, .linsol = flex_linsol};
+    kf_ga_coefficients(o->rho_inf, &go);
+    kf_ga *ga = NULL;
+    kf_stats st = {0};
+    double tcur = t[0];
+    if ((rc = kf_ga_create(&ga, &gp, &go, err)))
+        goto done;
     /* prescribed coordinates start where their drives are */
     for (int i = 0; i < nf; i++) {
         p0[i] = z0[w->free_idx[i]];
@@ -812,82 +872,10 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
                          tcur);
             goto done;
         }
-        /* predictor: a1 = a0; Newton on M(p) a - f(p, v) = 0 */
-        memcpy(a1, a0, (size_t)np * sizeof(double));
-        int conv = 0;
-        double scale = 0.0, prev = INFINITY, rate = 0.0;
-        for (int i = 0; i < np; i++)
-            scale = fmax(scale, fabs(a0[i]));
-        for (int it = 0; it < o->max_iter && !conv; it++) {
-            for (int i = 0; i < np; i++) {
-                al1[i] = ((1.0 - af) * a1[i] + af * a0[i] - am * al0[i]) / (1.0 - am);
-                p1[i] = p0[i] + h * v0[i] + h * h * ((0.5 - bet) * al0[i] + bet * al1[i]);
-                v1[i] = v0[i] + h * ((1.0 - gam) * al0[i] + gam * al1[i]);
-            }
-            rc = evaluate(w, drives, t1, t[0], z0, p1, v1, err);
-            st.evaluations++;
-            /* K_G at this iterate's axial forces; frozen after two iterations (the
-             * accelerations then change by round-off of their effect on N) */
-            if (!rc && geo && it < 2)
-                rc = reactions(w, a1, err);
-            if (rc) {
-                if (rc == KF_EGEOM) {
-                    kf_error e = *err;
-                    kf_fail(err, KF_EGEOM, e.arg, "at t = %.9g s the motion leaves the assembly "
-                            "region: %.400s", t1, e.msg);
-                }
-                goto done;
-            }
-            add_geometric(w, p1 + nf);
-            /* residual r = Mbar a - rhs into da */
-            for (int i = 0; i < np; i++) {
-                double s = -w->rhs[i];
-                for (int j = 0; j < np; j++)
-                    s += w->Mbar[i + (size_t)j * np] * a1[j];
-                da[i] = -s;
-            }
-            int fresh = fabs(h - hfact) > 1e-9 * h || (it > 0 && !(rate < KF_FLEX_RATE));
-            if (fresh) {
-                effective(w, h * gam * kappa, h * h * bet * kappa);
-                st.factorizations++;
-                hfact = h;
-            }
-            st.solves++;
-            if ((rc = kf_mech_dense_solve(np, w->S, w->ipiv, fresh, 1, da, err)))
-                goto done;
-            double step = 0.0;
-            for (int i = 0; i < np; i++) {
-                a1[i] += da[i];
-                step = fmax(step, fabs(da[i]));
-                scale = fmax(scale, fabs(a1[i]));
-            }
-            if (!isfinite(step)) {
-                rc = kf_fail(err, KF_EDIVERGE, "dt", "the solution became non-finite at t = "
-                             "%.9g s; try a smaller dt", t1);
-                goto done;
-            }
-            /* converged: this correction, or the ones still to come at its rate of
-             * convergence (rate / (1 - rate) of it, below 0.1 of it: SUNDIALS' test), below
-             * tol; or at round-off: the corrections stop shrinking while already far below
-             * the accelerations' own size */
-            rate = it > 0 ? step / prev : 0.0;
-            conv = step <= o->tol * scale || step == 0.0 ||
-                   (it > 0 && rate < 0.09 && step * rate / (1.0 - rate) <= o->tol * scale) ||
-                   (it >= 2 && step >= 0.5 * prev && step <= 1e-6 * scale);
-            prev = step;
-        }
-        if (!conv) {
-            rc = kf_fail(err, KF_ENOCONV, "dt", "Newton's method did not converge in %d "
-                         "iterations at t = %.9g s (step %.3g s); try a smaller dt",
-                         o->max_iter, t1, h);
+        /* Newton on Mbar(p) a - rhs(p, v) = 0 from a1 = a0 */
+        if ((rc = kf_ga_step(ga, t1, h, p0, v0, a0, al0, p1, v1, a1, al1, &st, err)))
             goto done;
-        }
-        /* the converged state; at an output time its kinematics and forces */
-        for (int i = 0; i < np; i++) {
-            al1[i] = ((1.0 - af) * a1[i] + af * a0[i] - am * al0[i]) / (1.0 - am);
-            p1[i] = p0[i] + h * v0[i] + h * h * ((0.5 - bet) * al0[i] + bet * al1[i]);
-            v1[i] = v0[i] + h * ((1.0 - gam) * al0[i] + gam * al1[i]);
-        }
+        /* at an output time the kinematics and forces of the converged state */
         if (t1 == t[k]) {
             rc = evaluate(w, drives, t1, t[0], z0, p1, v1, err);
             st.evaluations++;
@@ -909,6 +897,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
 done:
     if (stats)
         *stats = st;
+    kf_ga_free(ga);
     free(buf);
     return rc;
 }

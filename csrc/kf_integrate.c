@@ -142,7 +142,7 @@ static void ga_state(const kf_ga *g, double h, const double *d0, const double *v
     }
 }
 
-int kf_ga_step(kf_ga *g, double t, double h, const double *d0, const double *v0,
+int kf_ga_step(kf_ga *g, double t1, double h, const double *d0, const double *v0,
                const double *a0, const double *al0, double *d1, double *v1, double *a1,
                double *al1, kf_stats *st, kf_error *err)
 {
@@ -151,11 +151,11 @@ int kf_ga_step(kf_ga *g, double t, double h, const double *d0, const double *v0,
     double cm, cv, cd, te;
     if (shifted) {
         cm = 1.0 - am, cv = (1.0 - af) * gam * h, cd = (1.0 - af) * bet * h * h;
-        te = (t + h) - af * h;
+        te = t1 - af * h;
     } else {
         double kappa = (1.0 - af) / (1.0 - am);
         cm = 1.0, cv = h * gam * kappa, cd = h * h * bet * kappa;
-        te = t + h;
+        te = t1;
     }
     /* the evaluation point: the shifted form's own vectors, the algorithmic
      * form's new state */
@@ -210,7 +210,7 @@ int kf_ga_step(kf_ga *g, double t, double h, const double *d0, const double *v0,
         }
         if (!isfinite(step))
             return kf_fail(err, KF_EDIVERGE, "dt", "the solution became non-finite at t = %.9g "
-                           "s; try a smaller dt", t + h);
+                           "s; try a smaller dt", t1);
         if (linear)
             break;
         /* converged: this correction, or the ones still to come at its rate of
@@ -226,7 +226,7 @@ int kf_ga_step(kf_ga *g, double t, double h, const double *d0, const double *v0,
     if (!linear && !conv)
         return kf_fail(err, KF_ENOCONV, "dt", "Newton's method did not converge in %d "
                        "iterations at t = %.9g s (step %.3g s); try a smaller dt", max_iter,
-                       t + h, h);
+                       t1, h);
     /* the state of the converged acceleration */
     ga_state(g, h, d0, v0, a0, al0, a1, d1, v1, al1, g->de, g->ve, g->ae);
     return KF_OK;
@@ -653,7 +653,7 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
             if ((rc = emit(w, tout[k], k, d, v, NULL, ld, map, dout, vout, pout, st, err)))
                 return rc;
         /* (the last step ends at tend, an ulp off tn + h at most) */
-        if ((rc = kf_ga_step(w->ga, tn, h, d, v, a, a, d1, v1, a1, w->h, st, err)))
+        if ((rc = kf_ga_step(w->ga, t1, h, d, v, a, a, d1, v1, a1, w->h, st, err)))
             return rc;
         if ((rc = check_state(w, t1, d1, 1, err)) || (rc = check_state(w, t1, v1, 0, err)))
             return rc;

@@ -161,12 +161,12 @@ void kf_ga_free(kf_ga *g);
  * storage with the factors of the last step: not between steps' setups). */
 kf_linsol *kf_ga_solver(kf_ga *g);
 /*
- * One step from (d0, v0, a0, al0) at t over h into (d1, v1, a1, al1) (which
+ * One step of h ending at t1 from (d0, v0, a0, al0) into (d1, v1, a1, al1) (which
  * must not alias the inputs); counts evaluations (residual calls),
  * factorizations and solves into st.  KF_ENOCONV if Newton does not converge,
  * KF_EDIVERGE if a correction is not finite; a callback's own error passes on.
  */
-int kf_ga_step(kf_ga *g, double t, double h, const double *d0, const double *v0,
+int kf_ga_step(kf_ga *g, double t1, double h, const double *d0, const double *v0,
                const double *a0, const double *al0, double *d1, double *v1, double *a1,
                double *al1, kf_stats *st, kf_error *err);
 
