@@ -109,12 +109,6 @@ int kf_ga_create(kf_ga **out, const kf_ga_problem *p, const kf_ga_opts *o, kf_er
     return KF_OK;
 }
 
-/* Stored values of m (those of a band's fill-in rows stay zero in J). */
-static size_t mat_len(const kf_mat *m)
-{
-    return m->kind == KF_CSR ? (size_t)m->pat->nnz : (size_t)m->ld * (size_t)m->n;
-}
-
 /* The state of iterate a1: (d1, v1, al1) and the evaluation point (de, ve, ae). */
 static void ga_state(const kf_ga *g, double h, const double *d0, const double *v0,
                      const double *a0, const double *al0, const double *a1, double *d1,
@@ -179,7 +173,7 @@ int kf_ga_step(kf_ga *g, double t1, double h, const double *d0, const double *v0
             /* J every step; factored again only where it changed */
             if ((rc = g->p.jacobian(cm, cv, cd, &g->J, g->p.params, err)))
                 return rc;
-            fresh = !g->factored || memcmp(g->J.a, g->Jf.a, mat_len(&g->J) * sizeof(double));
+            fresh = !g->factored || memcmp(g->J.a, g->Jf.a, kf_mat_nvalues(&g->J) * sizeof(double));
             if (fresh)
                 kf_mat_copy(&g->Jf, &g->J);
         } else {

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-static size_t mat_size(const kf_mat *m)
+size_t kf_mat_nvalues(const kf_mat *m)
 {
     if (m->kind == KF_CSR)
         return m->pat ? (size_t)m->pat->nnz : 0;
@@ -69,7 +69,7 @@ int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *er
     }
     m->kind = kind;
     m->n = n;
-    m->a = kf_calloc(mat_size(m), sizeof(double));
+    m->a = kf_calloc(kf_mat_nvalues(m), sizeof(double));
     if (!m->a)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a %d x %d matrix", n, n);
     return KF_OK;
@@ -104,13 +104,13 @@ static void stored_rows(const kf_mat *m, int *r0, int *nr)
 void kf_mat_zero(kf_mat *m)
 {
     if (m->kind == KF_CSR) {
-        memset(m->a, 0, mat_size(m) * sizeof(double));
+        memset(m->a, 0, kf_mat_nvalues(m) * sizeof(double));
         return;
     }
     int r0, nr;
     stored_rows(m, &r0, &nr);
     if (r0 == 0) {
-        memset(m->a, 0, mat_size(m) * sizeof(double));
+        memset(m->a, 0, kf_mat_nvalues(m) * sizeof(double));
         return;
     }
     for (int j = 0; j < m->n; j++)
@@ -127,7 +127,7 @@ int kf_mat_finite(const kf_mat *m)
 {
     /* the storage outside the matrix (and the band's fill rows) is kept at
      * zero, so the whole array can be scanned */
-    return kf_vec_finite(mat_size(m), m->a);
+    return kf_vec_finite(kf_mat_nvalues(m), m->a);
 }
 
 int kf_vec_finite(size_t n, const double *x)
@@ -188,7 +188,7 @@ int kf_mat_add(kf_mat *m, int i, int j, double v)
 void kf_mat_copy(kf_mat *dst, const kf_mat *src)
 {
     if (src->kind == KF_CSR) {
-        memcpy(dst->a, src->a, mat_size(src) * sizeof(double));
+        memcpy(dst->a, src->a, kf_mat_nvalues(src) * sizeof(double));
         return;
     }
     int r0, nr;
@@ -201,7 +201,7 @@ void kf_mat_copy(kf_mat *dst, const kf_mat *src)
 void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x)
 {
     if (y->kind == KF_CSR) { /* one pattern: an axpy over the values */
-        size_t nnz = mat_size(y);
+        size_t nnz = kf_mat_nvalues(y);
         double *restrict yv = y->a;
         const double *restrict xv = x->a;
         for (size_t k = 0; k < nnz; k++)
@@ -222,7 +222,7 @@ void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x)
 void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat *x2)
 {
     if (y->kind == KF_CSR) { /* one pattern: entry by entry over the values */
-        size_t nnz = mat_size(y);
+        size_t nnz = kf_mat_nvalues(y);
         double *restrict yv = y->a;
         const double *restrict v1 = x1->a, *restrict v2 = x2->a;
         for (size_t k = 0; k < nnz; k++)
@@ -243,7 +243,7 @@ void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat 
 void kf_mat_scale(kf_mat *y, double alpha)
 {
     if (y->kind == KF_CSR) {
-        size_t nnz = mat_size(y);
+        size_t nnz = kf_mat_nvalues(y);
         for (size_t k = 0; k < nnz; k++)
             y->a[k] *= alpha;
         return;

@@ -2008,12 +2008,36 @@ static void test_csr(void)
     for (int i = 0; i < 72; i++)
         dq = fmax(dq, fabs(q[i] - q[72 + i]));
     CHECK(dy <= 1e-14 * sy && dq == 0.0, "CSR vs dense products: %g of %g, loads %g", dy, sy, dq);
-    /* an entry outside the pattern is refused; LU and reduction are not for CSR */
+    /* an entry outside the pattern is refused; LU is not for CSR */
     CHECK(kf_mat_add(&Cs, 0, n - 1, 1.0) == KF_EINVAL, "outside the pattern");
     CHECK(kf_mat_lu(&Cs, NULL, &err) == KF_EINVAL && !strcmp(err.arg, "storage"), "%s", err.msg);
-    kf_body *r = NULL;
-    int map[2] = {0, 1};
-    CHECK(kf_body_reduce(bs, 2, map, 0, &r, &err) == KF_EINVAL && !r, "%s", err.msg);
+    /* a CSR body reduces onto the pattern of its kept DOFs: the entries of the dense
+     * body's reduction (the integrators' sparse path, docs/theory.md section 4.13);
+     * a dense damping matrix and a bad map are refused */
+    kf_body *r = NULL, *rd = NULL;
+    int map[5] = {0, 1, 5, 7, 20};
+    CHECK(kf_body_reduce(bs, 5, map, 0, &r, &err) == KF_OK && r->M.kind == KF_CSR &&
+              r->pattern && r->pattern->n == 5,
+          "%s", err.msg);
+    CHECK(kf_body_reduce(bd, 5, map, 0, &rd, &err) == KF_OK, "%s", err.msg);
+    if (r && rd) {
+        double dm = 0.0, sm = 0.0;
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 5; j++) {
+                dm = fmax(dm, fabs(kf_mat_get(&r->M, i, j) - kf_mat_get(&rd->M, i, j)));
+                dm = fmax(dm, fabs(kf_mat_get(&r->K, i, j) - kf_mat_get(&rd->K, i, j)) * 1e-11);
+                dm = fmax(dm, fabs(kf_mat_get(&r->S[1], i, j) - kf_mat_get(&rd->S[1], i, j)));
+                sm = fmax(sm, fabs(kf_mat_get(&rd->M, i, j)));
+            }
+        CHECK(dm <= 1e-14 * sm, "reduced CSR vs dense: %g of %g", dm, sm);
+        CHECK(r->Mo[2] == rd->Mo[2] && r->s[3] == rd->s[3], "reduced vectors");
+    }
+    kf_body_free(r);
+    kf_body_free(rd);
+    r = NULL;
+    CHECK(kf_body_reduce(bs, 5, map, 1, &r, &err) == KF_EINVAL && !r, "%s", err.msg);
+    map[2] = 0;
+    CHECK(kf_body_reduce(bs, 5, map, 0, &r, &err) == KF_EINVAL && !r, "%s", err.msg);
     /* the dense eigen solver works on a CSR body (its reduction reads entries) */
     unsigned char fixed[24] = {0};
     fixed[0] = fixed[1] = fixed[8] = fixed[9] = 1; /* nodes 0 and 4 */
