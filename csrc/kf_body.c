@@ -983,11 +983,8 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
     if (b->pattern && dense)
         return kf_fail(err, KF_EINVAL, "damping", "a body in sparse (CSR) storage takes no "
                        "dense damping matrix (use Rayleigh damping)");
-    for (int i = 0; i < n; i++)
-        if (map[i] < 0 || map[i] >= b->ndof || (i > 0 && map[i] <= map[i - 1]))
-            return kf_fail(err, KF_EINVAL, "map",
-                           "DOF map must be increasing indices in 0..%d (entry %d is %d)",
-                           b->ndof - 1, i, map[i]);
+    if (kf_check_map(n, map, b->ndof, err))
+        return KF_EINVAL;
     kf_body *r = kf_calloc(1, sizeof *r);
     if (!r)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body");

@@ -318,16 +318,23 @@ static void to_dense(const kf_mat *A, double *out, int rowmajor)
 void kf_mat_to_rowmajor(const kf_mat *A, double *out) { to_dense(A, out, 1); }
 void kf_mat_to_colmajor(const kf_mat *A, double *out) { to_dense(A, out, 0); }
 
+int kf_check_map(int n, const int *map, int size, kf_error *err)
+{
+    for (int i = 0; i < n; i++)
+        if (map[i] < 0 || map[i] >= size || (i > 0 && map[i] <= map[i - 1]))
+            return kf_fail(err, KF_EINVAL, "map",
+                           "DOF map must be increasing indices in 0..%d (entry %d is %d)",
+                           size - 1, i, map[i]);
+    return KF_OK;
+}
+
 int kf_mat_extract(kf_mat *dst, const kf_mat *src, int n, const int *map, kf_error *err)
 {
     if (src->kind == KF_CSR)
-        return kf_fail(err, KF_EINVAL, "storage", "sparse (CSR) matrices are not reduced in "
-                       "the core: meshes eliminate supports in the sparse solvers");
-    for (int i = 0; i < n; i++)
-        if (map[i] < 0 || map[i] >= src->n || (i > 0 && map[i] <= map[i - 1]))
-            return kf_fail(err, KF_EINVAL, "map",
-                           "DOF map must be increasing indices in 0..%d (entry %d is %d)",
-                           src->n - 1, i, map[i]);
+        return kf_fail(err, KF_EINVAL, "storage", "sparse (CSR) matrices are reduced with "
+                       "their body (kf_body_reduce), onto a reduced pattern");
+    if (kf_check_map(n, map, src->n, err))
+        return KF_EINVAL;
     int rc = kf_mat_alloc(dst, src->kind, n, src->kl, src->ku, err);
     if (rc)
         return rc;
