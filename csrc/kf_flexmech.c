@@ -57,7 +57,15 @@ typedef struct flink {
     double end_sign[MAX_ENDS];
     double kg[3], kg_old[3];    /* the axial force of the current state (K_G) */
     double *KGs, kgs[3];        /* sum_c kg[c] KG[c] (nf x nf) for the kg held in kgs */
+    /* the half-bandwidth of M, K, G and K_G (a chain of elements: a few DOFs of a node
+     * pair): every loop over their entries runs over the band only, adding exactly the
+     * terms a full loop adds other than zeros, so the results are the same bit for bit */
+    int bw;
 } flink;
+
+/* Row i's (or column i's) band of a link's matrices: j in [lo, hi). */
+static inline int band_lo(const flink *L, int i) { return i - L->bw > 0 ? i - L->bw : 0; }
+static inline int band_hi(const flink *L, int i) { return i + L->bw + 1 < L->nf ? i + L->bw + 1 : L->nf; }
 
 struct kf_flexmech {
     const kf_mech *m;
@@ -242,6 +250,12 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
         if (rc)
             return rc;
     }
+    const double *mats[6] = {L->M, L->K, L->G, L->KG[0], L->KG[1], L->KG[2]};
+    for (int k = 0; k < (L->geometric ? 6 : 3); k++)
+        for (int j = 0; j < nf; j++)
+            for (int i = 0; i < nf; i++)
+                if (mats[k][i + (size_t)j * nf] != 0.0 && abs(i - j) > L->bw)
+                    L->bw = abs(i - j);
     return KF_OK;
 }
 
@@ -318,9 +332,10 @@ static double dotn(int n, const double *a, const double *b)
     return s;
 }
 
-/* y = A x, A nf x nf column-major */
-static void matvec(int n, const double *A, const double *x, double *y)
+/* y = A x, A a link's nf x nf column-major matrix (its band) */
+static void matvec(const flink *L, const double *A, const double *x, double *y)
 {
+    int n = L->nf;
     for (int i = 0; i < n; i++)
         y[i] = 0.0;
     for (int j = 0; j < n; j++) {
@@ -328,7 +343,7 @@ static void matvec(int n, const double *A, const double *x, double *y)
         if (xj == 0.0)
             continue;
         const double *c = A + (size_t)j * n;
-        for (int i = 0; i < n; i++)
+        for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
             y[i] += c[i] * xj;
     }
 }
@@ -361,7 +376,7 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         double Sdd[2] = {dotn(nf, L->Mox, ddl), dotn(nf, L->Moy, ddl)};
         /* M d into this link's slot of F_d (overwritten at the end) */
         double *Fd = w->Fd + L->off;
-        matvec(nf, L->M, dl, Fd);
+        matvec(L, L->M, dl, Fd);
         double dMd = dotn(nf, dl, Fd), dMdd = dotn(nf, ddl, Fd); /* d.M d'  = d'.M d */
         double Irho = L->Jc + 2.0 * dotn(nf, L->b, dl) + dMd;
         /* mass blocks: rigid part of the link body */
@@ -377,7 +392,7 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
             w->Mqd[r0 + col] = c * L->Mox[i] - s * L->Moy[i];
             w->Mqd[r0 + 1 + col] = s * L->Mox[i] + c * L->Moy[i];
             double gdi = 0.0;
-            for (int j = 0; j < nf; j++)
+            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++)
                 gdi += L->G[i + (size_t)j * nf] * dl[j];
             w->Mqd[r0 + 2 + col] = L->h[i] + gdi;
         }
@@ -391,7 +406,7 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d' */
         for (int i = 0; i < nf; i++) {
             double Mdi = Fd[i], gddi = 0.0, Kdi = 0.0, Kddi = 0.0, Mddi = 0.0;
-            for (int j = 0; j < nf; j++) {
+            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++) {
                 size_t ij = i + (size_t)j * nf;
                 gddi += L->G[ij] * ddl[j];
                 Kdi += L->K[ij] * dl[j];
@@ -465,7 +480,7 @@ static void project(kf_flexmech *w)
     for (int l = 0; l < w->nl; l++) {
         const flink *L = w->L + l;
         for (int j = 0; j < L->nf; j++)
-            for (int i = 0; i < L->nf; i++)
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
                 w->Mbar[nf + L->off + i + (size_t)(nf + L->off + j) * np] =
                     L->M[i + (size_t)j * L->nf];
     }
@@ -554,10 +569,12 @@ static int reactions(kf_flexmech *w, const double *a, kf_error *err)
 static const double *geometric(flink *L)
 {
     if (L->kg[0] != L->kgs[0] || L->kg[1] != L->kgs[1] || L->kg[2] != L->kgs[2]) {
-        size_t nn = (size_t)L->nf * L->nf;
-        for (size_t ij = 0; ij < nn; ij++)
-            L->KGs[ij] = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
-                         L->kg[2] * L->KG[2][ij];
+        for (int j = 0; j < L->nf; j++)
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
+                size_t ij = i + (size_t)j * L->nf;
+                L->KGs[ij] = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
+                             L->kg[2] * L->KG[2][ij];
+            }
         memcpy(L->kgs, L->kg, sizeof L->kg);
     }
     return L->KGs;
@@ -573,7 +590,7 @@ static void add_geometric(kf_flexmech *w, const double *d)
         const double *KG = geometric(L);
         for (int i = 0; i < L->nf; i++) {
             double s = 0.0;
-            for (int j = 0; j < L->nf; j++)
+            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++)
                 s += KG[i + (size_t)j * L->nf] * d[L->off + j];
             w->rhs[nf + L->off + i] -= s;
         }
@@ -593,7 +610,7 @@ static void effective(kf_flexmech *w, double cv, double cd, double *S)
         double om = w->kin.qd[3 * L->body + 2];
         const double *KG = L->geometric ? geometric(L) : NULL;
         for (int j = 0; j < L->nf; j++)
-            for (int i = 0; i < L->nf; i++) {
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
                 size_t ij = i + (size_t)j * L->nf;
                 double K = L->K[ij];
                 if (KG)
@@ -725,28 +742,70 @@ static int flex_residual(double t1, const double *p1, const double *v1, const do
         return rc;
     }
     add_geometric(w, p1 + w->nzf);
-    for (int i = 0; i < np; i++) {
+    /* Mbar: dense rows and columns of the free rigid coordinates, each link's band
+     * (its M) on the elastic diagonal, zeros elsewhere (skipped: the same sums) */
+    int nf = w->nzf;
+    for (int i = 0; i < nf; i++) {
         double s = -w->rhs[i];
         for (int j = 0; j < np; j++)
             s += w->Mbar[i + (size_t)j * np] * a1[j];
         R[i] = s;
     }
+    for (int l = 0; l < w->nl; l++) {
+        const flink *L = w->L + l;
+        for (int il = 0; il < L->nf; il++) {
+            int i = nf + L->off + il;
+            double s = -w->rhs[i];
+            for (int j = 0; j < nf; j++)
+                s += w->Mbar[i + (size_t)j * np] * a1[j];
+            for (int jl = band_lo(L, il), hi = band_hi(L, il); jl < hi; jl++)
+                s += w->Mbar[i + (size_t)(nf + L->off + jl) * np] * a1[nf + L->off + jl];
+            R[i] = s;
+        }
+    }
     return KF_OK;
 }
 
-/* The iteration matrix (cm = 1 in the algorithmic form): effective(). */
+/* The iteration matrix (cm = 1 in the algorithmic form): effective(), or with every
+ * rigid coordinate prescribed (Mbar then the links' M on the diagonal) the same
+ * entries in band storage, for a band LU. */
 static int flex_jacobian(double cm, double cv, double cd, kf_mat *J, void *params,
                          kf_error *err)
 {
     (void)cm, (void)err;
-    effective(((flex_run *)params)->w, cv, cd, J->a);
+    kf_flexmech *w = ((flex_run *)params)->w;
+    if (J->kind != KF_BAND) {
+        effective(w, cv, cd, J->a);
+        return KF_OK;
+    }
+    int np = w->nd, d0 = J->kl + J->ku; /* A(i,j) at a[d0 + i - j + j ld] */
+    for (int l = 0; l < w->nl; l++) {
+        flink *L = w->L + l;
+        double om = w->kin.qd[3 * L->body + 2];
+        const double *KG = L->geometric ? geometric(L) : NULL;
+        for (int j = 0; j < L->nf; j++)
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
+                size_t ij = i + (size_t)j * L->nf;
+                int I = L->off + i, Jc = L->off + j;
+                double K = L->K[ij];
+                if (KG)
+                    K += KG[ij];
+                J->a[d0 + I - Jc + (size_t)Jc * J->ld] =
+                    w->Mbar[I + (size_t)Jc * np] +
+                    (cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
+                     cd * (K - om * om * L->M[ij]));
+            }
+    }
     return KF_OK;
 }
 
+/* A band LU where the iteration matrix is a band (no free rigid coordinate), else the
+ * small dense LU (a few dozen unknowns: below a LAPACK call's own cost). */
 static int flex_linsol(kf_linsol **out, const kf_mat *like, void *params, kf_error *err)
 {
     (void)params;
-    return kf_linsol_small(out, like, err);
+    return like->kind == KF_BAND ? kf_linsol_lapack(out, like, err)
+                                 : kf_linsol_small(out, like, err);
 }
 
 int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
@@ -801,7 +860,12 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     for (int l = 0; l < w->nl; l++)
         geo |= w->L[l].geometric;
     flex_run fr = {w, drives, t[0], z0, geo};
+    int bw = 0;
+    for (int l = 0; l < w->nl; l++)
+        bw = w->L[l].bw > bw ? w->L[l].bw : bw;
     kf_mat like = {KF_DENSE, np, np - 1, np - 1, np, NULL, NULL};
+    if (nf == 0 && 3 * bw < np) /* every rigid coordinate prescribed: a band */
+        like = (kf_mat){KF_BAND, np, bw, bw, 3 * bw + 1, NULL, NULL};
     kf_ga_problem gp = {np, &like, flex_residual, flex_jacobian, &fr};
     kf_ga_opts go = {.form = KF_GA_ALGORITHMIC, .tol = o->tol, .max_iter = o->max_iter,
                      .refactor_rate = KF_FLEX_RATE, .linsol = flex_linsol};
