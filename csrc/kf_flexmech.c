@@ -597,14 +597,15 @@ static void add_geometric(kf_flexmech *w, const double *d)
     }
 }
 
-/* The effective matrix S = Mbar + cv (damping + 2 omega G) + cd (K + K_G - omega^2 M)
+/* The effective matrix J = Mbar + cv (damping + 2 omega G) + cd (K + K_G - omega^2 M)
  * over the elastic block: the tangent of the elastic forces (the rigid coordinates'
  * own tangent is left out: Newton converges with the rate of what it omits, of
  * order h omega and h^2 k / m). */
-static void effective(kf_flexmech *w, double cv, double cd, double *S)
+static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
 {
-    int nf = w->nzf, np = nf + w->nd;
-    memcpy(S, w->Mbar, (size_t)np * np * sizeof(double));
+    int nf = w->nzf, np = nf + w->nd, band = J->kind == KF_BAND;
+    if (!band)
+        memcpy(J->a, w->Mbar, (size_t)np * np * sizeof(double));
     for (int l = 0; l < w->nl; l++) {
         flink *L = w->L + l;
         double om = w->kin.qd[3 * L->body + 2];
@@ -612,12 +613,16 @@ static void effective(kf_flexmech *w, double cv, double cd, double *S)
         for (int j = 0; j < L->nf; j++)
             for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
                 size_t ij = i + (size_t)j * L->nf;
+                int I = nf + L->off + i, C = nf + L->off + j;
                 double K = L->K[ij];
                 if (KG)
                     K += KG[ij];
-                S[nf + L->off + i + (size_t)(nf + L->off + j) * np] +=
-                    cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
-                    cd * (K - om * om * L->M[ij]);
+                /* band storage (no free rigid coordinate): A(I,C) at a[kl + ku + I - C + C ld] */
+                double *e = band ? J->a + (J->kl + J->ku + I - C) + (size_t)C * J->ld
+                                 : J->a + I + (size_t)C * np;
+                *e = w->Mbar[I + (size_t)C * np] +
+                     (cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
+                      cd * (K - om * om * L->M[ij]));
             }
     }
 }
@@ -766,36 +771,14 @@ static int flex_residual(double t1, const double *p1, const double *v1, const do
     return KF_OK;
 }
 
-/* The iteration matrix (cm = 1 in the algorithmic form): effective(), or with every
- * rigid coordinate prescribed (Mbar then the links' M on the diagonal) the same
- * entries in band storage, for a band LU. */
+/* The iteration matrix (cm = 1 in the algorithmic form): effective(), dense, or with
+ * every rigid coordinate prescribed (Mbar then the links' M on the diagonal) in band
+ * storage, for a band LU. */
 static int flex_jacobian(double cm, double cv, double cd, kf_mat *J, void *params,
                          kf_error *err)
 {
     (void)cm, (void)err;
-    kf_flexmech *w = ((flex_run *)params)->w;
-    if (J->kind != KF_BAND) {
-        effective(w, cv, cd, J->a);
-        return KF_OK;
-    }
-    int np = w->nd, d0 = J->kl + J->ku; /* A(i,j) at a[d0 + i - j + j ld] */
-    for (int l = 0; l < w->nl; l++) {
-        flink *L = w->L + l;
-        double om = w->kin.qd[3 * L->body + 2];
-        const double *KG = L->geometric ? geometric(L) : NULL;
-        for (int j = 0; j < L->nf; j++)
-            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
-                size_t ij = i + (size_t)j * L->nf;
-                int I = L->off + i, Jc = L->off + j;
-                double K = L->K[ij];
-                if (KG)
-                    K += KG[ij];
-                J->a[d0 + I - Jc + (size_t)Jc * J->ld] =
-                    w->Mbar[I + (size_t)Jc * np] +
-                    (cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
-                     cd * (K - om * om * L->M[ij]));
-            }
-    }
+    effective(((flex_run *)params)->w, cv, cd, J);
     return KF_OK;
 }
 
