@@ -237,7 +237,6 @@ struct kf_integ {
     kf_mat A, B;
     kf_linsol *Msol;
     kf_ga *ga;
-    kf_stats *st; /* the run's statistics, for the stepper's callbacks */
     /* vectors of length n */
     double *f, *h, *r, *s, *u, *z;
     /* implicit: d, v, a at t_n and t_{n+1} */
@@ -393,11 +392,17 @@ static int stopped(int rc, double t, kf_error *err)
     return rc;
 }
 
+/* C -> A, K -> B, f -> f (counted by the caller) */
+static int call_second(kf_integ *w, double t, kf_error *err)
+{
+    err->code = 0;
+    return stopped(w->p.second(t, &w->A, &w->B, w->f, w->p.params, err), t, err);
+}
+
 static int eval_second(kf_integ *w, double t, kf_stats *st, kf_error *err)
 {
     st->evaluations++;
-    err->code = 0;
-    return stopped(w->p.second(t, &w->A, &w->B, w->f, w->p.params, err), t, err);
+    return call_second(w, t, err);
 }
 
 /* G -> A, K_H -> B, h -> h, b -> r */
@@ -566,13 +571,13 @@ static int emit(kf_integ *w, double tk, int k, const double *d, const double *v,
 /* ---------------------------------------------------------------- implicit methods */
 
 /* The stepper's residual of M d'' + C d' + K d = f: R = M a + C v + K d - f(t),
- * one evaluation of the problem. */
+ * one evaluation of the problem (the stepper counts it). */
 static int lin2_residual(double t, const double *d, const double *v, const double *a, int iter,
                          double *R, void *params, kf_error *err)
 {
     (void)iter;
     kf_integ *w = params;
-    int n = w->n, rc = eval_second(w, t, w->st, err);
+    int n = w->n, rc = call_second(w, t, err);
     if (rc)
         return callback_status(rc, t, err);
     for (int i = 0; i < n; i++)
@@ -615,7 +620,6 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
                        w->o.dt, nsteps_f, tend, w->o.max_steps);
     long nsteps = nsteps_f < 1.0 ? 1 : (long)nsteps_f;
     double h = span / (double)nsteps;
-    w->st = st;
 
     /* initial acceleration: M a0 = f - C v0 - K d0 */
     int rc = factor_M(w, st, err);
