@@ -30,6 +30,7 @@
 #include "kf_core.h"
 #include "kf_lapack.h"
 #include "kf_matrix.h"
+#include "kf_solver.h"
 #include "kf_element.h"
 #include "kf_body.h"
 #include "kf_eig.h"

@@ -910,14 +910,81 @@ static int reduce_mat(kf_mat *dst, const kf_mat *src, int n, const int *map, kf_
     return rc;
 }
 
+/*
+ * The CSR pattern p restricted to the rows and columns map[0..n-1]
+ * (increasing, checked by the caller) and, for each of its entries, the
+ * position of the same entry in p (keep, nnz of the result).
+ */
+static int reduce_pattern(const kf_pattern *p, int n, const int *map, kf_pattern **out,
+                          int **keep, kf_error *err)
+{
+    *out = NULL;
+    *keep = NULL;
+    kf_pattern *r = kf_calloc(1, sizeof *r);
+    int *inv = kf_calloc((size_t)p->n + 1, sizeof(int));
+    int rc = KF_OK;
+    if (!r || !inv || !(r->ptr = kf_calloc((size_t)n + 1, sizeof(int)))) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced pattern of %d rows", n);
+        goto done;
+    }
+    for (int i = 0; i < p->n; i++)
+        inv[i] = -1;
+    for (int i = 0; i < n; i++)
+        inv[map[i]] = i;
+    int nnz = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = p->ptr[map[i]]; k < p->ptr[map[i] + 1]; k++)
+            nnz += inv[p->col[k]] >= 0;
+        r->ptr[i + 1] = nnz;
+    }
+    r->n = n;
+    r->nnz = nnz;
+    r->col = kf_calloc((size_t)nnz + 1, sizeof(int));
+    *keep = kf_calloc((size_t)nnz + 1, sizeof(int));
+    if (!r->col || !*keep) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced pattern of %d entries", nnz);
+        goto done;
+    }
+    /* map is increasing: the kept columns stay sorted */
+    for (int i = 0, q = 0; i < n; i++)
+        for (int k = p->ptr[map[i]]; k < p->ptr[map[i] + 1]; k++)
+            if (inv[p->col[k]] >= 0) {
+                r->col[q] = inv[p->col[k]];
+                (*keep)[q++] = k;
+            }
+done:
+    free(inv);
+    if (rc) {
+        kf_pattern_free(r);
+        free(*keep);
+        *keep = NULL;
+        return rc;
+    }
+    *out = r;
+    return KF_OK;
+}
+
+/* dst on the reduced pattern rp: the values of src at keep (src unset: dst unset). */
+static int reduce_csr(kf_mat *dst, const kf_mat *src, const kf_pattern *rp, const int *keep,
+                      kf_error *err)
+{
+    if (!src->a)
+        return KF_OK;
+    int rc = kf_mat_alloc_csr(dst, rp, err);
+    for (int q = 0; !rc && q < rp->nnz; q++)
+        dst->a[q] = src->a[keep[q]];
+    return rc;
+}
+
 int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
                    kf_error *err)
 {
     *out = NULL;
-    if (b->pattern)
-        return kf_fail(err, KF_EINVAL, "storage", "a body in sparse (CSR) storage is integrated "
-                       "by the sparse solvers (kanefem.simulate on a MeshBody), not reduced in "
-                       "the core");
+    if (b->pattern && dense)
+        return kf_fail(err, KF_EINVAL, "damping", "a body in sparse (CSR) storage takes no "
+                       "dense damping matrix (use Rayleigh damping)");
+    if (kf_check_map(n, map, b->ndof, err))
+        return KF_EINVAL;
     kf_body *r = kf_calloc(1, sizeof *r);
     if (!r)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body");
@@ -935,13 +1002,29 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
     r->xb = b->xb;
     kf_storage kind = dense ? KF_DENSE : b->M.kind;
     int rc = KF_OK, dd = b->dim * b->dim;
-    for (int k = 0; k < dd && !rc; k++)
+    if (b->pattern) { /* sparse: every matrix on the pattern of the free DOFs */
+        int *keep = NULL;
+        rc = reduce_pattern(b->pattern, n, map, &r->pattern, &keep, err);
+        for (int k = 0; k < dd && !rc; k++)
+            rc = reduce_csr(&r->S[k], &b->S[k], r->pattern, keep, err);
+        if (!rc)
+            rc = reduce_csr(&r->M, &b->M, r->pattern, keep, err);
+        if (!rc)
+            rc = reduce_csr(&r->K, &b->K, r->pattern, keep, err);
+        for (int k = 0; k < 3 && !rc; k++) {
+            rc = reduce_csr(&r->KG[k], &b->KG[k], r->pattern, keep, err);
+            if (!rc)
+                rc = reduce_csr(&r->P[k], &b->P[k], r->pattern, keep, err);
+        }
+        free(keep);
+    }
+    for (int k = 0; k < dd && !rc && !b->pattern; k++)
         rc = reduce_mat(&r->S[k], &b->S[k], n, map, kind, err);
-    if (!rc)
+    if (!rc && !b->pattern)
         rc = reduce_mat(&r->M, &b->M, n, map, kind, err);
-    if (!rc)
+    if (!rc && !b->pattern)
         rc = reduce_mat(&r->K, &b->K, n, map, kind, err);
-    for (int k = 0; k < 3 && !rc; k++) {
+    for (int k = 0; k < 3 && !rc && !b->pattern; k++) {
         if (b->KG[k].a)
             rc = reduce_mat(&r->KG[k], &b->KG[k], n, map, kind, err);
         if (!rc && b->P[k].a)

@@ -492,7 +492,7 @@ static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b,
 /* Nonzero if every stored entry of A is zero. */
 static int mat_is_zero(const kf_mat *A)
 {
-    size_t len = (size_t)A->ld * A->n;
+    size_t len = kf_mat_nvalues(A);
     for (size_t k = 0; k < len; k++)
         if (A->a[k] != 0.0)
             return 0;

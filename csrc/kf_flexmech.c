@@ -57,7 +57,15 @@ typedef struct flink {
     double end_sign[MAX_ENDS];
     double kg[3], kg_old[3];    /* the axial force of the current state (K_G) */
     double *KGs, kgs[3];        /* sum_c kg[c] KG[c] (nf x nf) for the kg held in kgs */
+    /* the half-bandwidth of M, K, G and K_G (a chain of elements: a few DOFs of a node
+     * pair): every loop over their entries runs over the band only, adding exactly the
+     * terms a full loop adds other than zeros, so the results are the same bit for bit */
+    int bw;
 } flink;
+
+/* Row i's (or column i's) band of a link's matrices: j in [lo, hi). */
+static inline int band_lo(const flink *L, int i) { return i - L->bw > 0 ? i - L->bw : 0; }
+static inline int band_hi(const flink *L, int i) { return i + L->bw + 1 < L->nf ? i + L->bw + 1 : L->nf; }
 
 struct kf_flexmech {
     const kf_mech *m;
@@ -242,6 +250,12 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
         if (rc)
             return rc;
     }
+    const double *mats[6] = {L->M, L->K, L->G, L->KG[0], L->KG[1], L->KG[2]};
+    for (int k = 0; k < (L->geometric ? 6 : 3); k++)
+        for (int j = 0; j < nf; j++)
+            for (int i = 0; i < nf; i++)
+                if (mats[k][i + (size_t)j * nf] != 0.0 && abs(i - j) > L->bw)
+                    L->bw = abs(i - j);
     return KF_OK;
 }
 
@@ -318,9 +332,10 @@ static double dotn(int n, const double *a, const double *b)
     return s;
 }
 
-/* y = A x, A nf x nf column-major */
-static void matvec(int n, const double *A, const double *x, double *y)
+/* y = A x, A a link's nf x nf column-major matrix (its band) */
+static void matvec(const flink *L, const double *A, const double *x, double *y)
 {
+    int n = L->nf;
     for (int i = 0; i < n; i++)
         y[i] = 0.0;
     for (int j = 0; j < n; j++) {
@@ -328,7 +343,7 @@ static void matvec(int n, const double *A, const double *x, double *y)
         if (xj == 0.0)
             continue;
         const double *c = A + (size_t)j * n;
-        for (int i = 0; i < n; i++)
+        for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
             y[i] += c[i] * xj;
     }
 }
@@ -361,7 +376,7 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         double Sdd[2] = {dotn(nf, L->Mox, ddl), dotn(nf, L->Moy, ddl)};
         /* M d into this link's slot of F_d (overwritten at the end) */
         double *Fd = w->Fd + L->off;
-        matvec(nf, L->M, dl, Fd);
+        matvec(L, L->M, dl, Fd);
         double dMd = dotn(nf, dl, Fd), dMdd = dotn(nf, ddl, Fd); /* d.M d'  = d'.M d */
         double Irho = L->Jc + 2.0 * dotn(nf, L->b, dl) + dMd;
         /* mass blocks: rigid part of the link body */
@@ -377,7 +392,7 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
             w->Mqd[r0 + col] = c * L->Mox[i] - s * L->Moy[i];
             w->Mqd[r0 + 1 + col] = s * L->Mox[i] + c * L->Moy[i];
             double gdi = 0.0;
-            for (int j = 0; j < nf; j++)
+            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++)
                 gdi += L->G[i + (size_t)j * nf] * dl[j];
             w->Mqd[r0 + 2 + col] = L->h[i] + gdi;
         }
@@ -391,7 +406,7 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d' */
         for (int i = 0; i < nf; i++) {
             double Mdi = Fd[i], gddi = 0.0, Kdi = 0.0, Kddi = 0.0, Mddi = 0.0;
-            for (int j = 0; j < nf; j++) {
+            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++) {
                 size_t ij = i + (size_t)j * nf;
                 gddi += L->G[ij] * ddl[j];
                 Kdi += L->K[ij] * dl[j];
@@ -465,7 +480,7 @@ static void project(kf_flexmech *w)
     for (int l = 0; l < w->nl; l++) {
         const flink *L = w->L + l;
         for (int j = 0; j < L->nf; j++)
-            for (int i = 0; i < L->nf; i++)
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
                 w->Mbar[nf + L->off + i + (size_t)(nf + L->off + j) * np] =
                     L->M[i + (size_t)j * L->nf];
     }
@@ -554,10 +569,12 @@ static int reactions(kf_flexmech *w, const double *a, kf_error *err)
 static const double *geometric(flink *L)
 {
     if (L->kg[0] != L->kgs[0] || L->kg[1] != L->kgs[1] || L->kg[2] != L->kgs[2]) {
-        size_t nn = (size_t)L->nf * L->nf;
-        for (size_t ij = 0; ij < nn; ij++)
-            L->KGs[ij] = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
-                         L->kg[2] * L->KG[2][ij];
+        for (int j = 0; j < L->nf; j++)
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
+                size_t ij = i + (size_t)j * L->nf;
+                L->KGs[ij] = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
+                             L->kg[2] * L->KG[2][ij];
+            }
         memcpy(L->kgs, L->kg, sizeof L->kg);
     }
     return L->KGs;
@@ -573,34 +590,39 @@ static void add_geometric(kf_flexmech *w, const double *d)
         const double *KG = geometric(L);
         for (int i = 0; i < L->nf; i++) {
             double s = 0.0;
-            for (int j = 0; j < L->nf; j++)
+            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++)
                 s += KG[i + (size_t)j * L->nf] * d[L->off + j];
             w->rhs[nf + L->off + i] -= s;
         }
     }
 }
 
-/* The effective matrix S = Mbar + cv (damping + 2 omega G) + cd (K + K_G - omega^2 M)
+/* The effective matrix J = Mbar + cv (damping + 2 omega G) + cd (K + K_G - omega^2 M)
  * over the elastic block: the tangent of the elastic forces (the rigid coordinates'
  * own tangent is left out: Newton converges with the rate of what it omits, of
  * order h omega and h^2 k / m). */
-static void effective(kf_flexmech *w, double cv, double cd)
+static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
 {
-    int nf = w->nzf, np = nf + w->nd;
-    memcpy(w->S, w->Mbar, (size_t)np * np * sizeof(double));
+    int nf = w->nzf, np = nf + w->nd, band = J->kind == KF_BAND;
+    if (!band)
+        memcpy(J->a, w->Mbar, (size_t)np * np * sizeof(double));
     for (int l = 0; l < w->nl; l++) {
         flink *L = w->L + l;
         double om = w->kin.qd[3 * L->body + 2];
         const double *KG = L->geometric ? geometric(L) : NULL;
         for (int j = 0; j < L->nf; j++)
-            for (int i = 0; i < L->nf; i++) {
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
                 size_t ij = i + (size_t)j * L->nf;
+                int I = nf + L->off + i, C = nf + L->off + j;
                 double K = L->K[ij];
                 if (KG)
                     K += KG[ij];
-                w->S[nf + L->off + i + (size_t)(nf + L->off + j) * np] +=
-                    cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
-                    cd * (K - om * om * L->M[ij]);
+                /* band storage (no free rigid coordinate): A(I,C) at a[kl + ku + I - C + C ld] */
+                double *e = band ? J->a + (J->kl + J->ku + I - C) + (size_t)C * J->ld
+                                 : J->a + I + (size_t)C * np;
+                *e = w->Mbar[I + (size_t)C * np] +
+                     (cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
+                      cd * (K - om * om * L->M[ij]));
             }
     }
 }
@@ -695,6 +717,80 @@ int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, 
 
 /* ---------------------------------------------------------------- generalized-alpha */
 
+/* What the stepper's callbacks need of a run. */
+typedef struct flex_run {
+    kf_flexmech *w;
+    const kf_mech_drive *drives;
+    double t0;
+    const double *z0;
+    int geo;
+} flex_run;
+
+/* The residual Mbar(p) a - rhs(p, v) of the projected equations at the iterate;
+ * K_G at this iterate's axial forces, frozen after two iterations (the
+ * accelerations then change by round-off of their effect on N). */
+static int flex_residual(double t1, const double *p1, const double *v1, const double *a1,
+                         int it, double *R, void *params, kf_error *err)
+{
+    flex_run *fr = params;
+    kf_flexmech *w = fr->w;
+    int np = w->nzf + w->nd;
+    int rc = evaluate(w, fr->drives, t1, fr->t0, fr->z0, p1, v1, err);
+    if (!rc && fr->geo && it < 2)
+        rc = reactions(w, a1, err);
+    if (rc) {
+        if (rc == KF_EGEOM) {
+            kf_error e = *err;
+            kf_fail(err, KF_EGEOM, e.arg, "at t = %.9g s the motion leaves the assembly "
+                    "region: %.400s", t1, e.msg);
+        }
+        return rc;
+    }
+    add_geometric(w, p1 + w->nzf);
+    /* Mbar: dense rows and columns of the free rigid coordinates, each link's band
+     * (its M) on the elastic diagonal, zeros elsewhere (skipped: the same sums) */
+    int nf = w->nzf;
+    for (int i = 0; i < nf; i++) {
+        double s = -w->rhs[i];
+        for (int j = 0; j < np; j++)
+            s += w->Mbar[i + (size_t)j * np] * a1[j];
+        R[i] = s;
+    }
+    for (int l = 0; l < w->nl; l++) {
+        const flink *L = w->L + l;
+        for (int il = 0; il < L->nf; il++) {
+            int i = nf + L->off + il;
+            double s = -w->rhs[i];
+            for (int j = 0; j < nf; j++)
+                s += w->Mbar[i + (size_t)j * np] * a1[j];
+            for (int jl = band_lo(L, il), hi = band_hi(L, il); jl < hi; jl++)
+                s += w->Mbar[i + (size_t)(nf + L->off + jl) * np] * a1[nf + L->off + jl];
+            R[i] = s;
+        }
+    }
+    return KF_OK;
+}
+
+/* The iteration matrix (cm = 1 in the algorithmic form): effective(), dense, or with
+ * every rigid coordinate prescribed (Mbar then the links' M on the diagonal) in band
+ * storage, for a band LU. */
+static int flex_jacobian(double cm, double cv, double cd, kf_mat *J, void *params,
+                         kf_error *err)
+{
+    (void)cm, (void)err;
+    effective(((flex_run *)params)->w, cv, cd, J);
+    return KF_OK;
+}
+
+/* A band LU where the iteration matrix is a band (no free rigid coordinate), else the
+ * small dense LU (a few dozen unknowns: below a LAPACK call's own cost). */
+static int flex_linsol(kf_linsol **out, const kf_mat *like, void *params, kf_error *err)
+{
+    (void)params;
+    return like->kind == KF_BAND ? kf_linsol_lapack(out, like, err)
+                                 : kf_linsol_small(out, like, err);
+}
+
 int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
                     const double *zd0, const double *x0, int nt, const double *t,
                     const kf_flex_opts *o, double *states, double *elastic, double *joints,
@@ -732,25 +828,36 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     classify(w, drives);
     w->kin_ok = 0;
     int nf = w->nzf, np = nf + nd;
-    /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1}; da */
-    double *buf = kf_calloc(9 * (size_t)np + 1, sizeof(double));
+    /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1} */
+    double *buf = kf_calloc(8 * (size_t)np + 1, sizeof(double));
     if (!buf)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integrator (%d unknowns)", np);
     double *p0 = buf, *v0 = p0 + np, *a0 = v0 + np, *al0 = a0 + np;
-    double *p1 = al0 + np, *v1 = p1 + np, *a1 = v1 + np, *al1 = a1 + np, *da = al1 + np;
-    /* modified Newton: the effective matrix's factor kept across iterations and steps
-     * while the step is the same, refactored where the corrections shrink slowly (it
-     * changes with the state by O(h omega) and O(h^2 k / m)) */
-    double hfact = 0.0;
-    /* generalized-alpha (Chung and Hulbert 1993) in Arnold and Bruls' form */
-    double r = o->rho_inf, am = (2.0 * r - 1.0) / (r + 1.0), af = r / (r + 1.0);
-    double gam = 0.5 + af - am, bet = 0.25 * (gam + 0.5) * (gam + 0.5);
-    double kappa = (1.0 - af) / (1.0 - am);
-    kf_stats st = {0};
-    double tcur = t[0];
+    double *p1 = al0 + np, *v1 = p1 + np, *a1 = v1 + np, *al1 = a1 + np;
+    /* generalized-alpha (Chung and Hulbert 1993) in Arnold and Bruls' form on the
+     * core's stepper; modified Newton: the effective matrix's factor kept across
+     * iterations and steps while the step is the same, refactored where the
+     * corrections shrink slowly (it changes with the state by O(h omega) and
+     * O(h^2 k / m)) */
     int geo = 0;
     for (int l = 0; l < w->nl; l++)
         geo |= w->L[l].geometric;
+    flex_run fr = {w, drives, t[0], z0, geo};
+    int bw = 0;
+    for (int l = 0; l < w->nl; l++)
+        bw = w->L[l].bw > bw ? w->L[l].bw : bw;
+    kf_mat like = {KF_DENSE, np, np - 1, np - 1, np, NULL, NULL};
+    if (nf == 0 && 3 * bw < np) /* every rigid coordinate prescribed: a band */
+        like = (kf_mat){KF_BAND, np, bw, bw, 3 * bw + 1, NULL, NULL};
+    kf_ga_problem gp = {np, &like, flex_residual, flex_jacobian, &fr};
+    kf_ga_opts go = {.form = KF_GA_ALGORITHMIC, .tol = o->tol, .max_iter = o->max_iter,
+                     .refactor_rate = KF_FLEX_RATE, .linsol = flex_linsol};
+    kf_ga_coefficients(o->rho_inf, &go);
+    kf_ga *ga = NULL;
+    kf_stats st = {0};
+    double tcur = t[0];
+    if ((rc = kf_ga_create(&ga, &gp, &go, err)))
+        goto done;
     /* prescribed coordinates start where their drives are */
     for (int i = 0; i < nf; i++) {
         p0[i] = z0[w->free_idx[i]];
@@ -812,82 +919,10 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
                          tcur);
             goto done;
         }
-        /* predictor: a1 = a0; Newton on M(p) a - f(p, v) = 0 */
-        memcpy(a1, a0, (size_t)np * sizeof(double));
-        int conv = 0;
-        double scale = 0.0, prev = INFINITY, rate = 0.0;
-        for (int i = 0; i < np; i++)
-            scale = fmax(scale, fabs(a0[i]));
-        for (int it = 0; it < o->max_iter && !conv; it++) {
-            for (int i = 0; i < np; i++) {
-                al1[i] = ((1.0 - af) * a1[i] + af * a0[i] - am * al0[i]) / (1.0 - am);
-                p1[i] = p0[i] + h * v0[i] + h * h * ((0.5 - bet) * al0[i] + bet * al1[i]);
-                v1[i] = v0[i] + h * ((1.0 - gam) * al0[i] + gam * al1[i]);
-            }
-            rc = evaluate(w, drives, t1, t[0], z0, p1, v1, err);
-            st.evaluations++;
-            /* K_G at this iterate's axial forces; frozen after two iterations (the
-             * accelerations then change by round-off of their effect on N) */
-            if (!rc && geo && it < 2)
-                rc = reactions(w, a1, err);
-            if (rc) {
-                if (rc == KF_EGEOM) {
-                    kf_error e = *err;
-                    kf_fail(err, KF_EGEOM, e.arg, "at t = %.9g s the motion leaves the assembly "
-                            "region: %.400s", t1, e.msg);
-                }
-                goto done;
-            }
-            add_geometric(w, p1 + nf);
-            /* residual r = Mbar a - rhs into da */
-            for (int i = 0; i < np; i++) {
-                double s = -w->rhs[i];
-                for (int j = 0; j < np; j++)
-                    s += w->Mbar[i + (size_t)j * np] * a1[j];
-                da[i] = -s;
-            }
-            int fresh = fabs(h - hfact) > 1e-9 * h || (it > 0 && !(rate < KF_FLEX_RATE));
-            if (fresh) {
-                effective(w, h * gam * kappa, h * h * bet * kappa);
-                st.factorizations++;
-                hfact = h;
-            }
-            st.solves++;
-            if ((rc = kf_mech_dense_solve(np, w->S, w->ipiv, fresh, 1, da, err)))
-                goto done;
-            double step = 0.0;
-            for (int i = 0; i < np; i++) {
-                a1[i] += da[i];
-                step = fmax(step, fabs(da[i]));
-                scale = fmax(scale, fabs(a1[i]));
-            }
-            if (!isfinite(step)) {
-                rc = kf_fail(err, KF_EDIVERGE, "dt", "the solution became non-finite at t = "
-                             "%.9g s; try a smaller dt", t1);
-                goto done;
-            }
-            /* converged: this correction, or the ones still to come at its rate of
-             * convergence (rate / (1 - rate) of it, below 0.1 of it: SUNDIALS' test), below
-             * tol; or at round-off: the corrections stop shrinking while already far below
-             * the accelerations' own size */
-            rate = it > 0 ? step / prev : 0.0;
-            conv = step <= o->tol * scale || step == 0.0 ||
-                   (it > 0 && rate < 0.09 && step * rate / (1.0 - rate) <= o->tol * scale) ||
-                   (it >= 2 && step >= 0.5 * prev && step <= 1e-6 * scale);
-            prev = step;
-        }
-        if (!conv) {
-            rc = kf_fail(err, KF_ENOCONV, "dt", "Newton's method did not converge in %d "
-                         "iterations at t = %.9g s (step %.3g s); try a smaller dt",
-                         o->max_iter, t1, h);
+        /* Newton on Mbar(p) a - rhs(p, v) = 0 from a1 = a0 */
+        if ((rc = kf_ga_step(ga, t1, h, p0, v0, a0, al0, p1, v1, a1, al1, &st, err)))
             goto done;
-        }
-        /* the converged state; at an output time its kinematics and forces */
-        for (int i = 0; i < np; i++) {
-            al1[i] = ((1.0 - af) * a1[i] + af * a0[i] - am * al0[i]) / (1.0 - am);
-            p1[i] = p0[i] + h * v0[i] + h * h * ((0.5 - bet) * al0[i] + bet * al1[i]);
-            v1[i] = v0[i] + h * ((1.0 - gam) * al0[i] + gam * al1[i]);
-        }
+        /* at an output time the kinematics and forces of the converged state */
         if (t1 == t[k]) {
             rc = evaluate(w, drives, t1, t[0], z0, p1, v1, err);
             st.evaluations++;
@@ -909,6 +944,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
 done:
     if (stats)
         *stats = st;
+    kf_ga_free(ga);
     free(buf);
     return rc;
 }

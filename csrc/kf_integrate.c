@@ -8,8 +8,10 @@
  *
  * Two families, one workspace:
  *   - fixed-step implicit: Newmark's average acceleration and the
- *     generalized-alpha method of Chung and Hulbert (1993).  One evaluation
- *     of C, K, f and one LU of the effective matrix per step; with a
+ *     generalized-alpha method of Chung and Hulbert (1993), both the core's
+ *     one generalized-alpha stepper (kf_ga, first in this file; the flexible
+ *     mechanism of kf_flexmech.c steps on it too).  One evaluation of C, K, f
+ *     per step, the effective matrix factored only where it changed; with a
  *     conservative system (C skew, K symmetric, f constant) Newmark conserves
  *     the quadratic energy exactly, which the tests use.
  *   - adaptive Dormand-Prince 5(4) on the state (d, d') (Lagrange) or (d, p)
@@ -17,8 +19,9 @@
  *     Hairer's dense output) with this file's right-hand side, outputs and
  *     divergence check as its callbacks.
  *
- * The integrator reaches the problem only through the kf_lin2 callbacks and
- * the matrices only through kf_mat, so the same code runs banded or dense.
+ * The integrator reaches the problem only through the kf_lin2 callbacks, the
+ * matrices only through kf_mat and their factors only through kf_linsol
+ * (kf_solver.h), so the same code runs dense, banded or sparse.
  * Everything is allocated in kf_integ_create; kf_integ_run does not
  * allocate.
  */
@@ -30,14 +33,210 @@
 #define KF_DEFAULT_MAX_STEPS 100000000L
 #define KF_DEFAULT_LIMIT 1e100
 
+/* ================================================================ the generalized-alpha stepper */
+
+void kf_ga_coefficients(double rho_inf, kf_ga_opts *o)
+{
+    double r = rho_inf;
+    o->am = (2.0 * r - 1.0) / (r + 1.0);
+    o->af = r / (r + 1.0);
+    o->gamma = 0.5 - o->am + o->af;
+    o->beta = 0.25 * (1.0 - o->am + o->af) * (1.0 - o->am + o->af);
+}
+
+struct kf_ga {
+    kf_ga_problem p;
+    kf_ga_opts o;
+    kf_linsol *ls;
+    kf_mat J, Jf;   /* the iteration matrix; linear: the one factored (Jf) */
+    double hfact;   /* nonlinear: the step J was factored for (0: none yet) */
+    int factored;
+    double *de, *ve, *ae, *R; /* the evaluation point and the residual / correction */
+    double *buf;
+};
+
+void kf_ga_free(kf_ga *g)
+{
+    if (!g)
+        return;
+    kf_linsol_free(g->ls);
+    kf_mat_free(&g->J);
+    kf_mat_free(&g->Jf);
+    free(g->buf);
+    free(g);
+}
+
+kf_linsol *kf_ga_solver(kf_ga *g) { return g ? g->ls : NULL; }
+
+int kf_ga_create(kf_ga **out, const kf_ga_problem *p, const kf_ga_opts *o, kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    if (!p || !o || p->n < 1 || !p->like || p->like->n != p->n || !p->residual || !p->jacobian)
+        return kf_fail(err, KF_EINVAL, "problem", "the stepper needs n >= 1, an n x n storage "
+                       "template, a residual and a Jacobian");
+    if (!(o->am < 1.0 && o->af >= 0.0 && o->af < 1.0 && o->beta > 0.0 && o->gamma > 0.0) ||
+        (o->form != KF_GA_SHIFTED && o->form != KF_GA_ALGORITHMIC))
+        return kf_fail(err, KF_EINVAL, "rho_inf", "bad generalized-alpha coefficients (am %g, "
+                       "af %g, beta %g, gamma %g, form %d)", o->am, o->af, o->beta, o->gamma,
+                       o->form);
+    if (!o->linear && (!(o->tol > 0.0 && o->tol < 1.0) || o->max_iter < 1))
+        return kf_fail(err, KF_EINVAL, "tol", "tol = %g must lie in (0, 1) and max_iter = %d be "
+                       ">= 1", o->tol, o->max_iter);
+    kf_ga *g = kf_calloc(1, sizeof *g);
+    if (!g)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a stepper");
+    g->p = *p;
+    g->o = *o;
+    int rc = o->linsol ? o->linsol(&g->ls, p->like, o->linsol_params, err)
+                       : kf_linsol_default(&g->ls, p->like, err);
+    if (!rc)
+        rc = kf_mat_alloc_like(&g->J, p->like, err);
+    if (!rc && o->linear)
+        rc = kf_mat_alloc_like(&g->Jf, p->like, err);
+    if (!rc && !(g->buf = kf_calloc(4 * (size_t)p->n, sizeof(double))))
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a stepper of %d unknowns", p->n);
+    if (rc) {
+        kf_ga_free(g);
+        return rc;
+    }
+    g->de = g->buf;
+    g->ve = g->de + p->n;
+    g->ae = g->ve + p->n;
+    g->R = g->ae + p->n;
+    *out = g;
+    return KF_OK;
+}
+
+/* The state of iterate a1: (d1, v1, al1) and the evaluation point (de, ve, ae). */
+static void ga_state(const kf_ga *g, double h, const double *d0, const double *v0,
+                     const double *a0, const double *al0, const double *a1, double *d1,
+                     double *v1, double *al1, double *de, double *ve, double *ae)
+{
+    int n = g->p.n;
+    double am = g->o.am, af = g->o.af, bet = g->o.beta, gam = g->o.gamma;
+    if (g->o.form == KF_GA_SHIFTED) {
+        for (int i = 0; i < n; i++) {
+            double ds = d0[i] + h * v0[i] + (0.5 - bet) * h * h * a0[i];
+            double vs = v0[i] + (1.0 - gam) * h * a0[i];
+            d1[i] = ds + bet * h * h * a1[i];
+            v1[i] = vs + gam * h * a1[i];
+            al1[i] = a1[i];
+            de[i] = (1.0 - af) * d1[i] + af * d0[i];
+            ve[i] = (1.0 - af) * v1[i] + af * v0[i];
+            ae[i] = (1.0 - am) * a1[i] + am * a0[i];
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        al1[i] = ((1.0 - af) * a1[i] + af * a0[i] - am * al0[i]) / (1.0 - am);
+        d1[i] = d0[i] + h * v0[i] + h * h * ((0.5 - bet) * al0[i] + bet * al1[i]);
+        v1[i] = v0[i] + h * ((1.0 - gam) * al0[i] + gam * al1[i]);
+    }
+}
+
+int kf_ga_step(kf_ga *g, double t1, double h, const double *d0, const double *v0,
+               const double *a0, const double *al0, double *d1, double *v1, double *a1,
+               double *al1, kf_stats *st, kf_error *err)
+{
+    int n = g->p.n, rc, shifted = g->o.form == KF_GA_SHIFTED;
+    double am = g->o.am, af = g->o.af, bet = g->o.beta, gam = g->o.gamma;
+    double cm, cv, cd, te;
+    if (shifted) {
+        cm = 1.0 - am, cv = (1.0 - af) * gam * h, cd = (1.0 - af) * bet * h * h;
+        te = t1 - af * h;
+    } else {
+        double kappa = (1.0 - af) / (1.0 - am);
+        cm = 1.0, cv = h * gam * kappa, cd = h * h * bet * kappa;
+        te = t1;
+    }
+    /* the evaluation point: the shifted form's own vectors, the algorithmic
+     * form's new state */
+    double *de = shifted ? g->de : d1, *ve = shifted ? g->ve : v1, *ae = shifted ? g->ae : a1;
+    double *R = g->R;
+    int linear = g->o.linear, max_iter = linear ? 1 : g->o.max_iter, conv = 0;
+    if (linear)
+        memset(a1, 0, (size_t)n * sizeof(double));
+    else
+        memcpy(a1, a0, (size_t)n * sizeof(double));
+    double scale = 0.0, prev = INFINITY, rate = 0.0;
+    for (int i = 0; i < n; i++)
+        scale = fmax(scale, fabs(a0[i]));
+    for (int it = 0; it < max_iter && !conv; it++) {
+        ga_state(g, h, d0, v0, a0, al0, a1, d1, v1, al1, de, ve, ae);
+        st->evaluations++;
+        if ((rc = g->p.residual(te, de, ve, ae, it, R, g->p.params, err)))
+            return rc;
+        int fresh;
+        if (linear) {
+            /* J every step; factored again only where it changed */
+            if ((rc = g->p.jacobian(cm, cv, cd, &g->J, g->p.params, err)))
+                return rc;
+            fresh = !g->factored || memcmp(g->J.a, g->Jf.a, kf_mat_nvalues(&g->J) * sizeof(double));
+            if (fresh)
+                kf_mat_copy(&g->Jf, &g->J);
+        } else {
+            fresh = !g->factored || fabs(h - g->hfact) > 1e-9 * h ||
+                    (it > 0 && !(rate < g->o.refactor_rate));
+            if (fresh && (rc = g->p.jacobian(cm, cv, cd, &g->J, g->p.params, err)))
+                return rc;
+        }
+        if (fresh) {
+            st->factorizations++;
+            g->factored = 0;
+            if ((rc = kf_linsol_setup(g->ls, &g->J, err)))
+                return kf_fail(err, rc, "dt", "the iteration matrix is singular at t = %.9g s "
+                               "(%.400s); try another dt", te, err->msg);
+            g->factored = 1;
+            g->hfact = h;
+        }
+        st->solves++;
+        for (int i = 0; i < n; i++)
+            R[i] = -R[i];
+        if ((rc = kf_linsol_solve(g->ls, 1, R, n, err)))
+            return rc;
+        double step = 0.0;
+        for (int i = 0; i < n; i++) {
+            a1[i] += R[i];
+            step = fmax(step, fabs(R[i]));
+            scale = fmax(scale, fabs(a1[i]));
+        }
+        if (!isfinite(step))
+            return kf_fail(err, KF_EDIVERGE, "dt", "the solution became non-finite at t = %.9g "
+                           "s; try a smaller dt", t1);
+        if (linear)
+            break;
+        /* converged: this correction, or the ones still to come at its rate of
+         * convergence (rate / (1 - rate) of it, below 0.1 of it: SUNDIALS' test),
+         * below tol; or at round-off: the corrections stop shrinking while already
+         * far below the accelerations' own size */
+        rate = it > 0 ? step / prev : 0.0;
+        conv = step <= g->o.tol * scale || step == 0.0 ||
+               (it > 0 && rate < 0.09 && step * rate / (1.0 - rate) <= g->o.tol * scale) ||
+               (it >= 2 && step >= 0.5 * prev && step <= 1e-6 * scale);
+        prev = step;
+    }
+    if (!linear && !conv)
+        return kf_fail(err, KF_ENOCONV, "dt", "Newton's method did not converge in %d "
+                       "iterations at t = %.9g s (step %.3g s); try a smaller dt", max_iter,
+                       t1, h);
+    /* the state of the converged acceleration */
+    ga_state(g, h, d0, v0, a0, al0, a1, d1, v1, al1, g->de, g->ve, g->ae);
+    return KF_OK;
+}
+
+/* ================================================================ linear second-order systems */
+
 struct kf_integ {
     kf_lin2 p;
     kf_integ_opts o;
     int n;
-    /* matrices handed to the callbacks: (C, K) or (G, K_H); E is the
-     * effective matrix of the implicit methods; Mlu the factors of M */
-    kf_mat A, B, E, Mlu;
-    int *ipiv, *ipivM;
+    /* matrices handed to the callbacks: (C, K) or (G, K_H); the solver of M;
+     * the implicit methods' stepper */
+    kf_mat A, B;
+    kf_linsol *Msol;
+    kf_ga *ga;
     /* vectors of length n */
     double *f, *h, *r, *s, *u, *z;
     /* implicit: d, v, a at t_n and t_{n+1} */
@@ -61,11 +260,9 @@ void kf_integ_free(kf_integ *w)
         return;
     kf_mat_free(&w->A);
     kf_mat_free(&w->B);
-    kf_mat_free(&w->E);
-    kf_mat_free(&w->Mlu);
+    kf_linsol_free(w->Msol);
+    kf_ga_free(w->ga);
     kf_ode_free(w->ode);
-    free(w->ipiv);
-    free(w->ipivM);
     free(w->buf);
     free(w);
 }
@@ -105,6 +302,8 @@ static int check_opts(const kf_lin2 *p, const kf_integ_opts *o, kf_error *err)
 static kf_ode_fn rk_rhs;
 static kf_ode_out_fn rk_out;
 static kf_ode_step_fn rk_step;
+static kf_ga_residual_fn lin2_residual;
+static kf_ga_jacobian_fn lin2_jacobian;
 
 int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *opt,
                     kf_error *err)
@@ -130,10 +329,18 @@ int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *op
     if (!rc)
         rc = kf_mat_alloc_like(&w->B, M, err);
     if (!rc)
-        rc = kf_mat_alloc_like(&w->Mlu, M, err);
+        rc = opt->linsol ? opt->linsol(&w->Msol, M, opt->linsol_params, err)
+                         : kf_linsol_default(&w->Msol, M, err);
     int implicit = opt->method == KF_NEWMARK || opt->method == KF_GENALPHA;
-    if (!rc && implicit)
-        rc = kf_mat_alloc_like(&w->E, M, err);
+    if (!rc && implicit) {
+        kf_ga_problem gp = {n, M, lin2_residual, lin2_jacobian, w};
+        kf_ga_opts go = {.am = 0.0, .af = 0.0, .beta = 0.25, .gamma = 0.5,
+                         .form = KF_GA_SHIFTED, .linear = 1, .linsol = opt->linsol,
+                         .linsol_params = opt->linsol_params};
+        if (opt->method == KF_GENALPHA)
+            kf_ga_coefficients(opt->rho_inf, &go);
+        rc = kf_ga_create(&w->ga, &gp, &go, err);
+    }
     if (!rc && !implicit) {
         kf_ode_system sys = {2 * n, rk_rhs, rk_out, rk_step, w, 0};
         /* progress is reported by rk_step, after the divergence check */
@@ -146,9 +353,7 @@ int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *op
     /* vectors: 6 of n; implicit 6 more of n; RK one of 2n */
     size_t nv = implicit ? 12 : 6 + 2;
     w->buf = kf_calloc(nv * (size_t)n, sizeof(double));
-    w->ipiv = kf_calloc((size_t)n, sizeof(int));
-    w->ipivM = kf_calloc((size_t)n, sizeof(int));
-    if (!w->buf || !w->ipiv || !w->ipivM) {
+    if (!w->buf) {
         rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the integrator's workspace (n = %d)",
                      n);
         goto fail;
@@ -187,11 +392,17 @@ static int stopped(int rc, double t, kf_error *err)
     return rc;
 }
 
+/* C -> A, K -> B, f -> f (counted by the caller) */
+static int call_second(kf_integ *w, double t, kf_error *err)
+{
+    err->code = 0;
+    return stopped(w->p.second(t, &w->A, &w->B, w->f, w->p.params, err), t, err);
+}
+
 static int eval_second(kf_integ *w, double t, kf_stats *st, kf_error *err)
 {
     st->evaluations++;
-    err->code = 0;
-    return stopped(w->p.second(t, &w->A, &w->B, w->f, w->p.params, err), t, err);
+    return call_second(w, t, err);
 }
 
 /* G -> A, K_H -> B, h -> h, b -> r */
@@ -218,14 +429,13 @@ static int callback_status(int rc, double t, kf_error *err)
 static int solve_M(kf_integ *w, double *x, kf_stats *st, kf_error *err)
 {
     st->solves++;
-    return kf_mat_lu_solve(&w->Mlu, w->ipivM, 1, x, w->n, err) ? -1 : 0;
+    return kf_linsol_solve(w->Msol, 1, x, w->n, err) ? -1 : 0;
 }
 
 static int factor_M(kf_integ *w, kf_stats *st, kf_error *err)
 {
-    kf_mat_copy(&w->Mlu, w->p.M);
     st->factorizations++;
-    int rc = kf_mat_lu(&w->Mlu, w->ipivM, err);
+    int rc = kf_linsol_setup(w->Msol, w->p.M, err);
     if (rc)
         kf_fail(err, rc, "M", "the mass matrix is singular: %s", err->msg);
     return rc;
@@ -360,27 +570,48 @@ static int emit(kf_integ *w, double tk, int k, const double *d, const double *v,
 
 /* ---------------------------------------------------------------- implicit methods */
 
+/* The stepper's residual of M d'' + C d' + K d = f: R = M a + C v + K d - f(t),
+ * one evaluation of the problem (the stepper counts it). */
+static int lin2_residual(double t, const double *d, const double *v, const double *a, int iter,
+                         double *R, void *params, kf_error *err)
+{
+    (void)iter;
+    kf_integ *w = params;
+    int n = w->n, rc = call_second(w, t, err);
+    if (rc)
+        return callback_status(rc, t, err);
+    for (int i = 0; i < n; i++)
+        R[i] = -w->f[i];
+    kf_mat_gemv(w->p.M, 1.0, a, 1.0, R);
+    kf_mat_gemv(&w->A, 1.0, v, 1.0, R);
+    kf_mat_gemv(&w->B, 1.0, d, 1.0, R);
+    return KF_OK;
+}
+
+/* J = cm M + cv C + cd K of the last evaluation (the effective matrix). */
+static int lin2_jacobian(double cm, double cv, double cd, kf_mat *J, void *params,
+                         kf_error *err)
+{
+    (void)err;
+    kf_integ *w = params;
+    kf_mat_copy(J, w->p.M);
+    if (cm != 1.0)
+        kf_mat_scale(J, cm);
+    kf_mat_axpy(J, cv, &w->A);
+    kf_mat_axpy(J, cd, &w->B);
+    return KF_OK;
+}
+
 /*
- * Generalized-alpha in the acceleration form; Newmark is am = af = 0,
- * beta = 1/4, gamma = 1/2.  Balance at t_{n+1-af}:
- *   M a_{n+1-am} + C v_{n+1-af} + K d_{n+1-af} = f(t_{n+1-af}),
- * x_{n+1-a} = (1 - a) x_{n+1} + a x_n, with C, K taken at t_{n+1-af};
- *   d_{n+1} = d* + beta h^2 a_{n+1},  v_{n+1} = v* + gamma h a_{n+1},
- *   d* = d_n + h v_n + (1/2 - beta) h^2 a_n,  v* = v_n + (1 - gamma) h a_n.
+ * Newmark and generalized-alpha (Chung and Hulbert's shifted balance) on the
+ * stepper kf_ga: equal steps from t0 to the last output, cubic Hermite
+ * outputs between steps.
  */
 static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, int ld,
                         const int *map, double *dout, double *vout, double *pout,
                         kf_stats *st, kf_error *err)
 {
     int n = w->n;
-    double am = 0.0, af = 0.0, beta = 0.25, gamma = 0.5;
-    if (w->o.method == KF_GENALPHA) {
-        double r = w->o.rho_inf;
-        am = (2.0 * r - 1.0) / (r + 1.0);
-        af = r / (r + 1.0);
-        gamma = 0.5 - am + af;
-        beta = 0.25 * (1.0 - am + af) * (1.0 - am + af);
-    }
     double tend = tout[nout - 1], span = tend - t0;
     double nsteps_f = ceil(span / w->o.dt * (1.0 - 4.0 * DBL_EPSILON));
     if (nsteps_f > (double)w->o.max_steps)
@@ -410,55 +641,18 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
 
     int k = 0;
     double *d = w->d, *v = w->v, *a = w->a, *d1 = w->d1, *v1 = w->v1, *a1 = w->a1;
-    /* predictors d*, v* (and interpolated outputs) in z, u; the balance's
-     * combinations in h and (not yet computed) d1 */
-    double *ds = w->z, *vs = w->u, *r = w->r;
+    /* interpolated outputs in z, u; the algorithmic acceleration (= a) in h */
+    double *di = w->z, *vi = w->u;
     for (long step = 0; step < nsteps; step++) {
         double tn = t0 + (double)step * h;
         double t1 = step + 1 == nsteps ? tend : t0 + (double)(step + 1) * h;
-        double ta = t1 - af * (t1 - tn);
         /* outputs at t_n (only the first, t0, can fall here) */
         for (; k < nout && tout[k] <= tn; k++)
             if ((rc = emit(w, tout[k], k, d, v, NULL, ld, map, dout, vout, pout, st, err)))
                 return rc;
-        rc = eval_second(w, ta, st, err);
-        if (rc)
-            return callback_status(rc, ta, err);
-        for (int i = 0; i < n; i++) {
-            ds[i] = d[i] + h * v[i] + (0.5 - beta) * h * h * a[i];
-            vs[i] = v[i] + (1.0 - gamma) * h * a[i];
-        }
-        /* E = (1 - am) M + (1 - af) gamma h C + (1 - af) beta h^2 K */
-        kf_mat_copy(&w->E, w->p.M);
-        if (am != 0.0)
-            kf_mat_scale(&w->E, 1.0 - am);
-        kf_mat_axpy(&w->E, (1.0 - af) * gamma * h, &w->A);
-        kf_mat_axpy(&w->E, (1.0 - af) * beta * h * h, &w->B);
-        /* r = f - am M a - C ((1 - af) v* + af v) - K ((1 - af) d* + af d) */
-        double *vm = w->h, *dm = d1;
-        for (int i = 0; i < n; i++) {
-            vm[i] = (1.0 - af) * vs[i] + af * v[i];
-            dm[i] = (1.0 - af) * ds[i] + af * d[i];
-        }
-        memcpy(r, w->f, (size_t)n * sizeof(double));
-        if (am != 0.0)
-            kf_mat_gemv(w->p.M, -am, a, 1.0, r);
-        kf_mat_gemv(&w->A, -1.0, vm, 1.0, r);
-        kf_mat_gemv(&w->B, -1.0, dm, 1.0, r);
-        st->factorizations++;
-        rc = kf_mat_lu(&w->E, w->ipiv, err);
-        if (rc)
-            return kf_fail(err, rc, "dt",
-                           "the effective matrix is singular at t = %.17g (%s); try another dt",
-                           ta, err->msg);
-        st->solves++;
-        memcpy(a1, r, (size_t)n * sizeof(double));
-        if ((rc = kf_mat_lu_solve(&w->E, w->ipiv, 1, a1, n, err)))
+        /* (the last step ends at tend, an ulp off tn + h at most) */
+        if ((rc = kf_ga_step(w->ga, t1, h, d, v, a, a, d1, v1, a1, w->h, st, err)))
             return rc;
-        for (int i = 0; i < n; i++) {
-            d1[i] = ds[i] + beta * h * h * a1[i];
-            v1[i] = vs[i] + gamma * h * a1[i];
-        }
         if ((rc = check_state(w, t1, d1, 1, err)) || (rc = check_state(w, t1, v1, 0, err)))
             return rc;
         st->steps++;
@@ -468,10 +662,10 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
             double h00 = 2 * th3 - 3 * th2 + 1, h10 = (th3 - 2 * th2 + th) * h;
             double h01 = -2 * th3 + 3 * th2, h11 = (th3 - th2) * h;
             for (int i = 0; i < n; i++) {
-                ds[i] = h00 * d[i] + h10 * v[i] + h01 * d1[i] + h11 * v1[i];
-                vs[i] = h00 * v[i] + h10 * a[i] + h01 * v1[i] + h11 * a1[i];
+                di[i] = h00 * d[i] + h10 * v[i] + h01 * d1[i] + h11 * v1[i];
+                vi[i] = h00 * v[i] + h10 * a[i] + h01 * v1[i] + h11 * a1[i];
             }
-            if ((rc = emit(w, tout[k], k, ds, vs, NULL, ld, map, dout, vout, pout, st, err)))
+            if ((rc = emit(w, tout[k], k, di, vi, NULL, ld, map, dout, vout, pout, st, err)))
                 return rc;
         }
         double *tmp;

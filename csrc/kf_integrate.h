@@ -8,6 +8,7 @@
 
 #include "kf_core.h"
 #include "kf_matrix.h"
+#include "kf_solver.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,6 +81,95 @@ void kf_ode_free(kf_ode *w);
 int kf_ode_run(kf_ode *w, double t0, const double *y0, int nout, const double *tout,
                kf_stats *stats, kf_error *err);
 
+/* ================================================================ generalized-alpha stepper
+ *
+ * The core's one implicit second-order stepper (docs/theory.md section 4.3):
+ * generalized-alpha (Chung and Hulbert 1993) for a residual
+ *
+ *     R(t, d, v, a) = 0      (e.g. M a + C v + K d - f(t), or a mechanism's
+ *                             M(d) a - F(t, d, v)),
+ *
+ * with Newmark's average acceleration as the special case am = af = 0,
+ * beta = 1/4, gamma = 1/2.  One step from (d, v, a, al) at t over h solves for
+ * a_{n+1} by Newton's method on R with the iteration matrix
+ *
+ *     J = cm dR/da + cv dR/dv + cd dR/dd,
+ *
+ * assembled by the problem (jacobian) and factored by a kf_linsol.  Two forms:
+ *
+ *   KF_GA_SHIFTED (Chung and Hulbert): the balance at t_{n+1-af},
+ *     R(t_{n+1-af}, (1-af) d_{n+1} + af d_n, (1-af) v_{n+1} + af v_n,
+ *       (1-am) a_{n+1} + am a_n) = 0,
+ *     d_{n+1} = d* + beta h^2 a_{n+1}, v_{n+1} = v* + gamma h a_{n+1},
+ *     d* = d_n + h v_n + (1/2 - beta) h^2 a_n, v* = v_n + (1 - gamma) h a_n;
+ *     cm = 1 - am, cv = (1 - af) gamma h, cd = (1 - af) beta h^2; al = a.
+ *   KF_GA_ALGORITHMIC (Arnold and Bruls 2007): the balance at t_{n+1},
+ *     R(t_{n+1}, d_{n+1}, v_{n+1}, a_{n+1}) = 0 with the algorithmic
+ *     acceleration (1 - am) al_{n+1} + am al_n = (1 - af) a_{n+1} + af a_n,
+ *     d_{n+1} = d_n + h v_n + h^2 ((1/2 - beta) al_n + beta al_{n+1}),
+ *     v_{n+1} = v_n + h ((1 - gamma) al_n + gamma al_{n+1});
+ *     cm = 1, cv = gamma h kappa, cd = beta h^2 kappa, kappa = (1-af)/(1-am).
+ *
+ * Linear problems (opts.linear: R affine in (d, v, a) at a given t) take one
+ * exact Newton step from a_{n+1} = 0; J is formed every step and factored only
+ * when it differs from the factored one (constant coefficients: one factor for
+ * the whole run).  Nonlinear problems take modified Newton from a_{n+1} = a_n:
+ * J is factored at the first iteration, after a change of h, and when a
+ * correction is more than refactor_rate of the previous one; converged when
+ * the correction (or the ones still to come at its rate, SUNDIALS' test) is
+ * below tol times the accelerations' size.
+ */
+enum kf_ga_form { KF_GA_SHIFTED = 0, KF_GA_ALGORITHMIC = 1 };
+
+/* R at (t, d, v, a); iter counts Newton's iterations of the step (0 first). */
+typedef int kf_ga_residual_fn(double t, const double *d, const double *v, const double *a,
+                              int iter, double *R, void *params, kf_error *err);
+/* J = cm dR/da + cv dR/dv + cd dR/dd at the iterate of the last residual call;
+ * J conforms with the problem's like and is to be overwritten. */
+typedef int kf_ga_jacobian_fn(double cm, double cv, double cd, kf_mat *J, void *params,
+                              kf_error *err);
+
+typedef struct kf_ga_problem {
+    int n;
+    const kf_mat *like;          /* storage and shape of J */
+    kf_ga_residual_fn *residual; /* required */
+    kf_ga_jacobian_fn *jacobian; /* required */
+    void *params;
+} kf_ga_problem;
+
+typedef struct kf_ga_opts {
+    double am, af, beta, gamma; /* kf_ga_coefficients; Newmark: 0, 0, 1/4, 1/2 */
+    int form;                   /* enum kf_ga_form */
+    int linear;                 /* R affine: one Newton step, J refactored when it changes */
+    double tol;                 /* nonlinear: Newton's tolerance (relative), in (0, 1) */
+    int max_iter;               /* nonlinear: iterations per step, >= 1 */
+    double refactor_rate;       /* nonlinear: refactor when corrections shrink slower (0.1) */
+    kf_linsol_factory *linsol;  /* NULL: kf_linsol_default */
+    void *linsol_params;
+} kf_ga_opts;
+
+/* am, af, beta, gamma of generalized-alpha with spectral radius rho_inf at
+ * infinite step (in [0, 1]) into opts; Newmark's average acceleration is
+ * am = af = 0, beta = 1/4, gamma = 1/2. */
+void kf_ga_coefficients(double rho_inf, kf_ga_opts *opts);
+
+typedef struct kf_ga kf_ga;
+int kf_ga_create(kf_ga **out, const kf_ga_problem *prob, const kf_ga_opts *opts,
+                 kf_error *err);
+void kf_ga_free(kf_ga *g);
+/* The solver the stepper factors J with (to solve other systems of the same
+ * storage with the factors of the last step: not between steps' setups). */
+kf_linsol *kf_ga_solver(kf_ga *g);
+/*
+ * One step of h ending at t1 from (d0, v0, a0, al0) into (d1, v1, a1, al1) (which
+ * must not alias the inputs); counts evaluations (residual calls),
+ * factorizations and solves into st.  KF_ENOCONV if Newton does not converge,
+ * KF_EDIVERGE if a correction is not finite; a callback's own error passes on.
+ */
+int kf_ga_step(kf_ga *g, double t1, double h, const double *d0, const double *v0,
+               const double *a0, const double *al0, double *d1, double *v1, double *a1,
+               double *al1, kf_stats *st, kf_error *err);
+
 /* ================================================================ time integration */
 
 /*
@@ -136,6 +226,10 @@ typedef struct kf_integ_opts {
     double limit;        /* stop (KF_EDIVERGE) when max |d_i| exceeds this; 0 = 1e100 */
     kf_progress_fn *progress; /* after every accepted step (may be NULL) */
     void *progress_params;
+    /* the linear solvers for M and the implicit methods' iteration matrix (NULL:
+     * kf_linsol_default, LAPACK; a CSR problem needs one, e.g. a sparse LU) */
+    kf_linsol_factory *linsol;
+    void *linsol_params;
 } kf_integ_opts;
 
 /* An integrator: the method, the options and every workspace, allocated once

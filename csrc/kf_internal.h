@@ -168,6 +168,8 @@ struct kf_body {
  */
 int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
                    kf_error *err);
+/* KF_EINVAL (naming "map") unless map[0..n-1] are increasing indices in 0..size-1. */
+int kf_check_map(int n, const int *map, int size, kf_error *err);
 
 
 /* Small dense helpers (column-major unless stated). */

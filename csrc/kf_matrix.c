@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-static size_t mat_size(const kf_mat *m)
+size_t kf_mat_nvalues(const kf_mat *m)
 {
     if (m->kind == KF_CSR)
         return m->pat ? (size_t)m->pat->nnz : 0;
@@ -69,7 +69,7 @@ int kf_mat_alloc(kf_mat *m, kf_storage kind, int n, int kl, int ku, kf_error *er
     }
     m->kind = kind;
     m->n = n;
-    m->a = kf_calloc(mat_size(m), sizeof(double));
+    m->a = kf_calloc(kf_mat_nvalues(m), sizeof(double));
     if (!m->a)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a %d x %d matrix", n, n);
     return KF_OK;
@@ -104,13 +104,13 @@ static void stored_rows(const kf_mat *m, int *r0, int *nr)
 void kf_mat_zero(kf_mat *m)
 {
     if (m->kind == KF_CSR) {
-        memset(m->a, 0, mat_size(m) * sizeof(double));
+        memset(m->a, 0, kf_mat_nvalues(m) * sizeof(double));
         return;
     }
     int r0, nr;
     stored_rows(m, &r0, &nr);
     if (r0 == 0) {
-        memset(m->a, 0, mat_size(m) * sizeof(double));
+        memset(m->a, 0, kf_mat_nvalues(m) * sizeof(double));
         return;
     }
     for (int j = 0; j < m->n; j++)
@@ -127,7 +127,7 @@ int kf_mat_finite(const kf_mat *m)
 {
     /* the storage outside the matrix (and the band's fill rows) is kept at
      * zero, so the whole array can be scanned */
-    return kf_vec_finite(mat_size(m), m->a);
+    return kf_vec_finite(kf_mat_nvalues(m), m->a);
 }
 
 int kf_vec_finite(size_t n, const double *x)
@@ -188,7 +188,7 @@ int kf_mat_add(kf_mat *m, int i, int j, double v)
 void kf_mat_copy(kf_mat *dst, const kf_mat *src)
 {
     if (src->kind == KF_CSR) {
-        memcpy(dst->a, src->a, mat_size(src) * sizeof(double));
+        memcpy(dst->a, src->a, kf_mat_nvalues(src) * sizeof(double));
         return;
     }
     int r0, nr;
@@ -201,7 +201,7 @@ void kf_mat_copy(kf_mat *dst, const kf_mat *src)
 void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x)
 {
     if (y->kind == KF_CSR) { /* one pattern: an axpy over the values */
-        size_t nnz = mat_size(y);
+        size_t nnz = kf_mat_nvalues(y);
         double *restrict yv = y->a;
         const double *restrict xv = x->a;
         for (size_t k = 0; k < nnz; k++)
@@ -222,7 +222,7 @@ void kf_mat_axpy(kf_mat *y, double alpha, const kf_mat *x)
 void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat *x2)
 {
     if (y->kind == KF_CSR) { /* one pattern: entry by entry over the values */
-        size_t nnz = mat_size(y);
+        size_t nnz = kf_mat_nvalues(y);
         double *restrict yv = y->a;
         const double *restrict v1 = x1->a, *restrict v2 = x2->a;
         for (size_t k = 0; k < nnz; k++)
@@ -243,7 +243,7 @@ void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat 
 void kf_mat_scale(kf_mat *y, double alpha)
 {
     if (y->kind == KF_CSR) {
-        size_t nnz = mat_size(y);
+        size_t nnz = kf_mat_nvalues(y);
         for (size_t k = 0; k < nnz; k++)
             y->a[k] *= alpha;
         return;
@@ -318,16 +318,23 @@ static void to_dense(const kf_mat *A, double *out, int rowmajor)
 void kf_mat_to_rowmajor(const kf_mat *A, double *out) { to_dense(A, out, 1); }
 void kf_mat_to_colmajor(const kf_mat *A, double *out) { to_dense(A, out, 0); }
 
+int kf_check_map(int n, const int *map, int size, kf_error *err)
+{
+    for (int i = 0; i < n; i++)
+        if (map[i] < 0 || map[i] >= size || (i > 0 && map[i] <= map[i - 1]))
+            return kf_fail(err, KF_EINVAL, "map",
+                           "DOF map must be increasing indices in 0..%d (entry %d is %d)",
+                           size - 1, i, map[i]);
+    return KF_OK;
+}
+
 int kf_mat_extract(kf_mat *dst, const kf_mat *src, int n, const int *map, kf_error *err)
 {
     if (src->kind == KF_CSR)
-        return kf_fail(err, KF_EINVAL, "storage", "sparse (CSR) matrices are not reduced in "
-                       "the core: meshes eliminate supports in the sparse solvers");
-    for (int i = 0; i < n; i++)
-        if (map[i] < 0 || map[i] >= src->n || (i > 0 && map[i] <= map[i - 1]))
-            return kf_fail(err, KF_EINVAL, "map",
-                           "DOF map must be increasing indices in 0..%d (entry %d is %d)",
-                           src->n - 1, i, map[i]);
+        return kf_fail(err, KF_EINVAL, "storage", "sparse (CSR) matrices are reduced with "
+                       "their body (kf_body_reduce), onto a reduced pattern");
+    if (kf_check_map(n, map, src->n, err))
+        return KF_EINVAL;
     int rc = kf_mat_alloc(dst, src->kind, n, src->kl, src->ku, err);
     if (rc)
         return rc;

@@ -58,6 +58,8 @@ void kf_pattern_free(kf_pattern *p);
  * src's pattern). */
 int kf_mat_alloc_like(kf_mat *dst, const kf_mat *src, kf_error *err);
 void kf_mat_free(kf_mat *m);
+/* Number of stored values of m (dense n ld, band ld n with the fill-in rows, CSR nnz). */
+size_t kf_mat_nvalues(const kf_mat *m);
 void kf_mat_zero(kf_mat *m);
 /* Nonzero if x and y have the same storage and shape. */
 int kf_mat_conform(const kf_mat *x, const kf_mat *y);

@@ -475,10 +475,127 @@ done:
 
 /* ================================================================ time integration */
 
+/* ---------------------------------------------------------------- a sparse solver from Python */
+
+/*
+ * A kf_linsol whose factorization is a Python callable factor(values, indptr,
+ * indices) -> object with solve(b), handed the CSR matrix (copies of its
+ * values and pattern) at every setup and called with the GIL re-acquired: the
+ * core's integrators take SciPy's SuperLU this way (kanefem.sparse), and
+ * Ctrl-C reaches the factorization through kanefem._interrupt there.
+ */
+typedef struct py_linsol {
+    PyObject *factor; /* borrowed from the caller of simulate */
+    PyObject *solver; /* the last factorization's object (owned) */
+} py_linsol;
+
+/* The core's record of a failure here (a Python exception, if any, stays set). */
+static int py_linsol_error(kf_error *err, int code, const char *msg)
+{
+    err->code = code;
+    snprintf(err->arg, sizeof err->arg, "factor");
+    snprintf(err->msg, sizeof err->msg, "%s", msg);
+    return code;
+}
+
+static int py_linsol_setup(void *content, const kf_mat *A, kf_error *err)
+{
+    py_linsol *c = content;
+    if (A->kind != KF_CSR)
+        return py_linsol_error(err, KF_EINVAL, "the Python sparse solver takes CSR matrices");
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = KF_OK, n = A->n, nnz = A->pat->nnz;
+    npy_intp dv = nnz, dp = (npy_intp)n + 1;
+    PyArrayObject *vals = (PyArrayObject *)PyArray_SimpleNew(1, &dv, NPY_DOUBLE);
+    PyArrayObject *ptr = (PyArrayObject *)PyArray_SimpleNew(1, &dp, NPY_INT32);
+    PyArrayObject *col = (PyArrayObject *)PyArray_SimpleNew(1, &dv, NPY_INT32);
+    PyObject *r = NULL;
+    if (!vals || !ptr || !col) {
+        rc = py_linsol_error(err, KF_ENOMEM, "cannot allocate a sparse matrix");
+        goto done;
+    }
+    memcpy(PyArray_DATA(vals), A->a, (size_t)nnz * sizeof(double));
+    memcpy(PyArray_DATA(ptr), A->pat->ptr, ((size_t)n + 1) * sizeof(int));
+    memcpy(PyArray_DATA(col), A->pat->col, (size_t)nnz * sizeof(int));
+    r = PyObject_CallFunctionObjArgs(c->factor, (PyObject *)vals, (PyObject *)ptr,
+                                     (PyObject *)col, NULL);
+    if (!r) {
+        rc = py_linsol_error(err, KF_ECALLBACK, "the sparse solver's factorization raised");
+        goto done;
+    }
+    Py_XDECREF(c->solver);
+    c->solver = r;
+    r = NULL;
+done:
+    Py_XDECREF(vals);
+    Py_XDECREF(ptr);
+    Py_XDECREF(col);
+    PyGILState_Release(g);
+    return rc;
+}
+
+static int py_linsol_solve(void *content, int nrhs, double *b, int ldb, kf_error *err)
+{
+    py_linsol *c = content;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = KF_OK;
+    npy_intp n = ldb;
+    for (int k = 0; k < nrhs && !rc; k++) {
+        double *x = b + (size_t)k * ldb;
+        PyArrayObject *rhs = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_DOUBLE);
+        PyObject *r = NULL;
+        PyArrayObject *sol = NULL;
+        if (!rhs) {
+            rc = py_linsol_error(err, KF_ENOMEM, "cannot allocate a right-hand side");
+            break;
+        }
+        memcpy(PyArray_DATA(rhs), x, (size_t)n * sizeof(double));
+        r = PyObject_CallMethod(c->solver, "solve", "O", (PyObject *)rhs);
+        if (r)
+            sol = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+        if (!sol)
+            rc = py_linsol_error(err, KF_ECALLBACK, "the sparse solver's solve raised");
+        else if (PyArray_DIM(sol, 0) != n)
+            rc = py_linsol_error(err, KF_EINVAL, "the sparse solver returned a solution of "
+                                 "another size");
+        else
+            memcpy(x, PyArray_DATA(sol), (size_t)n * sizeof(double));
+        Py_XDECREF(sol);
+        Py_XDECREF(r);
+        Py_DECREF(rhs);
+    }
+    PyGILState_Release(g);
+    return rc;
+}
+
+static void py_linsol_free(void *content)
+{
+    py_linsol *c = content;
+    if (!c)
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_XDECREF(c->solver);
+    PyGILState_Release(g);
+    free(c);
+}
+
+static const kf_linsol_ops py_linsol_ops = {"Python sparse solver", py_linsol_setup,
+                                            py_linsol_solve, py_linsol_free};
+
+/* kf_linsol_factory: params is the factor callable */
+static int py_linsol_factory(kf_linsol **out, const kf_mat *like, void *params, kf_error *err)
+{
+    py_linsol *c = calloc(1, sizeof *c);
+    if (!c)
+        return py_linsol_error(err, KF_ENOMEM, "cannot allocate a sparse solver");
+    c->factor = params;
+    return kf_linsol_callback(out, like->n, &py_linsol_ops, c, err);
+}
+
 /*
  * simulate(body, fixed, motion, t_eval, *, loads=None, method, d0, v0, dt,
  *          rho_inf, rtol, atol, max_step, max_steps, limit, rayleigh,
- *          damping=None, geometric, momentum, progress=None)
+ *          damping=None, geometric, momentum, progress=None, factor=None)
  *   -> {"d", "v", "p" (or None), "stats"}
  * d0, v0 over all DOFs; d, v, p (nt, ndof), zero at the supports; the
  * arguments map one to one onto kf_body_ode_opts and kf_integ_opts.
@@ -488,7 +605,7 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"body", "fixed", "motion", "t_eval", "loads", "method", "d0", "v0",
                              "dt", "rho_inf", "rtol", "atol", "max_step", "max_steps", "limit",
                              "rayleigh_alpha", "rayleigh_beta", "damping", "geometric",
-                             "momentum", "progress", NULL};
+                             "momentum", "progress", "factor", NULL};
     kf_body *b;
     mask_arg fixed = {"supports"};
     py_source *motion, *loads = NULL;
@@ -500,14 +617,14 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
              atol = {"atol", 1e-12}, max_step = {"max_step", 0.0}, limit = {"limit", 0.0},
              ra = {"rayleigh alpha", 0.0}, rb = {"rayleigh beta", 0.0};
     int geometric = 0, want_p = 0;
-    func_arg progress = {"progress", NULL};
+    func_arg progress = {"progress", NULL}, factor = {"factor", NULL};
     if (!PyArg_ParseTupleAndKeywords(
-            args, kw, "O&O&O&O&|$O&O&O&O&O&O&O&O&O&O&O&O&O&O&ppO&", kwlist, body_conv, &b,
+            args, kw, "O&O&O&O&|$O&O&O&O&O&O&O&O&O&O&O&O&O&O&ppO&O&", kwlist, body_conv, &b,
             mask_conv, &fixed, motion_conv, &motion, f64_conv, &t, loads_conv, &loads, int_conv,
             &method, f64_conv, &d0, f64_conv, &v0, real_conv, &dt, real_conv, &rho_inf,
             real_conv, &rtol, real_conv, &atol, real_conv, &max_step, int_conv, &max_steps,
             real_conv, &limit, real_conv, &ra, real_conv, &rb, f64_conv, &damp, &geometric,
-            &want_p, func_conv, &progress))
+            &want_p, func_conv, &progress, func_conv, &factor))
         return NULL;
     int ndof = kf_body_ndof(b);
     kf_integ_opts io = {.method = (int)method.v, .dt = dt.v, .rho_inf = rho_inf.v,
@@ -585,6 +702,10 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
     }
     io.progress = poll_cb;
     io.progress_params = &pc;
+    if (factor.fn) { /* the sparse factorization from Python (a CSR body) */
+        io.linsol = py_linsol_factory;
+        io.linsol_params = factor.fn;
+    }
     kf_stats st = {0};
     kf_error err = {0};
     int rc;
@@ -654,5 +775,6 @@ PyMethodDef kf_py_integrate_methods[] = {
     KW("simulate", py_simulate,
        "simulate(body, fixed, motion, t_eval, *, loads, method, d0, v0, dt, rho_inf, rtol, atol, "
        "max_step, max_steps, limit, rayleigh_alpha, rayleigh_beta, damping, geometric, "
-       "momentum, progress) -> {d, v, p, stats} (kf_body_ode + kf_integ)."),
+       "momentum, progress, factor) -> {d, v, p, stats} (kf_body_ode + kf_integ); factor(values, "
+       "indptr, indices) -> object with solve(b): the sparse solver of a CSR body."),
     {NULL, NULL, 0, NULL}};

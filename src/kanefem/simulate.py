@@ -310,20 +310,6 @@ def _core_loads(loads, ndof):
     return _core.loads_harmonic(amplitudes=A, omega=om, phase=ph)
 
 
-def _python_loads(loads, ndof):
-    """Loads as a Python function of time (the sparse Newmark's form), or None."""
-    if loads is None:
-        return None
-    if callable(loads):
-        return loads
-    _core_loads(loads, ndof)  # the same checks as the core's loads
-    items = [loads] if isinstance(loads, HarmonicLoad) else list(loads)
-    A = np.array([np.asarray(q.amplitude, dtype=float) for q in items])
-    om = np.array([float(q.omega) for q in items])
-    ph = np.array([float(q.phase) for q in items])
-    return lambda t: np.sin(om * t + ph) @ A
-
-
 def _damping_spec(damping, body, fixed):
     if damping is None:
         items = []
@@ -567,7 +553,7 @@ def simulate(
         _steps(t_end, max_step, max_steps, ("max_step", "t_end"), "steps at least")
     limit = 0.0 if divergence_limit is None else _checks.real("divergence_limit", divergence_limit, positive=True)
     sparse = getattr(body, "storage", None) == "sparse"
-    if sparse:  # a mesh body in CSR storage: the sparse Newmark (docs/theory.md section 4.13)
+    if sparse:  # a mesh body in CSR storage: the sparse path of the core's integrator (section 4.13)
         if method not in _IMPLICIT:
             raise ValueError(f"method = {method!r}: a mesh body in sparse storage integrates with 'newmark' "
                              "or 'generalized-alpha' (RK would solve with M at every stage)")
@@ -581,22 +567,9 @@ def simulate(
         raise TypeError(f"progress must be None, True, False or a callable progress(t), got {progress!r}")
     prog = _Progress(progress, t_end)
     t0 = time.perf_counter()
-    if sparse:
-        from .sparse import newmark
-
-        core_motion = motion._core_motion(gravity)
-        try:
-            dout, vout, stats = newmark(
-                body, fixed, lambda ts: _core.motion_eval(motion=core_motion, t=ts), _python_loads(loads, ndof),
-                t_eval, dt, d0, v0, rho_inf=rho_inf if method == "generalized-alpha" else None,
-                rayleigh=rayleigh, limit=limit, max_steps=max_steps, progress=prog.fn)
-        finally:
-            prog.close()
-        stats["wall_time"] = time.perf_counter() - t0
-        if trim:
-            t_eval, dout, vout = t_eval[:-1], dout[:-1], vout[:-1]
-        return SimulationResult(t=t_eval, d=dout, v=vout, p=None, method=method, stats=stats,
-                                dof_names=body.dof_names)
+    factor = None
+    if sparse:  # the core's integrator, factoring with SciPy through a callback (section 4.13)
+        from .sparse import csr_factor as factor
     try:
         r = _core.simulate(
             body=body._body, fixed=fixed, motion=motion._core_motion(gravity), t_eval=t_eval,
@@ -604,7 +577,7 @@ def simulate(
             dt=dt if method in _IMPLICIT else first, rho_inf=rho_inf, rtol=rtol, atol=atol,
             max_step=max_step, max_steps=max_steps, limit=limit, rayleigh_alpha=rayleigh[0],
             rayleigh_beta=rayleigh[1], damping=dense, geometric=bool(geometric_stiffness),
-            momentum=method == "rk45-hamilton", progress=prog.fn,
+            momentum=method == "rk45-hamilton", progress=prog.fn, factor=factor,
         )
     finally:
         prog.close()

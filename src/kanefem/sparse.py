@@ -1,6 +1,7 @@
 """Sparse linear algebra of mesh bodies: supports on a CSR pattern, the factorization,
 frozen-time eigenvalues by shift-invert Lanczos/Arnoldi with continuation over a time
-grid, and Newmark with a reused factorization (docs/theory.md sections 3.11-3.13, 4.13).
+grid, and the sparse solver the core's time integrators call back (docs/theory.md
+sections 3.11-3.13, 4.13).
 
 The C core assembles every matrix of a mesh body (M, K and the inertia blocks S_ij) on
 one CSR pattern, so any combination K + sum c_ij S_ij is an axpy over value arrays
@@ -10,9 +11,6 @@ and hands them to SciPy: SuperLU (``scipy.sparse.linalg.splu``) factors, ARPACK
 """
 
 from __future__ import annotations
-
-import math
-import time
 
 import numpy as np
 
@@ -366,129 +364,15 @@ def _track(prev, U, M):
     return np.array(order + rest)
 
 
-# ---------------------------------------------------------------- Newmark
+# ---------------------------------------------------------------- time integration
 
 
-def newmark(body, fixed, frames_at, loads, t_eval, dt, d0, v0, *, rho_inf=None, rayleigh=(0.0, 0.0),
-            limit=0.0, max_steps=0, progress=None):
-    """Newmark's average acceleration (or generalized-alpha, rho_inf given) on the free
-    DOFs of a mesh body, with the effective matrix factored once and reused while the
-    frame's motion (and so the matrix) stays the same (section 4.13).  Mirrors the
-    core's fixed-step integrator (kf_integrate.c): the same steps, balance and cubic
-    Hermite outputs.
-
-    frames_at(times) -> frame array; loads(t) -> Q over all DOFs or None.
-    """
+def csr_factor(values, indptr, indices):
+    """The sparse solver of the core's integrators (``_core.simulate(factor=...)``,
+    docs/theory.md section 4.13): the core hands the CSR matrix of the free DOFs (M, or
+    the effective matrix whenever it changed) and solves with the returned factor.  A
+    symmetric matrix (no Coriolis, no K_eps) is ordered and pivoted symmetrically."""
     sp, _, _ = _scipy()
-    red = Reduction(body._indptr, body._indices, fixed)
-    n, free = red.n, red.free
-    dim = body.dim
-    Mv = body._values("M")
-    M = red.matrix(Mv)
-    s = np.array([[body._vector("s", i, j)[free] for j in range(dim)] for i in range(dim)])
-    Mo = np.array([body._vector("Mo", i)[free] for i in range(dim)])
-    alpha_r, beta_r = rayleigh
-    am, af, beta, gamma = 0.0, 0.0, 0.25, 0.5
-    if rho_inf is not None:
-        r = rho_inf
-        am, af = (2 * r - 1) / (r + 1), r / (r + 1)
-        gamma = 0.5 - am + af
-        beta = 0.25 * (1 - am + af) ** 2
-    t0, tend = 0.0, float(t_eval[-1])
-    span = tend - t0
-    nsteps = max(1, math.ceil(span / dt * (1.0 - 4.0 * np.finfo(float).eps)))
-    if max_steps and nsteps > max_steps:
-        from . import StepLimitError
-        raise StepLimitError(f"dt = {dt!r} needs {nsteps} steps to reach t = {tend!r}, more than "
-                             f"max_steps = {max_steps}")
-    h = span / nsteps
-    limit = limit or 1e100
-    stats = {"steps": 0, "rejected": 0, "evaluations": 0, "factorizations": 0, "solves": 0}
-
-    def frame_terms(frame):
-        """(W, E + WW) on the body's dims and the force's frame part -q_a - q_eps - q_om."""
-        W, E, WW = frame_operators(frame)
-        W, EW = W[:dim, :dim], (E + WW)[:dim, :dim]
-        q = np.einsum("ij,ijk->k", EW, s) + np.asarray(frame["a"])[:dim] @ Mo
-        return W, EW, q
-
-    def matrices(W, EW):
-        """C = 2 sum W_ij S_ij + alpha M + beta K and K(t) = K + sum (E + WW)_ij S_ij."""
-        C = red.matrix(_core.body_combine(body=body._body, coef=2.0 * W + alpha_r * np.eye(dim),
-                                          stiffness=beta_r))
-        K = red.matrix(_core.body_combine(body=body._body, coef=EW, stiffness=1.0))
-        return C, K
-
-    def force(t, q):
-        stats["evaluations"] += 1
-        f = -q
-        if loads is not None:
-            f = f + np.asarray(loads(t), dtype=float)[free]
-        return f
-
-    times = t0 + h * np.arange(1, nsteps + 1)
-    times[-1] = tend
-    starts = np.concatenate([[t0], times[:-1]])
-    tas = times - af * (times - starts)
-    fr = frames_at(np.concatenate([[t0], tas]))
-    d = np.asarray(d0, dtype=float)[free].copy()
-    v = np.asarray(v0, dtype=float)[free].copy()
-    W, EW, q = frame_terms(fr[0])
-    C, K = matrices(W, EW)
-    Mf = Factor(M, symmetric=True)
-    stats["factorizations"] += 1
-    a = Mf.solve(force(t0, q) - C @ v - K @ d)
-    stats["solves"] += 1
-    if not np.all(np.isfinite(a)):
-        from . import DivergenceError
-        raise DivergenceError(f"the initial acceleration is not finite at t = {t0!r}: check the loads "
-                              "and the motion")
-    nout = len(t_eval)
-    dout = np.zeros((nout, red.ndof))
-    vout = np.zeros((nout, red.ndof))
-    k = 0
-    key = None
-    last_prog = time.perf_counter()
-    for step in range(nsteps):
-        tn, t1, ta = starts[step], times[step], tas[step]
-        while k < nout and t_eval[k] <= tn:
-            dout[k, free], vout[k, free] = d, v
-            k += 1
-        W, EW, q = frame_terms(fr[step + 1])
-        fkey = W.tobytes() + EW.tobytes()
-        if fkey != key:  # the matrices changed: combine and refactor
-            C, K = matrices(W, EW)
-            Emat = (1 - am) * M + (1 - af) * gamma * h * C + (1 - af) * beta * h * h * K
-            # without Coriolis and K_eps (and so symmetric) the symmetric ordering pays
-            sym = not np.any(W) and np.allclose(EW, EW.T, rtol=0, atol=0)
-            Ef = Factor(Emat, symmetric=sym)
-            stats["factorizations"] += 1
-            key = fkey
-        ds = d + h * v + (0.5 - beta) * h * h * a
-        vs = v + (1 - gamma) * h * a
-        r = force(ta, q) - C @ ((1 - af) * vs + af * v) - K @ ((1 - af) * ds + af * d)
-        if am != 0.0:
-            r -= am * (M @ a)
-        a1 = Ef.solve(r)
-        stats["solves"] += 1
-        d1 = ds + beta * h * h * a1
-        v1 = vs + gamma * h * a1
-        big = float(np.max(np.abs(d1))) if n else 0.0
-        if not (np.all(np.isfinite(d1)) and np.all(np.isfinite(v1))) or big > limit:
-            from . import DivergenceError
-            raise DivergenceError(f"the solution diverged at t = {t1!r}: max |d| = {big:g} "
-                                  f"(limit {limit:g})")
-        stats["steps"] += 1
-        while k < nout and t_eval[k] <= t1:
-            th = (t_eval[k] - tn) / h
-            th2, th3 = th * th, th * th * th
-            h00, h10 = 2 * th3 - 3 * th2 + 1, (th3 - 2 * th2 + th) * h
-            h01, h11 = -2 * th3 + 3 * th2, (th3 - th2) * h
-            dout[k, free] = h00 * d + h10 * v + h01 * d1 + h11 * v1
-            vout[k, free] = h00 * v + h10 * a + h01 * v1 + h11 * a1
-            k += 1
-        d, v, a = d1, v1, a1
-        if progress is not None and time.perf_counter() - last_prog > 0.1:
-            progress(t1)
-            last_prog = time.perf_counter()
-    return dout, vout, stats
+    n = indptr.shape[0] - 1
+    A = sp.csr_matrix((values, indices, indptr), shape=(n, n))
+    return Factor(A, symmetric=(A != A.T).nnz == 0)

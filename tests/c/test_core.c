@@ -2064,12 +2064,36 @@ static void test_csr(void)
     for (int i = 0; i < 72; i++)
         dq = fmax(dq, fabs(q[i] - q[72 + i]));
     CHECK(dy <= 1e-14 * sy && dq == 0.0, "CSR vs dense products: %g of %g, loads %g", dy, sy, dq);
-    /* an entry outside the pattern is refused; LU and reduction are not for CSR */
+    /* an entry outside the pattern is refused; LU is not for CSR */
     CHECK(kf_mat_add(&Cs, 0, n - 1, 1.0) == KF_EINVAL, "outside the pattern");
     CHECK(kf_mat_lu(&Cs, NULL, &err) == KF_EINVAL && !strcmp(err.arg, "storage"), "%s", err.msg);
-    kf_body *r = NULL;
-    int map[2] = {0, 1};
-    CHECK(kf_body_reduce(bs, 2, map, 0, &r, &err) == KF_EINVAL && !r, "%s", err.msg);
+    /* a CSR body reduces onto the pattern of its kept DOFs: the entries of the dense
+     * body's reduction (the integrators' sparse path, docs/theory.md section 4.13);
+     * a dense damping matrix and a bad map are refused */
+    kf_body *r = NULL, *rd = NULL;
+    int map[5] = {0, 1, 5, 7, 20};
+    CHECK(kf_body_reduce(bs, 5, map, 0, &r, &err) == KF_OK && r->M.kind == KF_CSR &&
+              r->pattern && r->pattern->n == 5,
+          "%s", err.msg);
+    CHECK(kf_body_reduce(bd, 5, map, 0, &rd, &err) == KF_OK, "%s", err.msg);
+    if (r && rd) {
+        double dm = 0.0, sm = 0.0;
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 5; j++) {
+                dm = fmax(dm, fabs(kf_mat_get(&r->M, i, j) - kf_mat_get(&rd->M, i, j)));
+                dm = fmax(dm, fabs(kf_mat_get(&r->K, i, j) - kf_mat_get(&rd->K, i, j)) * 1e-11);
+                dm = fmax(dm, fabs(kf_mat_get(&r->S[1], i, j) - kf_mat_get(&rd->S[1], i, j)));
+                sm = fmax(sm, fabs(kf_mat_get(&rd->M, i, j)));
+            }
+        CHECK(dm <= 1e-14 * sm, "reduced CSR vs dense: %g of %g", dm, sm);
+        CHECK(r->Mo[2] == rd->Mo[2] && r->s[3] == rd->s[3], "reduced vectors");
+    }
+    kf_body_free(r);
+    kf_body_free(rd);
+    r = NULL;
+    CHECK(kf_body_reduce(bs, 5, map, 1, &r, &err) == KF_EINVAL && !r, "%s", err.msg);
+    map[2] = 0;
+    CHECK(kf_body_reduce(bs, 5, map, 0, &r, &err) == KF_EINVAL && !r, "%s", err.msg);
     /* the dense eigen solver works on a CSR body (its reduction reads entries) */
     unsigned char fixed[24] = {0};
     fixed[0] = fixed[1] = fixed[8] = fixed[9] = 1; /* nodes 0 and 4 */
@@ -2397,6 +2421,174 @@ static void test_stresses(void)
     CHECK(kf_continuum_reference(KF_BEAM2, &nq, &nn, rq, rn, &err) == KF_EINVAL, "a line kind is refused");
 }
 
+/* ---------------------------------------------------------------- solvers and the stepper */
+
+typedef struct counting_solver {
+    int setups, solves;
+    double a; /* a 1 x 1 "factor" */
+} counting_solver;
+
+static int cs_setup(void *c, const kf_mat *A, kf_error *err)
+{
+    (void)err;
+    counting_solver *s = c;
+    s->setups++;
+    s->a = A->a[0];
+    return KF_OK;
+}
+
+static int cs_solve(void *c, int nrhs, double *b, int ldb, kf_error *err)
+{
+    (void)err, (void)ldb;
+    counting_solver *s = c;
+    s->solves++;
+    for (int k = 0; k < nrhs; k++)
+        b[k] /= s->a;
+    return KF_OK;
+}
+
+static const kf_linsol_ops cs_ops = {"counting", cs_setup, cs_solve, NULL};
+
+static int cs_factory(kf_linsol **out, const kf_mat *like, void *params, kf_error *err)
+{
+    return kf_linsol_callback(out, like->n, &cs_ops, params, err);
+}
+
+/* the oscillator m a + k d = 0 as the stepper's residual; J = cm m + cd k */
+typedef struct osc {
+    double m, k;
+    int calls;
+} osc;
+
+static int osc_residual(double t, const double *d, const double *v, const double *a, int iter,
+                        double *R, void *params, kf_error *err)
+{
+    (void)t, (void)v, (void)iter, (void)err;
+    osc *o = params;
+    o->calls++;
+    R[0] = o->m * a[0] + o->k * d[0];
+    return KF_OK;
+}
+
+static int osc_jacobian(double cm, double cv, double cd, kf_mat *J, void *params, kf_error *err)
+{
+    (void)cv, (void)err;
+    osc *o = params;
+    J->a[0] = cm * o->m + cd * o->k;
+    return KF_OK;
+}
+
+/* 1.25 periods of the oscillator (omega = 2) in n steps; the error of d at the end,
+ * where d = 0 and its slope is largest (a phase error shows at first order there). */
+static double osc_period(int form, int linear, double rho, int n, int *factors, kf_error *err)
+{
+    osc o = {1.0, 4.0, 0};
+    kf_mat like;
+    kf_mat_alloc(&like, KF_DENSE, 1, 0, 0, err);
+    kf_ga_problem p = {1, &like, osc_residual, osc_jacobian, &o};
+    kf_ga_opts go = {.form = form, .linear = linear, .tol = 1e-12, .max_iter = 20,
+                     .refactor_rate = 0.1};
+    kf_ga_coefficients(rho, &go);
+    kf_ga *g = NULL;
+    double d[2] = {1.0, 0.0}, v[2] = {0.0, 0.0}, a[2] = {-4.0, 0.0}, al[2] = {-4.0, 0.0};
+    double T = 1.25 * acos(-1.0), h = T / n, e = NAN;
+    kf_stats st = {0};
+    if (kf_ga_create(&g, &p, &go, err) == KF_OK) {
+        int rc = KF_OK;
+        for (int i = 0; i < n && !rc; i++) {
+            rc = kf_ga_step(g, (i + 1) * h, h, d, v, a, al, d + 1, v + 1, a + 1, al + 1, &st, err);
+            d[0] = d[1], v[0] = v[1], a[0] = a[1], al[0] = al[1];
+        }
+        e = rc ? NAN : fabs(d[0] - cos(2.0 * T));
+    }
+    *factors = (int)st.factorizations;
+    kf_ga_free(g);
+    kf_mat_free(&like);
+    return e;
+}
+
+static void test_stepper(void)
+{
+    kf_error err = {0};
+    /* the solvers: LAPACK dense and band, the small LU, the caller's functions */
+    kf_mat A, Ab;
+    kf_mat_alloc(&A, KF_DENSE, 3, 0, 0, &err);
+    kf_mat_alloc(&Ab, KF_BAND, 3, 1, 1, &err);
+    double vals[3][3] = {{4, 1, 0}, {1, 3, 1}, {0, 1, 2}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (vals[i][j] != 0.0) {
+                kf_mat_add(&A, i, j, vals[i][j]);
+                kf_mat_add(&Ab, i, j, vals[i][j]);
+            }
+    kf_linsol *ls[3] = {NULL, NULL, NULL};
+    CHECK(kf_linsol_lapack(&ls[0], &A, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_linsol_lapack(&ls[1], &Ab, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_linsol_small(&ls[2], &A, &err) == KF_OK, "%s", err.msg);
+    kf_linsol *none = NULL;
+    CHECK(kf_linsol_small(&none, &Ab, &err) == KF_EINVAL && !none,
+          "the small LU takes dense matrices only");
+    for (int k = 0; k < 3; k++) {
+        double b[3] = {5, 5, 3}; /* A (1, 1, 1) */
+        CHECK(kf_linsol_solve(ls[k], 1, b, 3, &err) == KF_EINVAL, "solve before setup (%s)",
+              kf_linsol_name(ls[k]));
+        CHECK(kf_linsol_setup(ls[k], k == 1 ? &Ab : &A, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_linsol_solve(ls[k], 1, b, 3, &err) == KF_OK &&
+                  fabs(b[0] - 1) + fabs(b[1] - 1) + fabs(b[2] - 1) < 1e-14,
+              "%s: x = (%g, %g, %g)", kf_linsol_name(ls[k]), b[0], b[1], b[2]);
+    }
+    kf_mat B;
+    kf_mat_alloc(&B, KF_DENSE, 2, 0, 0, &err);
+    CHECK(kf_linsol_setup(ls[0], &B, &err) == KF_EINVAL, "a matrix of another size");
+    kf_mat_free(&B);
+    kf_mat Z;
+    kf_mat_alloc(&Z, KF_DENSE, 3, 0, 0, &err);
+    CHECK(kf_linsol_setup(ls[2], &Z, &err) == KF_ESING, "a singular matrix: %s", err.msg);
+    kf_mat_free(&Z);
+    for (int k = 0; k < 3; k++)
+        kf_linsol_free(ls[k]);
+    kf_mat_free(&A);
+    kf_mat_free(&Ab);
+
+    /* the stepper on m a + k d = 0: order 2 in both forms (error / 4 at half the step);
+     * Newmark (shifted, rho_inf = 1 is not Newmark: am = af = 0 by hand) conserves
+     * the energy; a linear problem factors its constant J once */
+    int f1, f2;
+    for (int form = 0; form < 2; form++) {
+        double e1 = osc_period(form, form == 0, 0.8, 200, &f1, &err);
+        double e2 = osc_period(form, form == 0, 0.8, 400, &f2, &err);
+        CHECK(e1 / e2 > 3.8 && e1 / e2 < 4.2, "form %d: error ratio %g (%g, %g)", form, e1 / e2,
+              e1, e2);
+        CHECK(f1 == 1 && f2 == 1, "form %d: %d, %d factorizations of a constant J", form, f1, f2);
+    }
+    osc o = {1.0, 4.0, 0};
+    kf_mat like;
+    kf_mat_alloc(&like, KF_DENSE, 1, 0, 0, &err);
+    kf_ga_problem p = {1, &like, osc_residual, osc_jacobian, &o};
+    kf_ga_opts nm = {.am = 0.0, .af = 0.0, .beta = 0.25, .gamma = 0.5, .form = KF_GA_SHIFTED,
+                     .linear = 1, .linsol = cs_factory};
+    counting_solver cs = {0, 0, 0.0};
+    nm.linsol_params = &cs;
+    kf_ga *g = NULL;
+    CHECK(kf_ga_create(&g, &p, &nm, &err) == KF_OK, "%s", err.msg);
+    double d[2] = {1.0, 0.0}, v[2] = {0.0, 0.0}, a[2] = {-4.0, 0.0}, E0 = 0.5 * 4.0, Emax = 0.0;
+    kf_stats st = {0};
+    for (int i = 0; g && i < 1000; i++) {
+        kf_ga_step(g, (i + 1) * 0.05, 0.05, d, v, a, a, d + 1, v + 1, a + 1, a + 1, &st, &err);
+        d[0] = d[1], v[0] = v[1], a[0] = a[1];
+        Emax = fmax(Emax, fabs(0.5 * v[0] * v[0] + 2.0 * d[0] * d[0] - E0));
+    }
+    CHECK(Emax <= 1e-13 * E0, "Newmark's energy drifts by %g", Emax);
+    CHECK(cs.setups == 1 && cs.solves == 1000 && st.evaluations == 1000 && o.calls == 1000,
+          "the caller's solver: %d setups, %d solves, %ld evaluations", cs.setups, cs.solves,
+          st.evaluations);
+    kf_ga_free(g);
+    nm.tol = 0.0;
+    nm.linear = 0;
+    CHECK(kf_ga_create(&g, &p, &nm, &err) == KF_EINVAL && !g, "a nonlinear stepper needs tol");
+    kf_mat_free(&like);
+}
+
 int main(void)
 {
     test_gauss();
@@ -2415,6 +2607,7 @@ int main(void)
     test_windpump();
     test_mechanism();
     test_flexmech();
+    test_stepper();
     test_gyroscopic();
     test_spline();
     test_integrators();
