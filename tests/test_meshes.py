@@ -348,10 +348,12 @@ def test_nested_dissection_orders_every_free_dof_once_and_cuts_the_fill():
         A = ctx.K + ctx.delta * ctx.M
         nd, mmd = Factor(A, True, order=order).nnz, Factor(A, True).nnz
         assert nd <= bound * mmd, (dims, nd, mmd)
-    # points that cannot be cut (all at one place): the DOFs in profile order, each once
+    # points that cannot be cut (all at one place, or not numbers): the DOFs in profile
+    # order, each once (a cut that leaves one side empty would loop forever)
     red = ctx.red
-    same = nested_dissection(red.indptr, red.indices, np.zeros((red.n, 3)))
-    assert np.array_equal(np.sort(same), np.arange(red.n))
+    for points in (np.zeros((red.n, 3)), np.full((red.n, 3), np.nan)):
+        same = nested_dissection(red.indptr, red.indices, points)
+        assert np.array_equal(np.sort(same), np.arange(red.n))
 
 
 def test_factor_in_nested_dissection_order_solves_symmetric_and_general_matrices():

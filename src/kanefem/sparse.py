@@ -125,23 +125,24 @@ def nested_dissection(indptr, indices, points, leaf=ND_LEAF):
     while stack:
         S, H, P, lo = stack.pop()
         m = S.shape[0]
-        ext = P.max(axis=0) - P.min(axis=0) if m else np.zeros(1)
-        if m <= leaf or not np.any(ext > 0):
-            # a leaf: reverse Cuthill-McKee, a narrow profile inside it
-            order[lo:lo + m] = S[csgraph.reverse_cuthill_mckee(H, symmetric_mode=True)] if m > 2 else S
-            continue
         best = None
-        for axis in np.flatnonzero(ext > 0):  # the axis whose median cut has the smallest separator
+        for axis in range(P.shape[1]) if m > leaf else ():  # the cut with the smallest separator
             x = P[:, axis]
             med = np.median(x)
             left = x < med
             if not left.any():
-                left = x <= med  # more than half at the minimum; ext > 0 leaves a right side
+                left = x <= med  # more than half at the minimum
+            if left.all() or not left.any():
+                continue  # all at one coordinate (or not finite): no cut along this axis
             right = ~left
             sep_l, sep_r = left & (H @ right), right & (H @ left)  # DOFs with a neighbour across
             sep = sep_l if np.count_nonzero(sep_l) <= np.count_nonzero(sep_r) else sep_r
             if best is None or np.count_nonzero(sep) < np.count_nonzero(best[1]):
                 best = (left, sep)
+        if best is None:
+            # a leaf: reverse Cuthill-McKee, a narrow profile inside it
+            order[lo:lo + m] = S[csgraph.reverse_cuthill_mckee(H, symmetric_mode=True)] if m > 2 else S
+            continue
         left, sep = best
         right = ~left
         a, b, s = np.flatnonzero(left & ~sep), np.flatnonzero(right & ~sep), np.flatnonzero(sep)
