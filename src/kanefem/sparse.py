@@ -1,11 +1,12 @@
 """Sparse linear algebra of mesh bodies: supports on a CSR pattern, the factorization,
 frozen-time eigenvalues by shift-invert Lanczos/Arnoldi with continuation over a time
-grid, and Newmark with a reused factorization (docs/theory.md sections 3.11-3.13, 4.13).
+grid, and Newmark with a reused factorization (docs/theory.md sections 3.11-3.13, 3.15, 4.13).
 
 The C core assembles every matrix of a mesh body (M, K and the inertia blocks S_ij) on
 one CSR pattern, so any combination K + sum c_ij S_ij is an axpy over value arrays
 (``_core.body_combine``); this module restricts such values to the free DOFs (a gather)
-and hands them to SciPy: SuperLU (``scipy.sparse.linalg.splu``) factors, ARPACK
+and hands them to SciPy: SuperLU (``scipy.sparse.linalg.splu``) factors, in a
+nested-dissection order of the mesh (``nested_dissection``, ``Factor``), ARPACK
 (``eigsh``/``eigs`` in shift-invert mode) finds the lowest modes.
 """
 
@@ -105,10 +106,12 @@ ND_LEAF = 32
 def nested_dissection(indptr, indices, points, leaf=ND_LEAF):
     """A fill-reducing order of a structurally symmetric pattern by geometric nested
     dissection (section 3.15): cut the DOFs at the median of one coordinate of their
-    points, take the DOFs of one side that touch the other side (the smaller such set)
-    as the separator, of the coordinates the one with the smallest separator, and number
-    the two parts (each dissected the same way) first and the separator last.  A mesh's separators are then single layers of
-    nodes across it, and the factor's fill grows with its cross-sections, not its length.
+    points (of the coordinates, the one whose cut has the smallest separator), take the
+    DOFs of one side that touch the other side (the smaller such set) as the separator,
+    and number the two parts (each dissected the same way) first and the separator
+    last.  A mesh's separators are then single layers of nodes across it, and the
+    factor's fill grows with its cross-sections, not its length.  Parts of at most
+    ``leaf`` DOFs are ordered by reverse Cuthill-McKee.
 
     Returns the new order as an index array: row/column ``k`` of the reordered matrix is
     DOF ``order[k]``.
