@@ -10,12 +10,18 @@ peak resident memory of a step's process, ru_maxrss, is its own):
              (K and M only), with the same 2 x 2 x 2 Gauss points.
   modes      the lowest 6 eigenvalues at rest, supports eliminated.  kanefem:
              body.eigenvalues(6, solver="sparse") (assembly included: a fresh process),
-             SuperLU in symmetric mode + ARPACK.  scikit-fem: condense +
-             scipy.sparse.linalg.eigsh(K, 6, M, sigma=0) (assembly included).
+             SuperLU in nested-dissection order, symmetric mode, + ARPACK.  scikit-fem:
+             condense + scipy.sparse.linalg.eigsh(K, 6, M, sigma=0) (assembly included;
+             eigsh factors with splu's defaults, COLAMD and partial pivoting).
+  modes/mmd  the alternative ordering, measured in the same run: kanefem's modes with
+             SuperLU's own minimum degree on A + A^T (symmetric mode, as before the
+             nested dissection); ratios are mmd / nested dissection.
 
 Both sides must find the same eigenvalues (relative difference printed; the run fails
-above 1e-8).  Times are CPU seconds of single-threaded processes (the machine may be
-shared); ratios are scikit-fem / kanefem (time and memory).
+above 1e-8).  Times are CPU seconds of single-threaded processes (OPENBLAS/OMP/MKL
+threads = 1; the machine may be shared: the load average is printed); memory is the
+peak resident set of the step's process (ru_maxrss, VmHWM), interpreter and imports
+included; ratios are scikit-fem / kanefem (time and memory).
 
     python bench/bench_meshes.py [--quick] [--sizes 1e3 1e4 1e5]
 """
@@ -60,6 +66,11 @@ def worker(side, step, ndof):
     import kanefem
 
     m = mesh(ndof)
+    if side == "kanefem-mmd":  # the alternative ordering: no points, so SuperLU's minimum degree
+        import kanefem.sparse
+
+        kanefem.sparse.dof_points = lambda body: None
+        side = "kanefem"
     if side == "skfem":  # imports outside the timing, as kanefem's
         import skfem
         from scipy.sparse.linalg import eigsh
@@ -125,7 +136,8 @@ def main():
         return 0
     sizes = [1e3] if args.quick else args.sizes
     repeat = 1 if args.quick else args.repeat
-    print("CPU seconds of one thread (the best of --repeat runs), peak resident memory of the process")
+    print(f"load average {os.getloadavg()[0]:.1f} (2 cores here); CPU seconds of one thread (the best of "
+          "--repeat runs), peak resident memory of the step's process")
     print(f"{'DOF':>7} {'nnz':>9} {'step':9} {'kanefem s':>10} {'skfem s':>9} {'ratio':>6} "
           f"{'kanefem MiB':>11} {'skfem MiB':>9} {'ratio':>6}  max |dlambda|/lambda")
     worst = 0.0
@@ -141,6 +153,13 @@ def main():
                 diff = f"{d:.1e}   f1 = {math.sqrt(la[0]) / (2 * math.pi):.2f} Hz"
             print(f"{a['ndof']:7d} {a['nnz']:9d} {step:9} {a['cpu']:10.3f} {b['cpu']:9.3f} "
                   f"{b['cpu'] / a['cpu']:6.2f} {a['rss']:11.0f} {b['rss']:9.0f} {b['rss'] / a['rss']:6.2f}  {diff}")
+            if step == "modes":
+                c = run("kanefem-mmd", step, int(size), repeat)
+                d = float(np.max(np.abs(np.array(c["lam"]) - la) / np.abs(la)))
+                worst = max(worst, d)
+                print(f"{'':17} {'modes/mmd':9} {a['cpu']:10.3f} {c['cpu']:9.3f} {c['cpu'] / a['cpu']:6.2f} "
+                      f"{a['rss']:11.0f} {c['rss']:9.0f} {c['rss'] / a['rss']:6.2f}  {d:.1e}   (mmd beside kanefem)")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
     print("kanefem assembles M, K and the nine S_ij (11 matrices); scikit-fem K and M.")
     if worst > 1e-8:
         print(f"eigenvalues differ by {worst:.2e} > 1e-8")

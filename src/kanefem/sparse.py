@@ -1,12 +1,13 @@
 """Sparse linear algebra of mesh bodies: supports on a CSR pattern, the factorization,
 frozen-time eigenvalues by shift-invert Lanczos/Arnoldi with continuation over a time
 grid, and the sparse solver the core's time integrators call back (docs/theory.md
-sections 3.11-3.13, 4.13).
+sections 3.11-3.13, 3.15, 4.13).
 
 The C core assembles every matrix of a mesh body (M, K and the inertia blocks S_ij) on
 one CSR pattern, so any combination K + sum c_ij S_ij is an axpy over value arrays
 (``_core.body_combine``); this module restricts such values to the free DOFs (a gather)
-and hands them to SciPy: SuperLU (``scipy.sparse.linalg.splu``) factors, ARPACK
+and hands them to SciPy: SuperLU (``scipy.sparse.linalg.splu``) factors, in a
+nested-dissection order of the mesh (``nested_dissection``, ``Factor``), ARPACK
 (``eigsh``/``eigs`` in shift-invert mode) finds the lowest modes.
 """
 
@@ -40,21 +41,37 @@ class Reduction:
     indptr, indices : ndarray of int32
         The body's shared pattern.
     fixed : ndarray of bool, shape (ndof,)
+    points : ndarray, shape (ndof, dim), optional
+        Where each DOF sits (its node's coordinates): then :attr:`order` is a nested
+        dissection of the free DOFs for :class:`Factor` (section 3.15).
     """
 
-    def __init__(self, indptr, indices, fixed):
+    def __init__(self, indptr, indices, fixed, points=None):
         n = indptr.shape[0] - 1
         free = ~np.asarray(fixed, dtype=bool)
         rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
         keep = free[rows] & free[indices]
-        self.keep = np.flatnonzero(keep)
+        counts = np.bincount(rows[keep], minlength=n)[free]
+        del rows
+        # int32 positions when they fit (the gather index is as long as the pattern)
+        self.keep = np.flatnonzero(keep).astype(np.int32 if indices.shape[0] < 2**31 else np.intp)
+        del keep
         new = (np.cumsum(free) - 1).astype(np.int32)
         self.indices = new[indices[self.keep]]
-        counts = np.bincount(rows[self.keep], minlength=n)[free]
         self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
         self.free = np.flatnonzero(free)
         self.n = self.free.shape[0]
         self.ndof = n
+        self.points = None if points is None else np.asarray(points, dtype=float)[self.free]
+        self._order = None
+
+    @property
+    def order(self):
+        """A fill-reducing order of the free DOFs (nested dissection on the DOFs' points,
+        computed once), or None without points."""
+        if self._order is None and self.points is not None:
+            self._order = nested_dissection(self.indptr, self.indices, self.points)
+        return self._order
 
     def matrix(self, values):
         """The reduced CSR matrix of full-pattern values."""
@@ -68,31 +85,131 @@ class Reduction:
         return out
 
 
-# ---------------------------------------------------------------- factorization
+def dof_points(body):
+    """Where each DOF of a body sits, (ndof, dim): its node's coordinates (DOFs are
+    node-major); None for a body without nodes."""
+    nodes = getattr(body, "nodes", None)
+    per = getattr(body, "dofs_per_node", None)
+    if nodes is None or per is None or nodes.shape[0] * per != body.ndof:
+        return None
+    return np.repeat(np.asarray(nodes, dtype=float).reshape(nodes.shape[0], -1), per, axis=0)
+
+
+# ---------------------------------------------------------------- ordering and factorization
+
+#: parts of at most this many DOFs are not dissected further
+ND_LEAF = 32
+
+
+def nested_dissection(indptr, indices, points, leaf=ND_LEAF):
+    """A fill-reducing order of a structurally symmetric pattern by geometric nested
+    dissection (section 3.15): cut the DOFs at the median of one coordinate of their
+    points (of the coordinates, the one whose cut has the smallest separator), take the
+    DOFs of one side that touch the other side (the smaller such set) as the separator,
+    and number the two parts (each dissected the same way) first and the separator
+    last.  A mesh's separators are then single layers of nodes across it, and the
+    factor's fill grows with its cross-sections, not its length.  Parts of at most
+    ``leaf`` DOFs are ordered by reverse Cuthill-McKee.
+
+    Returns the new order as an index array: row/column ``k`` of the reordered matrix is
+    DOF ``order[k]``.
+    """
+    sp, _, _ = _scipy()
+    from scipy.sparse import csgraph
+
+    n = indptr.shape[0] - 1
+    G = sp.csr_matrix((np.ones(indices.shape[0], dtype=bool), indices, indptr), shape=(n, n))
+    order = np.empty(n, dtype=np.intp)
+    # explicit stack (a degenerate point set could nest deeper than Python's recursion):
+    # (DOFs, their subgraph, their points, first position of the range they fill)
+    stack = [(np.arange(n), G, np.asarray(points, dtype=float), 0)]
+    while stack:
+        S, H, P, lo = stack.pop()
+        m = S.shape[0]
+        best = None
+        for axis in range(P.shape[1]) if m > leaf else ():  # the cut with the smallest separator
+            x = P[:, axis]
+            med = np.median(x)
+            left = x < med
+            if not left.any():
+                left = x <= med  # more than half at the minimum
+            if left.all() or not left.any():
+                continue  # all at one coordinate (or not finite): no cut along this axis
+            right = ~left
+            sep_l, sep_r = left & (H @ right), right & (H @ left)  # DOFs with a neighbour across
+            sep = sep_l if np.count_nonzero(sep_l) <= np.count_nonzero(sep_r) else sep_r
+            if best is None or np.count_nonzero(sep) < np.count_nonzero(best[1]):
+                best = (left, sep)
+        if best is None:
+            # a leaf: reverse Cuthill-McKee, a narrow profile inside it
+            order[lo:lo + m] = S[csgraph.reverse_cuthill_mckee(H, symmetric_mode=True)] if m > 2 else S
+            continue
+        left, sep = best
+        right = ~left
+        a, b, s = np.flatnonzero(left & ~sep), np.flatnonzero(right & ~sep), np.flatnonzero(sep)
+        order[lo + m - s.shape[0]:lo + m] = S[s]
+        for part, start in ((b, lo + a.shape[0]), (a, lo)):
+            if part.shape[0]:
+                stack.append((S[part], H[part][:, part], P[part], start))
+    return order
 
 
 class Factor:
-    """A sparse factorization A = LU by SuperLU, with ``solve(b)`` for vectors or blocks.
+    """A sparse factorization by SuperLU, with ``solve(b)`` for vectors or blocks.
 
-    A symmetric A (positive definite after the shift of section 3.12) is ordered by
-    minimum degree on A + A^T and pivoted on the diagonal (SuperLU's symmetric mode),
-    which keeps the fill of a symmetric ordering; a general A by COLAMD with partial
-    pivoting.
+    With ``order`` (a fill-reducing order such as :func:`nested_dissection`'s) the
+    matrix is reordered symmetrically, P A P^T, and factored in that order with diagonal
+    pivots (SuperLU's symmetric mode): always on the diagonal for a symmetric A (positive
+    definite after the shift of section 3.12), by threshold PIVOT for a general one (an
+    off-diagonal pivot only where the diagonal is under PIVOT times its column's
+    largest).  Without it, a symmetric A is ordered by minimum degree on A + A^T and
+    pivoted on the diagonal, a general A by COLAMD with partial pivoting (section 3.15).
+
+    The reordered matrix is gathered straight from A's CSR arrays and handed to SuperLU
+    as the CSC arrays of its transpose (no other copy of A); solves use the transposed
+    factor.
     """
 
-    def __init__(self, A, symmetric):
-        _, spla, _ = _scipy()
-        A = A.tocsc()
-        if symmetric:
-            self.lu = _interrupt.call(spla.splu, A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                                      options={"SymmetricMode": True})
-        else:
-            self.lu = _interrupt.call(spla.splu, A, permc_spec="COLAMD")
+    #: diagonal pivot threshold of the general (nonsymmetric) reordered factor
+    PIVOT = 0.1
+
+    def __init__(self, A, symmetric, order=None):
+        sp, spla, _ = _scipy()
         self.n = A.shape[0]
-        self.nnz = self.lu.L.nnz + self.lu.U.nnz
+        self.order = None
+        if order is None:
+            A = A.tocsc()
+            if symmetric:
+                self.lu = _interrupt.call(spla.splu, A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                                          options={"SymmetricMode": True})
+            else:
+                self.lu = _interrupt.call(spla.splu, A, permc_spec="COLAMD")
+        else:
+            order = np.asarray(order, dtype=np.intp)
+            A = A.tocsr()
+            A.sum_duplicates()
+            inv = np.empty(self.n, dtype=np.int32)
+            inv[order] = np.arange(self.n, dtype=np.int32)
+            lengths = np.diff(A.indptr)[order]
+            indptr = np.zeros(self.n + 1, dtype=np.int32)
+            np.cumsum(lengths, out=indptr[1:])
+            take = np.arange(A.nnz, dtype=np.intp)  # where in A each reordered entry is
+            take -= np.repeat(indptr[:-1] - A.indptr[order], lengths)
+            B = sp.csc_matrix((A.data[take], inv[A.indices[take]], indptr), shape=A.shape)  # (P A P^T)^T
+            del take
+            self.lu = _interrupt.call(spla.splu, B, permc_spec="NATURAL",
+                                      diag_pivot_thresh=0.0 if symmetric else self.PIVOT,
+                                      options={"SymmetricMode": True})
+            self.order = order
+        self.nnz = int(self.lu.nnz)  # of L and U (not copied out as SciPy matrices)
 
     def solve(self, b):
-        return self.lu.solve(np.asarray(b, dtype=float))
+        b = np.asarray(b, dtype=float)
+        if self.order is None:
+            return self.lu.solve(b)
+        x = np.empty_like(b)
+        x[self.order] = self.lu.solve(b[self.order], trans="T")
+        return x
 
 
 # ---------------------------------------------------------------- frames
@@ -164,7 +281,7 @@ class SparseEigen:
 
     def __init__(self, body, fixed):
         self.body = body
-        self.red = Reduction(body._indptr, body._indices, fixed)
+        self.red = Reduction(body._indptr, body._indices, fixed, dof_points(body))
         if self.red.n == 0:
             raise ValueError("the supports fix every DOF: nothing can move")
         self.M = self.red.matrix(body._values("M"))
@@ -179,7 +296,7 @@ class SparseEigen:
 
     def factor_rest(self):
         if self.F is None:
-            self.F = Factor(self.K + self.delta * self.M, symmetric=True)
+            self.F = Factor(self.K + self.delta * self.M, symmetric=True, order=self.red.order)
         return self.F
 
     def matrix(self, frame, include_eps):
@@ -204,7 +321,7 @@ class SparseEigen:
         _, spla, _ = _scipy()
         n = self.red.n
         if F is None:
-            F = Factor(A - sigma * self.M, symmetric)
+            F = Factor(A - sigma * self.M, symmetric, order=self.red.order)
         op = spla.LinearOperator((n, n), matvec=F.solve, dtype=float)
         if n <= k + 1 or (not symmetric and n <= k + 2):
             raise ValueError(f"n_modes = {k} is too many for {n} free DOFs with the sparse solver "
