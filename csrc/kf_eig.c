@@ -289,9 +289,16 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
     }
     for (int k = 0; k < nst && !rc; k++) {
         rc = reduce(e, &b->S[k], e->St[k], err);
+        /* the centrifugal term takes S_ij + R_ij (second-order rotation, section 2.9) */
+        if (!rc && b->has_second) {
+            rc = reduce(e, &b->R[k], tmp, err);
+            for (size_t i = 0; i < nn && !rc; i++)
+                e->St[k][i] += tmp[i];
+        }
         if (!rc)
             rc = to_standard(n, e->L, e->St[k], err);
     }
+
     int ngeo = e->geometric && b->el->ngeo > 0 ? 3 : 0;
     for (int k = 0; k < ngeo && !rc; k++) {
         e->KGt[k] = kf_calloc(nn, sizeof(double));
@@ -838,6 +845,20 @@ static int poll(kf_progress_fn *progress, void *params, int t, kf_error *err)
     return KF_OK;
 }
 
+/* K_eps of a body whose sections turn to second order has a symmetric R part that the
+ * solvers do not form (docs/theory.md section 2.9): refuse a nonzero eps with it. */
+static int check_second_eps(const kf_eig *e, int nt, const kf_frame *frame,
+                            const kf_eig_opts *opt, kf_error *err)
+{
+    for (int t = 0; opt->include_eps && e->b->has_second && t < nt; t++)
+        if (frame[t].eps[0] != 0.0 || frame[t].eps[1] != 0.0 || frame[t].eps[2] != 0.0)
+            return kf_fail(err, KF_EINVAL, "eps", "eps = (%g, %g, %g) at instant %d: K_eps of a "
+                           "beam whose sections turn to second order (rotary inertia) is not "
+                           "implemented (its second-order part is symmetric; give include_eps="
+                           "False)", frame[t].eps[0], frame[t].eps[1], frame[t].eps[2], t);
+    return KF_OK;
+}
+
 int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                  const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes,
                  kf_eig_stats *stats, kf_error *err)
@@ -846,6 +867,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
         return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
     int n = e->n, m = opt->n_modes, dim = e->dim;
     int rc = check_instants(e, nt, frame, kg, m, err);
+    if (!rc)
+        rc = check_second_eps(e, nt, frame, opt, err);
     if (rc)
         return rc;
     int tracked = opt->order == KF_ORDER_TRACKED;
@@ -1129,6 +1152,8 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
         return kf_fail(err, KF_EINVAL, "", "kf_eig_gyroscopic: NULL argument");
     int n = e->n, m = opt->n_modes, dim = e->dim, n2 = 2 * e->n;
     int rc = check_instants(e, nt, frame, kg, m, err);
+    if (!rc)
+        rc = check_second_eps(e, nt, frame, opt, err);
     if (rc)
         return rc;
     int lwork = 0;

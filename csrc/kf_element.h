@@ -59,6 +59,12 @@ typedef struct kf_section {
     double J;      /* torsion constant [m^4] (torsional stiffness G J) */
     double ref[3]; /* orientation vector in the body frame: with the element axis e1,
                     * e3 = e1 x ref / |e1 x ref|, e2 = e3 x e1 (the section's local y) */
+    /* the spatial beam's options (docs/theory.md section 2.9); all zero: the seeds'
+     * Euler-Bernoulli beam */
+    double kappa_y; /* shear coefficients for shear along the section's y (bending v, Izz) */
+    double kappa_z; /* and z (bending w, Iyy): 0 = no shear deformation, else Timoshenko */
+    double rotary;  /* 1: the section turns rigidly with all three rotations, to second
+                     * order (rotary inertia, full section inertia, propeller moment) */
     /* plane elements (meshes) */
     double thickness;    /* thickness [m] */
     double plane_strain; /* 0 = plane stress, 1 = plane strain */

@@ -108,6 +108,10 @@ class EigenResult(ResultMixin):
         How the instants were solved: ``full_solves``, ``continued``,
         ``iterations``, ``reused`` (instants equal to the one before, e.g. a constant
         spin, whose solution was reused).
+    model : dict
+        The element model of the body (:attr:`FlexibleBody.model`): ``element`` (the
+        core's kind) and for beams ``theory`` (``"euler-bernoulli"`` or
+        ``"timoshenko"``), ``rotary_inertia`` and ``shear_coefficient``.
     """
 
     eigenvalues: np.ndarray
@@ -116,6 +120,7 @@ class EigenResult(ResultMixin):
     solver: str
     order: str = "ascending"
     stats: dict = field(default_factory=dict)
+    model: dict = field(default_factory=dict)
 
     @property
     def frequencies_hz(self) -> np.ndarray:
@@ -151,6 +156,64 @@ def _no_rates_with_frames(omega, eps, a_O, default):
                                   and not isinstance(v, (bool, np.bool_)) and v == default):
             raise ValueError(f"give the frame's motion either as frames= or as omega, eps and a_O, "
                              f"not both ({name} = {_checks._short(v)} was given with frames)")
+
+
+#: the sections whose shear coefficient kanefem computes (Cowper 1966, docs/theory.md 2.9)
+SHEAR_SECTIONS = ("rectangle", "circle", "tube")
+
+
+def shear_coefficients(shear_coefficient, *, nu, A=None, Izz=None, Iyy=None):
+    """Timoshenko shear coefficients (kappa_y, kappa_z) of a beam section.
+
+    Parameters
+    ----------
+    shear_coefficient : float, (float, float) or {"rectangle", "circle", "tube"}
+        Given (one value for both directions, or one per direction: shear along the
+        section's y, which goes with Izz, and along z), or computed by Cowper's formulas
+        (J. Appl. Mech. 33 (1966) 335-340) for a solid rectangle, 10 (1 + nu) / (12 + 11 nu);
+        a solid circle, 6 (1 + nu) / (7 + 6 nu); a circular tube of radii ratio
+        m = r_i / r_o, 6 (1 + nu) (1 + m^2)^2 / ((7 + 6 nu) (1 + m^2)^2 + (20 + 12 nu) m^2),
+        whose radii follow from A and the polar moment Izz + Iyy.
+    nu : float
+        Poisson's ratio.
+    A, Izz, Iyy : float
+        The section (for ``"tube"``).
+
+    Returns
+    -------
+    tuple of two floats
+
+    Examples
+    --------
+    >>> shear_coefficients("rectangle", nu=0.3)
+    (0.8496732026143791, 0.8496732026143791)
+    """
+    if shear_coefficient is None:
+        raise TypeError("theory='timoshenko' needs shear_coefficient: a number, a pair (kappa_y, "
+                        f"kappa_z) or one of {SHEAR_SECTIONS} (computed by Cowper's formulas)")
+    if isinstance(shear_coefficient, str):
+        kind = _checks.choice("shear_coefficient", shear_coefficient, SHEAR_SECTIONS)
+        if kind == "rectangle":
+            k = 10 * (1 + nu) / (12 + 11 * nu)
+        elif kind == "circle":
+            k = 6 * (1 + nu) / (7 + 6 * nu)
+        else:
+            # A = pi (ro^2 - ri^2), Izz + Iyy = pi (ro^4 - ri^4) / 2 = A (ro^2 + ri^2) / 2
+            s2, d2 = 2 * (Izz + Iyy) / A, A / math.pi
+            ro2, ri2 = (s2 + d2) / 2, (s2 - d2) / 2
+            if not ri2 > 0:
+                raise ValueError(f"shear_coefficient='tube': A = {A!r} with Izz + Iyy = {Izz + Iyy!r} "
+                                 "is no circular tube (its inner radius would not be positive)")
+            m2 = ri2 / ro2
+            k = 6 * (1 + nu) * (1 + m2)**2 / ((7 + 6 * nu) * (1 + m2)**2 + (20 + 12 * nu) * m2)
+        return (k, k)
+    k = np.atleast_1d(_checks.array("shear_coefficient", shear_coefficient))
+    if k.ndim != 1 or k.size not in (1, 2):
+        raise ValueError(f"shear_coefficient = {_checks._short(shear_coefficient)} must be a number, a "
+                         f"pair (kappa_y, kappa_z) or one of {SHEAR_SECTIONS}")
+    if not (np.all(np.isfinite(k)) and np.all(k > 0)):
+        raise ValueError(f"shear_coefficient = {_checks._short(shear_coefficient)} must be positive and finite")
+    return (float(k[0]), float(k[-1]))
 
 
 class FlexibleBody:
@@ -219,6 +282,19 @@ class FlexibleBody:
         if Izz is not None or self._bending:
             self.Izz = section["Izz"] = _checks.real(name, Izz, positive=True)
         return section
+
+    @property
+    def model(self) -> dict:
+        """The element model, as the results state it (their ``model`` field): the core's
+        element kind and, for beams, the beam theory, whether the sections carry rotary
+        inertia and the shear coefficients (docs/theory.md section 2.9)."""
+        out = {"element": self._kind}
+        if self._kind in ("beam2", "beam3d"):
+            out["theory"] = getattr(self, "theory", "euler-bernoulli")
+            out["rotary_inertia"] = bool(getattr(self, "rotary_inertia", False))
+        if hasattr(self, "shear_coefficient"):
+            out["shear_coefficient"] = self.shear_coefficient
+        return out
 
     def _storage_code(self, storage):
         """The core's code of a storage name; line bodies are dense until banded and sparse
@@ -313,13 +389,20 @@ class FlexibleBody:
             ``S``: S_ij = int rho N_i^T N_j dV [kg], an array (dim, dim, ndof, ndof) when
             dense, else a dim x dim nested list of CSR matrices;
             ``s``: (dim, dim, ndof), s_ij = int rho N_i^T x_j dV [kg m];
-            ``Mo``: (dim, ndof), Mo_i = int rho N_i^T dV [kg].
+            ``Mo``: (dim, ndof), Mo_i = int rho N_i^T dV [kg];
+            and for a beam whose sections turn to second order (``rotary_inertia``,
+            docs/theory.md section 2.9) ``R``: R_ij = int rho H_i x_j dV [kg m^2], as S,
+            which K_eps and K_om add to S.
         """
         d = self.dim
         S = [[self._matrix(_core.body_matrix(self._body, "S", i, j)) for j in range(d)] for i in range(d)]
         s = np.array([[_core.body_matrix(self._body, "s", i, j) for j in range(d)] for i in range(d)])
         Mo = np.array([_core.body_matrix(self._body, "Mo", i) for i in range(d)])
-        return {"S": np.array(S) if self.storage == "dense" else S, "s": s, "Mo": Mo}
+        out = {"S": np.array(S) if self.storage == "dense" else S, "s": s, "Mo": Mo}
+        if getattr(self, "rotary_inertia", False):
+            R = [[self._matrix(_core.body_matrix(self._body, "R", i, j)) for j in range(d)] for i in range(d)]
+            out["R"] = np.array(R) if self.storage == "dense" else R
+        return out
 
     # ------------------------------------------------------------ motion
 
@@ -575,6 +658,14 @@ class FlexibleBody:
                 _checks.flag("include_eps", include_eps), _checks.flag("mode_shapes", mode_shapes),
                 _checks.flag("geometric_stiffness", geometric_stiffness))
 
+    def _check_eps(self, motion, include_eps):
+        """K_eps of sections turning to second order is not formed by the eigen solvers."""
+        if include_eps and getattr(self, "rotary_inertia", False) and np.any(motion["eps"] != 0.0):
+            raise _not_supported(self, "include_eps=True with eps != 0 and rotary_inertia=True",
+                                 "the second-order part of K_eps is symmetric and the eigen solvers "
+                                 "do not form it yet; give include_eps=False (motion_terms and "
+                                 "simulate include it)")
+
     def _geometric_rows(self, motion, supports, end_forces, axial_force):
         """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
         if axial_force is not None:
@@ -718,6 +809,7 @@ class FlexibleBody:
             n_modes, include_eps, mode_shapes, geometric_stiffness)
         ctx = self._eig_context(supports, geometric, constraints)
         motion = self._frame(omega, eps, a_O, frames)
+        self._check_eps(motion, include_eps)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
@@ -732,6 +824,7 @@ class FlexibleBody:
             mode_shapes=None if shapes is None else shapes[0],
             solver=r["stats"].pop("solver"),
             stats=r["stats"],
+            model=self.model,
         )
 
     def eigenvalues_vs_time(
@@ -792,6 +885,7 @@ class FlexibleBody:
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
+        self._check_eps(motion, include_eps)
         ctx = self._eig_context(supports, geometric, constraints)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
         r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
@@ -805,6 +899,7 @@ class FlexibleBody:
             solver=r["stats"].pop("solver"),
             order=order,
             stats=r["stats"],
+            model=self.model,
         )
 
 
@@ -859,12 +954,13 @@ class FlexibleBody:
         motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
+        self._check_eps(motion, include_eps)
         ctx = self._eig_context(supports, geometric)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
         r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), axial_force=kg, polls=True,
                             flops=_EIG_FLOPS * (2.0 * self.ndof)**3)  # the first-order form, 2n
-        return GyroscopicResult(s=r["s_re"] + 1j * r["s_im"])
+        return GyroscopicResult(s=r["s_re"] + 1j * r["s_im"], model=self.model)
 
 
     # ------------------------------------------------------------ output
@@ -914,9 +1010,12 @@ class GyroscopicResult(ResultMixin):
     s : ndarray of complex, shape (nt, n_modes)
         Eigenvalues with Im s >= 0, ascending by ``|s|`` [rad/s].  Undamped: s = +-i omega_k;
         Re s > 0 means a growing mode (flutter or divergence).
+    model : dict
+        The element model of the body, as :attr:`EigenResult.model`.
     """
 
     s: np.ndarray
+    model: dict = field(default_factory=dict)
 
     @property
     def frequencies_hz(self) -> np.ndarray:
@@ -1108,11 +1207,16 @@ class Beam3D(_StraightBody):
     The beam lies on its frame's x axis from ``origin`` to ``origin + length``; each
     node carries (u, v, w, theta_x, theta_y, theta_z): displacements along the body
     axes [m] and rotations about them [rad].  Axial displacement and torsion are linear,
-    the two bendings cubic Hermite (theta_z = dv/dx, theta_y = -dw/dx); no shear
-    deformation and no rotary inertia of bending, so that in planar motion its in-plane
-    equations are :class:`PlanarBeam`'s.  The section's mass turns with the torsion:
-    its polar moment Izz + Iyy gives the torsional mass.  The frame may move in space:
-    every method takes omega and eps as 3-vectors in body axes (or numbers, about z).
+    the two bendings cubic Hermite (theta_z = dv/dx, theta_y = -dw/dx); by default no shear
+    deformation and no rotary inertia of bending (the seeds' Euler-Bernoulli beam), so that
+    in planar motion its in-plane equations are :class:`PlanarBeam`'s.  The section's mass
+    turns with the torsion: its polar moment Izz + Iyy gives the torsional mass.  The frame
+    may move in space: every method takes omega and eps as 3-vectors in body axes (or
+    numbers, about z).  ``theory="timoshenko"`` adds shear deformation and
+    ``rotary_inertia=True`` makes the section a rigid body turning with all three rotations
+    to second order: rotary inertia, the full section inertia in every motion term, the
+    propeller moment of a spinning blade, torsion unchanged by a spin about the beam's own
+    axis (docs/theory.md section 2.9); the results state the model (``model``).
 
     Parameters
     ----------
@@ -1138,6 +1242,15 @@ class Beam3D(_StraightBody):
     ref : array_like, shape (3,)
         Orientation vector in the body frame: the section's local y axis is the part
         of ref normal to the beam (default the body's y axis).
+    theory : {"euler-bernoulli", "timoshenko"}
+        Beam theory: Timoshenko adds shear deformation (two-node elements with the
+        interdependent interpolation, free of shear locking).
+    rotary_inertia : bool, optional
+        Whether the section turns as a rigid body with all three rotations, to second
+        order; default True for Timoshenko, False for Euler-Bernoulli.
+    shear_coefficient : float, (float, float) or {"rectangle", "circle", "tube"}
+        Timoshenko only (required there): kappa for shear along the section's y and z, or
+        Cowper's value for a common section (:func:`shear_coefficients`).
     origin : float
         Position of the first node on the frame's x axis [m].
     storage : {"auto", "dense"}
@@ -1178,21 +1291,37 @@ class Beam3D(_StraightBody):
     _default_supports = "clamped-free"
 
     def __init__(self, length, n_elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
+                 theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None,
                  origin=0.0, storage="auto"):
         self._build(length, n_elements, origin, storage,
-                    dict(E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu, ref=ref))
+                    dict(E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu, ref=ref, theory=theory,
+                         rotary_inertia=rotary_inertia, shear_coefficient=shear_coefficient))
 
-    def _material(self, *, E, A, rho, Izz, Iyy, J, nu=0.3, ref=(0.0, 1.0, 0.0)):
-        """The line body's E, A, rho, Izz and the spatial section: Iyy, J, nu, ref."""
+    def _material(self, *, E, A, rho, Izz, Iyy, J, nu=0.3, ref=(0.0, 1.0, 0.0),
+                  theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None):
+        """The line body's E, A, rho, Izz and the spatial section: Iyy, J, nu, ref, and
+        the beam model (theory, rotary inertia, shear coefficients)."""
         section = FlexibleBody._material(self, E=E, A=A, rho=rho, Izz=Izz)
         self.Iyy = _checks.real("Iyy", Iyy, positive=True)
         self.J = _checks.real("J", J, positive=True)
         self.nu = _checks.real("nu", nu)
         self.ref = tuple(float(v) for v in _checks.array("ref", ref, shape=(3,)))
-        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref}
+        self.theory = _checks.choice("theory", theory, ("euler-bernoulli", "timoshenko"))
+        timo = self.theory == "timoshenko"
+        self.rotary_inertia = timo if rotary_inertia is None else _checks.flag("rotary_inertia", rotary_inertia)
+        if timo:
+            self.shear_coefficient = shear_coefficients(shear_coefficient, nu=self.nu, A=self.A,
+                                                        Izz=self.Izz, Iyy=self.Iyy)
+        elif shear_coefficient is not None:
+            raise TypeError(f"shear_coefficient = {_checks._short(shear_coefficient)} needs "
+                            "theory='timoshenko' (an Euler-Bernoulli beam has no shear deformation)")
+        ky, kz = self.shear_coefficient if timo else (0.0, 0.0)
+        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref,
+                "kappa_y": ky, "kappa_z": kz, "rotary": 1.0 if self.rotary_inertia else 0.0}
 
     @classmethod
     def from_mesh(cls, nodes, elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
+                  theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None,
                   storage="auto"):
         """A spatial beam of any 2-node elements: nodes (n, 3) in the body frame,
         elements (nel, 2) of node indices.  ``ref`` orients every element's section
@@ -1210,7 +1339,8 @@ class Beam3D(_StraightBody):
         """
         body = cls.__new__(cls)
         FlexibleBody.__init__(body, nodes, elements, E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu,
-                              ref=ref, storage=storage)
+                              ref=ref, theory=theory, rotary_inertia=rotary_inertia,
+                              shear_coefficient=shear_coefficient, storage=storage)
         return body
 
 
