@@ -349,6 +349,13 @@ static int beam3d_check(const double *xe, const kf_section *sec, int el, kf_erro
                            "(or 0: no shear deformation)", kap[k].name, kap[k].v);
     if (sec->rotary != 0.0 && sec->rotary != 1.0)
         return kf_fail(err, KF_EINVAL, "rotary_inertia", "rotary = %g must be 0 or 1", sec->rotary);
+    if (!isfinite(sec->ey) || !isfinite(sec->ez))
+        return kf_fail(err, KF_EINVAL, "shear_centre", "shear_centre = (%g, %g) must be finite",
+                       sec->ey, sec->ez);
+    if (sec->rotary != 0.0 && (sec->ey != 0.0 || sec->ez != 0.0))
+        return kf_fail(err, KF_EINVAL, "shear_centre", "shear_centre = (%g, %g) with rotary "
+                       "inertia is not implemented (the second-order rotation about an axis off "
+                       "the centroid meets the frame's acceleration too)", sec->ey, sec->ez);
     const double *r = sec->ref;
     double rn = norm3(r), e1[3], c[3];
     if (!(rn > 0.0) || !isfinite(rn))
@@ -441,6 +448,11 @@ static void beam3d_at(const double *xe, const kf_section *sec, int q, beam3d_poi
     double L = beam3d_axes(xe, sec->ref, p->Lam);
     int lq = q / BEAM3_NS;
     beam3d_section_point(sec, q % BEAM3_NS, &p->y, &p->z);
+    /* offsets from the beam's axis, the shear-centre axis (section 2.9) */
+    if (sec->ey != 0.0 || sec->ez != 0.0) {
+        p->y -= sec->ey;
+        p->z -= sec->ez;
+    }
     p->xi = gx[lq];
     p->w = gw[lq] * L / BEAM3_NS;
     beam3d_interp(sec, L, p->xi, p->U, p->T, p->B, p->G);

@@ -65,6 +65,10 @@ typedef struct kf_section {
     double kappa_z; /* and z (bending w, Iyy): 0 = no shear deformation, else Timoshenko */
     double rotary;  /* 1: the section turns rigidly with all three rotations, to second
                      * order (rotary inertia, full section inertia, propeller moment) */
+    double ey, ez;  /* the shear centre's offset from the centroid in (e2, e3) [m]: the
+                     * nodes lie on the shear-centre axis, the twist turns about it, the
+                     * section's mass lies about the centroid; the axial DOF is the
+                     * centroid's (Vlasov's choice, without warping) */
     /* plane elements (meshes) */
     double thickness;    /* thickness [m] */
     double plane_strain; /* 0 = plane stress, 1 = plane strain */

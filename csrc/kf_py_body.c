@@ -52,6 +52,8 @@ static const struct {
                       {"kappa_y", offsetof(kf_section, kappa_y)},
                       {"kappa_z", offsetof(kf_section, kappa_z)},
                       {"rotary", offsetof(kf_section, rotary)},
+                      {"ey", offsetof(kf_section, ey)},
+                      {"ez", offsetof(kf_section, ez)},
                       /* plane elements */
                       {"thickness", offsetof(kf_section, thickness)},
                       {"plane_strain", offsetof(kf_section, plane_strain)}};

@@ -294,6 +294,8 @@ class FlexibleBody:
             out["rotary_inertia"] = bool(getattr(self, "rotary_inertia", False))
         if hasattr(self, "shear_coefficient"):
             out["shear_coefficient"] = self.shear_coefficient
+        if getattr(self, "shear_centre", (0.0, 0.0)) != (0.0, 0.0):
+            out["shear_centre"] = self.shear_centre
         return out
 
     def _storage_code(self, storage):
@@ -1251,6 +1253,11 @@ class Beam3D(_StraightBody):
     shear_coefficient : float, (float, float) or {"rectangle", "circle", "tube"}
         Timoshenko only (required there): kappa for shear along the section's y and z, or
         Cowper's value for a common section (:func:`shear_coefficients`).
+    shear_centre : (float, float)
+        Offset (e_y, e_z) of the shear centre from the centroid along the section's y and
+        z [m]: the beam's nodes lie on the shear-centre axis, the twist turns about it and
+        the centroid's mass lies off it (bending-torsion coupling); Euler-Bernoulli or
+        Timoshenko without rotary inertia.
     origin : float
         Position of the first node on the frame's x axis [m].
     storage : {"auto", "dense"}
@@ -1292,15 +1299,17 @@ class Beam3D(_StraightBody):
 
     def __init__(self, length, n_elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
                  theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None,
-                 origin=0.0, storage="auto"):
+                 shear_centre=(0.0, 0.0), origin=0.0, storage="auto"):
         self._build(length, n_elements, origin, storage,
                     dict(E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu, ref=ref, theory=theory,
-                         rotary_inertia=rotary_inertia, shear_coefficient=shear_coefficient))
+                         rotary_inertia=rotary_inertia, shear_coefficient=shear_coefficient,
+                         shear_centre=shear_centre))
 
     def _material(self, *, E, A, rho, Izz, Iyy, J, nu=0.3, ref=(0.0, 1.0, 0.0),
-                  theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None):
+                  theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None,
+                  shear_centre=(0.0, 0.0)):
         """The line body's E, A, rho, Izz and the spatial section: Iyy, J, nu, ref, and
-        the beam model (theory, rotary inertia, shear coefficients)."""
+        the beam model (theory, rotary inertia, shear coefficients, shear centre)."""
         section = FlexibleBody._material(self, E=E, A=A, rho=rho, Izz=Izz)
         self.Iyy = _checks.real("Iyy", Iyy, positive=True)
         self.J = _checks.real("J", J, positive=True)
@@ -1316,13 +1325,20 @@ class Beam3D(_StraightBody):
             raise TypeError(f"shear_coefficient = {_checks._short(shear_coefficient)} needs "
                             "theory='timoshenko' (an Euler-Bernoulli beam has no shear deformation)")
         ky, kz = self.shear_coefficient if timo else (0.0, 0.0)
+        self.shear_centre = tuple(float(v) for v in _checks.array("shear_centre", shear_centre, shape=(2,)))
+        if self.rotary_inertia and self.shear_centre != (0.0, 0.0):
+            raise _not_supported(self, f"shear_centre = {self.shear_centre} with rotary_inertia=True",
+                                 "the second-order rotation about an axis off the centroid also meets "
+                                 "the frame's acceleration, which is not implemented; give "
+                                 "rotary_inertia=False (the twist still turns about the shear centre)")
         return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref,
-                "kappa_y": ky, "kappa_z": kz, "rotary": 1.0 if self.rotary_inertia else 0.0}
+                "kappa_y": ky, "kappa_z": kz, "rotary": 1.0 if self.rotary_inertia else 0.0,
+                "ey": self.shear_centre[0], "ez": self.shear_centre[1]}
 
     @classmethod
     def from_mesh(cls, nodes, elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
                   theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None,
-                  storage="auto"):
+                  shear_centre=(0.0, 0.0), storage="auto"):
         """A spatial beam of any 2-node elements: nodes (n, 3) in the body frame,
         elements (nel, 2) of node indices.  ``ref`` orients every element's section
         (it must not be parallel to any element).  Geometric stiffness needs a straight
@@ -1340,7 +1356,8 @@ class Beam3D(_StraightBody):
         body = cls.__new__(cls)
         FlexibleBody.__init__(body, nodes, elements, E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu,
                               ref=ref, theory=theory, rotary_inertia=rotary_inertia,
-                              shear_coefficient=shear_coefficient, storage=storage)
+                              shear_coefficient=shear_coefficient, shear_centre=shear_centre,
+                              storage=storage)
         return body
 
 
