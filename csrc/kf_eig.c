@@ -232,7 +232,9 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
     e->V0 = kf_calloc(nn, sizeof(double));
     for (int p = 0; p < e->npair; p++)
         e->Gt[p] = kf_calloc(nn, sizeof(double));
-    int nst = b->dim == 3 ? 9 : 0;
+    /* the blocks of the centrifugal term: spatial bodies, and planar ones whose sections
+     * turn to second order (their K_om is no longer -omega^2 M, section 2.9) */
+    int nst = b->dim == 3 || b->has_second ? b->dim * b->dim : 0;
     for (int k = 0; k < nst; k++)
         e->St[k] = kf_calloc(nn, sizeof(double));
     if (!e->map || !e->L || !e->A0 || !e->lam0 || !e->V0 || !e->Gt[e->npair - 1] ||
@@ -850,7 +852,8 @@ static int poll(kf_progress_fn *progress, void *params, int t, kf_error *err)
 static int check_second_eps(const kf_eig *e, int nt, const kf_frame *frame,
                             const kf_eig_opts *opt, kf_error *err)
 {
-    for (int t = 0; opt->include_eps && e->b->has_second && t < nt; t++)
+    /* (a planar section turns about z only: its R part of K_eps is zero) */
+    for (int t = 0; opt->include_eps && e->b->has_second && e->dim == 3 && t < nt; t++)
         if (frame[t].eps[0] != 0.0 || frame[t].eps[1] != 0.0 || frame[t].eps[2] != 0.0)
             return kf_fail(err, KF_EINVAL, "eps", "eps = (%g, %g, %g) at instant %d: K_eps of a "
                            "beam whose sections turn to second order (rotary inertia) is not "
@@ -885,8 +888,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
     for (int t = 0; t < nt; t++) {
         double W[9], E[9], WW[9];
         kf_frame_operators(dim, &frame[t], W, E, WW);
-        /* centrifugal part: a pure shift when WW is a multiple of I */
-        int shift_only = 1;
+        /* centrifugal part: a pure shift when WW is a multiple of I (and no R_ij) */
+        int shift_only = !e->b->has_second;
         double sigma = WW[0];
         for (int i = 0; i < dim; i++)
             for (int j = 0; j < dim; j++)
@@ -1176,8 +1179,8 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
         kf_frame_operators(dim, &frame[t], W, E, WW);
         /* A = A0 + centrifugal (+ K_eps), as kf_eig_solve builds it */
         memcpy(A, e->A0, nn * sizeof(double));
-        if (dim == 3) {
-            for (int k = 0; k < 9; k++)
+        if (dim == 3 || e->b->has_second) {
+            for (int k = 0; k < dim * dim; k++)
                 if (WW[k] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         A[i] += WW[k] * e->St[k][i];

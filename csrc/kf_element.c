@@ -204,6 +204,155 @@ static void beam_dmat(const kf_section *sec, double *D)
     D[3] = sec->E * sec->Izz;
 }
 
+/* One bending plane of a Timoshenko beam (docs/theory.md section 2.9) at line point xi
+ * of an element of length L, over (v1, psi1, v2, psi2): the deflection Nv and its slope
+ * dNv, the section rotation Np and its rate dNp.  phi = 12 E I / (kappa G A L^2) > 0
+ * gives the interdependent functions, exact for a uniform beam under end loads (no
+ * shear locking); phi = 0 the cubic Hermite ones with psi = v' (bit for bit). */
+static void timo_plane(double xi, double L, double ph, double Nv[4], double dNv[4], double Np[4],
+                       double dNp[4])
+{
+    double xi2 = xi * xi, xi3 = xi2 * xi, c = 1.0 / (1.0 + ph), h = ph * (xi - xi2) / 2;
+    Nv[0] = c * (1 - 3 * xi2 + 2 * xi3 + ph * (1 - xi));
+    Nv[1] = c * L * (xi - 2 * xi2 + xi3 + h);
+    Nv[2] = c * (3 * xi2 - 2 * xi3 + ph * xi);
+    Nv[3] = c * L * (xi3 - xi2 - h);
+    dNv[0] = c * (-6 * xi + 6 * xi2 - ph) / L;
+    dNv[1] = c * (1 - 4 * xi + 3 * xi2 + ph * (1 - 2 * xi) / 2);
+    dNv[2] = c * (6 * xi - 6 * xi2 + ph) / L;
+    dNv[3] = c * (3 * xi2 - 2 * xi - ph * (1 - 2 * xi) / 2);
+    Np[0] = c * (6 * xi2 - 6 * xi) / L;
+    Np[1] = c * (1 - 4 * xi + 3 * xi2 + ph * (1 - xi));
+    Np[2] = c * (6 * xi - 6 * xi2) / L;
+    Np[3] = c * (3 * xi2 - 2 * xi + ph * xi);
+    dNp[0] = c * (12 * xi - 6) / (L * L);
+    dNp[1] = c * (-4 + 6 * xi - ph) / L;
+    dNp[2] = c * (6 - 12 * xi) / (L * L);
+    dNp[3] = c * (6 * xi - 2 + ph) / L;
+}
+
+/* phi of a bending plane: 12 E I / (kappa G A L^2), 0 without shear deformation. */
+static double timo_phi(const kf_section *sec, double I, double kappa, double L)
+{
+    double Gs = sec->E / (2.0 * (1.0 + sec->nu));
+    return kappa > 0.0 ? 12.0 * sec->E * I / (kappa * Gs * sec->A * L * L) : 0.0;
+}
+
+/* ---------------------------------------------------------------- planar beam, section model
+ *
+ * beam2t (docs/theory.md section 2.9): beam2's DOFs (u, v, theta) with theta the
+ * section's rotation psi; Timoshenko shear (kappa_y > 0: the interdependent
+ * interpolation, strains (u_a', psi', gamma = v' - psi), D = diag(EA, EI, kappa G A))
+ * and, with rotary inertia, the section's two points (0, +-a) across the element,
+ * a^2 = I / A, weight A / 2 each (int y^2 dA = I), moving by psi e_z x (y e_b) to first
+ * order and -psi^2 y e_b / 2 to second.  Four line points times two section points.
+ */
+#define BEAM2T_NS 2
+
+static int beam2t_check(const double *xe, const kf_section *sec, int el, kf_error *err)
+{
+    int rc = beam_check(xe, sec, el, err);
+    if (rc)
+        return rc;
+    if (!(sec->kappa_y >= 0.0) || !isfinite(sec->kappa_y))
+        return kf_fail(err, KF_EINVAL, "shear_coefficient", "kappa = %g must be positive and "
+                       "finite (or 0: no shear deformation)", sec->kappa_y);
+    if (sec->kappa_y > 0.0 && !(sec->nu > -1.0 && sec->nu <= 0.5))
+        return kf_fail(err, KF_EINVAL, "nu", "nu = %g must lie in (-1, 0.5]", sec->nu);
+    if (sec->rotary != 0.0 && sec->rotary != 1.0)
+        return kf_fail(err, KF_EINVAL, "rotary_inertia", "rotary = %g must be 0 or 1", sec->rotary);
+    return KF_OK;
+}
+
+/* Point q of a beam2t element, in element axes over local DOFs (ua1, v1, th1, ua2, v2,
+ * th2): displacement rows Na (along), Nb (across), the rotation Np, strains, slope;
+ * the section offset y, direction cosines, line coordinate and weight. */
+typedef struct {
+    double Na[6], Nb[6], Np[6], B[3][6], G[6], y, c, s, xi, w;
+} beam2t_point;
+
+static void beam2t_at(const double *xe, const kf_section *sec, int q, beam2t_point *p)
+{
+    double gx[BEAM_NQ], gw[BEAM_NQ], L;
+    gauss_fixed(BEAM_NQ, gx, gw);
+    memset(p, 0, sizeof *p);
+    line_geometry(xe, &L, &p->c, &p->s);
+    int lq = q / BEAM2T_NS;
+    p->xi = gx[lq];
+    p->w = gw[lq] * L / BEAM2T_NS;
+    p->y = (q % BEAM2T_NS ? -1.0 : 1.0) * sqrt(sec->Izz / sec->A);
+    double Nv[4], dNv[4], Np[4], dNp[4];
+    timo_plane(p->xi, L, timo_phi(sec, sec->Izz, sec->kappa_y, L), Nv, dNv, Np, dNp);
+    for (int n = 0; n < 2; n++) {
+        p->Na[3 * n] = n ? p->xi : 1.0 - p->xi;
+        p->B[0][3 * n] = (n ? 1.0 : -1.0) / L;
+        for (int k = 0; k < 2; k++) {
+            p->Nb[3 * n + 1 + k] = Nv[2 * n + k];
+            p->Np[3 * n + 1 + k] = Np[2 * n + k];
+            p->B[1][3 * n + 1 + k] = dNp[2 * n + k];
+            p->B[2][3 * n + 1 + k] = dNv[2 * n + k] - Np[2 * n + k];
+            p->G[3 * n + 1 + k] = dNv[2 * n + k];
+        }
+    }
+}
+
+/* rows over local DOFs -> body DOFs: per node [[c, s, 0], [-s, c, 0], [0, 0, 1]] */
+static void beam2t_to_body(double c, double s, const double *r, double *out)
+{
+    for (int k = 0; k < 2; k++) {
+        double ra = r[3 * k], rb = r[3 * k + 1];
+        out[3 * k] = c * ra - s * rb;
+        out[3 * k + 1] = s * ra + c * rb;
+        out[3 * k + 2] = r[3 * k + 2];
+    }
+}
+
+static void beam2t_eval(const double *xe, const kf_section *sec, int q, double *N, double *B,
+                        double *G, double *x, double *w)
+{
+    beam2t_point p;
+    beam2t_at(xe, sec, q, &p);
+    double rot = sec->rotary != 0.0 ? 1.0 : 0.0, Na[6], Na_b[6], Nb_b[6];
+    for (int k = 0; k < 6; k++) /* the section point moves along the axis by -psi y */
+        Na[k] = p.Na[k] - rot * p.y * p.Np[k];
+    beam2t_to_body(p.c, p.s, Na, Na_b);
+    beam2t_to_body(p.c, p.s, p.Nb, Nb_b);
+    for (int k = 0; k < 6; k++) {
+        N[k] = p.c * Na_b[k] - p.s * Nb_b[k];
+        N[6 + k] = p.s * Na_b[k] + p.c * Nb_b[k];
+    }
+    for (int r = 0; r < 3; r++)
+        beam2t_to_body(p.c, p.s, p.B[r], B + 6 * r);
+    beam2t_to_body(p.c, p.s, p.G, G);
+    /* the point: on the axis at xi, offset y across it (e_b = (-s, c)) */
+    x[0] = xe[0] + p.xi * (xe[2] - xe[0]) - p.s * p.y;
+    x[1] = xe[1] + p.xi * (xe[3] - xe[1]) + p.c * p.y;
+    *w = p.w;
+}
+
+/* theta = psi e_z: Th's z row, the offset r = y e_b (section 2.9). */
+static int beam2t_second(const double *xe, const kf_section *sec, int q, double *Th, double *r)
+{
+    if (sec->rotary == 0.0)
+        return 0;
+    beam2t_point p;
+    beam2t_at(xe, sec, q, &p);
+    memset(Th, 0, 2 * 6 * sizeof(double));
+    beam2t_to_body(p.c, p.s, p.Np, Th + 12);
+    r[0] = -p.s * p.y;
+    r[1] = p.c * p.y;
+    r[2] = 0.0;
+    return 1;
+}
+
+static void beam2t_dmat(const kf_section *sec, double *D)
+{
+    memset(D, 0, 9 * sizeof(double));
+    D[0] = sec->E * sec->A;
+    D[4] = sec->E * sec->Izz;
+    D[8] = sec->kappa_y * sec->E / (2.0 * (1.0 + sec->nu)) * sec->A;
+}
+
 /* ---------------------------------------------------------------- spatial line elements
  *
  * The bar3d and beam3d kinds (docs/theory.md section 2.8): two nodes anywhere in
@@ -384,10 +533,7 @@ static int beam3d_check(const double *xe, const kf_section *sec, int el, kf_erro
 static void beam3d_interp(const kf_section *sec, double L, double xi, double U[3][12],
                           double T[3][12], double B[6][12], double G[2][12])
 {
-    double Gs = sec->E / (2.0 * (1.0 + sec->nu));
-    double phis[2] = {sec->kappa_y > 0.0 ? 12.0 * sec->E * sec->Izz / (sec->kappa_y * Gs * sec->A * L * L) : 0.0,
-                      sec->kappa_z > 0.0 ? 12.0 * sec->E * sec->Iyy / (sec->kappa_z * Gs * sec->A * L * L) : 0.0};
-    double xi2 = xi * xi, xi3 = xi2 * xi;
+    double phis[2] = {timo_phi(sec, sec->Izz, sec->kappa_y, L), timo_phi(sec, sec->Iyy, sec->kappa_z, L)};
     memset(U, 0, 3 * 12 * sizeof(double));
     memset(T, 0, 3 * 12 * sizeof(double));
     memset(B, 0, 6 * 12 * sizeof(double));
@@ -401,15 +547,8 @@ static void beam3d_interp(const kf_section *sec, double L, double xi, double U[3
     }
     for (int plane = 0; plane < 2; plane++) {
         /* plane 0: (v, psi) = (u_b, th_c); plane 1: (w, psi) = (u_c, -th_b) */
-        double ph = phis[plane], c = 1.0 / (1.0 + ph), h = ph * (xi - xi2) / 2;
-        double Nv[4] = {c * (1 - 3 * xi2 + 2 * xi3 + ph * (1 - xi)), c * L * (xi - 2 * xi2 + xi3 + h),
-                        c * (3 * xi2 - 2 * xi3 + ph * xi), c * L * (xi3 - xi2 - h)};
-        double dNv[4] = {c * (-6 * xi + 6 * xi2 - ph) / L, c * (1 - 4 * xi + 3 * xi2 + ph * (1 - 2 * xi) / 2),
-                         c * (6 * xi - 6 * xi2 + ph) / L, c * (3 * xi2 - 2 * xi - ph * (1 - 2 * xi) / 2)};
-        double Np[4] = {c * (6 * xi2 - 6 * xi) / L, c * (1 - 4 * xi + 3 * xi2 + ph * (1 - xi)),
-                        c * (6 * xi - 6 * xi2) / L, c * (3 * xi2 - 2 * xi + ph * xi)};
-        double dNp[4] = {c * (12 * xi - 6) / (L * L), c * (-4 + 6 * xi - ph) / L,
-                         c * (6 - 12 * xi) / (L * L), c * (6 * xi - 2 + ph) / L};
+        double Nv[4], dNv[4], Np[4], dNp[4];
+        timo_plane(xi, L, phis[plane], Nv, dNv, Np, dNp);
         int du = plane ? 2 : 1, dt = plane ? 4 : 5;
         double sg = plane ? -1.0 : 1.0; /* th_b = -psi_w, and psi_w's DOF is -th_b */
         for (int n = 0; n < 2; n++) {
@@ -531,14 +670,16 @@ static const kf_element_type kinds[] = {
     [KF_BAR3D] = {"bar3d", 3, 2, 3, 1, 2, BAR3_NQ, line3_check, bar3d_eval, line_mu, bar_dmat},
     [KF_BEAM3D] = {"beam3d", 3, 2, 6, 6, 2, BEAM3_NQ * BEAM3_NS, beam3d_check, NULL, line_mu,
                    beam3d_dmat, beam3d_eval, NULL, beam3d_second},
+    [KF_BEAM2T] = {"beam2t", 2, 2, 3, 3, 1, BEAM_NQ * BEAM2T_NS, beam2t_check, NULL, line_mu,
+                   beam2t_dmat, beam2t_eval, NULL, beam2t_second},
 };
 
 const kf_element_type *kf_element_get(int kind)
 {
     if (kind >= KF_TRI3 && kind <= KF_CONTINUUM_LAST) /* plane and solid: kf_continuum.c */
         return kf_continuum_get(kind);
-    if (kind < 0 || kind >= (int)(sizeof kinds / sizeof kinds[0]))
-        return NULL;
+    if (kind < 0 || kind >= (int)(sizeof kinds / sizeof kinds[0]) || !kinds[kind].name)
+        return NULL; /* outside the table, or a number not in use */
     return &kinds[kind];
 }
 

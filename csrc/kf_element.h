@@ -42,7 +42,10 @@ enum kf_element_kind {
      * Wilson's incompatible modes in Taylor's form, condensed per element (section 2.7) */
     KF_QUAD4I = 18,
     KF_HEX8I = 19,
-    KF_CONTINUUM_LAST = KF_HEX8I /* the last plane or solid kind */
+    KF_CONTINUUM_LAST = KF_HEX8I, /* the last plane or solid kind */
+    /* the planar beam with a section model (docs/theory.md section 2.9): Timoshenko
+     * shear and/or rotary inertia with the second-order rotation; 2 nodes x (u, v, theta) */
+    KF_BEAM2T = 24
 };
 
 /* Section and material data shared by the elements of a body.  Fields an

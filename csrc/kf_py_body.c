@@ -9,7 +9,7 @@
 static PyObject *py_element_kinds(PyObject *self, PyObject *noargs)
 {
     static const struct { const char *name; int kind; } kinds[] = {
-        {"bar2", KF_BAR2},   {"beam2", KF_BEAM2},
+        {"bar2", KF_BAR2},   {"beam2", KF_BEAM2}, {"beam2t", KF_BEAM2T},
         /* spatial line elements */
         {"bar3d", KF_BAR3D}, {"beam3d", KF_BEAM3D},
         /* plane and solid elements (meshes) */

@@ -383,3 +383,61 @@ def test_shear_centre_offset_couples_bending_and_torsion_as_banerjee():
         Beam3D(L, 4, E=E_, rho=1.0, nu=NU, **sec, shear_centre=(e, 0.0), rotary_inertia=True)
     with pytest.raises(ValueError, match="shear_centre"):
         Beam3D(L, 4, E=E_, rho=1.0, nu=NU, **sec, shear_centre=(e, float("inf")))
+
+
+def test_planar_beam_is_the_plane_case():
+    # PlanarBeam(theory=..., rotary_inertia=...) is the element beam2t: Timoshenko's
+    # frequencies at L/h = 10 as Beam3D's (the same closed form), its in-plane eigenvalues
+    # those of a Beam3D in planar motion, spinning or not, gyroscopic too
+    L, h = 1.0, 0.1
+    sec = rectangle(h, 0.5 * h)
+    kappa = 10 * (1 + NU) / (12 + 11 * NU)
+    ref = np.array([timoshenko_ss(n, L, sec["A"], sec["Izz"], kappa) for n in (1, 2, 3)])
+    w = {}
+    for n_el in (40, 80):
+        beam = kanefem.PlanarBeam(L, n_el, E=E, A=sec["A"], Izz=sec["Izz"], rho=RHO, nu=NU,
+                                  theory="timoshenko", shear_coefficient="rectangle")
+        w[n_el] = beam.eigenvalues(3).angular_frequencies
+    np.testing.assert_allclose((4 * w[80] - w[40]) / 3, ref, rtol=5e-7)
+    assert beam.model == {"element": "beam2t", "theory": "timoshenko", "rotary_inertia": True,
+                          "shear_coefficient": (kappa, kappa)}
+    planar = kanefem.PlanarBeam(L, 12, E=E, A=sec["A"], Izz=sec["Izz"], rho=RHO, nu=NU,
+                                theory="timoshenko", shear_coefficient="rectangle")
+    spatial = Beam3D(L, 12, E=E, rho=RHO, nu=NU, **sec, theory="timoshenko", shear_coefficient="rectangle")
+    for spin in (0.0, 300.0):
+        lp = planar.eigenvalues(4, omega=spin, supports="clamped-free").eigenvalues
+        r3 = spatial.eigenvalues(40, omega=(0, 0, spin), supports="clamped-free", include_eps=False)
+        l3 = r3.eigenvalues[fraction(r3.mode_shapes, (0, 1, 5)) > 0.99][:4]
+        np.testing.assert_allclose(lp, l3, rtol=1e-9)  # two dense solvers' round-off
+        sp = planar.gyroscopic_eigenvalues([spin], [0.0], 3, supports="clamped-free").s[0]
+        s3 = spatial.gyroscopic_eigenvalues([(0, 0, spin)], [(0, 0, 0)], 12, supports="clamped-free").s[0]
+        for s in sp:
+            assert np.min(np.abs(s3.imag - s.imag)) < 1e-9 * abs(s)
+    # a rotation about the spin axis feels no centrifugal term: K_om = -omega^2 times the
+    # mass without rotary inertia (the section's -omega^2 rho I theta^2 and its second-order
+    # +omega^2 rho I theta^2 cancel), not -omega^2 M as for the seeds' beam
+    plain = kanefem.PlanarBeam(L, 12, E=E, A=sec["A"], Izz=sec["Izz"], rho=RHO, nu=NU, theory="timoshenko",
+                               shear_coefficient="rectangle", rotary_inertia=False)
+    M0 = plain.mass_matrix()
+    assert not np.allclose(planar.mass_matrix(), M0)
+    K_om = planar.motion_terms(omega=7.0).K_om
+    np.testing.assert_allclose(K_om, -49.0 * M0, rtol=0, atol=1e-12 * np.abs(49.0 * M0).max())
+    # Kane's inertia forces: invariants route = direct quadrature
+    rng = np.random.default_rng(3)
+    d, dt, dtt = (rng.standard_normal(planar.ndof) * 1e-3 for _ in range(3))
+    f1 = planar.inertia_forces(d, dt, dtt, omega=3.0, eps=20.0, a_O=(1.0, -9.81))
+    f2 = planar.inertia_forces(d, dt, dtt, 3.0, 20.0, (1.0, -9.81), route="quadrature")
+    np.testing.assert_allclose(f1, f2, rtol=0, atol=1e-13 * np.abs(f1).max())
+    # the seeds' planar beam is unchanged: element beam2, no section model
+    seed = kanefem.PlanarBeam(L, 4, E=E, A=sec["A"], I=sec["Izz"], rho=RHO)
+    assert seed.model == {"element": "beam2", "theory": "euler-bernoulli", "rotary_inertia": False}
+    assert not hasattr(seed, "nu")
+    with pytest.raises(TypeError, match="shear_coefficient"):
+        kanefem.PlanarBeam(L, 4, E=E, A=sec["A"], I=sec["Izz"], rho=RHO, theory="timoshenko")
+
+
+def test_a_mechanism_link_refuses_rotary_inertia():
+    from kanefem.mechanism import ElasticLink
+    beam = kanefem.PlanarBeam(0.5, 4, E=E, A=1e-4, I=1e-9, rho=RHO, rotary_inertia=True)
+    with pytest.raises(NotSupportedError, match="rotary_inertia"):
+        ElasticLink("lever", beam)

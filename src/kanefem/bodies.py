@@ -283,13 +283,29 @@ class FlexibleBody:
             self.Izz = section["Izz"] = _checks.real(name, Izz, positive=True)
         return section
 
+    def _beam_model(self, theory, rotary_inertia, shear_coefficient, nu):
+        """Check and keep a beam's model (docs/theory.md section 2.9): ``theory``,
+        ``rotary_inertia`` and ``shear_coefficient`` on the body; returns the core's
+        section fields kappa_y, kappa_z and rotary."""
+        self.theory = _checks.choice("theory", theory, ("euler-bernoulli", "timoshenko"))
+        timo = self.theory == "timoshenko"
+        self.rotary_inertia = timo if rotary_inertia is None else _checks.flag("rotary_inertia", rotary_inertia)
+        if timo:
+            self.shear_coefficient = shear_coefficients(shear_coefficient, nu=nu, A=self.A, Izz=self.Izz,
+                                                        Iyy=getattr(self, "Iyy", self.Izz))
+        elif shear_coefficient is not None:
+            raise TypeError(f"shear_coefficient = {_checks._short(shear_coefficient)} needs "
+                            "theory='timoshenko' (an Euler-Bernoulli beam has no shear deformation)")
+        ky, kz = self.shear_coefficient if timo else (0.0, 0.0)
+        return {"kappa_y": ky, "kappa_z": kz, "rotary": 1.0 if self.rotary_inertia else 0.0}
+
     @property
     def model(self) -> dict:
         """The element model, as the results state it (their ``model`` field): the core's
         element kind and, for beams, the beam theory, whether the sections carry rotary
         inertia and the shear coefficients (docs/theory.md section 2.9)."""
         out = {"element": self._kind}
-        if self._kind in ("beam2", "beam3d"):
+        if self._kind in ("beam2", "beam2t", "beam3d"):
             out["theory"] = getattr(self, "theory", "euler-bernoulli")
             out["rotary_inertia"] = bool(getattr(self, "rotary_inertia", False))
         if hasattr(self, "shear_coefficient"):
@@ -662,7 +678,7 @@ class FlexibleBody:
 
     def _check_eps(self, motion, include_eps):
         """K_eps of sections turning to second order is not formed by the eigen solvers."""
-        if include_eps and getattr(self, "rotary_inertia", False) and np.any(motion["eps"] != 0.0):
+        if include_eps and self.dim == 3 and getattr(self, "rotary_inertia", False) and np.any(motion["eps"] != 0.0):
             raise _not_supported(self, "include_eps=True with eps != 0 and rotary_inertia=True",
                                  "the second-order part of K_eps is symmetric and the eigen solvers "
                                  "do not form it yet; give include_eps=False (motion_terms and "
@@ -1071,7 +1087,8 @@ class _StraightBody(FlexibleBody):
 
 
 class PlanarBeam(_StraightBody):
-    """A straight planar Euler-Bernoulli beam of equal elements.
+    """A straight planar beam of equal elements: Euler-Bernoulli (the default), or
+    Timoshenko and/or with rotary inertia (docs/theory.md section 2.9).
 
     The beam lies on its frame's x axis from ``origin`` to ``origin + length``;
     nodes are numbered along the axis and each carries (u, v, theta): axial and
@@ -1095,6 +1112,16 @@ class PlanarBeam(_StraightBody):
         pump's and the mechanism files' users); give one of them.
     rho : float
         Density [kg/m^3].
+    nu : float
+        Poisson's ratio, for the shear modulus E / (2 (1 + nu)) of a Timoshenko beam.
+    theory : {"euler-bernoulli", "timoshenko"}
+        Beam theory (docs/theory.md section 2.9): Timoshenko adds shear deformation.
+    rotary_inertia : bool, optional
+        The section's rotary inertia, with its second-order rotation (in a spinning frame
+        a rotation about the spin axis feels no centrifugal term); default True for
+        Timoshenko, False for Euler-Bernoulli.
+    shear_coefficient : float or {"rectangle", "circle", "tube"}
+        Timoshenko only (required there): kappa, or Cowper's value (:func:`shear_coefficients`).
     origin : float
         Position of the first node on the frame's x axis [m].
     storage : {"auto", "dense"}
@@ -1140,9 +1167,26 @@ class PlanarBeam(_StraightBody):
         plane [m^4]."""
         return self.Izz
 
-    def __init__(self, length, n_elements, *, E, A, Izz=None, rho, origin=0.0, storage="auto",
+    def __init__(self, length, n_elements, *, E, A, Izz=None, rho, nu=0.3, theory="euler-bernoulli",
+                 rotary_inertia=None, shear_coefficient=None, origin=0.0, storage="auto",
                  I=None):  # noqa: E741 (I: the documented alias of Izz)
-        self._build(length, n_elements, origin, storage, dict(E=E, A=A, rho=rho, Izz=Izz, I=I))
+        self._build(length, n_elements, origin, storage,
+                    dict(E=E, A=A, rho=rho, Izz=Izz, I=I, nu=nu, theory=theory,
+                         rotary_inertia=rotary_inertia, shear_coefficient=shear_coefficient))
+
+    def _material(self, *, E, A, rho, Izz=None, I=None, nu=0.3, theory="euler-bernoulli",  # noqa: E741
+                  rotary_inertia=None, shear_coefficient=None):
+        """E, A, rho, Izz (or I) and the beam model: with Timoshenko shear or rotary
+        inertia the element is ``beam2t`` (docs/theory.md section 2.9), else the seeds'
+        ``beam2``."""
+        section = FlexibleBody._material(self, E=E, A=A, rho=rho, Izz=Izz, I=I)
+        nu = _checks.real("nu", nu)
+        model = self._beam_model(theory, rotary_inertia, shear_coefficient, nu)
+        if self.theory == "euler-bernoulli" and not self.rotary_inertia:
+            self._kind = "beam2"
+            return section
+        self._kind, self.nu = "beam2t", nu
+        return {**section, "nu": nu, "kappa_y": model["kappa_y"], "rotary": model["rotary"]}
 
 
 class AxialBar(_StraightBody):
@@ -1315,24 +1359,14 @@ class Beam3D(_StraightBody):
         self.J = _checks.real("J", J, positive=True)
         self.nu = _checks.real("nu", nu)
         self.ref = tuple(float(v) for v in _checks.array("ref", ref, shape=(3,)))
-        self.theory = _checks.choice("theory", theory, ("euler-bernoulli", "timoshenko"))
-        timo = self.theory == "timoshenko"
-        self.rotary_inertia = timo if rotary_inertia is None else _checks.flag("rotary_inertia", rotary_inertia)
-        if timo:
-            self.shear_coefficient = shear_coefficients(shear_coefficient, nu=self.nu, A=self.A,
-                                                        Izz=self.Izz, Iyy=self.Iyy)
-        elif shear_coefficient is not None:
-            raise TypeError(f"shear_coefficient = {_checks._short(shear_coefficient)} needs "
-                            "theory='timoshenko' (an Euler-Bernoulli beam has no shear deformation)")
-        ky, kz = self.shear_coefficient if timo else (0.0, 0.0)
+        model = self._beam_model(theory, rotary_inertia, shear_coefficient, self.nu)
         self.shear_centre = tuple(float(v) for v in _checks.array("shear_centre", shear_centre, shape=(2,)))
         if self.rotary_inertia and self.shear_centre != (0.0, 0.0):
             raise _not_supported(self, f"shear_centre = {self.shear_centre} with rotary_inertia=True",
                                  "the second-order rotation about an axis off the centroid also meets "
                                  "the frame's acceleration, which is not implemented; give "
                                  "rotary_inertia=False (the twist still turns about the shear centre)")
-        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref,
-                "kappa_y": ky, "kappa_z": kz, "rotary": 1.0 if self.rotary_inertia else 0.0,
+        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref, **model,
                 "ey": self.shear_centre[0], "ez": self.shear_centre[1]}
 
     @classmethod
