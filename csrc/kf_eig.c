@@ -52,6 +52,8 @@ struct kf_eig {
     double *A0;      /* L^-1 K_r L^-T */
     double *St[KF_MAX_DIM * KF_MAX_DIM]; /* dim 3 only: L^-1 S_ij L^-T */
     double *Gt[3];   /* skew pairs (0,1), (0,2), (1,2) */
+    double *Rt[3];   /* their second-order parts L^-1 (R_ij - R_ji) L^-T, symmetric: a spatial
+                      * body whose sections turn to second order (section 2.9), else NULL */
     double *KGt[3];  /* KF_EIG_GEOMETRIC: L^-1 KG_k L^-T (NULL for bodies without lateral DOFs) */
     int geometric;   /* made with KF_EIG_GEOMETRIC */
     double gnorm[3]; /* their spectral norms */
@@ -78,6 +80,7 @@ void kf_eig_free(kf_eig *e)
         free(e->St[k]);
     for (int k = 0; k < 3; k++) {
         free(e->Gt[k]);
+        free(e->Rt[k]);
         free(e->D[k]);
         free(e->KGt[k]);
     }
@@ -182,6 +185,19 @@ static int predictor(kf_eig *e, kf_error *err)
 
 /* The context of n free coordinates: the free DOFs of fixed (supports) or
  * d = B z (B ndof x n, column-major); exactly one of fixed and B is given. */
+/* out = L^-1 (X_ij - X_ji) L^-T reduced, for the pair p of blocks X (S or R); tmp n x n. */
+static int reduce_pair(const kf_eig *e, const kf_mat *X, int p, double *out, double *tmp,
+                       kf_error *err)
+{
+    int d = e->b->dim, n = e->n;
+    int rc = reduce(e, &X[pair_i[p] * d + pair_j[p]], out, err);
+    if (!rc)
+        rc = reduce(e, &X[pair_j[p] * d + pair_i[p]], tmp, err);
+    for (size_t k = 0; k < (size_t)n * n && !rc; k++)
+        out[k] -= tmp[k];
+    return rc ? rc : to_standard(n, e->L, out, err);
+}
+
 static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char *fixed,
                       const double *B, int flags, kf_error *err)
 {
@@ -279,15 +295,15 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
         goto fail;
     }
     for (int p = 0; p < e->npair && !rc; p++) {
-        rc = reduce(e, &b->S[pair_i[p] * b->dim + pair_j[p]], e->Gt[p], err);
-        if (!rc)
-            rc = reduce(e, &b->S[pair_j[p] * b->dim + pair_i[p]], tmp, err);
-        for (size_t k = 0; k < nn && !rc; k++)
-            e->Gt[p][k] -= tmp[k];
-        if (!rc)
-            rc = to_standard(n, e->L, e->Gt[p], err);
+        rc = reduce_pair(e, b->S, p, e->Gt[p], tmp, err);
         if (!rc)
             rc = skew_norm(n, e->Gt[p], &e->gnorm[p], err);
+    }
+    for (int p = 0; p < e->npair && !rc && b->has_second && b->dim == 3; p++) {
+        if (!(e->Rt[p] = kf_calloc(nn, sizeof(double))))
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+        else
+            rc = reduce_pair(e, b->R, p, e->Rt[p], tmp, err);
     }
     for (int k = 0; k < nst && !rc; k++) {
         rc = reduce(e, &b->S[k], e->St[k], err);
@@ -847,21 +863,6 @@ static int poll(kf_progress_fn *progress, void *params, int t, kf_error *err)
     return KF_OK;
 }
 
-/* K_eps of a body whose sections turn to second order has a symmetric R part that the
- * solvers do not form (docs/theory.md section 2.9): refuse a nonzero eps with it. */
-static int check_second_eps(const kf_eig *e, int nt, const kf_frame *frame,
-                            const kf_eig_opts *opt, kf_error *err)
-{
-    /* (a planar section turns about z only: its R part of K_eps is zero) */
-    for (int t = 0; opt->include_eps && e->b->has_second && e->dim == 3 && t < nt; t++)
-        if (frame[t].eps[0] != 0.0 || frame[t].eps[1] != 0.0 || frame[t].eps[2] != 0.0)
-            return kf_fail(err, KF_EINVAL, "eps", "eps = (%g, %g, %g) at instant %d: K_eps of a "
-                           "beam whose sections turn to second order (rotary inertia) is not "
-                           "implemented (its second-order part is symmetric; give include_eps="
-                           "False)", frame[t].eps[0], frame[t].eps[1], frame[t].eps[2], t);
-    return KF_OK;
-}
-
 int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                  const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes,
                  kf_eig_stats *stats, kf_error *err)
@@ -870,8 +871,6 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
         return kf_fail(err, KF_EINVAL, "", "kf_eig_solve: NULL argument");
     int n = e->n, m = opt->n_modes, dim = e->dim;
     int rc = check_instants(e, nt, frame, kg, m, err);
-    if (!rc)
-        rc = check_second_eps(e, nt, frame, opt, err);
     if (rc)
         return rc;
     int tracked = opt->order == KF_ORDER_TRACKED;
@@ -950,6 +949,10 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                 if (cg[k] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cg[k] * e->KGt[k][i];
+            for (int q = 0; q < e->npair; q++) /* K_eps's symmetric second-order part */
+                if (cpair[q] != 0.0 && e->Rt[q])
+                    for (size_t i = 0; i < nn; i++)
+                        w.A[i] += cpair[q] * e->Rt[q][i];
             if (skew && !(shift_only && !geo))
                 memcpy(w.VR, w.A, nn * sizeof(double)); /* the symmetric part */
             for (int q = q0; q < e->npair; q++)
@@ -1155,8 +1158,6 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
         return kf_fail(err, KF_EINVAL, "", "kf_eig_gyroscopic: NULL argument");
     int n = e->n, m = opt->n_modes, dim = e->dim, n2 = 2 * e->n;
     int rc = check_instants(e, nt, frame, kg, m, err);
-    if (!rc)
-        rc = check_second_eps(e, nt, frame, opt, err);
     if (rc)
         return rc;
     int lwork = 0;
@@ -1193,7 +1194,7 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
                 double c = E[pair_i[q] * dim + pair_j[q]];
                 if (c != 0.0)
                     for (size_t i = 0; i < nn; i++)
-                        A[i] += c * e->Gt[q][i];
+                        A[i] += c * (e->Gt[q][i] + (e->Rt[q] ? e->Rt[q][i] : 0.0));
             }
         for (int k = 0; kg && e->KGt[0] && k < 3; k++) /* + K_G */
             for (size_t i = 0; i < nn; i++)

@@ -291,10 +291,6 @@ def test_bad_model_arguments_are_named():
         Beam3D(1.0, 4, E=E, rho=RHO, **sec, rotary_inertia="yes")
     with pytest.raises(ValueError, match="tube"):  # a solid circle has no inner radius
         Beam3D(1.0, 4, E=E, rho=RHO, **circle(0.01), theory="timoshenko", shear_coefficient="tube")
-    beam = Beam3D(1.0, 4, E=E, rho=RHO, **sec, rotary_inertia=True)
-    with pytest.raises(NotSupportedError, match="include_eps"):
-        beam.eigenvalues(2, omega=(0, 0, 1.0), eps=(0, 0, 2.0))
-    beam.eigenvalues(2, omega=(0, 0, 1.0), eps=(0, 0, 2.0), include_eps=False)
 
 
 def test_simulated_twist_of_a_spinning_shaft_is_the_twist_at_rest():
@@ -441,3 +437,32 @@ def test_a_mechanism_link_refuses_rotary_inertia():
     beam = kanefem.PlanarBeam(0.5, 4, E=E, A=1e-4, I=1e-9, rho=RHO, rotary_inertia=True)
     with pytest.raises(NotSupportedError, match="rotary_inertia"):
         ElasticLink("lever", beam)
+
+
+def test_eigenvalues_with_k_eps_of_second_order_sections_equal_scipy():
+    # K_eps = sum E_ij (S_ij + R_ij) has a symmetric second-order part: the eigen solvers
+    # (continuation against the symmetric part, and the gyroscopic first-order form) against
+    # SciPy's dense eig of the matrices motion_terms returns, in a spatial motion
+    import scipy.linalg as sla
+    sec = rectangle(0.03, 0.012)
+    beam = Beam3D(0.8, 8, E=E, rho=RHO, nu=NU, **sec, rotary_inertia=True, ref=(0, 0.6, 0.8))
+    w, e = np.array([3.0, -20.0, 40.0]), np.array([900.0, 300.0, -1500.0])
+    t = beam.motion_terms(omega=w, eps=e)
+    Keps_sym = 0.5 * (t.K_eps + t.K_eps.T)
+    assert np.abs(Keps_sym).max() > 1e-6 * np.abs(t.K_eps).max()  # R's part is there
+    free = ~beam.support_mask("clamped-free")
+    ix = np.ix_(free, free)
+    M, K = beam.mass_matrix()[ix], (beam.stiffness_matrix() + t.K_eps + t.K_om)[ix]
+    lam = np.sort_complex(sla.eig(K, M, right=False))
+    r = beam.eigenvalues(6, omega=w, eps=e)
+    assert r.solver == "general"
+    np.testing.assert_allclose(r.eigenvalues, lam.real[:6], rtol=1e-9)
+    # gyroscopic: s^2 M + s C + K_eff
+    C = t.C[ix]
+    n = M.shape[0]
+    Z = np.block([[np.zeros((n, n)), np.eye(n)], [-np.linalg.solve(M, K), -np.linalg.solve(M, C)]])
+    s_ref = np.linalg.eigvals(Z)
+    s_ref = s_ref[s_ref.imag >= 0]
+    s_ref = s_ref[np.argsort(np.abs(s_ref))][:6]
+    s = beam.gyroscopic_eigenvalues([w], [e], 6).s[0]
+    np.testing.assert_allclose(np.sort(np.abs(s)), np.sort(np.abs(s_ref)), rtol=1e-8)

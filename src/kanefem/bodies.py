@@ -676,14 +676,6 @@ class FlexibleBody:
                 _checks.flag("include_eps", include_eps), _checks.flag("mode_shapes", mode_shapes),
                 _checks.flag("geometric_stiffness", geometric_stiffness))
 
-    def _check_eps(self, motion, include_eps):
-        """K_eps of sections turning to second order is not formed by the eigen solvers."""
-        if include_eps and self.dim == 3 and getattr(self, "rotary_inertia", False) and np.any(motion["eps"] != 0.0):
-            raise _not_supported(self, "include_eps=True with eps != 0 and rotary_inertia=True",
-                                 "the second-order part of K_eps is symmetric and the eigen solvers "
-                                 "do not form it yet; give include_eps=False (motion_terms and "
-                                 "simulate include it)")
-
     def _geometric_rows(self, motion, supports, end_forces, axial_force):
         """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
         if axial_force is not None:
@@ -827,7 +819,6 @@ class FlexibleBody:
             n_modes, include_eps, mode_shapes, geometric_stiffness)
         ctx = self._eig_context(supports, geometric, constraints)
         motion = self._frame(omega, eps, a_O, frames)
-        self._check_eps(motion, include_eps)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
@@ -903,7 +894,6 @@ class FlexibleBody:
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
-        self._check_eps(motion, include_eps)
         ctx = self._eig_context(supports, geometric, constraints)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
         r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
@@ -972,7 +962,6 @@ class FlexibleBody:
         motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
-        self._check_eps(motion, include_eps)
         ctx = self._eig_context(supports, geometric)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
         r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
