@@ -385,7 +385,10 @@ class FlexibleBody:
 
     def combination(self, coef, stiffness=0.0):
         """stiffness * K + sum_ij coef_ij S_ij, (ndof, ndof) in the body's storage type:
-        the form of every motion term (one axpy per block on the stored pattern).
+        the form of every motion term (one axpy per block on the stored pattern).  A beam
+        whose sections turn to second order (``rotary_inertia=True``) forms K_eps and K_om
+        with S_ij + R_ij (``inertia_invariants()["R"]``, docs/theory.md section 2.9):
+        :meth:`motion_terms` does; this method combines the S_ij only.
 
         Parameters
         ----------
