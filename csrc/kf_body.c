@@ -27,13 +27,20 @@ const double *kf_body_s(const kf_body *b, int i, int j)
 }
 const double *kf_body_Mo(const kf_body *b, int i) { return b->Mo + (size_t)i * b->ndof; }
 const kf_pattern *kf_body_pattern(const kf_body *b) { return b->pattern; }
+int kf_body_has_second(const kf_body *b) { return b->has_second; }
+const kf_mat *kf_body_R(const kf_body *b, int i, int j)
+{
+    return b->has_second ? &b->R[i * b->dim + j] : NULL;
+}
 
 void kf_body_free(kf_body *b)
 {
     if (!b)
         return;
-    for (int k = 0; k < KF_MAX_DIM * KF_MAX_DIM; k++)
+    for (int k = 0; k < KF_MAX_DIM * KF_MAX_DIM; k++) {
         kf_mat_free(&b->S[k]);
+        kf_mat_free(&b->R[k]);
+    }
     kf_mat_free(&b->M);
     kf_mat_free(&b->K);
     for (int k = 0; k < 3; k++) {
@@ -327,9 +334,10 @@ static int assemble(kf_body *b, kf_error *err)
         if (b->els[e]->nnode * b->els[e]->ndofn > nemax)
             nemax = b->els[e]->nnode * b->els[e]->ndofn;
     size_t ne2 = (size_t)nemax * nemax;
-    int geo = b->has_geometric && el->ngeo > 0;
-    /* element work: S_ij (dd blocks), K, K_G basis (3), CSR positions */
-    double *work = kf_calloc((size_t)(dd + 1 + (geo ? 3 : 0)) * ne2, sizeof(double));
+    int geo = b->has_geometric && el->ngeo > 0, sec2 = b->has_second;
+    /* element work: S_ij (dd blocks), K, K_G basis (3), R_ij (dd), CSR positions */
+    size_t nwork = (size_t)(dd + 1 + (geo ? 3 : 0) + (sec2 ? dd : 0)) * ne2;
+    double *work = kf_calloc(nwork, sizeof(double));
     int *pos = b->pattern ? kf_calloc(ne2, sizeof(int)) : NULL;
     if (!work || (b->pattern && !pos)) {
         free(work);
@@ -337,6 +345,7 @@ static int assemble(kf_body *b, kf_error *err)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the element work space");
     }
     double *Se = work, *Ke = work + dd * ne2, *KGe = Ke + ne2;
+    double *Re = KGe + (geo ? 3 : 0) * ne2;
     double mu = el->mu(&b->sec);
     double D[KF_MAX_STRAIN * KF_MAX_STRAIN];
     el->dmat(&b->sec, D);
@@ -345,7 +354,7 @@ static int assemble(kf_body *b, kf_error *err)
     while (more) {
         int e = p.e, ne = p.ne;
         const kf_element_type *ele = elem_type(b, e);
-        memset(work, 0, (size_t)(dd + 1 + (geo ? 3 : 0)) * ne2 * sizeof(double));
+        memset(work, 0, nwork * sizeof(double));
         int dofs[KF_MAX_EDOF];
         memcpy(dofs, p.dofs, (size_t)ne * sizeof(int));
         for (; more && p.e == e; more = kf_body_next_point(b, &p)) {
@@ -380,6 +389,28 @@ static int assemble(kf_body *b, kf_error *err)
                             for (int k = 0; k < 3; k++)
                                 KGe[k * ne2 + (size_t)a * ne + c] += w * v * xpow[k];
                     }
+            /* second-order rotation: R_ij += mu w H_i x_j with the Hessian
+             * H_i = 1/2 (Th_i^T g + g^T Th_i) - r_i Th^T Th, g = r^T Th, of
+             * u_i = 1/2 (theta x (theta x r))_i = 1/2 (theta_i (theta . r) - |theta|^2 r_i) */
+            double Th[3 * KF_MAX_EDOF], rr[3];
+            if (sec2 && ele->second && ele->second(p.xe, &b->sec, p.q, Th, rr)) {
+                double g[KF_MAX_EDOF];
+                for (int a = 0; a < ne; a++)
+                    g[a] = rr[0] * Th[a] + rr[1] * Th[ne + a] + rr[2] * Th[2 * ne + a];
+                for (int a = 0; a < ne; a++)
+                    for (int c = 0; c < ne; c++) {
+                        double tt = Th[a] * Th[c] + Th[ne + a] * Th[ne + c] +
+                                    Th[2 * ne + a] * Th[2 * ne + c];
+                        if (tt == 0.0 && g[a] == 0.0 && g[c] == 0.0)
+                            continue;
+                        for (int i = 0; i < dim; i++) {
+                            const double *Ti = Th + i * ne;
+                            double h = 0.5 * (Ti[a] * g[c] + g[a] * Ti[c]) - rr[i] * tt;
+                            for (int j = 0; j < dim; j++)
+                                Re[(i * dim + j) * ne2 + (size_t)a * ne + c] += mw * h * x[j];
+                        }
+                    }
+            }
             /* K += w B^T D B over the nonzero entries of B (a continuum element's
              * column has one to three of its six strains); a kind with its own
              * stiffness adds it once per element below */
@@ -430,6 +461,8 @@ static int assemble(kf_body *b, kf_error *err)
         scatter(b, &b->K, Ke, ne, dofs, pos);
         for (int k = 0; k < 3 && geo; k++)
             scatter(b, &b->KG[k], KGe + k * ne2, ne, dofs, pos);
+        for (int k = 0; k < dd && sec2; k++)
+            scatter(b, &b->R[k], Re + k * ne2, ne, dofs, pos);
     }
     free(work);
     free(pos);
@@ -617,6 +650,10 @@ static int body_build(kf_body **out, int kind, int nnode, const double *coords, 
         rc = kf_mat_alloc_like(&b->K, &b->M, err);
     for (int k = 0; k < 3 && !rc && b->dim == 2; k++)
         rc = kf_mat_alloc_like(&b->P[k], &b->M, err);
+    /* sections turning to second order (docs/theory.md section 2.9) */
+    b->has_second = !els && el->second && b->sec.rotary != 0.0;
+    for (int k = 0; k < b->dim * b->dim && !rc && b->has_second; k++)
+        rc = kf_mat_alloc_like(&b->R[k], &b->M, err);
     if (rc || (rc = assemble(b, err)))
         goto fail;
     if ((rc = check_scale(b, err)))
@@ -735,6 +772,20 @@ int kf_frame_check(int dim, const kf_frame *f, kf_error *err)
     return KF_OK;
 }
 
+/* out += sum_ij c_ij X_ij over d x d blocks X: the diagonal blocks, then each pair
+ * (X_ij, X_ji) in one pass, so that with X_ji = X_ij^T (S) a skew c (W, E) gives an
+ * exactly skew and a symmetric c (W W) an exactly symmetric matrix */
+static void add_blocks(int d, const double *c, const kf_mat *X, kf_mat *out)
+{
+    for (int i = 0; i < d; i++)
+        if (c[i * d + i] != 0.0)
+            kf_mat_axpy(out, c[i * d + i], &X[i * d + i]);
+    for (int i = 0; i < d; i++)
+        for (int j = i + 1; j < d; j++)
+            if (c[i * d + j] != 0.0 || c[j * d + i] != 0.0)
+                kf_mat_axpy2(out, c[i * d + j], &X[i * d + j], c[j * d + i], &X[j * d + i]);
+}
+
 void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out)
 {
     if (beta == 0.0)
@@ -750,17 +801,14 @@ void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out
                 kf_mat_axpy(out, w[k], basis[k]);
         return;
     }
-    /* spatial: the diagonal blocks, then each pair (S_ij, S_ji = S_ij^T) in one pass, so
-     * that a skew c (W, E) gives an exactly skew and a symmetric c (W W) an exactly
-     * symmetric matrix */
-    int d = b->dim;
-    for (int i = 0; i < d; i++)
-        if (c[i * d + i] != 0.0)
-            kf_mat_axpy(out, c[i * d + i], &b->S[i * d + i]);
-    for (int i = 0; i < d; i++)
-        for (int j = i + 1; j < d; j++)
-            if (c[i * d + j] != 0.0 || c[j * d + i] != 0.0)
-                kf_mat_axpy2(out, c[i * d + j], &b->S[i * d + j], c[j * d + i], &b->S[j * d + i]);
+    add_blocks(b->dim, c, b->S, out);
+}
+
+void kf_body_combine_stiff(const kf_body *b, const double *c, double beta, kf_mat *out)
+{
+    kf_body_combine(b, c, beta, out);
+    if (b->has_second) /* R_ij, R_ji symmetric: a symmetric c gives an exactly symmetric sum */
+        add_blocks(b->dim, c, b->R, out);
 }
 
 void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double *out)
@@ -797,9 +845,9 @@ int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_
         kf_body_combine(b, W2, 0.0, C);
     }
     if (Keps)
-        kf_body_combine(b, E, 0.0, Keps);
+        kf_body_combine_stiff(b, E, 0.0, Keps);
     if (Kom)
-        kf_body_combine(b, WW, 0.0, Kom);
+        kf_body_combine_stiff(b, WW, 0.0, Kom);
     if (q_eps)
         kf_body_combine_vec(b, E, 0.0, q_eps);
     if (q_om)
@@ -998,6 +1046,7 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
     r->nel = b->nel;
     r->sec = b->sec;
     r->has_geometric = b->has_geometric;
+    r->has_second = b->has_second;
     r->xa = b->xa;
     r->xb = b->xb;
     kf_storage kind = dense ? KF_DENSE : b->M.kind;
@@ -1020,6 +1069,8 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
     }
     for (int k = 0; k < dd && !rc && !b->pattern; k++)
         rc = reduce_mat(&r->S[k], &b->S[k], n, map, kind, err);
+    for (int k = 0; k < dd && !rc && b->has_second && !b->pattern; k++)
+        rc = reduce_mat(&r->R[k], &b->R[k], n, map, kind, err);
     if (!rc && !b->pattern)
         rc = reduce_mat(&r->M, &b->M, n, map, kind, err);
     if (!rc && !b->pattern)

@@ -93,12 +93,23 @@ void kf_frame_operators(int dim, const kf_frame *f, double *W, double *E, double
  * c = E, K_eps; with c = WW, K_om.
  */
 void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out);
+/*
+ * The stiffness-like combination: kf_body_combine plus sum_ij c_ij R_ij, the
+ * second-order rotation invariants of a body whose sections turn to second order
+ * (docs/theory.md section 2.9; for every other body exactly kf_body_combine).  K_eps
+ * (c = E) and K_om (c = WW) are formed with it, C (c = 2 W) and M with kf_body_combine.
+ */
+void kf_body_combine_stiff(const kf_body *b, const double *c, double beta, kf_mat *out);
+/* Nonzero if the body has second-order rotation invariants R_ij; kf_body_R gives them. */
+int kf_body_has_second(const kf_body *b);
+const kf_mat *kf_body_R(const kf_body *b, int i, int j);
 /* out = beta out + sum_ij c[i dim + j] s_ij (length ndof). */
 void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double *out);
 
 /*
  * The motion terms at one instant (any output may be NULL):
- *   C = 2 sum W_ij S_ij, K_eps = sum E_ij S_ij, K_om = sum (WW)_ij S_ij,
+ *   C = 2 sum W_ij S_ij, K_eps = sum E_ij S_ij, K_om = sum (WW)_ij S_ij (each
+ *   K with + R_ij, kf_body_combine_stiff),
  *   q_eps = sum E_ij s_ij, q_om = sum (WW)_ij s_ij, q_a = sum_i a_i Mo_i.
  * Matrix outputs must conform with kf_body_mass(b).
  */

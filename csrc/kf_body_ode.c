@@ -438,7 +438,7 @@ static int second_form(double t, kf_mat *C, kf_mat *K, double *f, void *params, 
             c[k] = E[k] + WW[k];
         drop_zero(o->S_zero, dd, c, c);
         kf_mat_copy(K, &rb->K);
-        kf_body_combine(rb, c, 1.0, K);
+        kf_body_combine_stiff(rb, c, 1.0, K);
         if (o->o.geometric && kf_body_geometric(rb, key + 6, 1.0, K, err)) {
             o->last_form = 0;
             return -1;
@@ -470,7 +470,7 @@ static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b,
         kf_body_combine(rb, c, 0.0, G);
         drop_zero(o->S_zero, dd, WW, c);
         kf_mat_copy(KH, &rb->K);
-        kf_body_combine(rb, c, 1.0, KH);
+        kf_body_combine_stiff(rb, c, 1.0, KH);
         if (o->o.geometric && kf_body_geometric(rb, key + 6, 1.0, KH, err)) {
             o->last_form = 0;
             return -1;
@@ -554,7 +554,8 @@ int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_op
         goto fail;
     const kf_mat *M = &o->rb->M;
     for (int k = 0; k < b->dim * b->dim; k++) {
-        o->S_zero[k] = mat_is_zero(&o->rb->S[k]);
+        o->S_zero[k] = mat_is_zero(&o->rb->S[k]) &&
+                       (!o->rb->has_second || mat_is_zero(&o->rb->R[k]));
         o->s_zero[k] = vec_is_zero(o->n, o->rb->s + (size_t)k * o->n);
     }
     for (int k = 0; k < b->dim; k++)

@@ -85,6 +85,30 @@ int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const doubl
                 v += N[i * ne + a] * acc[i];
             fstar[p.dofs[a]] -= mw * v;
         }
+        /* a section turning to second order (docs/theory.md section 2.9): the partial
+         * velocities gain H d, theta x (theta x r)'s Hessian times d, which meets the
+         * rigid motion's acceleration a_O + (E + W W) x (the part linear in d) */
+        double Th[3 * KF_MAX_EDOF], rs[3];
+        if (b->has_second && el->second && el->second(p.xe, &b->sec, p.q, Th, rs)) {
+            /* theta and r have three components (a planar body's theta along z) */
+            double th[3] = {0, 0, 0}, arig[3] = {0, 0, 0};
+            for (int i = 0; i < 3; i++)
+                for (int a = 0; a < ne; a++)
+                    th[i] += Th[i * ne + a] * d[p.dofs[a]];
+            for (int i = 0; i < dim; i++) {
+                arig[i] = frame->a[i];
+                for (int j = 0; j < dim; j++)
+                    arig[i] += EW[i * dim + j] * p.x[j];
+            }
+            double rth = rs[0] * th[0] + rs[1] * th[1] + rs[2] * th[2];
+            for (int a = 0; a < ne; a++) {
+                double g = rs[0] * Th[a] + rs[1] * Th[ne + a] + rs[2] * Th[2 * ne + a];
+                double tt = Th[a] * th[0] + Th[ne + a] * th[1] + Th[2 * ne + a] * th[2], v = 0.0;
+                for (int i = 0; i < dim; i++)
+                    v += arig[i] * (0.5 * (Th[i * ne + a] * rth + g * th[i]) - rs[i] * tt);
+                fstar[p.dofs[a]] -= mw * v;
+            }
+        }
     }
     if (!kf_vec_finite((size_t)b->ndof, fstar))
         return kf_fail(err, KF_ERANGE, "d",

@@ -52,6 +52,8 @@ struct kf_eig {
     double *A0;      /* L^-1 K_r L^-T */
     double *St[KF_MAX_DIM * KF_MAX_DIM]; /* dim 3 only: L^-1 S_ij L^-T */
     double *Gt[3];   /* skew pairs (0,1), (0,2), (1,2) */
+    double *Rt[3];   /* their second-order parts L^-1 (R_ij - R_ji) L^-T, symmetric: a spatial
+                      * body whose sections turn to second order (section 2.9), else NULL */
     double *KGt[3];  /* KF_EIG_GEOMETRIC: L^-1 KG_k L^-T (NULL for bodies without lateral DOFs) */
     int geometric;   /* made with KF_EIG_GEOMETRIC */
     double gnorm[3]; /* their spectral norms */
@@ -78,6 +80,7 @@ void kf_eig_free(kf_eig *e)
         free(e->St[k]);
     for (int k = 0; k < 3; k++) {
         free(e->Gt[k]);
+        free(e->Rt[k]);
         free(e->D[k]);
         free(e->KGt[k]);
     }
@@ -182,6 +185,19 @@ static int predictor(kf_eig *e, kf_error *err)
 
 /* The context of n free coordinates: the free DOFs of fixed (supports) or
  * d = B z (B ndof x n, column-major); exactly one of fixed and B is given. */
+/* out = L^-1 (X_ij - X_ji) L^-T reduced, for the pair p of blocks X (S or R); tmp n x n. */
+static int reduce_pair(const kf_eig *e, const kf_mat *X, int p, double *out, double *tmp,
+                       kf_error *err)
+{
+    int d = e->b->dim, n = e->n;
+    int rc = reduce(e, &X[pair_i[p] * d + pair_j[p]], out, err);
+    if (!rc)
+        rc = reduce(e, &X[pair_j[p] * d + pair_i[p]], tmp, err);
+    for (size_t k = 0; k < (size_t)n * n && !rc; k++)
+        out[k] -= tmp[k];
+    return rc ? rc : to_standard(n, e->L, out, err);
+}
+
 static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char *fixed,
                       const double *B, int flags, kf_error *err)
 {
@@ -232,7 +248,9 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
     e->V0 = kf_calloc(nn, sizeof(double));
     for (int p = 0; p < e->npair; p++)
         e->Gt[p] = kf_calloc(nn, sizeof(double));
-    int nst = b->dim == 3 ? 9 : 0;
+    /* the blocks of the centrifugal term: spatial bodies, and planar ones whose sections
+     * turn to second order (their K_om is no longer -omega^2 M, section 2.9) */
+    int nst = b->dim == 3 || b->has_second ? b->dim * b->dim : 0;
     for (int k = 0; k < nst; k++)
         e->St[k] = kf_calloc(nn, sizeof(double));
     if (!e->map || !e->L || !e->A0 || !e->lam0 || !e->V0 || !e->Gt[e->npair - 1] ||
@@ -277,21 +295,28 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
         goto fail;
     }
     for (int p = 0; p < e->npair && !rc; p++) {
-        rc = reduce(e, &b->S[pair_i[p] * b->dim + pair_j[p]], e->Gt[p], err);
-        if (!rc)
-            rc = reduce(e, &b->S[pair_j[p] * b->dim + pair_i[p]], tmp, err);
-        for (size_t k = 0; k < nn && !rc; k++)
-            e->Gt[p][k] -= tmp[k];
-        if (!rc)
-            rc = to_standard(n, e->L, e->Gt[p], err);
+        rc = reduce_pair(e, b->S, p, e->Gt[p], tmp, err);
         if (!rc)
             rc = skew_norm(n, e->Gt[p], &e->gnorm[p], err);
     }
+    for (int p = 0; p < e->npair && !rc && b->has_second && b->dim == 3; p++) {
+        if (!(e->Rt[p] = kf_calloc(nn, sizeof(double))))
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
+        else
+            rc = reduce_pair(e, b->R, p, e->Rt[p], tmp, err);
+    }
     for (int k = 0; k < nst && !rc; k++) {
         rc = reduce(e, &b->S[k], e->St[k], err);
+        /* the centrifugal term takes S_ij + R_ij (second-order rotation, section 2.9) */
+        if (!rc && b->has_second) {
+            rc = reduce(e, &b->R[k], tmp, err);
+            for (size_t i = 0; i < nn && !rc; i++)
+                e->St[k][i] += tmp[i];
+        }
         if (!rc)
             rc = to_standard(n, e->L, e->St[k], err);
     }
+
     int ngeo = e->geometric && b->el->ngeo > 0 ? 3 : 0;
     for (int k = 0; k < ngeo && !rc; k++) {
         e->KGt[k] = kf_calloc(nn, sizeof(double));
@@ -862,8 +887,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
     for (int t = 0; t < nt; t++) {
         double W[9], E[9], WW[9];
         kf_frame_operators(dim, &frame[t], W, E, WW);
-        /* centrifugal part: a pure shift when WW is a multiple of I */
-        int shift_only = 1;
+        /* centrifugal part: a pure shift when WW is a multiple of I (and no R_ij) */
+        int shift_only = !e->b->has_second;
         double sigma = WW[0];
         for (int i = 0; i < dim; i++)
             for (int j = 0; j < dim; j++)
@@ -924,6 +949,10 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                 if (cg[k] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cg[k] * e->KGt[k][i];
+            for (int q = 0; q < e->npair; q++) /* K_eps's symmetric second-order part */
+                if (cpair[q] != 0.0 && e->Rt[q])
+                    for (size_t i = 0; i < nn; i++)
+                        w.A[i] += cpair[q] * e->Rt[q][i];
             if (skew && !(shift_only && !geo))
                 memcpy(w.VR, w.A, nn * sizeof(double)); /* the symmetric part */
             for (int q = q0; q < e->npair; q++)
@@ -1151,8 +1180,8 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
         kf_frame_operators(dim, &frame[t], W, E, WW);
         /* A = A0 + centrifugal (+ K_eps), as kf_eig_solve builds it */
         memcpy(A, e->A0, nn * sizeof(double));
-        if (dim == 3) {
-            for (int k = 0; k < 9; k++)
+        if (dim == 3 || e->b->has_second) {
+            for (int k = 0; k < dim * dim; k++)
                 if (WW[k] != 0.0)
                     for (size_t i = 0; i < nn; i++)
                         A[i] += WW[k] * e->St[k][i];
@@ -1165,7 +1194,7 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
                 double c = E[pair_i[q] * dim + pair_j[q]];
                 if (c != 0.0)
                     for (size_t i = 0; i < nn; i++)
-                        A[i] += c * e->Gt[q][i];
+                        A[i] += c * (e->Gt[q][i] + (e->Rt[q] ? e->Rt[q][i] : 0.0));
             }
         for (int k = 0; kg && e->KGt[0] && k < 3; k++) /* + K_G */
             for (size_t i = 0; i < nn; i++)

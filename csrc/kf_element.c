@@ -204,6 +204,155 @@ static void beam_dmat(const kf_section *sec, double *D)
     D[3] = sec->E * sec->Izz;
 }
 
+/* One bending plane of a Timoshenko beam (docs/theory.md section 2.9) at line point xi
+ * of an element of length L, over (v1, psi1, v2, psi2): the deflection Nv and its slope
+ * dNv, the section rotation Np and its rate dNp.  phi = 12 E I / (kappa G A L^2) > 0
+ * gives the interdependent functions, exact for a uniform beam under end loads (no
+ * shear locking); phi = 0 the cubic Hermite ones with psi = v' (bit for bit). */
+static void timo_plane(double xi, double L, double ph, double Nv[4], double dNv[4], double Np[4],
+                       double dNp[4])
+{
+    double xi2 = xi * xi, xi3 = xi2 * xi, c = 1.0 / (1.0 + ph), h = ph * (xi - xi2) / 2;
+    Nv[0] = c * (1 - 3 * xi2 + 2 * xi3 + ph * (1 - xi));
+    Nv[1] = c * L * (xi - 2 * xi2 + xi3 + h);
+    Nv[2] = c * (3 * xi2 - 2 * xi3 + ph * xi);
+    Nv[3] = c * L * (xi3 - xi2 - h);
+    dNv[0] = c * (-6 * xi + 6 * xi2 - ph) / L;
+    dNv[1] = c * (1 - 4 * xi + 3 * xi2 + ph * (1 - 2 * xi) / 2);
+    dNv[2] = c * (6 * xi - 6 * xi2 + ph) / L;
+    dNv[3] = c * (3 * xi2 - 2 * xi - ph * (1 - 2 * xi) / 2);
+    Np[0] = c * (6 * xi2 - 6 * xi) / L;
+    Np[1] = c * (1 - 4 * xi + 3 * xi2 + ph * (1 - xi));
+    Np[2] = c * (6 * xi - 6 * xi2) / L;
+    Np[3] = c * (3 * xi2 - 2 * xi + ph * xi);
+    dNp[0] = c * (12 * xi - 6) / (L * L);
+    dNp[1] = c * (-4 + 6 * xi - ph) / L;
+    dNp[2] = c * (6 - 12 * xi) / (L * L);
+    dNp[3] = c * (6 * xi - 2 + ph) / L;
+}
+
+/* phi of a bending plane: 12 E I / (kappa G A L^2), 0 without shear deformation. */
+static double timo_phi(const kf_section *sec, double I, double kappa, double L)
+{
+    double Gs = sec->E / (2.0 * (1.0 + sec->nu));
+    return kappa > 0.0 ? 12.0 * sec->E * I / (kappa * Gs * sec->A * L * L) : 0.0;
+}
+
+/* ---------------------------------------------------------------- planar beam, section model
+ *
+ * beam2t (docs/theory.md section 2.9): beam2's DOFs (u, v, theta) with theta the
+ * section's rotation psi; Timoshenko shear (kappa_y > 0: the interdependent
+ * interpolation, strains (u_a', psi', gamma = v' - psi), D = diag(EA, EI, kappa G A))
+ * and, with rotary inertia, the section's two points (0, +-a) across the element,
+ * a^2 = I / A, weight A / 2 each (int y^2 dA = I), moving by psi e_z x (y e_b) to first
+ * order and -psi^2 y e_b / 2 to second.  Four line points times two section points.
+ */
+#define BEAM2T_NS 2
+
+static int beam2t_check(const double *xe, const kf_section *sec, int el, kf_error *err)
+{
+    int rc = beam_check(xe, sec, el, err);
+    if (rc)
+        return rc;
+    if (!(sec->kappa_y >= 0.0) || !isfinite(sec->kappa_y))
+        return kf_fail(err, KF_EINVAL, "shear_coefficient", "kappa = %g must be positive and "
+                       "finite (or 0: no shear deformation)", sec->kappa_y);
+    if (sec->kappa_y > 0.0 && !(sec->nu > -1.0 && sec->nu <= 0.5))
+        return kf_fail(err, KF_EINVAL, "nu", "nu = %g must lie in (-1, 0.5]", sec->nu);
+    if (sec->rotary != 0.0 && sec->rotary != 1.0)
+        return kf_fail(err, KF_EINVAL, "rotary_inertia", "rotary = %g must be 0 or 1", sec->rotary);
+    return KF_OK;
+}
+
+/* Point q of a beam2t element, in element axes over local DOFs (ua1, v1, th1, ua2, v2,
+ * th2): displacement rows Na (along), Nb (across), the rotation Np, strains, slope;
+ * the section offset y, direction cosines, line coordinate and weight. */
+typedef struct {
+    double Na[6], Nb[6], Np[6], B[3][6], G[6], y, c, s, xi, w;
+} beam2t_point;
+
+static void beam2t_at(const double *xe, const kf_section *sec, int q, beam2t_point *p)
+{
+    double gx[BEAM_NQ], gw[BEAM_NQ], L;
+    gauss_fixed(BEAM_NQ, gx, gw);
+    memset(p, 0, sizeof *p);
+    line_geometry(xe, &L, &p->c, &p->s);
+    int lq = q / BEAM2T_NS;
+    p->xi = gx[lq];
+    p->w = gw[lq] * L / BEAM2T_NS;
+    p->y = (q % BEAM2T_NS ? -1.0 : 1.0) * sqrt(sec->Izz / sec->A);
+    double Nv[4], dNv[4], Np[4], dNp[4];
+    timo_plane(p->xi, L, timo_phi(sec, sec->Izz, sec->kappa_y, L), Nv, dNv, Np, dNp);
+    for (int n = 0; n < 2; n++) {
+        p->Na[3 * n] = n ? p->xi : 1.0 - p->xi;
+        p->B[0][3 * n] = (n ? 1.0 : -1.0) / L;
+        for (int k = 0; k < 2; k++) {
+            p->Nb[3 * n + 1 + k] = Nv[2 * n + k];
+            p->Np[3 * n + 1 + k] = Np[2 * n + k];
+            p->B[1][3 * n + 1 + k] = dNp[2 * n + k];
+            p->B[2][3 * n + 1 + k] = dNv[2 * n + k] - Np[2 * n + k];
+            p->G[3 * n + 1 + k] = dNv[2 * n + k];
+        }
+    }
+}
+
+/* rows over local DOFs -> body DOFs: per node [[c, s, 0], [-s, c, 0], [0, 0, 1]] */
+static void beam2t_to_body(double c, double s, const double *r, double *out)
+{
+    for (int k = 0; k < 2; k++) {
+        double ra = r[3 * k], rb = r[3 * k + 1];
+        out[3 * k] = c * ra - s * rb;
+        out[3 * k + 1] = s * ra + c * rb;
+        out[3 * k + 2] = r[3 * k + 2];
+    }
+}
+
+static void beam2t_eval(const double *xe, const kf_section *sec, int q, double *N, double *B,
+                        double *G, double *x, double *w)
+{
+    beam2t_point p;
+    beam2t_at(xe, sec, q, &p);
+    double rot = sec->rotary != 0.0 ? 1.0 : 0.0, Na[6], Na_b[6], Nb_b[6];
+    for (int k = 0; k < 6; k++) /* the section point moves along the axis by -psi y */
+        Na[k] = p.Na[k] - rot * p.y * p.Np[k];
+    beam2t_to_body(p.c, p.s, Na, Na_b);
+    beam2t_to_body(p.c, p.s, p.Nb, Nb_b);
+    for (int k = 0; k < 6; k++) {
+        N[k] = p.c * Na_b[k] - p.s * Nb_b[k];
+        N[6 + k] = p.s * Na_b[k] + p.c * Nb_b[k];
+    }
+    for (int r = 0; r < 3; r++)
+        beam2t_to_body(p.c, p.s, p.B[r], B + 6 * r);
+    beam2t_to_body(p.c, p.s, p.G, G);
+    /* the point: on the axis at xi, offset y across it (e_b = (-s, c)) */
+    x[0] = xe[0] + p.xi * (xe[2] - xe[0]) - p.s * p.y;
+    x[1] = xe[1] + p.xi * (xe[3] - xe[1]) + p.c * p.y;
+    *w = p.w;
+}
+
+/* theta = psi e_z: Th's z row, the offset r = y e_b (section 2.9). */
+static int beam2t_second(const double *xe, const kf_section *sec, int q, double *Th, double *r)
+{
+    if (sec->rotary == 0.0)
+        return 0;
+    beam2t_point p;
+    beam2t_at(xe, sec, q, &p);
+    memset(Th, 0, 2 * 6 * sizeof(double));
+    beam2t_to_body(p.c, p.s, p.Np, Th + 12);
+    r[0] = -p.s * p.y;
+    r[1] = p.c * p.y;
+    r[2] = 0.0;
+    return 1;
+}
+
+static void beam2t_dmat(const kf_section *sec, double *D)
+{
+    memset(D, 0, 9 * sizeof(double));
+    D[0] = sec->E * sec->A;
+    D[4] = sec->E * sec->Izz;
+    D[8] = sec->kappa_y * sec->E / (2.0 * (1.0 + sec->nu)) * sec->A;
+}
+
 /* ---------------------------------------------------------------- spatial line elements
  *
  * The bar3d and beam3d kinds (docs/theory.md section 2.8): two nodes anywhere in
@@ -341,6 +490,21 @@ static int beam3d_check(const double *xe, const kf_section *sec, int el, kf_erro
                            pos[k].name, pos[k].v);
     if (!(sec->nu > -1.0 && sec->nu <= 0.5))
         return kf_fail(err, KF_EINVAL, "nu", "nu = %g must lie in (-1, 0.5]", sec->nu);
+    const struct { const char *name; double v; } kap[] = {
+        {"kappa_y", sec->kappa_y}, {"kappa_z", sec->kappa_z}};
+    for (int k = 0; k < 2; k++)
+        if (!(kap[k].v >= 0.0) || !isfinite(kap[k].v))
+            return kf_fail(err, KF_EINVAL, "shear_coefficient", "%s = %g must be positive and finite "
+                           "(or 0: no shear deformation)", kap[k].name, kap[k].v);
+    if (sec->rotary != 0.0 && sec->rotary != 1.0)
+        return kf_fail(err, KF_EINVAL, "rotary_inertia", "rotary = %g must be 0 or 1", sec->rotary);
+    if (!isfinite(sec->ey) || !isfinite(sec->ez))
+        return kf_fail(err, KF_EINVAL, "shear_centre", "shear_centre = (%g, %g) must be finite",
+                       sec->ey, sec->ez);
+    if (sec->rotary != 0.0 && (sec->ey != 0.0 || sec->ez != 0.0))
+        return kf_fail(err, KF_EINVAL, "shear_centre", "shear_centre = (%g, %g) with rotary "
+                       "inertia is not implemented (the second-order rotation about an axis off "
+                       "the centroid meets the frame's acceleration too)", sec->ey, sec->ez);
     const double *r = sec->ref;
     double rn = norm3(r), e1[3], c[3];
     if (!(rn > 0.0) || !isfinite(rn))
@@ -356,48 +520,99 @@ static int beam3d_check(const double *xe, const kf_section *sec, int el, kf_erro
     return KF_OK;
 }
 
-static void beam3d_eval(const double *xe, const kf_section *sec, int q, double *N, double *B,
-                        double *G, double *x, double *w)
+/* The beam3d interpolation at line point xi of an element of length L
+ * (docs/theory.md sections 2.8 and 2.9), rows over local DOFs (6 per node:
+ * u_a, u_b, u_c, th_a, th_b, th_c):
+ *   U[0..2]  the axis' displacement (u_a, u_b, u_c),
+ *   T[0..2]  the section's rotation (th_a, th_b, th_c),
+ *   B[0..5]  strains (u_a', kappa_z, kappa_y, th_a', gamma_b, gamma_c),
+ *   G[0..1]  transverse slopes (u_b', u_c').
+ * With phi = 12 E I / (kappa G A L^2) > 0 (Timoshenko) the shape functions are the
+ * interdependent ones, exact for a uniform beam under end loads (no shear locking);
+ * with phi = 0 they are the cubic Hermite ones and th_c = u_b', th_b = -u_c'. */
+static void beam3d_interp(const kf_section *sec, double L, double xi, double U[3][12],
+                          double T[3][12], double B[6][12], double G[2][12])
+{
+    double phis[2] = {timo_phi(sec, sec->Izz, sec->kappa_y, L), timo_phi(sec, sec->Iyy, sec->kappa_z, L)};
+    memset(U, 0, 3 * 12 * sizeof(double));
+    memset(T, 0, 3 * 12 * sizeof(double));
+    memset(B, 0, 6 * 12 * sizeof(double));
+    memset(G, 0, 2 * 12 * sizeof(double));
+    for (int n = 0; n < 2; n++) {
+        double lin = n ? xi : 1.0 - xi, dlin = (n ? 1.0 : -1.0) / L;
+        U[0][6 * n] = lin;
+        B[0][6 * n] = dlin;
+        T[0][6 * n + 3] = lin;
+        B[3][6 * n + 3] = dlin;
+    }
+    for (int plane = 0; plane < 2; plane++) {
+        /* plane 0: (v, psi) = (u_b, th_c); plane 1: (w, psi) = (u_c, -th_b) */
+        double Nv[4], dNv[4], Np[4], dNp[4];
+        timo_plane(xi, L, phis[plane], Nv, dNv, Np, dNp);
+        int du = plane ? 2 : 1, dt = plane ? 4 : 5;
+        double sg = plane ? -1.0 : 1.0; /* th_b = -psi_w, and psi_w's DOF is -th_b */
+        for (int n = 0; n < 2; n++) {
+            int iu = 6 * n + du, it = 6 * n + dt;
+            U[du][iu] = Nv[2 * n], U[du][it] = sg * Nv[2 * n + 1];
+            G[plane][iu] = dNv[2 * n], G[plane][it] = sg * dNv[2 * n + 1];
+            /* the rotation th_c = psi_v, th_b = -psi_w */
+            T[dt - 3][iu] = sg * Np[2 * n], T[dt - 3][it] = Np[2 * n + 1];
+            /* curvature psi' and shear strain u' - psi */
+            B[1 + plane][iu] = dNp[2 * n], B[1 + plane][it] = sg * dNp[2 * n + 1];
+            B[4 + plane][iu] = dNv[2 * n] - Np[2 * n];
+            B[4 + plane][it] = sg * (dNv[2 * n + 1] - Np[2 * n + 1]);
+        }
+    }
+}
+
+/* The section point sp of the 4-point rule: its offset (y, z) in (e2, e3). */
+static void beam3d_section_point(const kf_section *sec, int sp, double *y, double *z)
+{
+    double a = sqrt(2.0 * sec->Izz / sec->A), b = sqrt(2.0 * sec->Iyy / sec->A);
+    const double ys[BEAM3_NS] = {a, -a, 0.0, 0.0}, zs[BEAM3_NS] = {0.0, 0.0, b, -b};
+    *y = ys[sp];
+    *z = zs[sp];
+}
+
+/* Point q of a beam3d element: its line point's interpolation (beam3d_interp),
+ * element axes Lam, section offset (y, z), line coordinate xi and weight w. */
+typedef struct {
+    double U[3][12], T[3][12], B[6][12], G[2][12], Lam[9], y, z, xi, w;
+} beam3d_point;
+
+static void beam3d_at(const double *xe, const kf_section *sec, int q, beam3d_point *p)
 {
     double gx[BEAM3_NQ], gw[BEAM3_NQ];
     gauss_fixed(BEAM3_NQ, gx, gw);
-    double Lam[9];
-    double L = beam3d_axes(xe, sec->ref, Lam);
-    int lq = q / BEAM3_NS, sp = q % BEAM3_NS;
-    double a = sqrt(2.0 * sec->Izz / sec->A), b = sqrt(2.0 * sec->Iyy / sec->A);
-    const double ys[BEAM3_NS] = {a, -a, 0.0, 0.0}, zs[BEAM3_NS] = {0.0, 0.0, b, -b};
-    double y = ys[sp], z = zs[sp];
-    double xi = gx[lq], xi2 = xi * xi, xi3 = xi2 * xi;
-    double H[4] = {1 - 3 * xi2 + 2 * xi3, L * (xi - 2 * xi2 + xi3), 3 * xi2 - 2 * xi3,
-                   L * (xi3 - xi2)};
-    double dH[4] = {(-6 * xi + 6 * xi2) / L, 1 - 4 * xi + 3 * xi2, (6 * xi - 6 * xi2) / L,
-                    3 * xi2 - 2 * xi};
-    double ddH[4] = {(-6 + 12 * xi) / (L * L), (-4 + 6 * xi) / L, (6 - 12 * xi) / (L * L),
-                     (6 * xi - 2) / L};
-    /* local DOF k of node n: 6 n + k, k = (u_a, u_b, u_c, th_a, th_b, th_c) */
-    double Na[12] = {0}, Nb[12] = {0}, Nc[12] = {0}, Nt[12] = {0};
-    double dNa[12] = {0}, dNb[12] = {0}, dNc[12] = {0}, dNt[12] = {0};
-    double ddNb[12] = {0}, ddNc[12] = {0};
-    for (int n = 0; n < 2; n++) {
-        double lin = n ? xi : 1.0 - xi, dlin = (n ? 1.0 : -1.0) / L;
-        const double *Hn = H + 2 * n, *dHn = dH + 2 * n, *ddHn = ddH + 2 * n;
-        Na[6 * n] = lin;
-        dNa[6 * n] = dlin;
-        Nt[6 * n + 3] = lin;
-        dNt[6 * n + 3] = dlin;
-        Nb[6 * n + 1] = Hn[0], Nb[6 * n + 5] = Hn[1];
-        dNb[6 * n + 1] = dHn[0], dNb[6 * n + 5] = dHn[1];
-        ddNb[6 * n + 1] = ddHn[0], ddNb[6 * n + 5] = ddHn[1];
-        Nc[6 * n + 2] = Hn[0], Nc[6 * n + 4] = -Hn[1];
-        dNc[6 * n + 2] = dHn[0], dNc[6 * n + 4] = -dHn[1];
-        ddNc[6 * n + 2] = ddHn[0], ddNc[6 * n + 4] = -ddHn[1];
+    double L = beam3d_axes(xe, sec->ref, p->Lam);
+    int lq = q / BEAM3_NS;
+    beam3d_section_point(sec, q % BEAM3_NS, &p->y, &p->z);
+    /* offsets from the beam's axis, the shear-centre axis (section 2.9) */
+    if (sec->ey != 0.0 || sec->ez != 0.0) {
+        p->y -= sec->ey;
+        p->z -= sec->ez;
     }
-    /* the section point's displacement in element axes, rows over local DOFs */
+    p->xi = gx[lq];
+    p->w = gw[lq] * L / BEAM3_NS;
+    beam3d_interp(sec, L, p->xi, p->U, p->T, p->B, p->G);
+}
+
+static void beam3d_eval(const double *xe, const kf_section *sec, int q, double *N, double *B,
+                        double *G, double *x, double *w)
+{
+    beam3d_point pt;
+    beam3d_at(xe, sec, q, &pt);
+    const double *Lam = pt.Lam;
+    double y = pt.y, z = pt.z;
+    double (*U)[12] = pt.U, (*T)[12] = pt.T, (*Bl)[12] = pt.B, (*Gl)[12] = pt.G;
+    /* the section point's displacement in element axes, u + theta x (0, y, z): the
+     * twist always, the bending rotations too with rotary inertia */
+    double rot = sec->rotary != 0.0 ? 1.0 : 0.0;
     double Nl[3][12];
     for (int k = 0; k < 12; k++) {
-        Nl[0][k] = Na[k];
-        Nl[1][k] = Nb[k] - z * Nt[k];
-        Nl[2][k] = Nc[k] + y * Nt[k];
+        Nl[0][k] = U[0][k] + rot * (z * T[1][k] - y * T[2][k]);
+        Nl[1][k] = U[1][k] - z * T[0][k];
+        Nl[2][k] = U[2][k] + y * T[0][k];
     }
     /* over body DOFs (r T), then the displacement back to body axes (Lam^T) */
     double Nlb[3][12];
@@ -406,25 +621,45 @@ static void beam3d_eval(const double *xe, const kf_section *sec, int q, double *
     for (int j = 0; j < 3; j++)
         for (int k = 0; k < 12; k++)
             N[j * 12 + k] = Lam[j] * Nlb[0][k] + Lam[3 + j] * Nlb[1][k] + Lam[6 + j] * Nlb[2][k];
-    rows_to_body(Lam, 4, dNa, B);
-    rows_to_body(Lam, 4, ddNb, B + 12);
-    rows_to_body(Lam, 4, ddNc, B + 24);
-    rows_to_body(Lam, 4, dNt, B + 36);
-    rows_to_body(Lam, 4, dNb, G);
-    rows_to_body(Lam, 4, dNc, G + 12);
+    for (int r = 0; r < 6; r++)
+        rows_to_body(Lam, 4, Bl[r], B + 12 * r);
+    rows_to_body(Lam, 4, Gl[0], G);
+    rows_to_body(Lam, 4, Gl[1], G + 12);
     for (int j = 0; j < 3; j++)
-        x[j] = xe[j] + xi * (xe[3 + j] - xe[j]) + y * Lam[3 + j] + z * Lam[6 + j];
-    *w = gw[lq] * L / BEAM3_NS;
+        x[j] = xe[j] + pt.xi * (xe[3 + j] - xe[j]) + y * Lam[3 + j] + z * Lam[6 + j];
+    *w = pt.w;
+}
+
+/* The second-order rotation of the rigid section (docs/theory.md section 2.9):
+ * theta = Th d in body axes and the point's offset r = y e2 + z e3. */
+static int beam3d_second(const double *xe, const kf_section *sec, int q, double *Th, double *r)
+{
+    if (sec->rotary == 0.0)
+        return 0;
+    beam3d_point pt;
+    beam3d_at(xe, sec, q, &pt);
+    const double *Lam = pt.Lam;
+    double Tb[3][12];
+    for (int i = 0; i < 3; i++)
+        rows_to_body(Lam, 4, pt.T[i], Tb[i]);
+    for (int j = 0; j < 3; j++) {
+        for (int k = 0; k < 12; k++)
+            Th[j * 12 + k] = Lam[j] * Tb[0][k] + Lam[3 + j] * Tb[1][k] + Lam[6 + j] * Tb[2][k];
+        r[j] = pt.y * Lam[3 + j] + pt.z * Lam[6 + j];
+    }
+    return 1;
 }
 
 static void beam3d_dmat(const kf_section *sec, double *D)
 {
     double Gs = sec->E / (2.0 * (1.0 + sec->nu));
-    memset(D, 0, 16 * sizeof(double));
+    memset(D, 0, 36 * sizeof(double));
     D[0] = sec->E * sec->A;
-    D[5] = sec->E * sec->Izz;
-    D[10] = sec->E * sec->Iyy;
-    D[15] = Gs * sec->J;
+    D[7] = sec->E * sec->Izz;
+    D[14] = sec->E * sec->Iyy;
+    D[21] = Gs * sec->J;
+    D[28] = sec->kappa_y * Gs * sec->A; /* zero without shear deformation: B's rows 4, 5 are then zero too */
+    D[35] = sec->kappa_z * Gs * sec->A;
 }
 
 /* ---------------------------------------------------------------- table */
@@ -433,16 +668,18 @@ static const kf_element_type kinds[] = {
     [KF_BAR2] = {"bar2", 2, 2, 1, 1, 0, BAR_NQ, bar_check, bar_eval, line_mu, bar_dmat},
     [KF_BEAM2] = {"beam2", 2, 2, 3, 2, 1, BEAM_NQ, beam_check, beam_eval, line_mu, beam_dmat},
     [KF_BAR3D] = {"bar3d", 3, 2, 3, 1, 2, BAR3_NQ, line3_check, bar3d_eval, line_mu, bar_dmat},
-    [KF_BEAM3D] = {"beam3d", 3, 2, 6, 4, 2, BEAM3_NQ * BEAM3_NS, beam3d_check, NULL, line_mu,
-                   beam3d_dmat, beam3d_eval},
+    [KF_BEAM3D] = {"beam3d", 3, 2, 6, 6, 2, BEAM3_NQ * BEAM3_NS, beam3d_check, NULL, line_mu,
+                   beam3d_dmat, beam3d_eval, NULL, beam3d_second},
+    [KF_BEAM2T] = {"beam2t", 2, 2, 3, 3, 1, BEAM_NQ * BEAM2T_NS, beam2t_check, NULL, line_mu,
+                   beam2t_dmat, beam2t_eval, NULL, beam2t_second},
 };
 
 const kf_element_type *kf_element_get(int kind)
 {
     if (kind >= KF_TRI3 && kind <= KF_CONTINUUM_LAST) /* plane and solid: kf_continuum.c */
         return kf_continuum_get(kind);
-    if (kind < 0 || kind >= (int)(sizeof kinds / sizeof kinds[0]))
-        return NULL;
+    if (kind < 0 || kind >= (int)(sizeof kinds / sizeof kinds[0]) || !kinds[kind].name)
+        return NULL; /* outside the table, or a number not in use */
     return &kinds[kind];
 }
 

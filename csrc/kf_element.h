@@ -42,7 +42,10 @@ enum kf_element_kind {
      * Wilson's incompatible modes in Taylor's form, condensed per element (section 2.7) */
     KF_QUAD4I = 18,
     KF_HEX8I = 19,
-    KF_CONTINUUM_LAST = KF_HEX8I /* the last plane or solid kind */
+    KF_CONTINUUM_LAST = KF_HEX8I, /* the last plane or solid kind */
+    /* the planar beam with a section model (docs/theory.md section 2.9): Timoshenko
+     * shear and/or rotary inertia with the second-order rotation; 2 nodes x (u, v, theta) */
+    KF_BEAM2T = 24
 };
 
 /* Section and material data shared by the elements of a body.  Fields an
@@ -59,6 +62,16 @@ typedef struct kf_section {
     double J;      /* torsion constant [m^4] (torsional stiffness G J) */
     double ref[3]; /* orientation vector in the body frame: with the element axis e1,
                     * e3 = e1 x ref / |e1 x ref|, e2 = e3 x e1 (the section's local y) */
+    /* the spatial beam's options (docs/theory.md section 2.9); all zero: the seeds'
+     * Euler-Bernoulli beam */
+    double kappa_y; /* shear coefficients for shear along the section's y (bending v, Izz) */
+    double kappa_z; /* and z (bending w, Iyy): 0 = no shear deformation, else Timoshenko */
+    double rotary;  /* 1: the section turns rigidly with all three rotations, to second
+                     * order (rotary inertia, full section inertia, propeller moment) */
+    double ey, ez;  /* the shear centre's offset from the centroid in (e2, e3) [m]: the
+                     * nodes lie on the shear-centre axis, the twist turns about it, the
+                     * section's mass lies about the centroid; the axial DOF is the
+                     * centroid's (Vlasov's choice, without warping) */
     /* plane elements (meshes) */
     double thickness;    /* thickness [m] */
     double plane_strain; /* 0 = plane stress, 1 = plane strain */

@@ -142,6 +142,10 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
           isfinite(in->rayleigh[1])))
         return kf_fail(err, KF_EINVAL, "links", "links[%d].rayleigh = (%g, %g) must be finite "
                        "and >= 0", l, in->rayleigh[0], in->rayleigh[1]);
+    if (kf_body_has_second(b)) /* its K_om is not -omega^2 M (docs/theory.md section 2.9) */
+        return kf_fail(err, KF_EINVAL, "links", "links[%d]: a beam with rotary inertia (sections "
+                       "turning to second order) is not implemented as a two-way elastic link; "
+                       "use rotary_inertia=False", l);
     L->body = in->body;
     L->fe = b;
     L->alpha = in->rayleigh[0];

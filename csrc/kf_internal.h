@@ -119,6 +119,12 @@ typedef struct kf_element_type {
      * kind itself instead of the sum of w B^T D B over its points (elements with
      * internal, statically condensed modes: KF_QUAD4I, KF_HEX8I). */
     void (*stiffness)(const double *xe, const kf_section *sec, double *Ke);
+    /* Optional: the second-order rotation of a rigid section (docs/theory.md section
+     * 2.9).  At point q it writes Th (3 x nedof, row-major, body axes: the section's
+     * rotation theta = Th d) and r (3: the point's offset from the axis), so that the
+     * point moves by N d + 1/2 theta x (theta x r); returns 0 if the section does not
+     * turn to second order (then nothing is written). */
+    int (*second)(const double *xe, const kf_section *sec, int q, double *Th, double *r);
 } kf_element_type;
 
 const kf_element_type *kf_element_get(int kind);
@@ -156,6 +162,11 @@ struct kf_body {
     kf_mat P[3];
     double xa, xb; /* x of the first and last node */
     kf_mat KG[3];
+    /* second-order rotation invariants R_ij = int rho H_i x_j (H_i the Hessian of the
+     * displacement component i in d), only if has_second: they join S_ij in the
+     * stiffness-like terms K_eps and K_om (kf_body_combine_stiff) */
+    int has_second;
+    kf_mat R[KF_MAX_DIM * KF_MAX_DIM];
     kf_pattern *pattern; /* CSR bodies: the pattern every matrix borrows (owned) */
 };
 

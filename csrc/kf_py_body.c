@@ -9,7 +9,7 @@
 static PyObject *py_element_kinds(PyObject *self, PyObject *noargs)
 {
     static const struct { const char *name; int kind; } kinds[] = {
-        {"bar2", KF_BAR2},   {"beam2", KF_BEAM2},
+        {"bar2", KF_BAR2},   {"beam2", KF_BEAM2}, {"beam2t", KF_BEAM2T},
         /* spatial line elements */
         {"bar3d", KF_BAR3D}, {"beam3d", KF_BEAM3D},
         /* plane and solid elements (meshes) */
@@ -49,6 +49,11 @@ static const struct {
                       {"Iyy", offsetof(kf_section, Iyy)},
                       {"J", offsetof(kf_section, J)},
                       {"ref", offsetof(kf_section, ref), 3},
+                      {"kappa_y", offsetof(kf_section, kappa_y)},
+                      {"kappa_z", offsetof(kf_section, kappa_z)},
+                      {"rotary", offsetof(kf_section, rotary)},
+                      {"ey", offsetof(kf_section, ey)},
+                      {"ez", offsetof(kf_section, ez)},
                       /* plane elements */
                       {"thickness", offsetof(kf_section, thickness)},
                       {"plane_strain", offsetof(kf_section, plane_strain)}};
@@ -337,11 +342,17 @@ static PyObject *py_body_matrix(PyObject *self, PyObject *args, PyObject *kw)
                             j.v, dim - 1);
     if (!strcmp(name, "S"))
         return new_matrix_rowmajor(kf_body_S(b, (int)i.v, (int)j.v));
+    if (!strcmp(name, "R")) {
+        if (!kf_body_has_second(b))
+            return PyErr_Format(PyExc_ValueError, "name = 'R': this body's sections do not turn "
+                                "to second order (no rotary inertia)");
+        return new_matrix_rowmajor(kf_body_R(b, (int)i.v, (int)j.v));
+    }
     if (!strcmp(name, "s"))
         return new_vector(kf_body_s(b, (int)i.v, (int)j.v), kf_body_ndof(b));
     if (!strcmp(name, "Mo"))
         return new_vector(kf_body_Mo(b, (int)i.v), kf_body_ndof(b));
-    return PyErr_Format(PyExc_ValueError, "name = '%s' is not an invariant (M, K, S, s, Mo)",
+    return PyErr_Format(PyExc_ValueError, "name = '%s' is not an invariant (M, K, S, R, s, Mo)",
                         name);
 }
 

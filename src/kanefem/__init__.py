@@ -47,6 +47,7 @@ from .bodies import (  # noqa: E402
     GyroscopicResult,
     MotionTerms,
     PlanarBeam,
+    shear_coefficients,
 )
 
 # --- meshes: plane and solid elements from meshes
@@ -130,6 +131,7 @@ __all__ = [
     "AxialBar",
     "Beam3D",
     "Bar3D",
+    "shear_coefficients",
     "MotionTerms",
     "EigenResult",
     "GyroscopicResult",

@@ -108,6 +108,10 @@ class EigenResult(ResultMixin):
         How the instants were solved: ``full_solves``, ``continued``,
         ``iterations``, ``reused`` (instants equal to the one before, e.g. a constant
         spin, whose solution was reused).
+    model : dict
+        The element model of the body (:attr:`FlexibleBody.model`): ``element`` (the
+        core's kind) and for beams ``theory`` (``"euler-bernoulli"`` or
+        ``"timoshenko"``), ``rotary_inertia`` and ``shear_coefficient``.
     """
 
     eigenvalues: np.ndarray
@@ -116,6 +120,7 @@ class EigenResult(ResultMixin):
     solver: str
     order: str = "ascending"
     stats: dict = field(default_factory=dict)
+    model: dict = field(default_factory=dict)
 
     @property
     def frequencies_hz(self) -> np.ndarray:
@@ -160,6 +165,64 @@ def _no_rates_with_frames(omega, eps, a_O, default):
                                   and not isinstance(v, (bool, np.bool_)) and v == default):
             raise ValueError(f"give the frame's motion either as frames= or as omega, eps and a_O, "
                              f"not both ({name} = {_checks._short(v)} was given with frames)")
+
+
+#: the sections whose shear coefficient kanefem computes (Cowper 1966, docs/theory.md 2.9)
+SHEAR_SECTIONS = ("rectangle", "circle", "tube")
+
+
+def shear_coefficients(shear_coefficient, *, nu, A=None, Izz=None, Iyy=None):
+    """Timoshenko shear coefficients (kappa_y, kappa_z) of a beam section.
+
+    Parameters
+    ----------
+    shear_coefficient : float, (float, float) or {"rectangle", "circle", "tube"}
+        Given (one value for both directions, or one per direction: shear along the
+        section's y, which goes with Izz, and along z), or computed by Cowper's formulas
+        (J. Appl. Mech. 33 (1966) 335-340) for a solid rectangle, 10 (1 + nu) / (12 + 11 nu);
+        a solid circle, 6 (1 + nu) / (7 + 6 nu); a circular tube of radii ratio
+        m = r_i / r_o, 6 (1 + nu) (1 + m^2)^2 / ((7 + 6 nu) (1 + m^2)^2 + (20 + 12 nu) m^2),
+        whose radii follow from A and the polar moment Izz + Iyy.
+    nu : float
+        Poisson's ratio.
+    A, Izz, Iyy : float
+        The section (for ``"tube"``).
+
+    Returns
+    -------
+    tuple of two floats
+
+    Examples
+    --------
+    >>> shear_coefficients("rectangle", nu=0.3)
+    (0.8496732026143791, 0.8496732026143791)
+    """
+    if shear_coefficient is None:
+        raise TypeError("theory='timoshenko' needs shear_coefficient: a number, a pair (kappa_y, "
+                        f"kappa_z) or one of {SHEAR_SECTIONS} (computed by Cowper's formulas)")
+    if isinstance(shear_coefficient, str):
+        kind = _checks.choice("shear_coefficient", shear_coefficient, SHEAR_SECTIONS)
+        if kind == "rectangle":
+            k = 10 * (1 + nu) / (12 + 11 * nu)
+        elif kind == "circle":
+            k = 6 * (1 + nu) / (7 + 6 * nu)
+        else:
+            # A = pi (ro^2 - ri^2), Izz + Iyy = pi (ro^4 - ri^4) / 2 = A (ro^2 + ri^2) / 2
+            s2, d2 = 2 * (Izz + Iyy) / A, A / math.pi
+            ro2, ri2 = (s2 + d2) / 2, (s2 - d2) / 2
+            if not ri2 > 0:
+                raise ValueError(f"shear_coefficient='tube': A = {A!r} with Izz + Iyy = {Izz + Iyy!r} "
+                                 "is no circular tube (its inner radius would not be positive)")
+            m2 = ri2 / ro2
+            k = 6 * (1 + nu) * (1 + m2)**2 / ((7 + 6 * nu) * (1 + m2)**2 + (20 + 12 * nu) * m2)
+        return (k, k)
+    k = np.atleast_1d(_checks.array("shear_coefficient", shear_coefficient))
+    if k.ndim != 1 or k.size not in (1, 2):
+        raise ValueError(f"shear_coefficient = {_checks._short(shear_coefficient)} must be a number, a "
+                         f"pair (kappa_y, kappa_z) or one of {SHEAR_SECTIONS}")
+    if not (np.all(np.isfinite(k)) and np.all(k > 0)):
+        raise ValueError(f"shear_coefficient = {_checks._short(shear_coefficient)} must be positive and finite")
+    return (float(k[0]), float(k[-1]))
 
 
 class FlexibleBody:
@@ -228,6 +291,37 @@ class FlexibleBody:
         if Izz is not None or self._bending:
             self.Izz = section["Izz"] = _checks.real(name, Izz, positive=True)
         return section
+
+    def _beam_model(self, theory, rotary_inertia, shear_coefficient, nu):
+        """Check and keep a beam's model (docs/theory.md section 2.9): ``theory``,
+        ``rotary_inertia`` and ``shear_coefficient`` on the body; returns the core's
+        section fields kappa_y, kappa_z and rotary."""
+        self.theory = _checks.choice("theory", theory, ("euler-bernoulli", "timoshenko"))
+        timo = self.theory == "timoshenko"
+        self.rotary_inertia = timo if rotary_inertia is None else _checks.flag("rotary_inertia", rotary_inertia)
+        if timo:
+            self.shear_coefficient = shear_coefficients(shear_coefficient, nu=nu, A=self.A, Izz=self.Izz,
+                                                        Iyy=getattr(self, "Iyy", self.Izz))
+        elif shear_coefficient is not None:
+            raise TypeError(f"shear_coefficient = {_checks._short(shear_coefficient)} needs "
+                            "theory='timoshenko' (an Euler-Bernoulli beam has no shear deformation)")
+        ky, kz = self.shear_coefficient if timo else (0.0, 0.0)
+        return {"kappa_y": ky, "kappa_z": kz, "rotary": 1.0 if self.rotary_inertia else 0.0}
+
+    @property
+    def model(self) -> dict:
+        """The element model, as the results state it (their ``model`` field): the core's
+        element kind and, for beams, the beam theory, whether the sections carry rotary
+        inertia and the shear coefficients (docs/theory.md section 2.9)."""
+        out = {"element": self._kind}
+        if self._kind in ("beam2", "beam2t", "beam3d"):
+            out["theory"] = getattr(self, "theory", "euler-bernoulli")
+            out["rotary_inertia"] = bool(getattr(self, "rotary_inertia", False))
+        if hasattr(self, "shear_coefficient"):
+            out["shear_coefficient"] = self.shear_coefficient
+        if getattr(self, "shear_centre", (0.0, 0.0)) != (0.0, 0.0):
+            out["shear_centre"] = self.shear_centre
+        return out
 
     def _storage_code(self, storage):
         """The core's code of a storage name; line bodies are dense until banded and sparse
@@ -301,7 +395,10 @@ class FlexibleBody:
 
     def combination(self, coef, stiffness=0.0):
         """stiffness * K + sum_ij coef_ij S_ij, (ndof, ndof) in the body's storage type:
-        the form of every motion term (one axpy per block on the stored pattern).
+        the form of every motion term (one axpy per block on the stored pattern).  A beam
+        whose sections turn to second order (``rotary_inertia=True``) forms K_eps and K_om
+        with S_ij + R_ij (``inertia_invariants()["R"]``, docs/theory.md section 2.9):
+        :meth:`motion_terms` does; this method combines the S_ij only.
 
         Parameters
         ----------
@@ -323,13 +420,20 @@ class FlexibleBody:
             ``S``: S_ij = int rho N_i^T N_j dV [kg], an array (dim, dim, ndof, ndof) when
             dense, else a dim x dim nested list of CSR matrices;
             ``s``: (dim, dim, ndof), s_ij = int rho N_i^T x_j dV [kg m];
-            ``Mo``: (dim, ndof), Mo_i = int rho N_i^T dV [kg].
+            ``Mo``: (dim, ndof), Mo_i = int rho N_i^T dV [kg];
+            and for a beam whose sections turn to second order (``rotary_inertia``,
+            docs/theory.md section 2.9) ``R``: R_ij = int rho H_i x_j dV [kg m^2], as S,
+            which K_eps and K_om add to S.
         """
         d = self.dim
         S = [[self._matrix(_core.body_matrix(self._body, "S", i, j)) for j in range(d)] for i in range(d)]
         s = np.array([[_core.body_matrix(self._body, "s", i, j) for j in range(d)] for i in range(d)])
         Mo = np.array([_core.body_matrix(self._body, "Mo", i) for i in range(d)])
-        return {"S": np.array(S) if self.storage == "dense" else S, "s": s, "Mo": Mo}
+        out = {"S": np.array(S) if self.storage == "dense" else S, "s": s, "Mo": Mo}
+        if getattr(self, "rotary_inertia", False):
+            R = [[self._matrix(_core.body_matrix(self._body, "R", i, j)) for j in range(d)] for i in range(d)]
+            out["R"] = np.array(R) if self.storage == "dense" else R
+        return out
 
     # ------------------------------------------------------------ motion
 
@@ -742,6 +846,7 @@ class FlexibleBody:
             mode_shapes=None if shapes is None else shapes[0],
             solver=r["stats"].pop("solver"),
             stats=r["stats"],
+            model=self.model,
         )
 
     def eigenvalues_vs_time(
@@ -815,6 +920,7 @@ class FlexibleBody:
             solver=r["stats"].pop("solver"),
             order=order,
             stats=r["stats"],
+            model=self.model,
         )
 
 
@@ -874,7 +980,7 @@ class FlexibleBody:
         r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), axial_force=kg, polls=True,
                             flops=_EIG_FLOPS * (2.0 * self.ndof)**3)  # the first-order form, 2n
-        return GyroscopicResult(s=r["s_re"] + 1j * r["s_im"])
+        return GyroscopicResult(s=r["s_re"] + 1j * r["s_im"], model=self.model)
 
 
     # ------------------------------------------------------------ output
@@ -969,9 +1075,12 @@ class GyroscopicResult(ResultMixin):
     s : ndarray of complex, shape (nt, n_modes)
         Eigenvalues with Im s >= 0, ascending by ``|s|`` [rad/s].  Undamped: s = +-i omega_k;
         Re s > 0 means a growing mode (flutter or divergence).
+    model : dict
+        The element model of the body, as :attr:`EigenResult.model`.
     """
 
     s: np.ndarray
+    model: dict = field(default_factory=dict)
 
     @property
     def frequencies_hz(self) -> np.ndarray:
@@ -1025,7 +1134,8 @@ class _StraightBody(FlexibleBody):
 
 
 class PlanarBeam(_StraightBody):
-    """A straight planar Euler-Bernoulli beam of equal elements.
+    """A straight planar beam of equal elements: Euler-Bernoulli (the default), or
+    Timoshenko and/or with rotary inertia (docs/theory.md section 2.9).
 
     The beam lies on its frame's x axis from ``origin`` to ``origin + length``;
     nodes are numbered along the axis and each carries (u, v, theta): axial and
@@ -1049,6 +1159,16 @@ class PlanarBeam(_StraightBody):
         pump's and the mechanism files' users); give one of them.
     rho : float
         Density [kg/m^3].
+    nu : float
+        Poisson's ratio, for the shear modulus E / (2 (1 + nu)) of a Timoshenko beam.
+    theory : {"euler-bernoulli", "timoshenko"}
+        Beam theory (docs/theory.md section 2.9): Timoshenko adds shear deformation.
+    rotary_inertia : bool, optional
+        The section's rotary inertia, with its second-order rotation (in a spinning frame
+        a rotation about the spin axis feels no centrifugal term); default True for
+        Timoshenko, False for Euler-Bernoulli.
+    shear_coefficient : float or {"rectangle", "circle", "tube"}
+        Timoshenko only (required there): kappa, or Cowper's value (:func:`shear_coefficients`).
     origin : float
         Position of the first node on the frame's x axis [m].
     storage : {"auto", "dense"}
@@ -1094,9 +1214,26 @@ class PlanarBeam(_StraightBody):
         plane [m^4]."""
         return self.Izz
 
-    def __init__(self, length, n_elements, *, E, A, Izz=None, rho, origin=0.0, storage="auto",
+    def __init__(self, length, n_elements, *, E, A, Izz=None, rho, nu=0.3, theory="euler-bernoulli",
+                 rotary_inertia=None, shear_coefficient=None, origin=0.0, storage="auto",
                  I=None):  # noqa: E741 (I: the documented alias of Izz)
-        self._build(length, n_elements, origin, storage, dict(E=E, A=A, rho=rho, Izz=Izz, I=I))
+        self._build(length, n_elements, origin, storage,
+                    dict(E=E, A=A, rho=rho, Izz=Izz, I=I, nu=nu, theory=theory,
+                         rotary_inertia=rotary_inertia, shear_coefficient=shear_coefficient))
+
+    def _material(self, *, E, A, rho, Izz=None, I=None, nu=0.3, theory="euler-bernoulli",  # noqa: E741
+                  rotary_inertia=None, shear_coefficient=None):
+        """E, A, rho, Izz (or I) and the beam model: with Timoshenko shear or rotary
+        inertia the element is ``beam2t`` (docs/theory.md section 2.9), else the seeds'
+        ``beam2``."""
+        section = FlexibleBody._material(self, E=E, A=A, rho=rho, Izz=Izz, I=I)
+        nu = _checks.real("nu", nu)
+        model = self._beam_model(theory, rotary_inertia, shear_coefficient, nu)
+        if self.theory == "euler-bernoulli" and not self.rotary_inertia:
+            self._kind = "beam2"
+            return section
+        self._kind, self.nu = "beam2t", nu
+        return {**section, "nu": nu, "kappa_y": model["kappa_y"], "rotary": model["rotary"]}
 
 
 class AxialBar(_StraightBody):
@@ -1163,11 +1300,16 @@ class Beam3D(_StraightBody):
     The beam lies on its frame's x axis from ``origin`` to ``origin + length``; each
     node carries (u, v, w, theta_x, theta_y, theta_z): displacements along the body
     axes [m] and rotations about them [rad].  Axial displacement and torsion are linear,
-    the two bendings cubic Hermite (theta_z = dv/dx, theta_y = -dw/dx); no shear
-    deformation and no rotary inertia of bending, so that in planar motion its in-plane
-    equations are :class:`PlanarBeam`'s.  The section's mass turns with the torsion:
-    its polar moment Izz + Iyy gives the torsional mass.  The frame may move in space:
-    every method takes omega and eps as 3-vectors in body axes (or numbers, about z).
+    the two bendings cubic Hermite (theta_z = dv/dx, theta_y = -dw/dx); by default no shear
+    deformation and no rotary inertia of bending (the seeds' Euler-Bernoulli beam), so that
+    in planar motion its in-plane equations are :class:`PlanarBeam`'s.  The section's mass
+    turns with the torsion: its polar moment Izz + Iyy gives the torsional mass.  The frame
+    may move in space: every method takes omega and eps as 3-vectors in body axes (or
+    numbers, about z).  ``theory="timoshenko"`` adds shear deformation and
+    ``rotary_inertia=True`` makes the section a rigid body turning with all three rotations
+    to second order: rotary inertia, the full section inertia in every motion term, the
+    propeller moment of a spinning blade, torsion unchanged by a spin about the beam's own
+    axis (docs/theory.md section 2.9); the results state the model (``model``).
 
     Parameters
     ----------
@@ -1193,6 +1335,20 @@ class Beam3D(_StraightBody):
     ref : array_like, shape (3,)
         Orientation vector in the body frame: the section's local y axis is the part
         of ref normal to the beam (default the body's y axis).
+    theory : {"euler-bernoulli", "timoshenko"}
+        Beam theory: Timoshenko adds shear deformation (two-node elements with the
+        interdependent interpolation, free of shear locking).
+    rotary_inertia : bool, optional
+        Whether the section turns as a rigid body with all three rotations, to second
+        order; default True for Timoshenko, False for Euler-Bernoulli.
+    shear_coefficient : float, (float, float) or {"rectangle", "circle", "tube"}
+        Timoshenko only (required there): kappa for shear along the section's y and z, or
+        Cowper's value for a common section (:func:`shear_coefficients`).
+    shear_centre : (float, float)
+        Offset (e_y, e_z) of the shear centre from the centroid along the section's y and
+        z [m]: the beam's nodes lie on the shear-centre axis, the twist turns about it and
+        the centroid's mass lies off it (bending-torsion coupling); Euler-Bernoulli or
+        Timoshenko without rotary inertia.
     origin : float
         Position of the first node on the frame's x axis [m].
     storage : {"auto", "dense"}
@@ -1233,22 +1389,37 @@ class Beam3D(_StraightBody):
     _default_supports = "clamped-free"
 
     def __init__(self, length, n_elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
-                 origin=0.0, storage="auto"):
+                 theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None,
+                 shear_centre=(0.0, 0.0), origin=0.0, storage="auto"):
         self._build(length, n_elements, origin, storage,
-                    dict(E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu, ref=ref))
+                    dict(E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu, ref=ref, theory=theory,
+                         rotary_inertia=rotary_inertia, shear_coefficient=shear_coefficient,
+                         shear_centre=shear_centre))
 
-    def _material(self, *, E, A, rho, Izz, Iyy, J, nu=0.3, ref=(0.0, 1.0, 0.0)):
-        """The line body's E, A, rho, Izz and the spatial section: Iyy, J, nu, ref."""
+    def _material(self, *, E, A, rho, Izz, Iyy, J, nu=0.3, ref=(0.0, 1.0, 0.0),
+                  theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None,
+                  shear_centre=(0.0, 0.0)):
+        """The line body's E, A, rho, Izz and the spatial section: Iyy, J, nu, ref, and
+        the beam model (theory, rotary inertia, shear coefficients, shear centre)."""
         section = FlexibleBody._material(self, E=E, A=A, rho=rho, Izz=Izz)
         self.Iyy = _checks.real("Iyy", Iyy, positive=True)
         self.J = _checks.real("J", J, positive=True)
         self.nu = _checks.real("nu", nu)
         self.ref = tuple(float(v) for v in _checks.array("ref", ref, shape=(3,)))
-        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref}
+        model = self._beam_model(theory, rotary_inertia, shear_coefficient, self.nu)
+        self.shear_centre = tuple(float(v) for v in _checks.array("shear_centre", shear_centre, shape=(2,)))
+        if self.rotary_inertia and self.shear_centre != (0.0, 0.0):
+            raise _not_supported(self, f"shear_centre = {self.shear_centre} with rotary_inertia=True",
+                                 "the second-order rotation about an axis off the centroid also meets "
+                                 "the frame's acceleration, which is not implemented; give "
+                                 "rotary_inertia=False (the twist still turns about the shear centre)")
+        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref, **model,
+                "ey": self.shear_centre[0], "ez": self.shear_centre[1]}
 
     @classmethod
     def from_mesh(cls, nodes, elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
-                  storage="auto"):
+                  theory="euler-bernoulli", rotary_inertia=None, shear_coefficient=None,
+                  shear_centre=(0.0, 0.0), storage="auto"):
         """A spatial beam of any 2-node elements: nodes (n, 3) in the body frame,
         elements (nel, 2) of node indices.  ``ref`` orients every element's section
         (it must not be parallel to any element).  Geometric stiffness needs a straight
@@ -1265,7 +1436,9 @@ class Beam3D(_StraightBody):
         """
         body = cls.__new__(cls)
         FlexibleBody.__init__(body, nodes, elements, E=E, A=A, rho=rho, Izz=Izz, Iyy=Iyy, J=J, nu=nu,
-                              ref=ref, storage=storage)
+                              ref=ref, theory=theory, rotary_inertia=rotary_inertia,
+                              shear_coefficient=shear_coefficient, shear_centre=shear_centre,
+                              storage=storage)
         return body
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _checks
-from ..bodies import AxialBar, FlexibleBody, PlanarBeam
+from ..bodies import AxialBar, FlexibleBody, NotSupportedError, PlanarBeam
 
 
 #: the ground's name in joints and springs
@@ -108,6 +108,10 @@ class ElasticLink:
         if not isinstance(self.body, (PlanarBeam, AxialBar)):
             raise TypeError(f"{self.name}: body must be a PlanarBeam or an AxialBar, got "
                             f"{type(self.body).__name__}")
+        if getattr(self.body, "rotary_inertia", False):  # docs/theory.md section 2.9
+            raise NotSupportedError(f"{self.name}: an elastic link does not support a PlanarBeam with "
+                                    "rotary_inertia=True (the mechanism's K_om is -omega^2 M); give "
+                                    "rotary_inertia=False")
         object.__setattr__(self, "start", _point(f"{self.name}: start", self.start))
         object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
         damping = tuple(_checks.real(f"{self.name}: damping", v, nonnegative=True) for v in self.damping)
