@@ -228,12 +228,17 @@ typedef int kf_mech_law_fn(double t, int k, const double *z, const double *zd, d
                            void *params, kf_error *err);
 /* A prescribed path: zk = (z_k, z_k', z_k'') at t. */
 typedef int kf_mech_path_fn(double t, int k, double *zk, void *params, kf_error *err);
+/* A drive: also a typed boundary record (kanefem.DRIVE_DTYPE, made by the
+ * binding from offsetof: mode, speed, force; the function pointers are not
+ * fields of the record, the binding sets them from the callables beside it). */
 typedef struct kf_mech_drive {
     int mode;
     double speed;          /* KF_DRIVE_SPEED [rad/s or m/s] */
     kf_mech_path_fn *path; /* KF_DRIVE_PATH */
     kf_mech_law_fn *law;   /* KF_DRIVE_FREE: or NULL */
     void *params;          /* handed to path or law */
+    double force;          /* KF_DRIVE_FREE: a constant generalized force [N m or N], the law's
+                            * added; 0 for the other modes */
 } kf_mech_drive;
 
 /*
@@ -261,13 +266,16 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
  * one system, Kane's projection of the floating-frame equations on the
  * constraints' null space, M(p) p'' = f(t, p, p'), p = (free z, d).
  */
+/* Also a typed boundary record (kanefem.LINK_DTYPE from offsetof: body,
+ * rayleigh, geometric; fe and fixed are not fields of the record, the binding
+ * sets them from the bodies and masks beside it). */
 typedef struct kf_mech_link {
     int body;                   /* the mechanism's body that carries the elements */
     const kf_body *fe;          /* planar elements (dimension 2) */
     const unsigned char *fixed; /* reference conditions: ndof flags */
     double rayleigh[2];         /* damping alpha M + beta K of the elastic DOFs */
-    int geometric;              /* add K_G of the link's axial force (joint forces at its
-                                 * ends and axial inertia, docs/theory.md section 5.11) */
+    int geometric;              /* 1: add K_G of the link's axial force (joint forces at its
+                                 * ends and axial inertia, docs/theory.md section 5.11); 0 */
 } kf_mech_link;
 
 typedef struct kf_flexmech kf_flexmech;

@@ -79,7 +79,8 @@ from .mechanism import (  # noqa: E402
     Torque,
     Weld,
 )
-from ._records import COORD_DTYPE, JOINT_DTYPE, SPRING_DTYPE  # noqa: E402  (joints, springs, coordinates as the core's structs)
+# joints, springs, coordinates, drives and elastic links as the core's structs
+from ._records import COORD_DTYPE, DRIVE_DTYPE, JOINT_DTYPE, LINK_DTYPE, SPRING_DTYPE  # noqa: E402
 
 # --- the wind pump
 from .windpump import (  # noqa: E402
@@ -158,6 +159,8 @@ __all__ = [
     "JOINT_DTYPE",
     "SPRING_DTYPE",
     "COORD_DTYPE",
+    "DRIVE_DTYPE",
+    "LINK_DTYPE",
     # the wind pump
     "WindPump",
     "WindPumpParams",
