@@ -162,6 +162,25 @@ int kf_motion_constant_eval(double t, kf_frame *out, void *params, kf_error *err
     return 0;
 }
 
+int kf_motion_spinup_eval(double t, kf_frame *out, void *params, kf_error *err)
+{
+    const kf_motion_spinup *m = params;
+    const double zero[2] = {0.0, 0.0}, r = m->omega_s / m->T_s, c = m->T_s / (2 * KF_PI);
+    double th, om, ep;
+    if (t < m->T_s) {
+        double x = 2 * KF_PI * t / m->T_s;
+        om = r * (t - c * sin(x));
+        ep = r * (1 - cos(x));
+        th = r * (0.5 * t * t + c * c * (cos(x) - 1.0));
+    } else {
+        om = m->omega_s;
+        ep = 0.0;
+        th = m->omega_s * (0.5 * m->T_s + (t - m->T_s));
+    }
+    planar_frame(m->theta0 + th, om, ep, zero, zero, m->g, out);
+    return 0;
+}
+
 int kf_motion_spline_eval(double t, kf_frame *out, void *params, kf_error *err)
 {
     const kf_motion_spline *m = params;
