@@ -211,6 +211,14 @@ int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, doub
 int kf_mech_reactions(const kf_mech *m, kf_mech_kin *k, double *fj, double *drive,
                       kf_error *err);
 
+/* Axes fixed on a body, as kf_mech_frame takes them; also a typed boundary
+ * record (kanefem.AXES_DTYPE, made by the binding from offsetof). */
+typedef struct kf_mech_axes {
+    int body;    /* -1: the ground */
+    double o[2]; /* origin, in the body's axes from its reference point [m] */
+    double phi;  /* angle from the body's x axis [rad] */
+} kf_mech_axes;
+
 /* The frame of an axis fixed on body b (-1: ground) at origin o (body axes)
  * and angle phi from the body's x axis, at the state k holds, gravity
  * included (a = R^T (a_O - g)); planar (omega, eps about z). */

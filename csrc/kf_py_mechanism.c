@@ -7,12 +7,13 @@
 /* ================================================================ mechanisms
  *
  * A mechanism crosses as a capsule (kf_mech); joints, springs, coordinates,
- * drives and elastic links as 1-D arrays of the typed boundary records
- * kanefem.JOINT_DTYPE, SPRING_DTYPE, COORD_DTYPE, DRIVE_DTYPE and LINK_DTYPE,
- * the NumPy images of kf_joint, kf_spring, kf_coord, kf_mech_drive and
- * kf_mech_link (fields and offsets from the structs, make_record_descrs), made
- * in one Python place (kanefem._records); the core validates every field
- * (kf_mech_create, kf_mech_check_drives, kf_flexmech_create).  What a record
+ * drives, elastic links and axes on bodies as 1-D arrays of the typed boundary
+ * records kanefem.JOINT_DTYPE, SPRING_DTYPE, COORD_DTYPE, DRIVE_DTYPE,
+ * LINK_DTYPE and AXES_DTYPE, the NumPy images of kf_joint, kf_spring,
+ * kf_coord, kf_mech_drive, kf_mech_link and kf_mech_axes (fields and offsets
+ * from the structs, make_record_descrs), made in one Python place
+ * (kanefem._records); the core validates every field (kf_mech_create,
+ * kf_mech_check_drives, kf_flexmech_create; axes: kinematics_of).  What a record
  * cannot hold travels beside it: a drive's path or law (a callable), a link's
  * elements (a body) and reference conditions (a mask).  Per-instant results
  * come back as arrays with a leading time axis.
@@ -58,18 +59,6 @@ static PyObject *names_tuple(const char *const *names, int n)
         PyTuple_SET_ITEM(t, k, s);
     }
     return t;
-}
-
-/* An index stored in a float column: an integer in [lo, hi]. */
-static int index_field(double v, int lo, int hi, const char *what, npy_intp row, int *out)
-{
-    if (!(v == floor(v) && v >= lo && v <= hi)) {
-        fail(PyExc_ValueError, "%s of row %zd = %g must be an integer in %d..%d", what,
-             (Py_ssize_t)row, v, lo, hi);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
 }
 
 /*
@@ -155,15 +144,22 @@ static int rates_conform(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd)
  * The kinematics of m at nt instants: {q, qd, qdd (nt, n), A (nt, n, nz), c (nt, n),
  * Q (nt, n): applied forces, frames (nt, nf): of the axes (body, o_x, o_y, phi) asked for}.
  */
-static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, f64_arg *fr)
+static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, rec_arg *fr)
 {
     int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m), nb = kf_mech_nbody(m);
-    npy_intp nt = f64_dim(z, 0), nf = fr->arr ? f64_dim(fr, 0) : 0;
-    const double *fd = f64_data(fr);
+    npy_intp nt = f64_dim(z, 0), nf = fr->arr ? fr->n : 0;
+    const kf_mech_axes *ax = fr->data;
     for (npy_intp i = 0; i < nf; i++) {
-        int b;
-        if (index_field(fd[4 * i], -1, nb - 1, "frames body", i, &b))
+        if (ax[i].body < -1 || ax[i].body >= nb) {
+            fail(PyExc_ValueError, "frames[%zd].body = %d is not a body (-1 the ground, 0..%d)",
+                 (Py_ssize_t)i, ax[i].body, nb - 1);
             return NULL;
+        }
+        if (!(isfinite(ax[i].o[0]) && isfinite(ax[i].o[1]) && isfinite(ax[i].phi))) {
+            fail(PyExc_ValueError, "frames[%zd]: o = (%g, %g), phi = %g must be finite",
+                 (Py_ssize_t)i, ax[i].o[0], ax[i].o[1], ax[i].phi);
+            return NULL;
+        }
     }
     enum { NOUT = 6 };
     static const char *names[NOUT] = {"q", "qd", "qdd", "A", "c", "Q"};
@@ -199,7 +195,7 @@ static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd
         }
         kf_frame *f = (kf_frame *)PyArray_DATA(frames) + t * nf;
         for (npy_intp i = 0; i < nf; i++)
-            kf_mech_frame(m, &k, (int)fd[4 * i], fd + 4 * i + 1, fd[4 * i + 3], f + i);
+            kf_mech_frame(m, &k, ax[i].body, ax[i].o, ax[i].phi, f + i);
     }
     kf_mech_kin_free(&k);
     Py_END_ALLOW_THREADS
@@ -225,16 +221,19 @@ static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw
 {
     static char *kwlist[] = {"mech", "z", "zd", "zdd", "frames", NULL};
     kf_mech *m;
-    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}, 1}, zdd = {"zdd", 2, {-1, -1}, 1},
-            fr = {"frames", 2, {-1, 4}, 1};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O&", kwlist, mech_conv, &m, f64_conv,
-                                     &z, f64_conv, &zd, f64_conv, &zdd, f64_conv, &fr))
+    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}, 1}, zdd = {"zdd", 2, {-1, -1}, 1};
+    rec_arg fr = {"frames", &axes_descr, "AXES_DTYPE"};
+    PyObject *frames = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O", kwlist, mech_conv, &m, f64_conv,
+                                     &z, f64_conv, &zd, f64_conv, &zdd, &frames))
         return NULL;
-    PyObject *r = rates_conform(m, &z, &zd, &zdd) ? NULL : kinematics_of(m, &z, &zd, &zdd, &fr);
+    PyObject *r = NULL;
+    if ((frames == Py_None || rec_conv(frames, &fr)) && !rates_conform(m, &z, &zd, &zdd))
+        r = kinematics_of(m, &z, &zd, &zdd, &fr);
     f64_release(&z);
     f64_release(&zd);
     f64_release(&zdd);
-    f64_release(&fr);
+    rec_conv(NULL, &fr);
     return r;
 }
 
@@ -781,8 +780,8 @@ PyMethodDef kf_py_mechanism_methods[] = {
     KW("mech_describe", py_mech_describe,
        "mech_describe(mech) -> the description's arrays, as mech_create takes them."),
     KW("mech_kinematics", py_mech_kinematics,
-       "mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf, 4)) -> {q, qd, "
-       "qdd, A, c, Q, frames} (kf_mech_kinematics, kf_mech_applied, kf_mech_frame)."),
+       "mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf,) axes_dtype) -> "
+       "{q, qd, qdd, A, c, Q, frames} (kf_mech_kinematics, kf_mech_applied, kf_mech_frame)."),
     KW("mech_joint_forces", py_mech_joint_forces,
        "mech_joint_forces(mech, states (nt, >= 3 nz), progress=None) -> {joints (nt, nj, 3), "
        "drive (nt, nz)} (kf_mech_reactions)."),

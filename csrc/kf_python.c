@@ -28,8 +28,8 @@ PyObject *KanefemError, *LinAlgError, *DivergenceError, *GeometryError, *StepLim
 /* the NumPy dtype of struct kf_frame (module attribute frame_dtype) */
 PyArray_Descr *frame_descr;
 /* the typed boundary records: kf_joint, kf_spring, kf_coord, kf_mech_drive,
- * kf_mech_link (make_record_descrs) */
-PyArray_Descr *joint_descr, *spring_descr, *coord_descr, *drive_descr, *link_descr;
+ * kf_mech_link, kf_mech_axes (make_record_descrs) */
+PyArray_Descr *joint_descr, *spring_descr, *coord_descr, *drive_descr, *link_descr, *axes_descr;
 
 /* ================================================================ errors */
 
@@ -509,7 +509,7 @@ done:
 }
 
 /* The typed boundary records: kf_joint, kf_spring, kf_coord, kf_mech_drive,
- * kf_mech_link field by field ("i": C int, "d": C double, "S<n>": a NUL-padded name). */
+ * kf_mech_link, kf_mech_axes field by field ("i": C int, "d": C double, "S<n>": a NUL-padded name). */
 static int make_record_descrs(void)
 {
     static const char *const jn[] = {"kind", "body", "p0", "p1", "axis", "angle",
@@ -546,9 +546,16 @@ static int make_record_descrs(void)
     joint_descr = record_descr(11, jn, jf, jo, sizeof(kf_joint));
     spring_descr = record_descr(6, sn, sf, so, sizeof(kf_spring));
     coord_descr = record_descr(3, cn, cf, co, sizeof(kf_coord));
+    static const char *const an[] = {"body", "o", "phi"};
+    static const char *const af[] = {"i", "(2,)d", "d"};
+    const size_t ao[] = {offsetof(kf_mech_axes, body), offsetof(kf_mech_axes, o),
+                         offsetof(kf_mech_axes, phi)};
     drive_descr = record_descr(3, dn, df, dof, sizeof(kf_mech_drive));
     link_descr = record_descr(3, ln, lf, lo, sizeof(kf_mech_link));
-    return joint_descr && spring_descr && coord_descr && drive_descr && link_descr ? 0 : -1;
+    axes_descr = record_descr(3, an, af, ao, sizeof(kf_mech_axes));
+    return joint_descr && spring_descr && coord_descr && drive_descr && link_descr && axes_descr
+               ? 0
+               : -1;
 }
 
 /* A new exception class kanefem.<name>(bases...) with a docstring. */
@@ -615,7 +622,8 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddObjectRef(m, "spring_dtype", (PyObject *)spring_descr) < 0 ||
         PyModule_AddObjectRef(m, "coord_dtype", (PyObject *)coord_descr) < 0 ||
         PyModule_AddObjectRef(m, "drive_dtype", (PyObject *)drive_descr) < 0 ||
-        PyModule_AddObjectRef(m, "link_dtype", (PyObject *)link_descr) < 0)
+        PyModule_AddObjectRef(m, "link_dtype", (PyObject *)link_descr) < 0 ||
+        PyModule_AddObjectRef(m, "axes_dtype", (PyObject *)axes_descr) < 0)
         goto fail;
     return m;
 fail:

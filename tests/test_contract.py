@@ -78,8 +78,8 @@ def test_mechanism_records_are_refused_in_another_dtype():
 
 
 def test_drive_and_link_records_are_the_c_structs():
-    """Drives and elastic links cross as records laid out as struct kf_mech_drive and
-    kf_mech_link: the offsets the binding took by offsetof equal those the platform's C
+    """Drives, elastic links and axes on bodies cross as records laid out as struct
+    kf_mech_drive, kf_mech_link and kf_mech_axes: the offsets the binding took by offsetof equal those the platform's C
     ABI gives the same declarations (ctypes lays a C struct out by the compiler's rules,
     independently of the extension), the pointers as unnamed bytes between the fields."""
     import ctypes
@@ -92,10 +92,14 @@ def test_drive_and_link_records_are_the_c_structs():
         _fields_ = [("body", ctypes.c_int), ("fe", ctypes.c_void_p), ("fixed", ctypes.c_void_p),
                     ("rayleigh", ctypes.c_double * 2), ("geometric", ctypes.c_int)]
 
+    class Axes(ctypes.Structure):  # kf_mech_axes
+        _fields_ = [("body", ctypes.c_int), ("o", ctypes.c_double * 2), ("phi", ctypes.c_double)]
+
     i, f = np.dtype(np.intc), np.dtype(np.float64)
     for dtype, struct, fields in ((kanefem.DRIVE_DTYPE, Drive, {"mode": i, "speed": f, "force": f}),
                                   (kanefem.LINK_DTYPE, Link, {"body": i, "rayleigh": np.dtype((f, (2,))),
-                                                              "geometric": i})):
+                                                              "geometric": i}),
+                                  (kanefem.AXES_DTYPE, Axes, {"body": i, "o": np.dtype((f, (2,))), "phi": f})):
         assert dtype.names == tuple(fields)
         assert {n: dtype.fields[n][0] for n in dtype.names} == fields
         assert {n: dtype.fields[n][1] for n in dtype.names} == {n: getattr(struct, n).offset for n in fields}
@@ -155,6 +159,19 @@ def test_bad_drive_and_link_records_are_refused_naming_the_field():
         bad[field][0] = value
         with pytest.raises(ValueError, match=message):
             flexible(bad)
+    z = np.array([[0.3]])
+    axes = _records.axes([dict(body=1, o=(0.1, 0.0))])
+    assert _core.mech_kinematics(core, z, frames=axes)["frames"].shape == (1, 1)
+    with pytest.raises(TypeError, match="frames must be a 1-D array of kanefem.AXES_DTYPE"):
+        _core.mech_kinematics(core, z, frames=np.array([[1.0, 0.1, 0.0, 0.0]]))  # the old float row
+    bad = axes.copy()
+    bad["body"][0] = 7
+    with pytest.raises(ValueError, match=r"frames\[0\]\.body = 7 is not a body"):
+        _core.mech_kinematics(core, z, frames=bad)
+    bad = axes.copy()
+    bad["phi"][0] = np.inf
+    with pytest.raises(ValueError, match=r"frames\[0\]: o = \(0.1, 0\), phi = inf must be finite"):
+        _core.mech_kinematics(core, z, frames=bad)
     with pytest.raises(ValueError, match=r"fixed\[0\] has 3 flags"):
         _core.mech_flex_simulate(core, good, [rod.body._body], [np.zeros(3, bool)],
                                  _records.drives([dict(mode="speed", speed=150.0)]), [None], [0.0], [150.0],

@@ -79,8 +79,8 @@ from .mechanism import (  # noqa: E402
     Torque,
     Weld,
 )
-# joints, springs, coordinates, drives and elastic links as the core's structs
-from ._records import COORD_DTYPE, DRIVE_DTYPE, JOINT_DTYPE, LINK_DTYPE, SPRING_DTYPE  # noqa: E402
+# joints, springs, coordinates, drives, elastic links and axes as the core's structs
+from ._records import AXES_DTYPE, COORD_DTYPE, DRIVE_DTYPE, JOINT_DTYPE, LINK_DTYPE, SPRING_DTYPE  # noqa: E402
 
 # --- the wind pump
 from .windpump import (  # noqa: E402
@@ -161,6 +161,7 @@ __all__ = [
     "COORD_DTYPE",
     "DRIVE_DTYPE",
     "LINK_DTYPE",
+    "AXES_DTYPE",
     # the wind pump
     "WindPump",
     "WindPumpParams",

@@ -24,6 +24,9 @@ dtype              C struct       fields
 ``LINK_DTYPE``     ``kf_mech_     body (int: the mechanism's body carrying the
                    link``         elements), rayleigh (2: alpha, beta of the elastic
                                   DOFs' damping), geometric (int: 1 adds K_G, 0 not)
+``AXES_DTYPE``     ``kf_mech_     body (int, -1 the ground), o (2: origin in the body's
+                   axes``         axes [m]), phi (angle from its x axis [rad]): axes
+                                  whose frame the kinematics reports (elastic links')
 =================  =============  ======================================================
 
 A drive's or link's C struct also holds pointers (a drive's path or force law, a
@@ -53,9 +56,9 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["JOINT_DTYPE", "SPRING_DTYPE", "COORD_DTYPE", "DRIVE_DTYPE", "LINK_DTYPE",
+__all__ = ["JOINT_DTYPE", "SPRING_DTYPE", "COORD_DTYPE", "DRIVE_DTYPE", "LINK_DTYPE", "AXES_DTYPE",
            "JOINT_KINDS", "COORD_KINDS", "DRIVE_MODES", "joints", "springs", "coords", "drives",
-           "links"]
+           "links", "axes"]
 
 #: kf_joint's record (csrc/kf_mechanism.h)
 JOINT_DTYPE = _core.joint_dtype
@@ -67,6 +70,8 @@ COORD_DTYPE = _core.coord_dtype
 DRIVE_DTYPE = _core.drive_dtype
 #: kf_mech_link's record (its plain fields)
 LINK_DTYPE = _core.link_dtype
+#: kf_mech_axes' record
+AXES_DTYPE = _core.axes_dtype
 #: joint kinds by name (enum kf_joint_kind)
 JOINT_KINDS = {"revolute": 0, "prismatic": 1, "weld": 2}
 #: independent-coordinate kinds by name (enum kf_coord_kind)
@@ -116,3 +121,8 @@ def drives(items) -> np.ndarray:
 def links(items) -> np.ndarray:
     """LINK_DTYPE records from dicts with the fields' values (geometric a bool or 0/1)."""
     return _records(LINK_DTYPE, items)
+
+
+def axes(items) -> np.ndarray:
+    """AXES_DTYPE records from dicts with the fields' values."""
+    return _records(AXES_DTYPE, items)

@@ -79,7 +79,7 @@ class Mechanism(MechanismFiles):
         self._core = _core_mech if _core_mech is not None else _core.mech_create(**self._arrays())
         self._q0 = _core.mech_describe(self._core)["q0"]
         # the elastic links' frames: origin at the elements' x = 0, body axes
-        self._frames = np.array([[self._bidx[L.name], -L.x_centre, 0.0, 0.0] for L in self.links]).reshape(-1, 4)
+        self._frames = _records.axes([dict(body=self._bidx[L.name], o=(-L.x_centre, 0.0)) for L in self.links])
 
     @classmethod
     def _from_core(cls, core, name, body_names, joint_names, links=None):
