@@ -22,7 +22,15 @@ class; their error against the RK solution is printed.
 The paper's MATLAB times (seed 002 Table 3) are printed beside: another machine, another
 decade, another code, so only their trend compares.
 
-    python bench/bench_integrate.py [--repeat 3] [--quick]
+3. "Floor" (issue 19): the right-hand side at its floor, side by side with the user's best
+   case, solve_ivp(RK45) with a constant M^-1 and the frame's rates in plain math: the
+   rotating bar (25 elements, 0.1 s, rtol 1e-6) and the spin-up through ``kanefem.studies``
+   (10 elements, K_G on, its hub in C), both sides at the same tolerances (so the same
+   steps), each side's error against its own converged run (rtol 1e-11) printed; one BLAS
+   thread on both sides (OPENBLAS/OMP/MKL_NUM_THREADS default to 1); times are CPU times
+   (process_time), the load average is printed.
+
+    python bench/bench_integrate.py [--repeat 3] [--quick] [--floor]
 
 The full run takes about 20 minutes (SciPy needs 2-3 minutes per form at 25 elements of
 the lever); --quick about 30 s.
@@ -30,15 +38,22 @@ the lever); --quick about 30 s.
 
 import argparse
 import math
+import os
+import time
 
-import numpy as np
-import scipy.linalg as sl
-from scipy.integrate import solve_ivp
-from scipy.interpolate import CubicSpline
+# one thread on both sides (the core is single-threaded; a threaded BLAS on a shared
+# machine measures the other processes); set these variables to override
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
-import kanefem
-from _timing import best
-from kanefem import studies
+import numpy as np  # noqa: E402
+import scipy.linalg as sl  # noqa: E402
+from scipy.integrate import solve_ivp  # noqa: E402
+from scipy.interpolate import CubicSpline  # noqa: E402
+
+import kanefem  # noqa: E402
+from _timing import best  # noqa: E402
+from kanefem import studies  # noqa: E402
 
 SIZES = (5, 10, 15, 20, 25)
 MATLAB_LAGRANGE = (31, 84, 176, 291, 460)  # seed 002 Table 3 [s]
@@ -238,13 +253,107 @@ def table(title, make_case, t_end, sizes, repeat, repeat_scipy, fixed_dt, precom
     print("\n".join(equal))
 
 
+# ---------------------------------------------------------------- 3. the right-hand side's floor
+
+
+def cpu_best(fn, repeat):
+    """(shortest CPU time [s], its result)."""
+    return best(fn, repeat, clock=time.process_time)
+
+
+def spinup_scipy(s):
+    """The spin-up's equations as a user writes them for solve_ivp: M^-1 times every
+    constant matrix once (the best case), the hub's rates in plain math per call:
+    d'' = -(M^-1 K d + omega M^-1 C_1 d' + eps M^-1 (K_eps,1 d + q_eps,1)
+            + omega^2 M^-1 ((K_om,1 + K_G,1) d + q_om,1))."""
+    body = s.body()
+    free = ~body.support_mask("clamped-free")
+    ix, n = np.ix_(free, free), int(free.sum())
+    T1, Te = body.motion_terms(1.0, 0.0), body.motion_terms(0.0, 1.0)
+    KG1 = body.geometric_stiffness(body.axial_force(1.0, supports="clamped-free"))[ix]
+    Minv = np.linalg.inv(body.mass_matrix()[ix])
+    A0, AC, AE = Minv @ body.stiffness_matrix()[ix], Minv @ T1.C[ix], Minv @ Te.K_eps[ix]
+    AW, bE, bW = Minv @ (T1.K_om[ix] + KG1), Minv @ Te.q_eps[free], Minv @ T1.q_om[free]
+    Ts, ws = float(s.T_s), float(s.omega_s)
+
+    def rhs(t, y):
+        d, v = y[:n], y[n:]
+        if t < Ts:
+            x = 2 * math.pi * t / Ts
+            w, e = ws / Ts * (t - Ts / (2 * math.pi) * math.sin(x)), ws / Ts * (1 - math.cos(x))
+        else:
+            w, e = ws, 0.0
+        return np.concatenate([v, -(A0 @ d + w * (AC @ v) + e * (AE @ d + bE) + w * w * (AW @ d + bW))])
+
+    return rhs, n, free
+
+
+def floor_table(quick, repeat):
+    """Kanefem's RK45 vs solve_ivp(RK45) with a constant M^-1, same tolerances."""
+    t_bar, t_spin = (0.02, 0.5) if quick else (0.1, 5.0)
+    print(f"\n3. The right-hand side at its floor: RK45 both sides, same rtol/atol; CPU times; "
+          f"load average {os.getloadavg()[0]:.2f} (uptime)")
+    head = (f"{'case':<50} | {'kanefem':>9} {'SciPy':>9} {'ratio':>6} | {'evals':>7} {'SciPy':>7} | "
+            f"{'us/eval':>7} | {'err kanefem':>11} {'err SciPy':>9}")
+    print(head)
+    print("-" * len(head))
+    cases = []
+    # the rotating bar, constant speed: solve_ivp's system matrix formed once
+    case = bar_case(25)
+    model = NumpyModel(case)
+    tb = np.linspace(0.0, t_bar, 101)
+
+    def bar_k(rtol, atol):
+        return lambda: kanefem.simulate(case["body"], case["motion"], t_bar, method="rk45-lagrange",
+                                        supports=case["supports"], loads=case["loads"], t_eval=tb,
+                                        rtol=rtol, atol=atol, progress=False)
+
+    def bar_s(rtol, atol):
+        return lambda: solve_ivp(model.precomputed(), (0.0, t_bar), np.zeros(2 * model.n), method="RK45",
+                                 rtol=rtol, atol=atol, t_eval=tb)
+
+    cases.append((f"rotating bar, 25 el., {t_bar:g} s, rtol 1e-6", bar_k, bar_s, 1e-6, 1e-12, model.free))
+    # the spin-up through kanefem.studies
+    spin = studies.SpinUp(n_elements=10)
+    rhs, n, free = spinup_scipy(spin)
+    ts = np.linspace(0.0, t_spin, 101)
+
+    def spin_k(rtol, atol):
+        return lambda: spin.simulate(t_spin, True, "rk45-lagrange", t_eval=ts, rtol=rtol, atol=atol)
+
+    def spin_s(rtol, atol):
+        return lambda: solve_ivp(rhs, (0.0, t_spin), np.zeros(2 * n), method="RK45", rtol=rtol, atol=atol,
+                                 t_eval=ts)
+
+    cases.append((f"spin-up (studies), 10 el., K_G, {t_spin:g} s, rtol 1e-6", spin_k, spin_s, 1e-6, 1e-9, free))
+    for name, make_k, make_s, rtol, atol, fr in cases:
+        tk, rk = cpu_best(make_k(rtol, atol), repeat)
+        t_s, rs = cpu_best(make_s(rtol, atol), 1)
+        ref_k = make_k(1e-11, atol * 1e-3)()
+        ref_s = make_s(1e-11, atol * 1e-3)()
+        nf = int(fr.sum())
+        scale = np.abs(ref_k.d).max()
+        ek = np.abs(rk.d - ref_k.d).max() / scale
+        es = np.abs(rs.y[:nf] - ref_s.y[:nf]).max() / scale
+        ev = rk.stats["evaluations"]
+        print(f"{name:<50} | {tk * 1e3:>6.1f} ms {t_s * 1e3:>6.0f} ms {t_s / tk:>5.1f}x | {ev:>7} {rs.nfev:>7} | "
+              f"{tk / ev * 1e6:>7.2f} | {ek:>11.1e} {es:>9.1e}")
+    print("errors: max |d - d_converged| / max |d_converged|, each side against its own run at rtol 1e-11")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs per kanefem timing; the best is kept")
     ap.add_argument("--quick", action="store_true",
                     help="CI smoke run: 5 and 25 elements, 0.005 s of the lever and 0.02 s of the "
                     "bar, one run each")
+    ap.add_argument("--floor", action="store_true",
+                    help="only table 3, the right-hand side at its floor (about 1 minute; with --quick "
+                    "shorter runs)")
     args = ap.parse_args()
+    if args.floor:
+        floor_table(args.quick, 1 if args.quick else args.repeat)
+        return
     sizes, t_lever, t_bar, rep, rep_s = SIZES, 0.1, 0.1, args.repeat, 1  # SciPy runs last seconds
     if args.quick:
         sizes, t_lever, t_bar, rep, rep_s = (5, 25), 0.005, 0.02, 1, 1
@@ -259,6 +368,7 @@ def main():
           t_bar, sizes, rep, rep_s, 1e-5, True)
     print("\nThe paper's MATLAB times are for 0.1 s of its case b on a 2020 machine; the lever "
           "here is a stand-in with the same structure.")
+    floor_table(args.quick, rep)
 
 
 if __name__ == "__main__":

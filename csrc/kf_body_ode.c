@@ -162,6 +162,25 @@ int kf_motion_constant_eval(double t, kf_frame *out, void *params, kf_error *err
     return 0;
 }
 
+int kf_motion_spinup_eval(double t, kf_frame *out, void *params, kf_error *err)
+{
+    const kf_motion_spinup *m = params;
+    const double zero[2] = {0.0, 0.0}, r = m->omega_s / m->T_s, c = m->T_s / (2 * KF_PI);
+    double th, om, ep;
+    if (t < m->T_s) {
+        double x = 2 * KF_PI * t / m->T_s;
+        om = r * (t - c * sin(x));
+        ep = r * (1 - cos(x));
+        th = r * (0.5 * t * t + c * c * (cos(x) - 1.0));
+    } else {
+        om = m->omega_s;
+        ep = 0.0;
+        th = m->omega_s * (0.5 * m->T_s + (t - m->T_s));
+    }
+    planar_frame(m->theta0 + th, om, ep, zero, zero, m->g, out);
+    return 0;
+}
+
 int kf_motion_spline_eval(double t, kf_frame *out, void *params, kf_error *err)
 {
     const kf_motion_spline *m = params;
@@ -302,7 +321,17 @@ struct kf_body_ode {
     const kf_mat *last_A, *last_B;
     double last_key[9];
     kf_lin2 sys;
+    /* the explicit methods' accelerations (accel), for n <= ACCEL_DENSE_MAX:
+     * C, K of their own, and M^-1 as a dense matrix, whose product costs one
+     * vectorized mat-vec where the band LU's substitutions are a chain of
+     * dependent divisions */
+    kf_mat Ca, Ka, Minv;
+    double *fa;
 };
+
+/* The largest n for which accel keeps a dense M^-1 (n^2 doubles; beyond, the
+ * integrator's LU of M, whose band solve is O(n)). */
+#define ACCEL_DENSE_MAX 128
 
 int kf_body_ode_nfree(const kf_body_ode *o) { return o->n; }
 const int *kf_body_ode_map(const kf_body_ode *o) { return o->map; }
@@ -314,6 +343,10 @@ void kf_body_ode_free(kf_body_ode *o)
         return;
     kf_body_free(o->rb);
     kf_mat_free(&o->Cd);
+    kf_mat_free(&o->Ca);
+    kf_mat_free(&o->Ka);
+    kf_mat_free(&o->Minv);
+    free(o->fa);
     free(o->map);
     free(o->Q);
     free(o);
@@ -453,6 +486,60 @@ static int second_form(double t, kf_mat *C, kf_mat *K, double *f, void *params, 
     return 0;
 }
 
+/* The dense M^-1 and accel's matrices, made at accel's first call (an
+ * implicit method never pays for them). */
+static int accel_setup(kf_body_ode *o, kf_error *err)
+{
+    const kf_mat *M = &o->rb->M;
+    int n = o->n;
+    kf_mat lu = {0};
+    int *ipiv = kf_calloc((size_t)n, sizeof(int));
+    int rc = ipiv ? kf_mat_alloc_like(&lu, M, err)
+                  : kf_fail(err, KF_ENOMEM, "", "cannot allocate %d pivots", n);
+    if (!rc)
+        rc = kf_mat_alloc(&o->Minv, KF_DENSE, n, 0, 0, err);
+    if (!rc)
+        rc = kf_mat_alloc_like(&o->Ca, M, err);
+    if (!rc)
+        rc = kf_mat_alloc_like(&o->Ka, M, err);
+    if (!rc && !(o->fa = kf_calloc((size_t)n, sizeof(double))))
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate %d doubles", n);
+    if (!rc) {
+        kf_mat_copy(&lu, M);
+        for (int i = 0; i < n; i++)
+            o->Minv.a[i + (size_t)i * o->Minv.ld] = 1.0;
+        rc = kf_mat_lu(&lu, ipiv, err);
+        if (!rc)
+            rc = kf_mat_lu_solve(&lu, ipiv, n, o->Minv.a, o->Minv.ld, err);
+        if (!rc && !kf_mat_finite(&o->Minv))
+            rc = kf_fail(err, KF_ESING, "M", "the mass matrix's inverse is not finite");
+    }
+    kf_mat_free(&lu);
+    free(ipiv);
+    if (rc)
+        kf_mat_free(&o->Minv); /* not ready: a later call tries again */
+    return rc;
+}
+
+/* a = M^-1 (f - C d' - K d) with a dense M^-1 (kf_lin2_accel_fn), for
+ * n <= ACCEL_DENSE_MAX; C and K formed only when the instant's omega, eps or
+ * axial force changed (second_form). */
+static int accel(double t, const double *d, const double *v, double *a, void *params,
+                 kf_error *err)
+{
+    kf_body_ode *o = params;
+    if (!o->Minv.a && accel_setup(o, err))
+        return -1;
+    double *f = o->fa;
+    int rc = second_form(t, &o->Ca, &o->Ka, f, o, err);
+    if (rc)
+        return rc;
+    kf_mat_gemv(&o->Ca, -1.0, v, 1.0, f);
+    kf_mat_gemv(&o->Ka, -1.0, d, 1.0, f);
+    kf_mat_gemv(&o->Minv, 1.0, f, 0.0, a);
+    return 0;
+}
+
 static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b, void *params,
                           kf_error *err)
 {
@@ -584,6 +671,8 @@ int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_op
     o->sys.second = second_form;
     o->sys.canonical = canonical_form;
     o->sys.params = o;
+    if (o->n <= ACCEL_DENSE_MAX && M->kind != KF_CSR)
+        o->sys.accel = accel;
     *out = o;
     return KF_OK;
 fail:

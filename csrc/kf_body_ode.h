@@ -47,6 +47,16 @@ typedef struct kf_motion_constant {
 } kf_motion_constant;
 int kf_motion_constant_eval(double t, kf_frame *out, void *params, kf_error *err);
 
+/* A hub spun up from rest (Simo and Vu-Quoc 1986): about the fixed origin,
+ *   omega(t) = (omega_s / T_s) (t - T_s / (2 pi) sin(2 pi t / T_s))   for t < T_s,
+ *   omega(t) = omega_s                                                 after,
+ * the angle its integral from theta0 at t = 0 (T_s > 0; checked by the caller). */
+typedef struct kf_motion_spinup {
+    double omega_s, T_s, theta0;
+    double g[2];
+} kf_motion_spinup;
+int kf_motion_spinup_eval(double t, kf_frame *out, void *params, kf_error *err);
+
 /* Angle theta and origin position (x, y) (global) from kf_spline_fit
  * coefficients of those three channels. */
 typedef struct kf_motion_spline {

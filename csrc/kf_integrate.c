@@ -692,6 +692,13 @@ static int rk_rhs(double t, const double *y, double *dy, void *params, kf_error 
     double *dd = dy, *dz = dy + n;
     if (w->o.method == KF_RK45_LAGRANGE) {
         /* d'' = M^-1 (f - C d' - K d) */
+        if (w->p.accel) {
+            st->evaluations++;
+            st->solves++; /* one application of M^-1 */
+            err->code = 0;
+            memcpy(dd, z, (size_t)n * sizeof(double));
+            return stopped(w->p.accel(t, d, z, dz, w->p.params, err), t, err);
+        }
         if ((rc = eval_second(w, t, st, err)))
             return rc;
         memcpy(dd, z, (size_t)n * sizeof(double));

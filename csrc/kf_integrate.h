@@ -198,6 +198,12 @@ typedef int kf_lin2_second_fn(double t, kf_mat *C, kf_mat *K, double *f, void *p
                               kf_error *err);
 typedef int kf_lin2_canonical_fn(double t, kf_mat *G, kf_mat *K_H, double *h, double *b,
                                  void *params, kf_error *err);
+/* Optional, for the explicit methods: the accelerations a = M^-1 (f - C d' - K d)
+ * at (t, d, d') straight from the problem, which knows what of C, K, f changed
+ * since its previous call and may keep M^-1 in a form cheaper to apply than
+ * the integrator's LU (kf_body_ode: a dense inverse for small n). */
+typedef int kf_lin2_accel_fn(double t, const double *d, const double *v, double *a,
+                             void *params, kf_error *err);
 
 typedef struct kf_lin2 {
     int n;                          /* number of unknowns */
@@ -206,6 +212,7 @@ typedef struct kf_lin2 {
     kf_lin2_second_fn *second;      /* required */
     kf_lin2_canonical_fn *canonical; /* NULL: the Hamilton form is not available */
     void *params;
+    kf_lin2_accel_fn *accel;        /* NULL: the integrator forms a from second and M */
 } kf_lin2;
 
 enum kf_method {

@@ -1208,7 +1208,7 @@ int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t
     for (int k = 0; k < nz; k++) {
         const kf_mech_drive *d = drives + k;
         presc[k] = d->mode != KF_DRIVE_FREE;
-        tau[k] = 0.0;
+        tau[k] = d->mode == KF_DRIVE_FREE ? d->force : 0.0;
         if (d->mode == KF_DRIVE_SPEED) {
             z[k] = z0[k] + d->speed * (t - t0);
             zd[k] = d->speed;
@@ -1240,16 +1240,18 @@ int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t
         if (d->mode != KF_DRIVE_FREE || !d->law)
             continue;
         err->code = 0;
-        if (d->law(t, k, z, zd, tau + k, d->params, err)) {
+        double law = 0.0;
+        if (d->law(t, k, z, zd, &law, d->params, err)) {
             if (!err->code)
                 kf_fail(err, KF_ECALLBACK, "torque", "the torque law of %s stopped the "
                         "integration at t = %g s", m->coords[k].name, t);
             return err->code;
         }
-        if (!isfinite(tau[k]))
+        if (!isfinite(law))
             return kf_fail(err, KF_EINVAL, "torque", "the torque law returned %g for %s at "
-                           "t = %g s (%s = %g, rate %g)", tau[k], m->coords[k].name, t,
+                           "t = %g s (%s = %g, rate %g)", law, m->coords[k].name, t,
                            m->coords[k].name, z[k], zd[k]);
+        tau[k] += law;
     }
     return KF_OK;
 }
@@ -1343,16 +1345,22 @@ static int check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error 
     for (int k = 0; k < m->nz; k++) {
         const kf_mech_drive *d = drives + k;
         const char *name = m->coords[k].name;
-        if (d->mode == KF_DRIVE_SPEED) {
-            if (!isfinite(d->speed))
-                return kf_fail(err, KF_EINVAL, "speed", "the speed of %s = %g must be finite",
-                               name, d->speed);
-        } else if (d->mode == KF_DRIVE_PATH) {
-            if (!d->path)
-                return kf_fail(err, KF_EINVAL, "path", "the path drive of %s has no path", name);
-        } else if (d->mode != KF_DRIVE_FREE) {
-            return kf_fail(err, KF_EINVAL, "drive", "unknown drive mode %d of %s", d->mode, name);
-        }
+        if (d->mode != KF_DRIVE_FREE && d->mode != KF_DRIVE_SPEED && d->mode != KF_DRIVE_PATH)
+            return kf_fail(err, KF_EINVAL, "drive", "drives[%d].mode = %d (of %s) must be 0 "
+                           "(free), 1 (speed) or 2 (path)", k, d->mode, name);
+        if (!isfinite(d->speed) || (d->mode != KF_DRIVE_SPEED && d->speed != 0.0))
+            return kf_fail(err, KF_EINVAL, "speed", "drives[%d].speed = %g (of %s) must be "
+                           "finite, and 0 unless the mode is 1 (speed)", k, d->speed, name);
+        if (!isfinite(d->force) || (d->mode != KF_DRIVE_FREE && d->force != 0.0))
+            return kf_fail(err, KF_EINVAL, "force", "drives[%d].force = %g (of %s) must be "
+                           "finite, and 0 unless the mode is 0 (free)", k, d->force, name);
+        if ((d->mode == KF_DRIVE_PATH) != (d->path != NULL))
+            return kf_fail(err, KF_EINVAL, "path", "drives[%d] (%s, mode %d) %s", k, name,
+                           d->mode, d->path ? "has a path but is not a path drive"
+                                            : "is a path drive without a path");
+        if (d->law && d->mode != KF_DRIVE_FREE)
+            return kf_fail(err, KF_EINVAL, "law", "drives[%d] (%s, mode %d) has a force law "
+                           "but is not free", k, name, d->mode);
     }
     return KF_OK;
 }

@@ -211,6 +211,14 @@ int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, doub
 int kf_mech_reactions(const kf_mech *m, kf_mech_kin *k, double *fj, double *drive,
                       kf_error *err);
 
+/* Axes fixed on a body, as kf_mech_frame takes them; also a typed boundary
+ * record (kanefem.AXES_DTYPE, made by the binding from offsetof). */
+typedef struct kf_mech_axes {
+    int body;    /* -1: the ground */
+    double o[2]; /* origin, in the body's axes from its reference point [m] */
+    double phi;  /* angle from the body's x axis [rad] */
+} kf_mech_axes;
+
 /* The frame of an axis fixed on body b (-1: ground) at origin o (body axes)
  * and angle phi from the body's x axis, at the state k holds, gravity
  * included (a = R^T (a_O - g)); planar (omega, eps about z). */
@@ -228,12 +236,17 @@ typedef int kf_mech_law_fn(double t, int k, const double *z, const double *zd, d
                            void *params, kf_error *err);
 /* A prescribed path: zk = (z_k, z_k', z_k'') at t. */
 typedef int kf_mech_path_fn(double t, int k, double *zk, void *params, kf_error *err);
+/* A drive: also a typed boundary record (kanefem.DRIVE_DTYPE, made by the
+ * binding from offsetof: mode, speed, force; the function pointers are not
+ * fields of the record, the binding sets them from the callables beside it). */
 typedef struct kf_mech_drive {
     int mode;
     double speed;          /* KF_DRIVE_SPEED [rad/s or m/s] */
     kf_mech_path_fn *path; /* KF_DRIVE_PATH */
     kf_mech_law_fn *law;   /* KF_DRIVE_FREE: or NULL */
     void *params;          /* handed to path or law */
+    double force;          /* KF_DRIVE_FREE: a constant generalized force [N m or N], the law's
+                            * added; 0 for the other modes */
 } kf_mech_drive;
 
 /*
@@ -261,13 +274,16 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
  * one system, Kane's projection of the floating-frame equations on the
  * constraints' null space, M(p) p'' = f(t, p, p'), p = (free z, d).
  */
+/* Also a typed boundary record (kanefem.LINK_DTYPE from offsetof: body,
+ * rayleigh, geometric; fe and fixed are not fields of the record, the binding
+ * sets them from the bodies and masks beside it). */
 typedef struct kf_mech_link {
     int body;                   /* the mechanism's body that carries the elements */
     const kf_body *fe;          /* planar elements (dimension 2) */
     const unsigned char *fixed; /* reference conditions: ndof flags */
     double rayleigh[2];         /* damping alpha M + beta K of the elastic DOFs */
-    int geometric;              /* add K_G of the link's axial force (joint forces at its
-                                 * ends and axial inertia, docs/theory.md section 5.11) */
+    int geometric;              /* 1: add K_G of the link's axial force (joint forces at its
+                                 * ends and axial inertia, docs/theory.md section 5.11); 0 */
 } kf_mech_link;
 
 typedef struct kf_flexmech kf_flexmech;

@@ -18,6 +18,7 @@ typedef struct py_source {
     void *params;
     int ndof;              /* loads: the body's DOFs (0: any, checked per call) */
     kf_motion_constant constant;
+    kf_motion_spinup spinup;
     kf_motion_spline spline;
     kf_motion_spin spin;
     kf_motion_rotation rotation;
@@ -100,10 +101,35 @@ int callback_failed(kf_error *err, const char *what, double t)
     return -1;
 }
 
-/* Read a number (about z) or a 2- or 3-vector ((x, y) or (x, y, z)) into v[3]. */
+/* A Python float or int (not a bool) as a double; 0 if obj is none (or does not fit). */
+static int plain_number(PyObject *obj, double *x)
+{
+    if (PyBool_Check(obj) || !(PyFloat_Check(obj) || PyLong_Check(obj)))
+        return 0;
+    *x = PyFloat_AsDouble(obj);
+    if (*x == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* Read a number (about z) or a 2- or 3-vector ((x, y) or (x, y, z)) into v[3]:
+ * plain numbers and tuples or lists of them directly (a motion function in
+ * plain math is called at every evaluation), anything else through NumPy. */
 static int read_vector(PyObject *obj, const char *name, int scalar_is_z, double *v, double t)
 {
     v[0] = v[1] = v[2] = 0.0;
+    if (scalar_is_z && plain_number(obj, v + 2))
+        return 0;
+    if (PyTuple_Check(obj) || PyList_Check(obj)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(obj), k = 0;
+        while ((n == 2 || n == 3) && k < n && plain_number(PySequence_Fast_GET_ITEM(obj, k), v + k))
+            k++;
+        if ((n == 2 || n == 3) && k == n)
+            return 0;
+        v[0] = v[1] = v[2] = 0.0;
+    }
     PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj), *a = NULL;
     int rc = -1;
     if (!raw || !(PyTypeNum_ISINTEGER(PyArray_TYPE(raw)) || PyTypeNum_ISFLOAT(PyArray_TYPE(raw)))) {
@@ -251,6 +277,27 @@ static PyObject *py_motion_constant(PyObject *self, PyObject *args, PyObject *kw
         s->constant = (kf_motion_constant){om.v, th.v, {f64_data(&g)[0], f64_data(&g)[1]}};
         s->motion = kf_motion_constant_eval;
         s->params = &s->constant;
+    }
+    f64_release(&g);
+    return s ? source_capsule(s, MOTION_CAPSULE) : NULL;
+}
+
+static PyObject *py_motion_spinup(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"omega_s", "T_s", "theta0", "gravity", NULL};
+    real_arg om = {"omega_s"}, ts = {"T_s"}, th = {"theta0"};
+    f64_arg g = {"gravity", 1, {2}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&", kwlist, real_conv, &om, real_conv,
+                                     &ts, real_conv, &th, f64_conv, &g))
+        return NULL;
+    py_source *s = NULL;
+    if (!(ts.v > 0.0 && isfinite(om.v / ts.v) && isfinite(ts.v)))
+        fail(PyExc_ValueError, "T_s = %g must be > 0 and finite, and omega_s / T_s finite "
+             "(omega_s = %g)", ts.v, om.v);
+    else if ((s = source_new("spinup"))) {
+        s->spinup = (kf_motion_spinup){om.v, ts.v, th.v, {f64_data(&g)[0], f64_data(&g)[1]}};
+        s->motion = kf_motion_spinup_eval;
+        s->params = &s->spinup;
     }
     f64_release(&g);
     return s ? source_capsule(s, MOTION_CAPSULE) : NULL;
@@ -755,6 +802,8 @@ PyMethodDef kf_py_integrate_methods[] = {
     /* motions and loads */
     KW("motion_constant", py_motion_constant,
        "motion_constant(omega, theta0, gravity (2,)) -> motion (kf_motion_constant)."),
+    KW("motion_spinup", py_motion_spinup,
+       "motion_spinup(omega_s, T_s, theta0, gravity (2,)) -> motion (kf_motion_spinup)."),
     KW("motion_spline", py_motion_spline,
        "motion_spline(t (n,), coef, gravity (2,)) -> motion (kf_motion_spline)."),
     KW("motion_spin", py_motion_spin,

@@ -6,13 +6,17 @@
 
 /* ================================================================ mechanisms
  *
- * A mechanism crosses as a capsule (kf_mech); joints, springs and coordinates
- * as 1-D arrays of the typed boundary records kanefem.JOINT_DTYPE,
- * SPRING_DTYPE and COORD_DTYPE, the NumPy images of kf_joint, kf_spring and
- * kf_coord (fields and offsets from the structs, make_record_descrs), made in
- * one Python place (kanefem._records) and handed to the core as they are; the
- * core validates every field (kf_mech_create).  Per-instant results come back
- * as arrays with a leading time axis.
+ * A mechanism crosses as a capsule (kf_mech); joints, springs, coordinates,
+ * drives, elastic links and axes on bodies as 1-D arrays of the typed boundary
+ * records kanefem.JOINT_DTYPE, SPRING_DTYPE, COORD_DTYPE, DRIVE_DTYPE,
+ * LINK_DTYPE and AXES_DTYPE, the NumPy images of kf_joint, kf_spring,
+ * kf_coord, kf_mech_drive, kf_mech_link and kf_mech_axes (fields and offsets
+ * from the structs, make_record_descrs), made in one Python place
+ * (kanefem._records); the core validates every field (kf_mech_create,
+ * kf_mech_check_drives, kf_flexmech_create; axes: kinematics_of).  What a record
+ * cannot hold travels beside it: a drive's path or law (a callable), a link's
+ * elements (a body) and reference conditions (a mask).  Per-instant results
+ * come back as arrays with a leading time axis.
  */
 
 #define MECH_CAPSULE "kanefem._core.mech"
@@ -55,18 +59,6 @@ static PyObject *names_tuple(const char *const *names, int n)
         PyTuple_SET_ITEM(t, k, s);
     }
     return t;
-}
-
-/* An index stored in a float column: an integer in [lo, hi]. */
-static int index_field(double v, int lo, int hi, const char *what, npy_intp row, int *out)
-{
-    if (!(v == floor(v) && v >= lo && v <= hi)) {
-        fail(PyExc_ValueError, "%s of row %zd = %g must be an integer in %d..%d", what,
-             (Py_ssize_t)row, v, lo, hi);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
 }
 
 /*
@@ -152,15 +144,22 @@ static int rates_conform(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd)
  * The kinematics of m at nt instants: {q, qd, qdd (nt, n), A (nt, n, nz), c (nt, n),
  * Q (nt, n): applied forces, frames (nt, nf): of the axes (body, o_x, o_y, phi) asked for}.
  */
-static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, f64_arg *fr)
+static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, rec_arg *fr)
 {
     int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m), nb = kf_mech_nbody(m);
-    npy_intp nt = f64_dim(z, 0), nf = fr->arr ? f64_dim(fr, 0) : 0;
-    const double *fd = f64_data(fr);
+    npy_intp nt = f64_dim(z, 0), nf = fr->arr ? fr->n : 0;
+    const kf_mech_axes *ax = fr->data;
     for (npy_intp i = 0; i < nf; i++) {
-        int b;
-        if (index_field(fd[4 * i], -1, nb - 1, "frames body", i, &b))
+        if (ax[i].body < -1 || ax[i].body >= nb) {
+            fail(PyExc_ValueError, "frames[%zd].body = %d is not a body (-1 the ground, 0..%d)",
+                 (Py_ssize_t)i, ax[i].body, nb - 1);
             return NULL;
+        }
+        if (!(isfinite(ax[i].o[0]) && isfinite(ax[i].o[1]) && isfinite(ax[i].phi))) {
+            fail(PyExc_ValueError, "frames[%zd]: o = (%g, %g), phi = %g must be finite",
+                 (Py_ssize_t)i, ax[i].o[0], ax[i].o[1], ax[i].phi);
+            return NULL;
+        }
     }
     enum { NOUT = 6 };
     static const char *names[NOUT] = {"q", "qd", "qdd", "A", "c", "Q"};
@@ -196,7 +195,7 @@ static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd
         }
         kf_frame *f = (kf_frame *)PyArray_DATA(frames) + t * nf;
         for (npy_intp i = 0; i < nf; i++)
-            kf_mech_frame(m, &k, (int)fd[4 * i], fd + 4 * i + 1, fd[4 * i + 3], f + i);
+            kf_mech_frame(m, &k, ax[i].body, ax[i].o, ax[i].phi, f + i);
     }
     kf_mech_kin_free(&k);
     Py_END_ALLOW_THREADS
@@ -222,16 +221,19 @@ static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw
 {
     static char *kwlist[] = {"mech", "z", "zd", "zdd", "frames", NULL};
     kf_mech *m;
-    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}, 1}, zdd = {"zdd", 2, {-1, -1}, 1},
-            fr = {"frames", 2, {-1, 4}, 1};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O&", kwlist, mech_conv, &m, f64_conv,
-                                     &z, f64_conv, &zd, f64_conv, &zdd, f64_conv, &fr))
+    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}, 1}, zdd = {"zdd", 2, {-1, -1}, 1};
+    rec_arg fr = {"frames", &axes_descr, "AXES_DTYPE"};
+    PyObject *frames = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O", kwlist, mech_conv, &m, f64_conv,
+                                     &z, f64_conv, &zd, f64_conv, &zdd, &frames))
         return NULL;
-    PyObject *r = rates_conform(m, &z, &zd, &zdd) ? NULL : kinematics_of(m, &z, &zd, &zdd, &fr);
+    PyObject *r = NULL;
+    if ((frames == Py_None || rec_conv(frames, &fr)) && !rates_conform(m, &z, &zd, &zdd))
+        r = kinematics_of(m, &z, &zd, &zdd, &fr);
     f64_release(&z);
     f64_release(&zd);
     f64_release(&zdd);
-    f64_release(&fr);
+    rec_conv(NULL, &fr);
     return r;
 }
 
@@ -371,53 +373,55 @@ done:
     return rc ? callback_failed(err, "path", t) : 0;
 }
 
-/* Drives from (modes, speeds, paths, laws): Python callables become callbacks;
- * *python tells whether any is Python (the GIL must then be held). */
-static int drives_of(int nz, f64_arg *modes, f64_arg *speeds, PyObject *paths, PyObject *laws,
-                     kf_mech_drive *d, int *python)
+/* Drives from DRIVE_DTYPE records (nz) and one callable or None per coordinate
+ * beside them: the path of a mode-2 drive, the force law of a free one (added
+ * to its constant force); the core validates the fields (kf_mech_check_drives).
+ * *python tells whether any callable is Python (the GIL must then be held). */
+static int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d,
+                     int *python)
 {
-    PyObject *ps = NULL, *ls = NULL;
-    int rc = -1;
-    if (f64_expect(modes, 0, nz, "coordinates") || f64_expect(speeds, 0, nz, "coordinates"))
+    if (drives->n != nz) {
+        fail(PyExc_ValueError, "drives holds %zd records, the mechanism has %d coordinates",
+             (Py_ssize_t)drives->n, nz);
         return -1;
-    if (!(ps = PySequence_Fast(paths, "paths must be a sequence")) ||
-        !(ls = PySequence_Fast(laws, "laws must be a sequence")))
-        goto done;
-    if (PySequence_Fast_GET_SIZE(ps) != nz || PySequence_Fast_GET_SIZE(ls) != nz) {
-        fail(PyExc_ValueError, "paths and laws must have %d entries (one per coordinate)", nz);
+    }
+    PyObject *fs = PySequence_Fast(functions, "functions must be a sequence");
+    if (!fs)
+        return -1;
+    int rc = -1;
+    if (PySequence_Fast_GET_SIZE(fs) != nz) {
+        fail(PyExc_ValueError, "functions must have %d entries (one per coordinate), got %zd", nz,
+             (Py_ssize_t)PySequence_Fast_GET_SIZE(fs));
         goto done;
     }
+    memcpy(d, drives->data, (size_t)nz * sizeof *d);
     *python = 0;
     for (int k = 0; k < nz; k++) {
-        memset(d + k, 0, sizeof *d);
-        if (index_field(f64_data(modes)[k], 0, 2, "modes", k, &d[k].mode))
-            goto done;
-        d[k].speed = f64_data(speeds)[k];
-        PyObject *p = PySequence_Fast_GET_ITEM(ps, k), *l = PySequence_Fast_GET_ITEM(ls, k);
-        for (int w = 0; w < 2; w++) {
-            PyObject *fn = w ? l : p;
-            if (fn == Py_None)
-                continue;
-            if (!PyCallable_Check(fn)) {
-                fail(PyExc_TypeError, "%s[%d] must be callable or None", w ? "laws" : "paths", k);
-                goto done;
-            }
-            if (w)
-                d[k].law = py_law_cb;
-            else
-                d[k].path = py_path_cb;
-            d[k].params = fn; /* borrowed: the caller's sequences keep them */
-            *python = 1;
-        }
-        if (d[k].path && d[k].law) {
-            fail(PyExc_ValueError, "coordinate %d has both a path and a law", k);
+        d[k].path = NULL;
+        d[k].law = NULL;
+        d[k].params = NULL;
+        PyObject *fn = PySequence_Fast_GET_ITEM(fs, k);
+        if (fn == Py_None)
+            continue;
+        if (!PyCallable_Check(fn)) {
+            fail(PyExc_TypeError, "functions[%d] must be callable or None, got %R", k, fn);
             goto done;
         }
+        if (d[k].mode == KF_DRIVE_PATH)
+            d[k].path = py_path_cb;
+        else if (d[k].mode == KF_DRIVE_FREE)
+            d[k].law = py_law_cb;
+        else {
+            fail(PyExc_ValueError, "functions[%d] must be None: drives[%d].mode = %d takes no "
+                 "function", k, k, d[k].mode);
+            goto done;
+        }
+        d[k].params = fn; /* borrowed: the caller's sequence keeps it */
+        *python = 1;
     }
     rc = 0;
 done:
-    Py_XDECREF(ps);
-    Py_XDECREF(ls);
+    Py_DECREF(fs);
     return rc;
 }
 
@@ -455,36 +459,34 @@ static PyObject *simulate_of(kf_mech *m, const kf_mech_drive *d, int python, con
 }
 
 /*
- * mech_simulate(mech, modes (nz,), speeds (nz,), paths (nz: callable or None),
- *               laws (nz: callable or None), z0 (nz,), zd0 (nz,), t (nt,), *, rtol, atol,
- *               max_steps, progress) -> {states (nt, 4 nz), stats}
- * paths: f(t) -> (z, z', z''); laws: f(t, z_k, z_k') -> generalized force.
+ * mech_simulate(mech, drives (nz,) DRIVE_DTYPE, functions (nz: callable or None), z0 (nz,),
+ *               zd0 (nz,), t (nt,), *, rtol, atol, max_steps, progress)
+ *   -> {states (nt, 4 nz), stats}
+ * functions: a path drive's f(t) -> (z, z', z''); a free one's law f(t, z_k, z_k') -> force.
  */
 static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"mech", "modes", "speeds", "paths", "laws", "z0", "zd0", "t",
+    static char *kwlist[] = {"mech", "drives", "functions", "z0", "zd0", "t",
                              "rtol", "atol", "max_steps", "progress", NULL};
     kf_mech *m;
-    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
-            zd0 = {"zd0", 1, {-1}}, t = {"t", 1, {-1}};
-    PyObject *paths, *laws, *result = NULL;
+    rec_arg drives = {"drives", &drive_descr, "DRIVE_DTYPE"};
+    f64_arg z0 = {"z0", 1, {-1}}, zd0 = {"zd0", 1, {-1}}, t = {"t", 1, {-1}};
+    PyObject *functions, *result = NULL;
     real_arg rtol = {"rtol", 1e-9}, atol = {"atol", 1e-12};
     int_arg max_steps = {"max_steps", 0, (long long)1 << 62, 0};
     func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&OOO&O&O&|$O&O&O&O&", kwlist, mech_conv,
-                                     &m, f64_conv, &modes, f64_conv, &speeds, &paths, &laws,
-                                     f64_conv, &z0, f64_conv, &zd0, f64_conv, &t, real_conv,
-                                     &rtol, real_conv, &atol, int_conv, &max_steps, func_conv,
-                                     &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OO&O&O&|$O&O&O&O&", kwlist, mech_conv,
+                                     &m, rec_conv, &drives, &functions, f64_conv, &z0, f64_conv,
+                                     &zd0, f64_conv, &t, real_conv, &rtol, real_conv, &atol,
+                                     int_conv, &max_steps, func_conv, &progress))
         return NULL;
     int nz = kf_mech_ncoord(m), python = 0;
     kf_mech_drive d[KF_KANE_MAX_NU];
     if (!f64_expect(&z0, 0, nz, "coordinates") && !f64_expect(&zd0, 0, nz, "coordinates") &&
-        !drives_of(nz, &modes, &speeds, paths, laws, d, &python))
+        !drives_of(nz, &drives, functions, d, &python))
         result = simulate_of(m, d, python, f64_data(&z0), f64_data(&zd0), &t, rtol.v, atol.v,
                              max_steps.v, progress.fn);
-    f64_release(&modes);
-    f64_release(&speeds);
+    rec_conv(NULL, &drives);
     f64_release(&z0);
     f64_release(&zd0);
     f64_release(&t);
@@ -493,8 +495,9 @@ static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
 
 /* ---------------------------------------------------------------- elastic links, two ways */
 
-/* links: a sequence of dicts {body, fe (a body capsule), fixed (mask), rayleigh (2,),
- * geometric}; the masks are held in masks[] until links_release. */
+/* Links from LINK_DTYPE records and, beside them, one body (capsule) and one
+ * reference-condition mask per link; the masks are held until links_release.
+ * The core validates body and rayleigh (kf_flexmech_create); geometric here. */
 typedef struct links_arg {
     int n;
     kf_mech_link *L;
@@ -510,13 +513,19 @@ static void links_release(links_arg *a)
     memset(a, 0, sizeof *a);
 }
 
-static int links_of(PyObject *obj, links_arg *a)
+static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, links_arg *a)
 {
     memset(a, 0, sizeof *a);
-    PyObject *seq = PySequence_Fast(obj, "links must be a sequence of dicts");
-    if (!seq)
-        return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *bs = PySequence_Fast(bodies, "bodies must be a sequence"), *fs = NULL;
+    if (!bs || !(fs = PySequence_Fast(fixed, "fixed must be a sequence")))
+        goto fail;
+    npy_intp n = links->n;
+    if (PySequence_Fast_GET_SIZE(bs) != n || PySequence_Fast_GET_SIZE(fs) != n) {
+        fail(PyExc_ValueError, "bodies and fixed must have one entry per link (%zd), got %zd "
+             "and %zd", (Py_ssize_t)n, (Py_ssize_t)PySequence_Fast_GET_SIZE(bs),
+             (Py_ssize_t)PySequence_Fast_GET_SIZE(fs));
+        goto fail;
+    }
     a->n = (int)n;
     a->L = calloc((size_t)(n ? n : 1), sizeof *a->L);
     a->masks = calloc((size_t)(n ? n : 1), sizeof *a->masks);
@@ -524,74 +533,65 @@ static int links_of(PyObject *obj, links_arg *a)
         PyErr_NoMemory();
         goto fail;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *d = PySequence_Fast_GET_ITEM(seq, i), *v;
-        if (!PyDict_Check(d)) {
-            fail(PyExc_TypeError, "links[%zd] must be a dict", (Py_ssize_t)i);
+    if (n)
+        memcpy(a->L, links->data, (size_t)n * sizeof *a->L);
+    for (npy_intp i = 0; i < n; i++) {
+        kf_mech_link *L = a->L + i;
+        L->fe = NULL;
+        L->fixed = NULL;
+        if (L->geometric != 0 && L->geometric != 1) {
+            fail(PyExc_ValueError, "links[%zd].geometric = %d must be 0 or 1", (Py_ssize_t)i,
+                 L->geometric);
             goto fail;
         }
-        static const char *keys[] = {"body", "fe", "fixed", "rayleigh", "geometric"};
-        for (int k = 0; k < 5; k++)
-            if (!PyDict_GetItemString(d, keys[k])) {
-                fail(PyExc_KeyError, "links[%zd] has no %s", (Py_ssize_t)i, keys[k]);
-                goto fail;
-            }
-        int_arg body = {"links body", 0, INT32_MAX, 0};
-        if (!int_conv(PyDict_GetItemString(d, "body"), &body) ||
-            !body_conv(PyDict_GetItemString(d, "fe"), &a->L[i].fe))
+        if (!body_conv(PySequence_Fast_GET_ITEM(bs, i), &L->fe))
             goto fail;
-        a->L[i].body = (int)body.v;
-        mask_arg m = {"links fixed"};
-        if (!mask_conv(PyDict_GetItemString(d, "fixed"), &m))
+        mask_arg m = {"fixed"};
+        if (!mask_conv(PySequence_Fast_GET_ITEM(fs, i), &m))
             goto fail;
         a->masks[i] = m.arr;
-        if (PyArray_DIM(m.arr, 0) != kf_body_ndof(a->L[i].fe)) {
-            fail(PyExc_ValueError, "links[%zd].fixed has %zd flags, its body %d DOFs",
-                 (Py_ssize_t)i, (Py_ssize_t)PyArray_DIM(m.arr, 0), kf_body_ndof(a->L[i].fe));
+        if (PyArray_DIM(m.arr, 0) != kf_body_ndof(L->fe)) {
+            fail(PyExc_ValueError, "fixed[%zd] has %zd flags, its body %d DOFs", (Py_ssize_t)i,
+                 (Py_ssize_t)PyArray_DIM(m.arr, 0), kf_body_ndof(L->fe));
             goto fail;
         }
-        a->L[i].fixed = PyArray_DATA(m.arr);
-        f64_arg r = {"links rayleigh", 1, {2}};
-        if (!f64_conv(PyDict_GetItemString(d, "rayleigh"), &r))
-            goto fail;
-        memcpy(a->L[i].rayleigh, f64_data(&r), 2 * sizeof(double));
-        f64_release(&r);
-        v = PyDict_GetItemString(d, "geometric");
-        int g = PyObject_IsTrue(v);
-        if (g < 0)
-            goto fail;
-        a->L[i].geometric = g;
+        L->fixed = PyArray_DATA(m.arr);
     }
-    Py_DECREF(seq);
+    Py_DECREF(bs);
+    Py_DECREF(fs);
     return 0;
 fail:
-    Py_DECREF(seq);
+    Py_XDECREF(bs);
+    Py_XDECREF(fs);
     links_release(a);
     return -1;
 }
 
 /*
- * mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, rho_inf,
+ * mech_flex_simulate(mech, links (nl,) LINK_DTYPE, bodies (nl: body capsules), fixed (nl masks),
+ *                    drives (nz,) DRIVE_DTYPE, functions (nz), z0, zd0, x0, t, *, dt, rho_inf,
  *                    tol, max_iter, max_steps, progress, refine)
  *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), stats}
  */
 static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "z0", "zd0",
-                             "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
+    static char *kwlist[] = {"mech", "links", "bodies", "fixed", "drives", "functions", "z0",
+                             "zd0", "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
                              "progress", "refine", NULL};
     kf_mech *m;
-    PyObject *links, *paths, *laws, *result = NULL;
-    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
-            zd0 = {"zd0", 1, {-1}}, x0 = {"x0", 1, {-1}}, t = {"t", 1, {-1}};
+    PyObject *bodies, *fixed, *functions, *result = NULL;
+    rec_arg links = {"links", &link_descr, "LINK_DTYPE"},
+            drives = {"drives", &drive_descr, "DRIVE_DTYPE"};
+    f64_arg z0 = {"z0", 1, {-1}}, zd0 = {"zd0", 1, {-1}}, x0 = {"x0", 1, {-1}},
+            t = {"t", 1, {-1}};
     real_arg dt = {"dt", 0.0}, rho = {"rho_inf", 0.9}, tol = {"tol", 1e-10};
     int_arg max_iter = {"max_iter", 1, 1000, 25}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
     int_arg refine = {"refine", 1, 1000000, 1};
     func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&|$O&O&O&O&O&O&O&", kwlist,
-                                     mech_conv, &m, &links, f64_conv, &modes, f64_conv, &speeds,
-                                     &paths, &laws, f64_conv, &z0, f64_conv, &zd0, f64_conv, &x0,
-                                     f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&|$O&O&O&O&O&O&O&", kwlist,
+                                     mech_conv, &m, rec_conv, &links, &bodies, &fixed, rec_conv,
+                                     &drives, &functions, f64_conv, &z0, f64_conv, &zd0, f64_conv,
+                                     &x0, f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
                                      &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
                                      &progress, int_conv, &refine))
         return NULL;
@@ -601,7 +601,7 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     kf_flexmech *w = NULL;
     PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL;
     if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
-        drives_of(nz, &modes, &speeds, paths, laws, d, &python) || links_of(links, &la))
+        drives_of(nz, &drives, functions, d, &python) || links_of(&links, bodies, fixed, &la))
         goto done;
     kf_error err = {0};
     int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
@@ -644,8 +644,8 @@ done:
     Py_XDECREF(states);
     Py_XDECREF(elastic);
     Py_XDECREF(joints);
-    f64_release(&modes);
-    f64_release(&speeds);
+    rec_conv(NULL, &links);
+    rec_conv(NULL, &drives);
     f64_release(&z0);
     f64_release(&zd0);
     f64_release(&x0);
@@ -654,21 +654,23 @@ done:
 }
 
 /*
- * mech_flex_dynamics(mech, links, modes, speeds, paths, laws, t, z0, z, zd, d, dd)
+ * mech_flex_dynamics(mech, links, bodies, fixed, drives, functions, t, z0, z, zd, d, dd)
  *   -> {zdd (nz,), ddd (nd,), force (nz,), joints (nj, 3)} at one state
  */
 static PyObject *py_mech_flex_dynamics(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"mech", "links", "modes", "speeds", "paths", "laws", "t", "z0",
-                             "z", "zd", "d", "dd", NULL};
+    static char *kwlist[] = {"mech", "links", "bodies", "fixed", "drives", "functions", "t",
+                             "z0", "z", "zd", "d", "dd", NULL};
     kf_mech *m;
-    PyObject *links, *paths, *laws, *result = NULL;
-    f64_arg modes = {"modes", 1, {-1}}, speeds = {"speeds", 1, {-1}}, z0 = {"z0", 1, {-1}},
-            z = {"z", 1, {-1}}, zd = {"zd", 1, {-1}}, dv = {"d", 1, {-1}}, dd = {"dd", 1, {-1}};
+    PyObject *bodies, *fixed, *functions, *result = NULL;
+    rec_arg links = {"links", &link_descr, "LINK_DTYPE"},
+            drives = {"drives", &drive_descr, "DRIVE_DTYPE"};
+    f64_arg z0 = {"z0", 1, {-1}}, z = {"z", 1, {-1}}, zd = {"zd", 1, {-1}}, dv = {"d", 1, {-1}},
+            dd = {"dd", 1, {-1}};
     real_arg t = {"t", 0.0};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&O&OOO&O&O&O&O&O&", kwlist, mech_conv, &m,
-                                     &links, f64_conv, &modes, f64_conv, &speeds, &paths, &laws,
-                                     real_conv, &t, f64_conv, &z0, f64_conv, &z, f64_conv, &zd,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&O&O&", kwlist, mech_conv, &m,
+                                     rec_conv, &links, &bodies, &fixed, rec_conv, &drives,
+                                     &functions, real_conv, &t, f64_conv, &z0, f64_conv, &z, f64_conv, &zd,
                                      f64_conv, &dv, f64_conv, &dd))
         return NULL;
     int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
@@ -678,7 +680,7 @@ static PyObject *py_mech_flex_dynamics(PyObject *self, PyObject *args, PyObject 
     PyArrayObject *zdd = NULL, *ddd = NULL, *force = NULL, *fj = NULL;
     if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&z, 0, nz, "coordinates") ||
         f64_expect(&zd, 0, nz, "coordinates") ||
-        drives_of(nz, &modes, &speeds, paths, laws, d, &python) || links_of(links, &la))
+        drives_of(nz, &drives, functions, d, &python) || links_of(&links, bodies, fixed, &la))
         goto done;
     kf_error err = {0};
     int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
@@ -710,8 +712,8 @@ done:
     Py_XDECREF(ddd);
     Py_XDECREF(force);
     Py_XDECREF(fj);
-    f64_release(&modes);
-    f64_release(&speeds);
+    rec_conv(NULL, &links);
+    rec_conv(NULL, &drives);
     f64_release(&z0);
     f64_release(&z);
     f64_release(&zd);
@@ -778,8 +780,8 @@ PyMethodDef kf_py_mechanism_methods[] = {
     KW("mech_describe", py_mech_describe,
        "mech_describe(mech) -> the description's arrays, as mech_create takes them."),
     KW("mech_kinematics", py_mech_kinematics,
-       "mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf, 4)) -> {q, qd, "
-       "qdd, A, c, Q, frames} (kf_mech_kinematics, kf_mech_applied, kf_mech_frame)."),
+       "mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf,) axes_dtype) -> "
+       "{q, qd, qdd, A, c, Q, frames} (kf_mech_kinematics, kf_mech_applied, kf_mech_frame)."),
     KW("mech_joint_forces", py_mech_joint_forces,
        "mech_joint_forces(mech, states (nt, >= 3 nz), progress=None) -> {joints (nt, nj, 3), "
        "drive (nt, nz)} (kf_mech_reactions)."),
@@ -787,15 +789,16 @@ PyMethodDef kf_py_mechanism_methods[] = {
        "mech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None) -> zdd (nt, nz) "
        "(kf_mech_kinematics, kf_mech_dynamics)."),
     KW("mech_simulate", py_mech_simulate,
-       "mech_simulate(mech, modes, speeds, paths, laws, z0, zd0, t, *, rtol, atol, max_steps, "
-       "progress) -> {states (nt, 4 nz), stats} (kf_mech_simulate)."),
+       "mech_simulate(mech, drives (nz,) drive_dtype, functions (nz: callable or None), z0, "
+       "zd0, t, *, rtol, atol, max_steps, progress) -> {states (nt, 4 nz), stats} "
+       "(kf_mech_simulate)."),
     KW("mech_flex_simulate", py_mech_flex_simulate,
-       "mech_flex_simulate(mech, links, modes, speeds, paths, laws, z0, zd0, x0, t, *, dt, "
-       "rho_inf, tol, max_iter, max_steps, progress) -> {states, elastic, joints, stats} "
-       "(kf_flexmech_run)."),
+       "mech_flex_simulate(mech, links (nl,) link_dtype, bodies (nl), fixed (nl), drives, "
+       "functions, z0, zd0, x0, t, *, dt, rho_inf, tol, max_iter, max_steps, progress, refine) "
+       "-> {states, elastic, joints, stats} (kf_flexmech_run)."),
     KW("mech_flex_dynamics", py_mech_flex_dynamics,
-       "mech_flex_dynamics(mech, links, modes, speeds, paths, laws, t, z0, z, zd, d, dd) -> "
-       "{zdd, ddd, force, joints} at one state (kf_flexmech_dynamics)."),
+       "mech_flex_dynamics(mech, links, bodies, fixed, drives, functions, t, z0, z, zd, d, dd) "
+       "-> {zdd, ddd, force, joints} at one state (kf_flexmech_dynamics)."),
     /* the wind pump */
     {"windpump_names", py_windpump_names, METH_NOARGS,
      "windpump_names() -> the wind-pump parameter names, in the order params vectors use."},

@@ -27,8 +27,9 @@ PyObject *KanefemError, *LinAlgError, *DivergenceError, *GeometryError, *StepLim
     *RangeError;
 /* the NumPy dtype of struct kf_frame (module attribute frame_dtype) */
 PyArray_Descr *frame_descr;
-/* the typed boundary records: kf_joint, kf_spring, kf_coord (make_record_descrs) */
-PyArray_Descr *joint_descr, *spring_descr, *coord_descr;
+/* the typed boundary records: kf_joint, kf_spring, kf_coord, kf_mech_drive,
+ * kf_mech_link, kf_mech_axes (make_record_descrs) */
+PyArray_Descr *joint_descr, *spring_descr, *coord_descr, *drive_descr, *link_descr, *axes_descr;
 
 /* ================================================================ errors */
 
@@ -507,8 +508,8 @@ done:
     return d;
 }
 
-/* The typed boundary records: kf_joint, kf_spring, kf_coord field by field
- * ("i": C int, "d": C double, "S<n>": a NUL-padded name). */
+/* The typed boundary records: kf_joint, kf_spring, kf_coord, kf_mech_drive,
+ * kf_mech_link, kf_mech_axes field by field ("i": C int, "d": C double, "S<n>": a NUL-padded name). */
 static int make_record_descrs(void)
 {
     static const char *const jn[] = {"kind", "body", "p0", "p1", "axis", "angle",
@@ -532,10 +533,29 @@ static int make_record_descrs(void)
     const char *const cf[] = {"i", "i", name_format};
     const size_t co[] = {offsetof(kf_coord, kind), offsetof(kf_coord, index),
                          offsetof(kf_coord, name)};
+    /* drives and links: their plain fields only; the pointers (path, law, params;
+     * fe, fixed) lie in the record's unnamed bytes and the binding sets them */
+    static const char *const dn[] = {"mode", "speed", "force"};
+    static const char *const df[] = {"i", "d", "d"};
+    const size_t dof[] = {offsetof(kf_mech_drive, mode), offsetof(kf_mech_drive, speed),
+                          offsetof(kf_mech_drive, force)};
+    static const char *const ln[] = {"body", "rayleigh", "geometric"};
+    static const char *const lf[] = {"i", "(2,)d", "i"};
+    const size_t lo[] = {offsetof(kf_mech_link, body), offsetof(kf_mech_link, rayleigh),
+                         offsetof(kf_mech_link, geometric)};
     joint_descr = record_descr(11, jn, jf, jo, sizeof(kf_joint));
     spring_descr = record_descr(6, sn, sf, so, sizeof(kf_spring));
     coord_descr = record_descr(3, cn, cf, co, sizeof(kf_coord));
-    return joint_descr && spring_descr && coord_descr ? 0 : -1;
+    static const char *const an[] = {"body", "o", "phi"};
+    static const char *const af[] = {"i", "(2,)d", "d"};
+    const size_t ao[] = {offsetof(kf_mech_axes, body), offsetof(kf_mech_axes, o),
+                         offsetof(kf_mech_axes, phi)};
+    drive_descr = record_descr(3, dn, df, dof, sizeof(kf_mech_drive));
+    link_descr = record_descr(3, ln, lf, lo, sizeof(kf_mech_link));
+    axes_descr = record_descr(3, an, af, ao, sizeof(kf_mech_axes));
+    return joint_descr && spring_descr && coord_descr && drive_descr && link_descr && axes_descr
+               ? 0
+               : -1;
 }
 
 /* A new exception class kanefem.<name>(bases...) with a docstring. */
@@ -600,7 +620,10 @@ PyMODINIT_FUNC PyInit__core(void)
     if (make_record_descrs() < 0 ||
         PyModule_AddObjectRef(m, "joint_dtype", (PyObject *)joint_descr) < 0 ||
         PyModule_AddObjectRef(m, "spring_dtype", (PyObject *)spring_descr) < 0 ||
-        PyModule_AddObjectRef(m, "coord_dtype", (PyObject *)coord_descr) < 0)
+        PyModule_AddObjectRef(m, "coord_dtype", (PyObject *)coord_descr) < 0 ||
+        PyModule_AddObjectRef(m, "drive_dtype", (PyObject *)drive_descr) < 0 ||
+        PyModule_AddObjectRef(m, "link_dtype", (PyObject *)link_descr) < 0 ||
+        PyModule_AddObjectRef(m, "axes_dtype", (PyObject *)axes_descr) < 0)
         goto fail;
     return m;
 fail:

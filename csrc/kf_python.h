@@ -38,8 +38,10 @@ extern KF_PY_HIDDEN PyObject *KanefemError, *LinAlgError, *DivergenceError, *Geo
     *StepLimitError, *RangeError;
 /* the NumPy dtype of struct kf_frame (module attribute frame_dtype) */
 extern KF_PY_HIDDEN PyArray_Descr *frame_descr;
-/* the typed boundary records: kf_joint, kf_spring, kf_coord (make_record_descrs) */
-extern KF_PY_HIDDEN PyArray_Descr *joint_descr, *spring_descr, *coord_descr;
+/* the typed boundary records: kf_joint, kf_spring, kf_coord, kf_mech_drive, kf_mech_link,
+ * kf_mech_axes (make_record_descrs) */
+extern KF_PY_HIDDEN PyArray_Descr *joint_descr, *spring_descr, *coord_descr, *drive_descr,
+    *link_descr, *axes_descr;
 
 #define BODY_CAPSULE "kanefem._core.body"
 #define EIG_CAPSULE "kanefem._core.eig"

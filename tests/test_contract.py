@@ -14,7 +14,7 @@ import numpy.linalg
 import pytest
 
 import kanefem
-from kanefem import _core, frames
+from kanefem import _core, _records, frames
 
 STEEL = dict(E=210e9, A=2e-4, I=1.67e-9, rho=7850.0)
 
@@ -75,6 +75,107 @@ def test_mechanism_records_are_refused_in_another_dtype():
     long["name"][0] = b"x" * 24  # no room for the NUL
     with pytest.raises(ValueError, match=r"coords\[0\]\.name must be a non-empty string of at most 23"):
         _core.mech_create(**{**arrays, "coords": long})
+
+
+def test_drive_and_link_records_are_the_c_structs():
+    """Drives, elastic links and axes on bodies cross as records laid out as struct
+    kf_mech_drive, kf_mech_link and kf_mech_axes: the offsets the binding took by offsetof equal those the platform's C
+    ABI gives the same declarations (ctypes lays a C struct out by the compiler's rules,
+    independently of the extension), the pointers as unnamed bytes between the fields."""
+    import ctypes
+
+    class Drive(ctypes.Structure):  # csrc/kf_mechanism.h, kf_mech_drive
+        _fields_ = [("mode", ctypes.c_int), ("speed", ctypes.c_double), ("path", ctypes.c_void_p),
+                    ("law", ctypes.c_void_p), ("params", ctypes.c_void_p), ("force", ctypes.c_double)]
+
+    class Link(ctypes.Structure):  # kf_mech_link
+        _fields_ = [("body", ctypes.c_int), ("fe", ctypes.c_void_p), ("fixed", ctypes.c_void_p),
+                    ("rayleigh", ctypes.c_double * 2), ("geometric", ctypes.c_int)]
+
+    class Axes(ctypes.Structure):  # kf_mech_axes
+        _fields_ = [("body", ctypes.c_int), ("o", ctypes.c_double * 2), ("phi", ctypes.c_double)]
+
+    i, f = np.dtype(np.intc), np.dtype(np.float64)
+    for dtype, struct, fields in ((kanefem.DRIVE_DTYPE, Drive, {"mode": i, "speed": f, "force": f}),
+                                  (kanefem.LINK_DTYPE, Link, {"body": i, "rayleigh": np.dtype((f, (2,))),
+                                                              "geometric": i}),
+                                  (kanefem.AXES_DTYPE, Axes, {"body": i, "o": np.dtype((f, (2,))), "phi": f})):
+        assert dtype.names == tuple(fields)
+        assert {n: dtype.fields[n][0] for n in dtype.names} == fields
+        assert {n: dtype.fields[n][1] for n in dtype.names} == {n: getattr(struct, n).offset for n in fields}
+        assert dtype.itemsize == ctypes.sizeof(struct) and dtype.isalignedstruct
+    # the records as _records makes them: integers stay integers
+    d = _records.drives([dict(mode="speed", speed=15.0), dict(mode="free", force=-2.5), dict(mode="path")])
+    assert d["mode"].tolist() == [1, 0, 2] and d["mode"].dtype == i
+    assert d["speed"].tolist() == [15.0, 0.0, 0.0] and d["force"].tolist() == [0.0, -2.5, 0.0]
+    lk = _records.links([dict(body=2, rayleigh=(0.1, 1e-4), geometric=True)])
+    assert lk["body"].tolist() == [2] and lk["geometric"].tolist() == [1]
+    assert lk["rayleigh"].tolist() == [[0.1, 1e-4]]
+
+
+def test_bad_drive_and_link_records_are_refused_naming_the_field():
+    """No float rows or look-alike dtypes; a record whose field the core cannot take is
+    refused with the record's index and the field's name and value."""
+    sc = kanefem.mechanism.slider_crank(elements=3)
+    core, rod, t = sc._core, sc.link("rod"), np.linspace(0.0, 1e-3, 3)
+    nd = int((~rod._fixed).sum())
+
+    def rigid(drives, functions=(None,)):
+        return _core.mech_simulate(core, drives, list(functions), [0.0], [150.0], t)
+
+    def flexible(links, drives=None):
+        drives = _records.drives([dict(mode="speed", speed=150.0)]) if drives is None else drives
+        return _core.mech_flex_simulate(core, links, [rod.body._body], [rod._fixed], drives, [None], [0.0],
+                                        [150.0], np.zeros(2 * nd), t, dt=5e-4)
+
+    assert rigid(_records.drives([dict(mode="speed", speed=150.0)]))["states"].shape == (3, 4)
+    with pytest.raises(TypeError, match="drives must be a 1-D array of kanefem.DRIVE_DTYPE"):
+        rigid(np.array([1.0]))  # the old float column of modes
+    packed = np.dtype([(n, _records.DRIVE_DTYPE.fields[n][0]) for n in _records.DRIVE_DTYPE.names])
+    with pytest.raises(TypeError, match="drives must be a 1-D array of kanefem.DRIVE_DTYPE"):
+        rigid(np.zeros(1, packed))
+    for field, value, message in (("mode", 7, r"drives\[0\]\.mode = 7"),
+                                  ("speed", np.nan, r"drives\[0\]\.speed = nan"),
+                                  ("force", 3.0, r"drives\[0\]\.force = 3 .*0 unless the mode is 0")):
+        bad = _records.drives([dict(mode="speed", speed=150.0)])
+        bad[field][0] = value
+        with pytest.raises(ValueError, match=message):
+            rigid(bad)
+    with pytest.raises(ValueError, match=r"drives\[0\] .* is a path drive without a path"):
+        rigid(_records.drives([dict(mode="path")]))
+    with pytest.raises(ValueError, match=r"functions\[0\] must be None: drives\[0\]\.mode = 1"):
+        rigid(_records.drives([dict(mode="speed", speed=1.0)]), [lambda t: (0, 0, 0)])
+    with pytest.raises(ValueError, match="drives holds 2 records, the mechanism has 1 coordinates"):
+        rigid(_records.drives([{}, {}]), [None, None])
+
+    good = _records.links([dict(body=1, geometric=True)])
+    assert flexible(good)["elastic"].shape == (3, 2 * nd)
+    with pytest.raises(TypeError, match="links must be a 1-D array of kanefem.LINK_DTYPE"):
+        flexible([dict(body=1, fe=rod.body._body, fixed=rod._fixed, rayleigh=np.zeros(2), geometric=True)])
+    for field, value, message in (("body", 99, r"links\[0\]\.body = 99 is not a body"),
+                                  ("rayleigh", (-1.0, 0.0), r"links\[0\]\.rayleigh = \(-1, 0\) must be finite"),
+                                  ("geometric", 2, r"links\[0\]\.geometric = 2 must be 0 or 1")):
+        bad = good.copy()
+        bad[field][0] = value
+        with pytest.raises(ValueError, match=message):
+            flexible(bad)
+    z = np.array([[0.3]])
+    axes = _records.axes([dict(body=1, o=(0.1, 0.0))])
+    assert _core.mech_kinematics(core, z, frames=axes)["frames"].shape == (1, 1)
+    with pytest.raises(TypeError, match="frames must be a 1-D array of kanefem.AXES_DTYPE"):
+        _core.mech_kinematics(core, z, frames=np.array([[1.0, 0.1, 0.0, 0.0]]))  # the old float row
+    bad = axes.copy()
+    bad["body"][0] = 7
+    with pytest.raises(ValueError, match=r"frames\[0\]\.body = 7 is not a body"):
+        _core.mech_kinematics(core, z, frames=bad)
+    bad = axes.copy()
+    bad["phi"][0] = np.inf
+    with pytest.raises(ValueError, match=r"frames\[0\]: o = \(0.1, 0\), phi = inf must be finite"):
+        _core.mech_kinematics(core, z, frames=bad)
+    with pytest.raises(ValueError, match=r"fixed\[0\] has 3 flags"):
+        _core.mech_flex_simulate(core, good, [rod.body._body], [np.zeros(3, bool)],
+                                 _records.drives([dict(mode="speed", speed=150.0)]), [None], [0.0], [150.0],
+                                 np.zeros(2 * nd), t, dt=5e-4)
 
 
 def test_planar_frames_fill_z_rates_and_in_plane_vectors():

@@ -530,3 +530,48 @@ def test_no_leaks_in_repeated_runs(bar):
     tracemalloc.stop()
     assert (sys.getrefcount(loads), sys.getrefcount(spin)) == refs
     assert grown < 50_000  # bytes: 200 runs leaking one small array each would exceed this
+
+
+def test_spin_up_motion_is_its_closed_form():
+    """Motion.spin_up (in C) against its formula written here in NumPy: omega, eps; the
+    angle (read from gravity in the body frame) is omega's integral, checked by the
+    trapezoidal rule on a fine grid (its error ~1e-8 rad here), and continuous at T_s."""
+    ws, Ts, th0 = 4.0, 15.0, 0.3
+    t = np.linspace(0.0, 30.0, 30001)
+    s = kanefem.Motion.spin_up(ws, Ts, theta0=th0).evaluate(t, gravity=(0.0, -9.81))
+    x = 2 * np.pi * t / Ts
+    omega = np.where(t < Ts, ws / Ts * (t - Ts / (2 * np.pi) * np.sin(x)), ws)
+    eps = np.where(t < Ts, ws / Ts * (1 - np.cos(x)), 0.0)
+    np.testing.assert_allclose(s.omega, omega, rtol=0, atol=1e-14 * ws)
+    np.testing.assert_allclose(s.eps, eps, rtol=0, atol=1e-14 * ws)
+    # a_O - g in body axes = R^T (0, 9.81): 9.81 (sin theta, cos theta)
+    theta = np.unwrap(np.arctan2(s.a_O[:, 0], s.a_O[:, 1]))
+    integral = th0 + np.concatenate([[0.0], np.cumsum(0.5 * (omega[1:] + omega[:-1]) * np.diff(t))])
+    assert np.abs(theta - integral).max() < 1e-6  # trapezoid error (dt^2/12) |omega'| t ~ 1e-8
+    with pytest.raises(ValueError, match="T_s must be positive"):
+        kanefem.Motion.spin_up(4.0, 0.0)
+
+
+def test_spin_up_study_runs_its_hub_in_c_as_the_plain_formula():
+    """The spin-up study's hub is Motion.spin_up (no Python per evaluation); the same run
+    with the hub as a Python function of plain math gives the same response (the same
+    equations; the hubs differ in round-off, which may move one step of the adaptive
+    control, so the runs agree to the tolerance, not to round-off)."""
+    from kanefem import studies
+
+    s = studies.SpinUp(n_elements=4)
+    t = np.linspace(0.0, 2.0, 21)
+
+    def hub(tt):
+        if tt < s.T_s:
+            x = 2 * np.pi * tt / s.T_s
+            return s.omega_s / s.T_s * (tt - s.T_s / (2 * np.pi) * np.sin(x)), s.omega_s / s.T_s * (1 - np.cos(x)), (0, 0)
+        return s.omega_s, 0.0, (0.0, 0.0)
+
+    assert s.motion().kind == "spinup"
+    r = s.simulate(2.0, True, "rk45-lagrange", t_eval=t, rtol=1e-8, atol=1e-12)
+    p = kanefem.simulate(s.body(), kanefem.Motion.from_function(hub), 2.0, method="rk45-lagrange",
+                         supports="clamped-free", t_eval=t, rtol=1e-8, atol=1e-12, geometric_stiffness=True,
+                         progress=False)
+    assert abs(r.stats["steps"] - p.stats["steps"]) <= 0.01 * p.stats["steps"]
+    assert np.abs(r.d - p.d).max() <= 1e-6 * np.abs(p.d).max()  # rtol 1e-8 per step, 1e4 steps

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import kanefem
-from kanefem import GeometryError, mechanism as M
+from kanefem import GeometryError, _records, mechanism as M
 from kanefem.mechanism import (ConstantSpeed, Coordinate, ElasticLink, Mechanism, Path as ZPath,
                                Prismatic, Revolute, RigidBody, Spring, Torque, Weld)
 
@@ -625,9 +625,9 @@ def test_two_way_equations_at_a_state_are_the_one_way_ones_when_the_frame_is_pre
     d, dd = np.zeros(beam.ndof), np.zeros(beam.ndof)
     d[free], dd[free] = rng.normal(size=(2, free.sum())) * [[1e-2], [1e-1]]
     th, om, eps = 0.7, 3.0, 2.0
-    links = [dict(body=1, fe=beam._body, fixed=arm._fixed, rayleigh=np.zeros(2), geometric=False)]
-    r = kanefem._core.mech_flex_dynamics(mech._core, links, [2], [0.0], [lambda t: (th, om, eps)], [None], 0.0,
-                                         [th], [th], [om], d[free], dd[free])
+    links = _records.links([dict(body=1, geometric=False)])
+    r = kanefem._core.mech_flex_dynamics(mech._core, links, [beam._body], [arm._fixed], _records.drives(
+        [dict(mode="path")]), [lambda t: (th, om, eps)], 0.0, [th], [th], [om], d[free], dd[free])
     g_L = np.array([-9.81 * math.sin(th), -9.81 * math.cos(th)])  # gravity in the arm's axes
     T = beam.motion_terms(om, eps, -g_L)
     Mm, K = beam.mass_matrix(), beam.stiffness_matrix()
@@ -872,7 +872,8 @@ def test_binding_does_not_leak():
 
     sc = M.slider_crank(elements=3)
     rod = sc.link("rod")
-    links = [dict(body=1, fe=rod.body._body, fixed=rod._fixed, rayleigh=np.zeros(2), geometric=True)]
+    links, bodies, fixed = _records.links([dict(body=1, geometric=True)]), [rod.body._body], [rod._fixed]
+    speed, free = _records.drives([dict(mode="speed", speed=150.0)]), _records.drives([dict(mode="free")])
     t = np.linspace(0, 0.002, 5)
 
     def work():
@@ -880,13 +881,13 @@ def test_binding_does_not_leak():
         _core.mech_describe(core)
         k = _core.mech_kinematics(core, np.array([[0.1], [0.2]]), frames=sc._frames)
         _core.mech_accelerations(core, k["q"][:, 2:3] * 0 + 0.1, np.ones((2, 1)))
-        st = _core.mech_simulate(core, [1], [150.0], [None], [None], [0.0], [0.0], t)["states"]
+        st = _core.mech_simulate(core, speed, [None], [0.0], [0.0], t)["states"]
         _core.mech_joint_forces(core, st)
         nd = int((~rod._fixed).sum())
-        _core.mech_flex_simulate(core, links, [1], [150.0], [None], [None], [0.0], [0.0], np.zeros(2 * nd), t,
+        _core.mech_flex_simulate(core, links, bodies, fixed, speed, [None], [0.0], [0.0], np.zeros(2 * nd), t,
                                  dt=5e-4)
         for bad in (lambda: _core.mech_kinematics(core, np.array([[np.inf]])),
-                    lambda: _core.mech_flex_simulate(core, links, [0], [0.0], [None], [lambda *a: 1 / 0],
+                    lambda: _core.mech_flex_simulate(core, links, bodies, fixed, free, [lambda *a: 1 / 0],
                                                      [0.0], [10.0], np.zeros(2 * nd), t, dt=5e-4)):
             try:
                 bad()
@@ -1124,11 +1125,12 @@ def test_coupled_accelerations_with_k_g_settle_at_round_off():
     m = _flexible_pendulum()
     L = m.link("beam")
     nf = int((~L._fixed).sum())
-    links = [dict(body=m._bidx["beam"], fe=L.body._body, fixed=L._fixed, rayleigh=np.zeros(2), geometric=True)]
+    links = _records.links([dict(body=m._bidx["beam"], geometric=True)])
+    free = _records.drives([dict(mode="free")])
     rng = np.random.default_rng(1)
     for _ in range(300):
         d = rng.normal(size=nf) * np.tile([1e-7, 1e-2, 1e-2], nf // 3)
         dd = rng.normal(size=nf) * np.tile([1e-3, 0.3, 0.3], nf // 3)
-        r = _core.mech_flex_dynamics(m._core, links, np.zeros(1), np.zeros(1), [None], [None], 0.0,
+        r = _core.mech_flex_dynamics(m._core, links, [L.body._body], [L._fixed], free, [None], 0.0,
                                      m.drawing_coordinates(), rng.uniform(-4, 1, 1), rng.normal(size=1) * 5, d, dd)
         assert np.all(np.isfinite(r["zdd"])) and np.all(np.isfinite(r["ddd"]))

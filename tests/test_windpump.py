@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kanefem
-from kanefem import GeometryError, WindPump, WindPumpParams
+from kanefem import GeometryError, WindPump, WindPumpParams, _records
 
 REF = WindPumpParams()
 
@@ -662,8 +662,8 @@ def test_binding_does_not_leak():
     beam = pump.lever(4)
 
     def simulate(mode, speed, law, zd0):
-        return _core.mech_simulate(mech, [mode, 0], [speed, 0.0], [None, None], [law, None],
-                                   np.array([0.0, 0.55]), np.array(zd0), t)
+        drives = _records.drives([dict(mode=mode, speed=speed), dict(mode="free")])
+        return _core.mech_simulate(mech, drives, [law, None], np.array([0.0, 0.55]), np.array(zd0), t)
 
     def work():
         st = simulate(1, 14.0, None, [14.0, 0.0])["states"]

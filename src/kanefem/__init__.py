@@ -83,7 +83,8 @@ from .mechanism import (  # noqa: E402
     Torque,
     Weld,
 )
-from ._records import COORD_DTYPE, JOINT_DTYPE, SPRING_DTYPE  # noqa: E402  (joints, springs, coordinates as the core's structs)
+# joints, springs, coordinates, drives, elastic links and axes as the core's structs
+from ._records import AXES_DTYPE, COORD_DTYPE, DRIVE_DTYPE, JOINT_DTYPE, LINK_DTYPE, SPRING_DTYPE  # noqa: E402
 
 # --- the wind pump
 from .windpump import (  # noqa: E402
@@ -166,6 +167,9 @@ __all__ = [
     "JOINT_DTYPE",
     "SPRING_DTYPE",
     "COORD_DTYPE",
+    "DRIVE_DTYPE",
+    "LINK_DTYPE",
+    "AXES_DTYPE",
     # the wind pump
     "WindPump",
     "WindPumpParams",

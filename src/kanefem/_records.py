@@ -18,12 +18,27 @@ dtype              C struct       fields
 ``SPRING_DTYPE``   ``kf_spring``  body (2 int), p0, p1 (2 each [m]), k, L0, c
 ``COORD_DTYPE``    ``kf_coord``   kind (int: 0 x, 1 y, 2 angle, 3 joint), index (int: the
                                   body or joint), name (bytes, NUL-padded)
+``DRIVE_DTYPE``    ``kf_mech_     mode (int: 0 free, 1 constant speed, 2 prescribed
+                   drive``        path), speed [rad/s or m/s] (mode 1), force (mode 0:
+                                  a constant generalized force [N m or N])
+``LINK_DTYPE``     ``kf_mech_     body (int: the mechanism's body carrying the
+                   link``         elements), rayleigh (2: alpha, beta of the elastic
+                                  DOFs' damping), geometric (int: 1 adds K_G, 0 not)
+``AXES_DTYPE``     ``kf_mech_     body (int, -1 the ground), o (2: origin in the body's
+                   axes``         axes [m]), phi (angle from its x axis [rad]): axes
+                                  whose frame the kinematics reports (elastic links')
 =================  =============  ======================================================
+
+A drive's or link's C struct also holds pointers (a drive's path or force law, a
+link's elements and reference conditions): they are not fields of the record (its
+bytes there are unnamed) and travel beside the records, a callable or None per
+drive, a body and a mask per link, for the binding to set.
 
 This module is the one place that makes them (the mechanism model resolves names
 and drawing geometry; these functions only lay the values out); the core validates
-every field (``kf_mech_create``: kinds, indices, finiteness, signs) and the binding
-accepts no other dtype.
+every field (``kf_mech_create``, ``kf_mech_check_drives``, ``kf_flexmech_create``:
+kinds, indices, finiteness, signs; a bad one named as ``drives[0].mode``) and the
+binding accepts no other dtype.
 
 >>> import numpy as np
 >>> from kanefem import _records
@@ -32,14 +47,18 @@ accepts no other dtype.
 (True, 0, -0.5)
 >>> _records.coords([dict(kind="angle", index=0, name="alpha")])["name"][0]
 np.bytes_(b'alpha')
+>>> d = _records.drives([dict(mode="speed", speed=15.0), dict(mode="free", force=2.0)])
+>>> d["mode"].tolist(), d["speed"].tolist(), d["force"].tolist()
+([1, 0], [15.0, 0.0], [0.0, 2.0])
 """
 
 import numpy as np
 
 from . import _core
 
-__all__ = ["JOINT_DTYPE", "SPRING_DTYPE", "COORD_DTYPE", "JOINT_KINDS", "COORD_KINDS",
-           "joints", "springs", "coords"]
+__all__ = ["JOINT_DTYPE", "SPRING_DTYPE", "COORD_DTYPE", "DRIVE_DTYPE", "LINK_DTYPE", "AXES_DTYPE",
+           "JOINT_KINDS", "COORD_KINDS", "DRIVE_MODES", "joints", "springs", "coords", "drives",
+           "links", "axes"]
 
 #: kf_joint's record (csrc/kf_mechanism.h)
 JOINT_DTYPE = _core.joint_dtype
@@ -47,22 +66,30 @@ JOINT_DTYPE = _core.joint_dtype
 SPRING_DTYPE = _core.spring_dtype
 #: kf_coord's record
 COORD_DTYPE = _core.coord_dtype
+#: kf_mech_drive's record (its plain fields)
+DRIVE_DTYPE = _core.drive_dtype
+#: kf_mech_link's record (its plain fields)
+LINK_DTYPE = _core.link_dtype
+#: kf_mech_axes' record
+AXES_DTYPE = _core.axes_dtype
 #: joint kinds by name (enum kf_joint_kind)
 JOINT_KINDS = {"revolute": 0, "prismatic": 1, "weld": 2}
 #: independent-coordinate kinds by name (enum kf_coord_kind)
 COORD_KINDS = {"x": 0, "y": 1, "angle": 2, "joint": 3}
+#: drive modes by name (enum kf_drive_mode)
+DRIVE_MODES = {"free": 0, "speed": 1, "path": 2}
 
 
-def _records(dtype, items, kinds=None):
-    """A record array of dtype from dicts of field values (missing fields zero); a
-    ``kind`` given by name is translated through ``kinds``."""
+def _records(dtype, items, kinds=None, kind="kind"):
+    """A record array of dtype from dicts of field values (missing fields zero); the
+    field ``kind`` given by name is translated through ``kinds``."""
     items = list(items)
     out = np.zeros(len(items), dtype)
     for i, item in enumerate(items):
         for field, value in item.items():
             if field not in dtype.names:
                 raise KeyError(f"{field!r} is not a field of {dtype.names}")
-            if field == "kind" and isinstance(value, str):
+            if field == kind and isinstance(value, str):
                 value = kinds[value]
             out[field][i] = value
     return out
@@ -84,3 +111,18 @@ def coords(items) -> np.ndarray:
     items = [dict(it, name=it["name"].encode()) if isinstance(it.get("name"), str) else it
              for it in items]
     return _records(COORD_DTYPE, items, COORD_KINDS)
+
+
+def drives(items) -> np.ndarray:
+    """DRIVE_DTYPE records from dicts with the fields' values (mode by name or number)."""
+    return _records(DRIVE_DTYPE, items, DRIVE_MODES, "mode")
+
+
+def links(items) -> np.ndarray:
+    """LINK_DTYPE records from dicts with the fields' values (geometric a bool or 0/1)."""
+    return _records(LINK_DTYPE, items)
+
+
+def axes(items) -> np.ndarray:
+    """AXES_DTYPE records from dicts with the fields' values."""
+    return _records(AXES_DTYPE, items)

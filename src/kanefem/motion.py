@@ -8,6 +8,8 @@ section 1); Hamilton's momentum also needs the origin's velocity.  The ways to g
 them (docs/theory.md section 4.6):
 
 * :meth:`Motion.constant_speed` -- planar, omega constant, origin at rest (in C);
+* :meth:`Motion.spin_up` -- planar, a hub spun up smoothly from rest to a constant
+  speed (in C);
 * :meth:`Motion.from_samples` -- planar, theta(t) and r_O(t) sampled in time,
   interpolated by not-a-knot cubic splines and differentiated exactly (fitted and
   evaluated in C, so a simulation calls no Python);
@@ -60,14 +62,15 @@ class MotionState:
 class Motion:
     """The rigid motion of a body frame over time, in the plane or in space.
 
-    Make one with :meth:`constant_speed`, :meth:`from_samples` (planar),
+    Make one with :meth:`constant_speed`, :meth:`spin_up`, :meth:`from_samples` (planar),
     :meth:`constant_spin`, :meth:`from_rotations` (spatial) or :meth:`from_function`;
     pass it to :func:`kanefem.simulate`.
 
     Attributes
     ----------
     kind : str
-        ``"constant"``, ``"samples"``, ``"spin"``, ``"rotations"`` or ``"function"``.
+        ``"constant"``, ``"spinup"``, ``"samples"``, ``"spin"``, ``"rotations"`` or
+        ``"function"``.
     t_range : (float, float)
         The times at which the motion is defined [s].
     has_angle : bool
@@ -113,6 +116,40 @@ class Motion:
         return cls("constant",
                    lambda g: _core.motion_constant(omega=omega, theta0=theta0, gravity=g),
                    (-math.inf, math.inf), True, f"constant_speed({omega!r}, theta0={theta0!r})")
+
+    @classmethod
+    def spin_up(cls, omega_s, T_s, theta0=0.0) -> "Motion":
+        """A hub spun up from rest about the fixed frame origin (Simo and Vu-Quoc 1986):
+
+            omega(t) = (omega_s / T_s) (t - T_s / (2 pi) sin(2 pi t / T_s))   for t < T_s,
+            omega(t) = omega_s                                                 after,
+
+        an angular acceleration (omega_s / T_s)(1 - cos(2 pi t / T_s)) that rises and falls
+        smoothly, the angle its integral from ``theta0`` (so gravity may be given); in C,
+        so a simulation calls no Python.
+
+        Parameters
+        ----------
+        omega_s : float
+            Final angular velocity [rad/s].
+        T_s : float
+            Duration of the spin-up [s], > 0.
+        theta0 : float
+            Angle of the frame at t = 0 [rad].
+
+        Examples
+        --------
+        >>> s = Motion.spin_up(4.0, 15.0).evaluate([7.5, 15.0, 20.0])
+        >>> s.omega.round(12).tolist(), s.eps.round(12).tolist()
+        ([2.0, 4.0, 4.0], [0.533333333333, 0.0, 0.0])
+        """
+        omega_s = _checks.real("omega_s", omega_s)
+        T_s = _checks.real("T_s", T_s, positive=True)
+        theta0 = _checks.angle("theta0", theta0)
+        _core.motion_spinup(omega_s=omega_s, T_s=T_s, theta0=theta0, gravity=np.zeros(2))  # checked now
+        return cls("spinup",
+                   lambda g: _core.motion_spinup(omega_s=omega_s, T_s=T_s, theta0=theta0, gravity=g),
+                   (-math.inf, math.inf), True, f"spin_up({omega_s!r}, {T_s!r}, theta0={theta0!r})")
 
     @classmethod
     def from_function(cls, f, *, spatial=False) -> "Motion":

@@ -468,16 +468,14 @@ class SpinUp:
                              f"acceleration omega_s / T_s or 2 pi / T_s is not finite")
 
     def omega(self, t):
-        """Hub angular velocity [rad/s] at t (array-like)."""
+        """Hub angular velocity [rad/s] at t (array-like): the motion's, evaluated in C."""
         t = _checks.array("t", t)
-        w = self.omega_s / self.T_s * (t - self.T_s / (2 * math.pi) * np.sin(2 * math.pi * t / self.T_s))
-        return np.where(t < self.T_s, w, self.omega_s)
+        return self.motion().evaluate(t.ravel()).omega.reshape(t.shape)
 
     def eps(self, t):
         """Hub angular acceleration [rad/s^2] at t."""
         t = _checks.array("t", t)
-        e = self.omega_s / self.T_s * (1 - np.cos(2 * math.pi * t / self.T_s))
-        return np.where(t < self.T_s, e, 0.0)
+        return self.motion().evaluate(t.ravel()).eps.reshape(t.shape)
 
     def body(self) -> PlanarBeam:
         # any (E, A, I, rho) with these products gives the same beam (no rotary inertia)
@@ -486,11 +484,8 @@ class SpinUp:
                           rho=self.rhoA / A)
 
     def motion(self) -> Motion:
-        def hub(t):
-            return float(self.omega(t)), float(self.eps(t)), (0.0, 0.0)
-
-        hub.__name__ = f"spin_up(omega_s={self.omega_s}, T_s={self.T_s})"
-        return Motion.from_function(hub)
+        """The hub's motion, :meth:`Motion.spin_up` (in C: a simulation calls no Python)."""
+        return Motion.spin_up(self.omega_s, self.T_s)
 
     def first_frequency(self) -> float:
         """First bending frequency at rest, clamped-free [rad/s] (finite elements)."""

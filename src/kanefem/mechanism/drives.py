@@ -30,13 +30,7 @@ class Torque:
     """A free coordinate under an applied generalized force (a motor torque, or a
     force along a sliding coordinate): ``law(t, z, z')`` or a constant."""
 
-    law: object = 0.0
-
-    def function(self):
-        if callable(self.law):
-            return self.law
-        value = _checks.real("Torque law", self.law)  # a constant torque
-        return lambda t, z, zd: value
+    law: object = 0.0  # a constant runs in the core (a drive record's force), a callable is called
 
 
 @dataclass(frozen=True)

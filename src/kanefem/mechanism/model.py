@@ -79,7 +79,7 @@ class Mechanism(MechanismFiles):
         self._core = _core_mech if _core_mech is not None else _core.mech_create(**self._arrays())
         self._q0 = _core.mech_describe(self._core)["q0"]
         # the elastic links' frames: origin at the elements' x = 0, body axes
-        self._frames = np.array([[self._bidx[L.name], -L.x_centre, 0.0, 0.0] for L in self.links]).reshape(-1, 4)
+        self._frames = _records.axes([dict(body=self._bidx[L.name], o=(-L.x_centre, 0.0)) for L in self.links])
 
     @classmethod
     def _from_core(cls, core, name, body_names, joint_names, links=None):
@@ -330,26 +330,35 @@ class Mechanism(MechanismFiles):
         return [drives.get(c.name) for c in self.coordinates]
 
 
-    def _drive_arrays(self, ds):
-        """The core's drive description of ``ds`` (one drive or None per coordinate):
-        modes (0 free, 1 constant speed, 2 prescribed path), speeds, path and torque
-        callables."""
-        nz = len(self.coordinates)
-        modes, speeds, paths, laws = np.zeros(nz), np.zeros(nz), [None] * nz, [None] * nz
+    def _drive_records(self, ds):
+        """The core's drives of ``ds`` (one drive or None per coordinate): DRIVE_DTYPE
+        records (``kanefem._records``) and, beside them, per coordinate the path or
+        force law (a callable) or None; a constant torque is a record's force, no
+        callable."""
+        rows, functions = [], []
         for k, d in enumerate(ds):
-            if isinstance(d, ConstantSpeed):
-                modes[k], speeds[k] = 1, d.speed
+            fn = None
+            if d is None:
+                row = dict(mode="free")
+            elif isinstance(d, ConstantSpeed):
+                row = dict(mode="speed", speed=d.speed)
             elif isinstance(d, Torque):
-                laws[k] = d.function()
+                row = dict(mode="free")
+                if callable(d.law):
+                    fn = d.law
+                else:
+                    row["force"] = _checks.real("Torque law", d.law)
             elif isinstance(d, Path):
-                modes[k], paths[k] = 2, d.function
+                row, fn = dict(mode="path"), d.function
             elif isinstance(d, Recorded):
                 spline = d.spline()
-                modes[k], paths[k] = 2, (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
-            elif d is not None:
+                row, fn = dict(mode="path"), (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
+            else:
                 raise TypeError(f"drives[{self.coordinates[k].name!r}] must be ConstantSpeed, "
                                 f"Torque, Path or Recorded, got {d!r}")
-        return modes, speeds, paths, laws
+            rows.append(row)
+            functions.append(fn)
+        return _records.drives(rows), functions
 
     def solve(self, t=None, *, duration=None, points=361, drives=None, z0=None, zd0=None,
               steady_state=False, rtol=1e-9, atol=1e-12, max_steps=None, progress=None) -> MechanismMotion:
@@ -407,13 +416,13 @@ class Mechanism(MechanismFiles):
         tt = self._check_size(self._time_grid(t, duration, points), "t or points")
         z0 = self._initial_coordinates(z0)
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
-        modes, speeds, paths, laws = self._drive_arrays(ds)
+        drive_records, functions = self._drive_records(ds)
         rtol, atol = _checks.real("rtol", rtol), _checks.real("atol", atol)
         limits = {} if max_steps is None else {"max_steps": _checks.integer("max_steps", max_steps, minimum=1,
                                                                               maximum=2**62)}
 
         def run(times, z_start, zd_start, tolerance):
-            return _core.mech_simulate(self._core, modes, speeds, paths, laws, z_start, zd_start, times,
+            return _core.mech_simulate(self._core, drive_records, functions, z_start, zd_start, times,
                                        rtol=tolerance, atol=atol, progress=progress, **limits)
 
         stats = {}
@@ -789,7 +798,7 @@ class Mechanism(MechanismFiles):
         tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
         z0 = self._initial_coordinates(z0)
         zd0 = np.zeros(nz) if zd0 is None else _checks.array("zd0", zd0, shape=(nz,))
-        modes, speeds, paths, laws = self._drive_arrays(ds)
+        drive_records, functions = self._drive_records(ds)
         for L in self.links:
             self._check_reference(L)
         free = [np.flatnonzero(~L._fixed) for L in self.links]
@@ -819,8 +828,9 @@ class Mechanism(MechanismFiles):
             if tt.size > 1:
                 dt = min(dt, float(np.min(np.diff(tt))))
         dt = _checks.real("dt", dt, positive=True)
-        links = [dict(body=self._bidx[L.name], fe=L.body._body, fixed=L._fixed, rayleigh=np.array(L.damping),
-                      geometric=L.geometric_stiffness) for L in self.links]
+        links = _records.links([dict(body=self._bidx[L.name], rayleigh=L.damping, geometric=L.geometric_stiffness)
+                                for L in self.links])
+        bodies, fixed = [L.body._body for L in self.links], [L._fixed for L in self.links]
         options = dict(dt=dt, rho_inf=_checks.real("rho_inf", rho_inf),
                        tol=_checks.real("tol", tol, positive=True),
                        max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000), progress=progress)
@@ -829,7 +839,7 @@ class Mechanism(MechanismFiles):
 
         def run(refine):
             try:
-                return _core.mech_flex_simulate(self._core, links, modes, speeds, paths, laws, z0, zd0,
+                return _core.mech_flex_simulate(self._core, links, bodies, fixed, drive_records, functions, z0, zd0,
                                                 x0, tt, refine=refine,
                                                 max_steps=max_steps, **options)
             except _core.LinAlgError as e:
