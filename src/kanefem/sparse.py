@@ -178,6 +178,9 @@ class SparseEigen:
         self.delta = 1e-8 * self.scale
         self.F = None
         self.rest = {}
+        #: K_G of the prestress load cases on the body's pattern (ncase, nnz), set by the
+        #: body for these supports when K_G is asked (docs/theory.md section 2.11)
+        self.kg_values = None
 
     def factor_rest(self):
         if self.F is None:
@@ -254,11 +257,23 @@ class SparseEigen:
         return None
 
 
-def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, stats):
+def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, stats, kg=None):
     """The ms lowest eigenpairs at one frame: (theta, imag, U, the next continuation
     basis X).  The planar shift if it applies, else certified continuation from X, else
-    ARPACK (section 3.12)."""
+    ARPACK (section 3.12).  With K_G coefficients kg (section 2.11): ARPACK, its shift
+    below the spectrum by a bound of K_G's compression."""
     imag = np.zeros(ms)
+    if kg is not None and np.any(kg != 0.0):
+        A, symmetric = ctx.matrix(f, include_eps)
+        G = ctx.red.matrix(kg @ ctx.kg_values)
+        # Gershgorin: no eigenvalue of (K_G, M) below -max_i sum_j |K_G,ij| / min M_ii
+        low = float(np.max(np.abs(G).sum(axis=1))) / float(ctx.M.diagonal().min())
+        lam, V = ctx.full(A + G, ms, symmetric, -(w2 + e_norm + ctx.delta + low))
+        stats["full_solves"] += 1
+        if np.all(lam.imag == 0.0):
+            return lam.real, imag, V.real, X
+        U = np.column_stack([V[:, k].real if lam[k].imag >= 0 else V[:, k].imag for k in range(ms)])
+        return lam.real, lam.imag, U, X
     if (dim == 2 or w2 == 0.0) and not skew:
         # sum WW_ij S_ij = -w^2 M exactly: every eigenvalue shifts, no shape changes
         stats["shifted"] += 1
@@ -284,7 +299,7 @@ def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, st
     return lam.real, lam.imag, U, X
 
 
-def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None):
+def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None, kg=None):
     """Eigenvalues at each frame (section 3.12): the exact shift for in-plane spin of a
     plane body, certified continuation from the previous instant, ARPACK as the
     safeguard.  Returns the arrays and stats of an EigenResult."""
@@ -308,7 +323,7 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
     last = None  # the previous instant's rates and processed (theta, imag, U)
     for t in range(nt):
         f = frames[t]
-        key = np.concatenate([f["omega"], f["eps"]]).tobytes()
+        key = np.concatenate([f["omega"], f["eps"]] + ([] if kg is None else [kg[t]])).tobytes()
         W, E, WW = frame_operators(f)
         w2 = float(np.dot(f["omega"], f["omega"]))
         e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
@@ -320,7 +335,7 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
             stats["repeated"] += 1
         else:
             theta, imag, U, X = _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim,
-                                         stats)
+                                         stats, None if kg is None else kg[t])
             U = np.array(U, dtype=float)
             if np.all(imag == 0.0):
                 U = U / np.sqrt(np.einsum("ik,ik->k", U, ctx.M @ U))
