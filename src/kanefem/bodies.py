@@ -607,11 +607,9 @@ class FlexibleBody:
         DOFs (docs/theory.md section 2.11), and the end axes."""
         import scipy.sparse as sp
 
-        inv = self.inertia_invariants()
         d, n = self.dim, self.ndof
-        s = inv["s"]
-        F = [-np.asarray(inv["Mo"][i]) for i in range(d)]
-        F += [-np.asarray(s[i][j]) for i in range(d) for j in range(d)]
+        F = [-np.asarray(self._vector("Mo", i)) for i in range(d)]
+        F += [-np.asarray(self._vector("s", i, j)) for i in range(d) for j in range(d)]
         axes = self._end_axes()
         if len(F) < self._n_prestress_cases():
             for end, node in enumerate((0, self.n_nodes - 1)):

@@ -41,6 +41,7 @@ quadratic elements for thin links.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from collections.abc import Mapping
@@ -965,27 +966,27 @@ class MeshBody(FlexibleBody):
         from .sparse import eigen_solve
 
         ctx = self._sparse_context(fixed)
-        kg = None
-        if geometric:
-            if ctx.kg_values is None:  # the prestress basis of these supports (pattern values), once
-                with self._kg_lock():
-                    self._geometric_basis(supports)
-                    nk = self._n_kg()
-                    ctx.kg_values = np.array([
-                        _core.geometric_matrix(body=self._body, coefficients=np.eye(nk)[c])
-                        for c in range(nk)])
-            kg = self._geometric_rows(motion, supports, None, axial_force)
         if n_modes > ctx.red.n - 6:
             raise ValueError(f"n_modes = {n_modes} is out of 1..{ctx.red.n - 6} for the sparse solver "
                              f"({ctx.red.n} free DOFs); use solver='dense'")
+        kg, lock = None, contextlib.nullcontext()
+        if geometric:  # K_G(t) from the core's prestress basis of these supports, held meanwhile
+            lock = self._kg_lock()
+            ctx.kg_matrix = lambda c: ctx.red.matrix(_core.geometric_matrix(body=self._body, coefficients=c))
         try:
-            lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
-                                              order == "tracked", progress, kg=kg)
+            with lock:
+                if geometric:
+                    self._geometric_basis(supports)
+                    kg = self._geometric_rows(motion, supports, None, axial_force)
+                lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
+                                                  order == "tracked", progress, kg=kg)
         except RuntimeError as exc:  # SuperLU's singular factor, ARPACK's failures (ArpackError)
             raise _core.LinAlgError(
                 f"solver='sparse' failed: {exc} (E = {self.E!r}, rho = {self.rho!r}: a stiffness negligible "
                 "against the masses leaves the shifted matrices singular; solver='dense' solves small "
                 "meshes without shifts)") from None
+        finally:
+            ctx.kg_matrix = None  # valid while the lock was held; no cycle body -> context -> body
         return lam, im, shapes, st
 
     def eigenvalues(self, n_modes, omega=0.0, eps=0.0, supports=None, include_eps=True, mode_shapes=True,
