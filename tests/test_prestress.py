@@ -268,3 +268,26 @@ def test_mesh_prestress_needs_supports_and_no_end_forces():
         body.geometric_stiffness(c[:3], supports=ROOT)
     KG = body.geometric_stiffness(c, supports=ROOT)
     assert abs(KG - KG.T).max() <= 1e-12 * abs(KG).max()
+
+
+def test_solid_blade_in_compression_and_gyroscopic():
+    """The blade pushed along its axis by an origin acceleration (a_O = +g x: compression
+    from the root, N < 0) softens: the sparse path, whose shift must go below a spectrum
+    lowered by K_G, equals the dense one.  With spin about z, the flap motion (along z)
+    has no Coriolis coupling, so the gyroscopic eigenvalue of the flap mode is i sqrt of
+    the frozen one with the same K_G."""
+    body = solid_blade(nx=12)
+    lam0 = body.eigenvalues(2, supports=ROOT, mode_shapes=False).eigenvalues
+    g = 0.5 * 1.8751**2 * STEEL["E"] * B * H**3 / 12 / (STEEL["rho"] * B * H * L**3)  # a tenth-ish of buckling
+    kw = dict(a_O=(g, 0.0, 0.0), supports=ROOT, geometric_stiffness=True, mode_shapes=False)
+    dense = body.eigenvalues(2, solver="dense", **kw).eigenvalues
+    sparse = body.eigenvalues(2, solver="sparse", **kw).eigenvalues
+    np.testing.assert_allclose(sparse, dense, rtol=1e-6)  # the dense solver's round-off, as above
+    assert dense[0] < 0.9 * lam0[0]
+    Om = 0.5 * math.sqrt(lam0[0])
+    lam = body.eigenvalues(1, omega=(0.0, 0.0, Om), supports=ROOT, geometric_stiffness=True,
+                           include_eps=False, mode_shapes=False).eigenvalues[0]
+    s = body.gyroscopic_eigenvalues([(0.0, 0.0, Om)], [(0.0, 0.0, 0.0)], 1, supports=ROOT,
+                                    geometric_stiffness=True).s[0, 0]
+    # dgeev on the first-order form: round-off ~1e-16 of its largest |s|, ~1e6 times this one
+    assert abs(s.real) < 1e-6 * abs(s) and s.imag**2 == pytest.approx(lam, rel=1e-6)
