@@ -43,10 +43,10 @@ void kf_body_free(kf_body *b)
     }
     kf_mat_free(&b->M);
     kf_mat_free(&b->K);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < KF_MAX_KG; k++)
         kf_mat_free(&b->KG[k]);
+    for (int k = 0; k < 3; k++)
         kf_mat_free(&b->P[k]);
-    }
     kf_pattern_free(b->pattern); /* after the matrices that borrow it */
     free(b->coords);
     free(b->conn);
@@ -320,6 +320,44 @@ static void scatter(const kf_body *b, kf_mat *dst, const double *Xe, int ne, con
 }
 
 /*
+ * The geometric rows of a line element at a quadrature point and their weights:
+ * K_G at the point is w N sum_r wt[r] g_r^T g_r for the axial force N.  The
+ * element's slope rows G (the lateral slopes) with weight 1, and for the spatial
+ * beam the twist rate theta_a' (its strain row 3) with weight Ip / A, Ip = Izz +
+ * Iyy: the tension-torsion ("trapeze") term N Ip / A theta_a'^2 (section 2.4).
+ * Returns the number of rows (at most 3).
+ */
+static int geo_rows(const kf_body *b, const kf_element_type *ele, const kf_qpoint *p,
+                    const double **rows, double *wt)
+{
+    int nr = 0;
+    for (int r = 0; r < ele->ngeo; r++) {
+        rows[nr] = p->G + r * p->ne;
+        wt[nr++] = 1.0;
+    }
+    if (ele == kf_element_get(KF_BEAM3D)) {
+        rows[nr] = p->B + 3 * p->ne;
+        wt[nr++] = (b->sec.Izz + b->sec.Iyy) / b->sec.A;
+    }
+    return nr;
+}
+
+/* Xe[a, c] += f sum_r wt[r] g_r[a] g_r[c] (ne x ne, row-major) */
+static void add_geo(int ne, int nr, const double **rows, const double *wt, double f, double *Xe)
+{
+    if (f == 0.0)
+        return;
+    for (int a = 0; a < ne; a++)
+        for (int c = 0; c < ne; c++) {
+            double v = 0.0;
+            for (int r = 0; r < nr; r++)
+                v += wt[r] * rows[r][a] * rows[r][c];
+            if (v != 0.0)
+                Xe[(size_t)a * ne + c] += f * v;
+        }
+}
+
+/*
  * Integrate and assemble the invariants and K.  Each element's matrices are
  * summed over its quadrature points first, then added to the body once: for a
  * CSR body at positions found once per element (element_positions).
@@ -377,18 +415,15 @@ static int assemble(kf_body *b, kf_error *err)
                     }
                 }
             }
-            /* geometric basis: KG[k] += w x^k G^T G */
-            if (geo)
-                for (int a = 0; a < ne; a++)
-                    for (int c = 0; c < ne; c++) {
-                        double v = 0.0;
-                        for (int r = 0; r < el->ngeo; r++)
-                            v += G[r * ne + a] * G[r * ne + c];
-                        double xpow[3] = {1.0, x[0], x[0] * x[0]};
-                        if (v != 0.0)
-                            for (int k = 0; k < 3; k++)
-                                KGe[k * ne2 + (size_t)a * ne + c] += w * v * xpow[k];
-                    }
+            /* geometric basis: KG[k] += w x^k (G^T G [+ Ip/A th'^T th']) */
+            if (geo) {
+                const double *rows[3];
+                double wt[3], xpow[3] = {1.0, x[0], x[0] * x[0]};
+                int nr = geo_rows(b, ele, &p, rows, wt);
+                for (int k = 0; k < 3; k++)
+                    add_geo(ne, nr, rows, wt, w * xpow[k], KGe + k * ne2);
+            }
+            (void)G;
             /* second-order rotation: R_ij += mu w H_i x_j with the Hessian
              * H_i = 1/2 (Th_i^T g + g^T Th_i) - r_i Th^T Th, g = r^T Th, of
              * u_i = 1/2 (theta x (theta x r))_i = 1/2 (theta_i (theta . r) - |theta|^2 r_i) */
@@ -642,6 +677,7 @@ static int body_build(kf_body **out, int kind, int nnode, const double *coords, 
     /* M first; every other matrix is made like it */
     rc = kind_st == KF_CSR ? kf_mat_alloc_csr(&b->M, b->pattern, err)
                            : kf_mat_alloc(&b->M, kind_st, b->ndof, bw, bw, err);
+    b->nkg = b->has_geometric ? 3 : 0;
     for (int k = 0; k < 3 && !rc && b->has_geometric && el->ngeo > 0; k++)
         rc = kf_mat_alloc_like(&b->KG[k], &b->M, err);
     for (int k = 0; k < b->dim * b->dim && !rc; k++)
@@ -875,16 +911,20 @@ int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_
 
 /* ---------------------------------------------------------------- geometric stiffness */
 
-int kf_body_geometric(const kf_body *b, const double c[3], double beta, kf_mat *out,
+int kf_body_nkg(const kf_body *b) { return b->has_geometric ? b->nkg : 0; }
+int kf_body_prestressed(const kf_body *b) { return b->prestress; }
+
+int kf_body_geometric(const kf_body *b, const double *c, double beta, kf_mat *out,
                       kf_error *err)
 {
     if (!b->has_geometric)
         return kf_fail(err, KF_EINVAL, "body",
                        "geometric stiffness needs a straight line body on the frame's x axis "
-                       "with its nodes in ascending x");
+                       "with its nodes in ascending x, or a prestress basis "
+                       "(kf_body_set_prestress)");
     if (!kf_mat_conform(out, &b->M))
         return kf_fail(err, KF_EINVAL, "out", "output matrix does not conform with M");
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < b->nkg; k++)
         if (!isfinite(c[k]))
             return kf_fail(err, KF_EINVAL, "axial_force",
                            "axial force coefficients must be finite (c%d = %g)", k, c[k]);
@@ -892,27 +932,228 @@ int kf_body_geometric(const kf_body *b, const double c[3], double beta, kf_mat *
         kf_mat_zero(out);
     else if (beta != 1.0)
         kf_mat_scale(out, beta);
-    if (b->el->ngeo == 0) /* no lateral DOFs: K_G = 0 */
-        return KF_OK;
-    for (int k = 0; k < 3; k++)
-        if (c[k] != 0.0)
+    for (int k = 0; k < b->nkg; k++) /* no lateral DOFs (a bar): no matrices, K_G = 0 */
+        if (c[k] != 0.0 && b->KG[k].a)
             kf_mat_axpy(out, c[k], &b->KG[k]);
     return KF_OK;
 }
 
-int kf_body_axial_force(const kf_body *b, const kf_frame *frame, double f_first, double f_last,
-                        int fixed_first, int fixed_last, double c[3], kf_error *err)
+/*
+ * K_G of the linear stress of the displacement field u (all DOFs) under the unit
+ * load case (acc, Mc) added to out (section 2.11).  Line elements: the axial force
+ * N = EA u_a' (constant on the element, its mean) corrected inside the element by
+ * the axial load of the case, dN/ds = mu e1.(acc + Mc x(s)), to the exact
+ * quadratic N(s); K_G = sum w N(s) (G^T G [+ Ip/A th'^T th']).  Plane and solid
+ * elements: the stress sigma = D B u at each point, K_G[a i, b i] += w grad(phi_a)^T
+ * sigma grad(phi_b) for each direction i.
+ */
+static int prestress_matrix(const kf_body *b, const double *u, const double *acc,
+                            const double *Mc, kf_mat *out, double *work, int *pos,
+                            kf_error *err)
 {
-    if (!b->has_geometric)
-        return kf_fail(err, KF_EINVAL, "body",
-                       "the axial force is defined for a straight line body on the frame's x "
-                       "axis with its nodes in ascending x");
+    int dim = b->dim, line = b->kind < KF_TRI3;
+    int nemax = KF_MAX_EDOF;
+    size_t ne2 = (size_t)nemax * nemax;
+    double mu = b->el->mu(&b->sec);
+    double D[KF_MAX_STRAIN * KF_MAX_STRAIN];
+    b->el->dmat(&b->sec, D);
+    int ns = b->el->nstrain;
+    kf_qpoint p = {0};
+    int more = kf_body_next_point(b, &p);
+    while (more) {
+        int e = p.e, ne = p.ne;
+        const kf_element_type *ele = elem_type(b, e);
+        memset(work, 0, ne2 * sizeof(double));
+        int dofs[KF_MAX_EDOF];
+        memcpy(dofs, p.dofs, (size_t)ne * sizeof(int));
+        double ue[KF_MAX_EDOF];
+        for (int a = 0; a < ne; a++)
+            ue[a] = u[dofs[a]];
+        double e1[KF_MAX_DIM] = {0}, l = 0.0, g0 = 0.0, g1 = 0.0;
+        if (line) { /* the element's axis, length and the case's axial load rate */
+            for (int k = 0; k < dim; k++) {
+                e1[k] = p.xe[dim + k] - p.xe[k];
+                l += e1[k] * e1[k];
+            }
+            l = sqrt(l);
+            for (int k = 0; k < dim; k++)
+                e1[k] /= l;
+            for (int i = 0; i < dim; i++) {
+                double ax = acc[i], mx = 0.0;
+                for (int j = 0; j < dim; j++) {
+                    ax += Mc[i * dim + j] * p.xe[j];
+                    mx += Mc[i * dim + j] * e1[j];
+                }
+                g0 += e1[i] * ax;
+                g1 += e1[i] * mx;
+            }
+        }
+        for (; more && p.e == e; more = kf_body_next_point(b, &p)) {
+            double eps[KF_MAX_STRAIN] = {0}, sig[KF_MAX_STRAIN] = {0};
+            for (int r = 0; r < ns; r++)
+                for (int a = 0; a < ne; a++)
+                    eps[r] += p.B[r * ne + a] * ue[a];
+            for (int r = 0; r < ns; r++)
+                for (int q = 0; q < ns; q++)
+                    sig[r] += D[r * ns + q] * eps[q];
+            if (line) {
+                const double *rows[3];
+                double wt[3], s = 0.0;
+                for (int k = 0; k < dim; k++)
+                    s += (p.x[k] - p.xe[k]) * e1[k];
+                double N = sig[0] + mu * (g0 * (s - l / 2) + g1 / 2 * (s * s - l * l / 3));
+                int nr = geo_rows(b, ele, &p, rows, wt);
+                add_geo(ne, nr, rows, wt, p.w * N, work);
+                continue;
+            }
+            /* gradients of the shape functions from B's normal-strain rows, the stress
+             * tensor from Voigt order (plane: xx, yy, xy; solid: xx, yy, zz, yz, xz, xy) */
+            double S[3][3];
+            if (dim == 2) {
+                S[0][0] = sig[0], S[1][1] = sig[1], S[0][1] = S[1][0] = sig[2];
+            } else {
+                S[0][0] = sig[0], S[1][1] = sig[1], S[2][2] = sig[2];
+                S[1][2] = S[2][1] = sig[3], S[0][2] = S[2][0] = sig[4], S[0][1] = S[1][0] = sig[5];
+            }
+            int nn = ne / dim;
+            double gr[KF_MAX_ENODE][KF_MAX_DIM], sg[KF_MAX_ENODE][KF_MAX_DIM];
+            for (int a = 0; a < nn; a++)
+                for (int k = 0; k < dim; k++)
+                    gr[a][k] = p.B[k * ne + a * dim + k];
+            for (int a = 0; a < nn; a++)
+                for (int k = 0; k < dim; k++) {
+                    sg[a][k] = 0.0;
+                    for (int m = 0; m < dim; m++)
+                        sg[a][k] += S[k][m] * gr[a][m];
+                }
+            for (int a = 0; a < nn; a++)
+                for (int c = 0; c < nn; c++) {
+                    double v = 0.0;
+                    for (int k = 0; k < dim; k++)
+                        v += gr[a][k] * sg[c][k];
+                    v *= p.w;
+                    for (int i = 0; i < dim; i++)
+                        work[(size_t)(a * dim + i) * ne + c * dim + i] += v;
+                }
+        }
+        if (pos)
+            element_positions(b, e, pos);
+        scatter(b, out, work, ne, dofs, pos);
+    }
+    (void)err;
+    return KF_OK;
+}
+
+int kf_body_set_prestress(kf_body *b, int ncase, const double *u, const double *axes,
+                          kf_error *err)
+{
+    int dim = b->dim, dd = dim * dim, line = b->kind < KF_TRI3;
+    int want = dim + dd + (line ? 2 : 0);
+    if (b->reduced)
+        return kf_fail(err, KF_EINVAL, "body", "a reduced body has no mesh to take a prestress from");
+    if (ncase != want)
+        return kf_fail(err, KF_EINVAL, "fields", "the prestress needs %d load cases for this "
+                       "body (dim + dim^2%s), got %d", want, line ? " + 2 end loads" : "", ncase);
+    for (size_t i = 0; i < (size_t)ncase * b->ndof; i++)
+        if (!isfinite(u[i]))
+            return kf_fail(err, KF_EINVAL, "fields", "the prestress displacement of load case %d "
+                           "is not finite at DOF %d", (int)(i / b->ndof), (int)(i % b->ndof));
+    for (int k = 0; line && k < 2 * dim; k++)
+        if (!isfinite(axes[k]))
+            return kf_fail(err, KF_EINVAL, "axes", "end-load axes must be finite");
+    size_t ne2 = (size_t)KF_MAX_EDOF * KF_MAX_EDOF;
+    double *work = kf_calloc(ne2, sizeof(double));
+    int *pos = b->pattern ? kf_calloc(ne2, sizeof(int)) : NULL;
+    if (!work || (b->pattern && !pos)) {
+        free(work);
+        free(pos);
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate the element work space");
+    }
+    for (int k = 0; k < KF_MAX_KG; k++)
+        kf_mat_free(&b->KG[k]);
+    b->has_geometric = 0; /* until the basis is complete */
+    int rc = KF_OK;
+    for (int c = 0; c < ncase && !rc; c++) {
+        double acc[KF_MAX_DIM] = {0}, Mc[KF_MAX_DIM * KF_MAX_DIM] = {0};
+        if (c < dim)
+            acc[c] = 1.0;
+        else if (c < dim + dd)
+            Mc[c - dim] = 1.0;
+        rc = kf_mat_alloc_like(&b->KG[c], &b->M, err);
+        if (!rc)
+            rc = prestress_matrix(b, u + (size_t)c * b->ndof, acc, Mc, &b->KG[c], work, pos, err);
+    }
+    free(work);
+    free(pos);
+    if (rc) {
+        for (int k = 0; k < KF_MAX_KG; k++)
+            kf_mat_free(&b->KG[k]);
+        b->nkg = 0;
+        b->prestress = 0;
+        return rc;
+    }
+    memset(b->end_axis, 0, sizeof b->end_axis);
+    for (int k = 0; line && k < dim; k++) {
+        b->end_axis[0][k] = axes[k];
+        b->end_axis[1][k] = axes[dim + k];
+    }
+    b->nkg = ncase;
+    b->prestress = 1;
+    b->has_geometric = 1;
+    return KF_OK;
+}
+
+/* The frame and the end forces of an instant of K_G: KF_EINVAL naming the bad one. */
+static int check_loads(const kf_body *b, const kf_frame *frame, double f_first, double f_last,
+                       kf_error *err)
+{
     int rc = kf_frame_check(b->dim, frame, err);
     if (rc)
         return rc;
     if (!isfinite(f_first) || !isfinite(f_last))
         return kf_fail(err, KF_EINVAL, "end_forces",
                        "end forces must be finite (f_first = %g, f_last = %g)", f_first, f_last);
+    return KF_OK;
+}
+
+int kf_body_geometric_coefficients(const kf_body *b, const kf_frame *frame, double f_first,
+                                   double f_last, int fixed_first, int fixed_last, double *c,
+                                   kf_error *err)
+{
+    if (!b->prestress)
+        return kf_body_axial_force(b, frame, f_first, f_last, fixed_first, fixed_last, c, err);
+    int rc = check_loads(b, frame, f_first, f_last, err);
+    if (rc)
+        return rc;
+    int dim = b->dim, dd = dim * dim;
+    double E[9], WW[9];
+    kf_frame_operators(dim, frame, NULL, E, WW);
+    for (int i = 0; i < dim; i++)
+        c[i] = frame->a[i];
+    for (int k = 0; k < dd; k++)
+        c[dim + k] = E[k] + WW[k];
+    if (b->nkg > dim + dd) {
+        c[dim + dd] = f_first;
+        c[dim + dd + 1] = f_last;
+    }
+    for (int k = 0; k < b->nkg; k++)
+        if (!isfinite(c[k]))
+            return kf_fail(err, KF_ERANGE, "omega", "the prestress coefficients overflow: "
+                           "omega = (%g, %g, %g)", frame->omega[0], frame->omega[1],
+                           frame->omega[2]);
+    return KF_OK;
+}
+
+int kf_body_axial_force(const kf_body *b, const kf_frame *frame, double f_first, double f_last,
+                        int fixed_first, int fixed_last, double c[3], kf_error *err)
+{
+    if (!b->has_geometric || b->prestress)
+        return kf_fail(err, KF_EINVAL, "body",
+                       "the axial force is defined for a straight line body on the frame's x "
+                       "axis with its nodes in ascending x");
+    int rc = check_loads(b, frame, f_first, f_last, err);
+    if (rc)
+        return rc;
     double WW[9];
     kf_frame_operators(b->dim, frame, NULL, NULL, WW);
     /* N' = -p with p = -mu (a_x + WW_xx x):  N(x) = N_a + mu a_x (x - xa)
@@ -1047,6 +1288,10 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
     r->sec = b->sec;
     r->has_geometric = b->has_geometric;
     r->has_second = b->has_second;
+    r->prestress = b->prestress;
+    r->nkg = b->nkg;
+    r->reduced = 1;
+    memcpy(r->end_axis, b->end_axis, sizeof r->end_axis);
     r->xa = b->xa;
     r->xb = b->xb;
     kf_storage kind = dense ? KF_DENSE : b->M.kind;
@@ -1060,11 +1305,10 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
             rc = reduce_csr(&r->M, &b->M, r->pattern, keep, err);
         if (!rc)
             rc = reduce_csr(&r->K, &b->K, r->pattern, keep, err);
-        for (int k = 0; k < 3 && !rc; k++) {
+        for (int k = 0; k < KF_MAX_KG && !rc; k++)
             rc = reduce_csr(&r->KG[k], &b->KG[k], r->pattern, keep, err);
-            if (!rc)
-                rc = reduce_csr(&r->P[k], &b->P[k], r->pattern, keep, err);
-        }
+        for (int k = 0; k < 3 && !rc; k++)
+            rc = reduce_csr(&r->P[k], &b->P[k], r->pattern, keep, err);
         free(keep);
     }
     for (int k = 0; k < dd && !rc && !b->pattern; k++)
@@ -1075,12 +1319,12 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
         rc = reduce_mat(&r->M, &b->M, n, map, kind, err);
     if (!rc && !b->pattern)
         rc = reduce_mat(&r->K, &b->K, n, map, kind, err);
-    for (int k = 0; k < 3 && !rc && !b->pattern; k++) {
+    for (int k = 0; k < KF_MAX_KG && !rc && !b->pattern; k++)
         if (b->KG[k].a)
             rc = reduce_mat(&r->KG[k], &b->KG[k], n, map, kind, err);
-        if (!rc && b->P[k].a)
+    for (int k = 0; k < 3 && !rc && !b->pattern; k++)
+        if (b->P[k].a)
             rc = reduce_mat(&r->P[k], &b->P[k], n, map, kind, err);
-    }
     if (rc)
         goto fail;
     r->s = kf_calloc((size_t)dd * n, sizeof(double));

@@ -128,8 +128,36 @@ int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_
  * lateral DOFs (bars) have K_G = 0.  KF_EINVAL if the body is not a straight
  * line on the x axis with its nodes in ascending x.
  */
-int kf_body_geometric(const kf_body *b, const double c[3], double beta, kf_mat *out,
+int kf_body_geometric(const kf_body *b, const double *c, double beta, kf_mat *out,
                       kf_error *err);
+
+/* The number of coefficients of kf_body_geometric: 3 (a straight line body), the
+ * prestress load cases (after kf_body_set_prestress), 0 (no K_G). */
+int kf_body_nkg(const kf_body *b);
+/* Nonzero if the body's K_G basis is a prestress basis (kf_body_set_prestress). */
+int kf_body_prestressed(const kf_body *b);
+
+/*
+ * Stress stiffening of any body from its linear prestress (docs/theory.md section
+ * 2.11): u holds ncase displacement fields (ncase x ndof, all DOFs), the static
+ * solutions K u_c = f_c of the unit load cases, in this order: the origin
+ * accelerations a_i (f = -Mo_i, i < dim), the entries (i, j) of E + W W (f =
+ * -s_ij, i-major), and for line bodies unit forces at the first and last node
+ * along axes[0..dim) and axes[dim..2 dim) (the supports are the caller's: they
+ * are in u).  The basis KG[c] = K_G(stress of u_c) replaces the body's; then
+ * K_G = sum_c c_c KG[c] with the coefficients of kf_body_geometric_coefficients.
+ * Not thread-safe against other users of the same body.
+ */
+int kf_body_set_prestress(kf_body *b, int ncase, const double *u, const double *axes,
+                          kf_error *err);
+
+/*
+ * The kf_body_nkg coefficients of K_G at an instant: kf_body_axial_force's for a
+ * straight line body; for a prestress basis (a, E + W W, f_first, f_last).
+ */
+int kf_body_geometric_coefficients(const kf_body *b, const kf_frame *frame, double f_first,
+                                   double f_last, int fixed_first, int fixed_last, double *c,
+                                   kf_error *err);
 
 /*
  * The axial force N(x) = c0 + c1 x + c2 x^2 of the quasi-static axial

@@ -299,6 +299,9 @@ int kf_loads_harmonic_eval(double t, double *Q, void *params, kf_error *err)
 
 /* ---------------------------------------------------------------- the body problem */
 
+/* the key of an instant's matrices: omega, eps, the K_G coefficients */
+#define KEYN (6 + KF_MAX_KG)
+
 struct kf_body_ode {
     kf_body *rb;          /* the body on its free DOFs (kf_body_reduce) */
     int ndof, n, *map;
@@ -319,7 +322,7 @@ struct kf_body_ode {
      * forming them again */
     int last_form;
     const kf_mat *last_A, *last_B;
-    double last_key[9];
+    double last_key[KEYN];
     kf_lin2 sys;
     /* the explicit methods' accelerations (accel), for n <= ACCEL_DENSE_MAX:
      * C, K of their own, and M^-1 as a dense matrix, whose product costs one
@@ -389,22 +392,30 @@ static int loads_at(kf_body_ode *o, double t, double *f, kf_error *err)
     return 0;
 }
 
-/* The quasi-static axial force coefficients of this instant (zero without K_G). */
-static int axial_force(kf_body_ode *o, const kf_frame *F, double c[3], kf_error *err)
+/* The K_G coefficients of this instant (zero without K_G): the quasi-static axial
+ * force of a straight body, or the prestress load cases' (section 2.11), whose end
+ * loads are the applied forces at the end nodes along the end axes. */
+static int axial_force(kf_body_ode *o, const kf_frame *F, double *c, kf_error *err)
 {
-    c[0] = c[1] = c[2] = 0.0;
+    memset(c, 0, KF_MAX_KG * sizeof(double));
     if (!o->o.geometric)
         return 0;
-    double f_first = o->o.loads ? o->Q[o->u_first] : 0.0;
-    double f_last = o->o.loads ? o->Q[o->u_last] : 0.0;
-    return kf_body_axial_force(o->rb, F, f_first, f_last, o->fixed_first, o->fixed_last,
-                               c, err) ? -1 : 0;
+    const kf_body *rb = o->rb;
+    double f_first = 0.0, f_last = 0.0;
+    for (int k = 0; o->o.loads && k < (rb->prestress ? rb->dim : 1); k++) {
+        double a0 = rb->prestress ? rb->end_axis[0][k] : 1.0;
+        double a1 = rb->prestress ? rb->end_axis[1][k] : 1.0;
+        f_first += a0 * o->Q[o->u_first + k];
+        f_last += a1 * o->Q[o->u_last + k];
+    }
+    return kf_body_geometric_coefficients(rb, F, f_first, f_last, o->fixed_first,
+                                          o->fixed_last, c, err) ? -1 : 0;
 }
 
 /* Nonzero if (form, A, B, key) is what the matrices already hold; else
  * remember it as what they will hold. */
 static int unchanged(kf_body_ode *o, int form, const kf_mat *A, const kf_mat *B,
-                     const double key[9])
+                     const double key[KEYN])
 {
     if (o->last_form == form && o->last_A == A && o->last_B == B &&
         !memcmp(o->last_key, key, sizeof o->last_key))
@@ -439,7 +450,7 @@ static void add_Mo(const kf_body_ode *o, const double *a, double sign, double *f
  * W, E, WW (E may be NULL), the applied loads on the free DOFs in q, and the
  * key of the matrices (omega, eps, axial force). */
 static int instant(kf_body_ode *o, double t, kf_frame *F, double *q, double *W, double *E,
-                   double *WW, double key[9], kf_error *err)
+                   double *WW, double key[KEYN], kf_error *err)
 {
     int rc = frame_at(o, t, F, err);
     if (rc || (rc = loads_at(o, t, q, err)))
@@ -455,7 +466,7 @@ static int second_form(double t, kf_mat *C, kf_mat *K, double *f, void *params, 
     kf_body_ode *o = params;
     const kf_body *rb = o->rb;
     kf_frame F;
-    double W[9], E[9], WW[9], c[9], key[9];
+    double W[9], E[9], WW[9], c[9], key[KEYN];
     int dd = rb->dim * rb->dim, rc = instant(o, t, &F, f, W, E, WW, key, err);
     if (rc)
         return rc;
@@ -546,7 +557,7 @@ static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b,
     kf_body_ode *o = params;
     const kf_body *rb = o->rb;
     kf_frame F;
-    double W[9], WW[9], c[9], key[9];
+    double W[9], WW[9], c[9], key[KEYN];
     int dd = rb->dim * rb->dim, rc = instant(o, t, &F, b, W, NULL, WW, key, err);
     if (rc)
         return rc;
@@ -610,7 +621,7 @@ int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_op
     if (opt->geometric && !b->has_geometric)
         return kf_fail(err, KF_EINVAL, "geometric_stiffness",
                        "geometric stiffness needs a straight line body on the frame's x axis "
-                       "with its nodes in ascending x");
+                       "with its nodes in ascending x, or a prestress basis");
     kf_body_ode *o = kf_calloc(1, sizeof *o);
     if (!o)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a body problem");

@@ -54,7 +54,8 @@ struct kf_eig {
     double *Gt[3];   /* skew pairs (0,1), (0,2), (1,2) */
     double *Rt[3];   /* their second-order parts L^-1 (R_ij - R_ji) L^-T, symmetric: a spatial
                       * body whose sections turn to second order (section 2.9), else NULL */
-    double *KGt[3];  /* KF_EIG_GEOMETRIC: L^-1 KG_k L^-T (NULL for bodies without lateral DOFs) */
+    double *KGt[KF_MAX_KG]; /* KF_EIG_GEOMETRIC: L^-1 KG_k L^-T (NULL for bodies without lateral DOFs) */
+    int nkg;         /* coefficients of K_G per instant (kf_body_nkg) */
     int geometric;   /* made with KF_EIG_GEOMETRIC */
     double gnorm[3]; /* their spectral norms */
     int kd;          /* columns of D */
@@ -82,8 +83,9 @@ void kf_eig_free(kf_eig *e)
         free(e->Gt[k]);
         free(e->Rt[k]);
         free(e->D[k]);
-        free(e->KGt[k]);
     }
+    for (int k = 0; k < KF_MAX_KG; k++)
+        free(e->KGt[k]);
     free(e->lam0);
     free(e->V0);
     free(e);
@@ -215,9 +217,11 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
     e->geometric = (flags & KF_EIG_GEOMETRIC) != 0;
     if (e->geometric && !b->has_geometric) {
         rc = kf_fail(err, KF_EINVAL, "geometric_stiffness",
-                     "geometric stiffness needs a straight line body on the frame's x axis");
+                     "geometric stiffness needs a straight line body on the frame's x axis "
+                     "or a prestress basis (kf_body_set_prestress)");
         goto fail;
     }
+    e->nkg = e->geometric ? b->nkg : 0;
     e->n = n;
     if (n == 0) {
         rc = kf_fail(err, KF_EINVAL, "supports", "the supports fix all %d DOFs: nothing can move",
@@ -316,9 +320,9 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
         if (!rc)
             rc = to_standard(n, e->L, e->St[k], err);
     }
-
-    int ngeo = e->geometric && b->el->ngeo > 0 ? 3 : 0;
-    for (int k = 0; k < ngeo && !rc; k++) {
+    for (int k = 0; k < e->nkg && !rc; k++) {
+        if (!b->KG[k].a) /* no lateral DOFs (a bar): K_G = 0 */
+            continue;
         e->KGt[k] = kf_calloc(nn, sizeof(double));
         if (!e->KGt[k]) {
             rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
@@ -801,11 +805,11 @@ static int check_instants(const kf_eig *e, int nt, const kf_frame *frame, const 
                        "axial forces given, but the eigen context was made without "
                        "KF_EIG_GEOMETRIC");
     for (int t = 0; kg && t < nt; t++)
-        for (int k = 0; k < 3; k++)
-            if (!isfinite(kg[3 * t + k]))
+        for (int k = 0; k < e->nkg; k++)
+            if (!isfinite(kg[(size_t)e->nkg * t + k]))
                 return kf_fail(err, KF_EINVAL, "axial_force",
                                "instant %d: axial force coefficient c%d = %g must be finite", t,
-                               k, kg[3 * t + k]);
+                               k, kg[(size_t)e->nkg * t + k]);
     return kf_lapack_require(err);
 }
 
@@ -846,11 +850,13 @@ static int overflow_at(int t, const kf_frame *f, const char *what, kf_error *err
  * the same eps where K_eps is included, the same axial force (kf, kg rows or
  * NULL). */
 static int same_instant(const kf_frame *f, const kf_frame *g, int include_eps, const double *kf,
-                        const double *kg)
+                        const double *kg, int nkg)
 {
     for (int k = 0; k < 3; k++)
-        if (f->omega[k] != g->omega[k] || (include_eps && f->eps[k] != g->eps[k]) ||
-            (kf && kf[k] != kg[k]))
+        if (f->omega[k] != g->omega[k] || (include_eps && f->eps[k] != g->eps[k]))
+            return 0;
+    for (int k = 0; kf && k < nkg; k++)
+        if (kf[k] != kg[k])
             return 0;
     return 1;
 }
@@ -862,6 +868,8 @@ static int poll(kf_progress_fn *progress, void *params, int t, kf_error *err)
         return kf_fail(err, KF_ECALLBACK, "progress", "stopped at instant %d", t);
     return KF_OK;
 }
+
+int kf_eig_nkg(const kf_eig *e) { return e->nkg; }
 
 int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                  const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes,
@@ -906,13 +914,15 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
             st.solver = KF_SOLVER_GENERAL;
 
         /* geometric stiffness: a varying symmetric term */
-        const double *cg = kg && e->KGt[0] ? kg + 3 * (size_t)t : NULL;
-        int geo = cg && (cg[0] != 0.0 || cg[1] != 0.0 || cg[2] != 0.0);
+        const double *cg = kg && e->nkg ? kg + (size_t)e->nkg * t : NULL;
+        int geo = 0;
+        for (int k = 0; cg && k < e->nkg; k++)
+            geo |= cg[k] != 0.0 && e->KGt[k] != NULL;
         if (!shift_only)
             sigma = 0.0; /* the centrifugal term goes into the matrix */
 
         if (t > 0 && same_instant(&frame[t], &frame[t - 1], opt->include_eps, cg,
-                                  cg ? cg - 3 : NULL)) {
+                                  cg ? cg - e->nkg : NULL, e->nkg)) {
             /* the matrix of the previous instant (a constant spin about any axis):
              * its candidates theta, U are still in the workspace */
             st.reused++;
@@ -945,8 +955,8 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                     if (WW[k] != 0.0)
                         for (size_t i = 0; i < nn; i++)
                             w.A[i] += WW[k] * e->St[k][i];
-            for (int k = 0; geo && k < 3; k++)
-                if (cg[k] != 0.0)
+            for (int k = 0; geo && k < e->nkg; k++)
+                if (cg[k] != 0.0 && e->KGt[k])
                     for (size_t i = 0; i < nn; i++)
                         w.A[i] += cg[k] * e->KGt[k][i];
             for (int q = 0; q < e->npair; q++) /* K_eps's symmetric second-order part */
@@ -1196,9 +1206,9 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
                     for (size_t i = 0; i < nn; i++)
                         A[i] += c * (e->Gt[q][i] + (e->Rt[q] ? e->Rt[q][i] : 0.0));
             }
-        for (int k = 0; kg && e->KGt[0] && k < 3; k++) /* + K_G */
-            for (size_t i = 0; i < nn; i++)
-                A[i] += kg[3 * (size_t)t + k] * e->KGt[k][i];
+        for (int k = 0; kg && k < e->nkg; k++) /* + K_G */
+            for (size_t i = 0; e->KGt[k] && i < nn; i++)
+                A[i] += kg[(size_t)e->nkg * t + k] * e->KGt[k][i];
         /* Z = [0 I; -A -Ct], column-major 2n x 2n */
         memset(Z, 0, zz * sizeof(double));
         for (int j = 0; j < n; j++) {

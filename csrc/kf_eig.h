@@ -58,7 +58,7 @@ typedef struct kf_eig_stats {
 
 /*
  * Solve at nt instants (frame[0..nt-1]), with K_G from the axial-force
- * coefficients kg[3 t .. 3 t + 2] (see kf_body_geometric) added when kg is not
+ * coefficients kg[nkg t .. nkg t + nkg - 1] (kf_eig_nkg; see kf_body_geometric) added when kg is not
  * NULL (the context must have been made with KF_EIG_GEOMETRIC); results:
  *   lam_re, lam_im: nt x n_modes (row-major), ascending by real part (or
  *                   tracked); lam_im is zero unless K_eps makes a pair complex;
@@ -67,6 +67,9 @@ typedef struct kf_eig_stats {
  * Instants are solved in order, each continuing from the previous one where
  * that is certified (see kf_eig.c), with a full solve otherwise.
  */
+/* The number of K_G coefficients per instant (the row length of kg; 0 without K_G). */
+int kf_eig_nkg(const kf_eig *e);
+
 int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                  const kf_eig_opts *opt, double *lam_re, double *lam_im, double *modes, kf_eig_stats *stats,
                  kf_error *err);

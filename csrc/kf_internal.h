@@ -85,6 +85,9 @@ void *kf_calloc(size_t count, size_t size);
 #define KF_MAX_DIM 3
 #define KF_MAX_EDOF 81    /* DOFs per element (hex27: 27 nodes x 3) */
 #define KF_MAX_STRAIN 6
+/* geometric stiffness basis matrices: 3 (a straight line body's x^k basis) or the
+ * prestress load cases, dim + dim^2 + 2 (docs/theory.md section 2.11) */
+#define KF_MAX_KG 14
 #define KF_MAX_ENODE 27
 
 /*
@@ -152,16 +155,21 @@ struct kf_body {
     double *s;                         /* s_ij at s + (i dim + j) ndof */
     double *Mo;                        /* Mo_i at Mo + i ndof */
     kf_mat M, K;
-    /* geometric stiffness basis KG[k] = int x^k G^T G ds, k = 0..2, for a straight
-     * line body on the frame's x axis (has_geometric); see kf_body_geometric */
-    int has_geometric;
+    /* geometric stiffness basis (has_geometric): nkg = 3 matrices KG[k] = int x^k
+     * G^T G ds, k = 0..2, for a straight line body on the frame's x axis, made with
+     * the body; or (prestress = 1) the K_G of the nkg unit load cases set by
+     * kf_body_set_prestress for one support set (section 2.11), end_axis the unit
+     * directions of the two end loads of a line body; see kf_body_geometric */
+    int has_geometric, prestress, nkg;
+    int reduced; /* made by kf_body_reduce: no mesh */
+    double end_axis[2][KF_MAX_DIM];
     /* planar bodies: the invariants in the basis the motion terms use, so that
      * sum c_ij S_ij = (a+d)/2 M + (a-d)/2 D + (c-b)/2 G + (b+c)/2 P for
      * c = [[a, b], [c, d]] takes one or two terms (C: G only; K_eps + K_om: M
      * and G); P[0] = S_xx - S_yy, P[1] = S_yx - S_xy (skew), P[2] = S_xy + S_yx */
     kf_mat P[3];
     double xa, xb; /* x of the first and last node */
-    kf_mat KG[3];
+    kf_mat KG[KF_MAX_KG];
     /* second-order rotation invariants R_ij = int rho H_i x_j (H_i the Hessian of the
      * displacement component i in d), only if has_second: they join S_ij in the
      * stiffness-like terms K_eps and K_om (kf_body_combine_stiff) */

@@ -418,9 +418,14 @@ static PyObject *py_geometric_matrix(PyObject *self, PyObject *args, PyObject *k
 {
     static char *kwlist[] = {"body", "coefficients", NULL};
     kf_body *b;
-    f64_arg c = {"axial_force", 1, {3}};
+    f64_arg c = {"axial_force", 1, {-1}};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, body_conv, &b, f64_conv, &c))
         return NULL;
+    /* a body without K_G basis: kf_body_geometric says why */
+    if (kf_body_nkg(b) && f64_expect(&c, 0, kf_body_nkg(b), "the body's K_G coefficients")) {
+        f64_release(&c);
+        return NULL;
+    }
     kf_mat G = {0};
     kf_error err = {0};
     PyObject *result = NULL;
@@ -448,7 +453,8 @@ static PyObject *py_axial_force(PyObject *self, PyObject *args, PyObject *kw)
                                      &fr, real_conv, &f0, real_conv, &f1, &fixed_first,
                                      &fixed_last))
         return NULL;
-    npy_intp dims[2] = {fr.n, 3};
+    int nkg = kf_body_nkg(b);
+    npy_intp dims[2] = {fr.n, nkg > 0 ? nkg : 3};
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
     PyObject *result = NULL;
     if (!out)
@@ -458,14 +464,50 @@ static PyObject *py_axial_force(PyObject *self, PyObject *args, PyObject *kw)
     int rc = KF_OK;
     Py_BEGIN_ALLOW_THREADS
     for (npy_intp t = 0; t < fr.n && !rc; t++)
-        rc = kf_body_axial_force(b, &fr.f[t], f0.v, f1.v, fixed_first, fixed_last, c + 3 * t,
-                                 &err);
+        rc = kf_body_geometric_coefficients(b, &fr.f[t], f0.v, f1.v, fixed_first, fixed_last,
+                                            c + dims[1] * t, &err);
     Py_END_ALLOW_THREADS
     result = array_or_raise(rc, &err, &out);
 done:
     Py_XDECREF(out);
     Py_XDECREF(fr.arr);
     return result;
+}
+
+static PyObject *py_body_set_prestress(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "fields", "axes", NULL};
+    kf_body *b;
+    f64_arg u = {"fields", 2, {-1, -1}}, ax = {"axes", 2, {2, -1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&", kwlist, body_conv, &b, f64_conv, &u,
+                                     f64_conv, &ax))
+        return NULL;
+    PyObject *result = NULL;
+    if (f64_expect(&u, 1, kf_body_ndof(b), "one column per DOF") ||
+        f64_expect(&ax, 1, kf_body_dim(b), "one column per axis"))
+        goto done;
+    kf_error err = {0};
+    /* the body is changed: with the GIL held, no other call of this process reads it
+     * from Python meanwhile (the callers keep a body's K_G users behind one lock) */
+    int rc = kf_body_set_prestress(b, (int)f64_dim(&u, 0), f64_data(&u), f64_data(&ax), &err);
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = Py_NewRef(Py_None);
+done:
+    f64_release(&u);
+    f64_release(&ax);
+    return result;
+}
+
+static PyObject *py_body_geometric_info(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", NULL};
+    kf_body *b;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
+        return NULL;
+    return Py_BuildValue("{s:i,s:O}", "nkg", kf_body_nkg(b), "prestress",
+                         kf_body_prestressed(b) ? Py_True : Py_False);
 }
 
 static PyObject *py_inertia_forces_direct(PyObject *self, PyObject *args, PyObject *kw)
@@ -528,10 +570,17 @@ PyMethodDef kf_py_body_methods[] = {
        "motion_terms(body, frame (1,)) -> {C, K_eps, K_om, q_eps, q_om, q_a} "
        "(kf_body_motion_terms)."),
     KW("geometric_matrix", py_geometric_matrix,
-       "geometric_matrix(body, coefficients (3,)) -> K_G for N(x) = c0 + c1 x + c2 x^2."),
+       "geometric_matrix(body, coefficients (nkg,)) -> K_G = sum c_k KG_k (kf_body_geometric): "
+       "N(x) = c0 + c1 x + c2 x^2 for a straight line body, the load-case coefficients of a "
+       "prestress basis."),
     KW("axial_force", py_axial_force,
-       "axial_force(body, frames (nt,), f_first, f_last, fixed_first, fixed_last) -> (nt, 3) "
-       "coefficients of the quasi-static axial force (kf_body_axial_force)."),
+       "axial_force(body, frames (nt,), f_first, f_last, fixed_first, fixed_last) -> (nt, nkg) "
+       "K_G coefficients at each instant (kf_body_geometric_coefficients)."),
+    KW("body_set_prestress", py_body_set_prestress,
+       "body_set_prestress(body, fields (ncase, ndof), axes (2, dim)) -> None: the K_G basis "
+       "of the prestress of the unit load cases' static solutions (kf_body_set_prestress)."),
+    KW("body_geometric_info", py_body_geometric_info,
+       "body_geometric_info(body) -> {nkg, prestress} (kf_body_nkg, kf_body_prestressed)."),
     KW("inertia_forces_direct", py_inertia_forces_direct,
        "inertia_forces_direct(body, d, d_t, d_tt, frame (1,)) -> Kane's generalized inertia "
        "forces F* by quadrature (kf_body_inertia_forces_direct)."),

@@ -121,7 +121,16 @@ static int eig_call_check(eig_call *c)
                      c->n_modes.v, n);
         return -1;
     }
-    return f64_expect(&c->kg, 0, c->fr.n, "one row per instant");
+    if (f64_expect(&c->kg, 0, c->fr.n, "one row per instant"))
+        return -1;
+    /* (a context without K_G refuses any coefficients in the core, naming the option) */
+    if (c->kg.arr && kf_eig_nkg(c->ctx.e) && f64_dim(&c->kg, 1) != kf_eig_nkg(c->ctx.e)) {
+        PyErr_Format(PyExc_ValueError, "axial_force must have %d columns (the body's K_G "
+                     "coefficients), got %lld", kf_eig_nkg(c->ctx.e),
+                     (long long)f64_dim(&c->kg, 1));
+        return -1;
+    }
+    return 0;
 }
 
 static void eig_call_release(eig_call *c)
@@ -131,7 +140,7 @@ static void eig_call_release(eig_call *c)
 }
 
 #define EIG_CALL_INIT                                                                          \
-    {{NULL, NULL}, {"frames"}, {"n_modes", 1, INT32_MAX, 0}, 0, {"axial_force", 2, {-1, 3}, 1},  \
+    {{NULL, NULL}, {"frames"}, {"n_modes", 1, INT32_MAX, 0}, 0, {"axial_force", 2, {-1, -1}, 1},  \
      {"progress", NULL}}
 
 static PyObject *py_eig_solve(PyObject *self, PyObject *args, PyObject *kw)

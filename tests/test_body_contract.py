@@ -103,19 +103,28 @@ def test_storage_rule(name, storage):
 
 
 @pytest.mark.parametrize("call", [
-    lambda b: b.axial_force(3.0),
-    lambda b: b.geometric_stiffness([1.0, 0.0, 0.0]),
-    lambda b: b.eigenvalues(1, geometric_stiffness=True),
+    lambda b: b.axial_force(3.0, end_forces=(1.0, 0.0)),
     lambda b: b.eigenvalues(1, end_forces=(1.0, 0.0)),
-    lambda b: b.eigenvalues_vs_time([1.0], [0.0], 1, axial_force=[[1.0, 0.0, 0.0]]),
-    lambda b: b.gyroscopic_eigenvalues([1.0], [0.0], 1, geometric_stiffness=True),
-], ids=["axial_force", "geometric_stiffness", "eig K_G", "eig end_forces", "vs_time axial_force", "gyro K_G"])
-def test_mesh_stress_stiffening_not_supported(call):
-    """A MeshBody has no K_G: the one error, naming the type, a KanefemError and a
-    NotImplementedError."""
+    lambda b: b.eigenvalues_vs_time([1.0], [0.0], 1, end_forces=(0.0, 1.0)),
+], ids=["axial_force", "eig end_forces", "vs_time end_forces"])
+def test_mesh_end_forces_not_supported(call):
+    """A MeshBody's K_G comes from the prestress of its frame's inertial loads (docs/theory.md
+    section 2.11); a line body's end forces are not a mesh's: the one error, naming the type,
+    a KanefemError and a NotImplementedError."""
     with pytest.raises(kanefem.NotSupportedError, match="MeshBody does not support") as info:
         call(mesh_body())
     assert isinstance(info.value, kanefem.KanefemError) and isinstance(info.value, NotImplementedError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda b: b.eigenvalues(1, geometric_stiffness=True),
+    lambda b: b.gyroscopic_eigenvalues([1.0], [0.0], 1, geometric_stiffness=True),
+], ids=["eig K_G", "gyro K_G"])
+def test_mesh_stress_stiffening_needs_supports(call):
+    """A free mesh has no static prestress (a rigid motion is free): a ValueError naming
+    the supports."""
+    with pytest.raises(ValueError, match="supports that hold the body"):
+        call(mesh_body())
 
 
 @pytest.mark.parametrize("method", ["write_vtu", "write_modes", "write_response"])

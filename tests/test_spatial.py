@@ -98,7 +98,8 @@ def test_one_element_equals_the_textbook_matrices(seed):
 
 def test_geometric_stiffness_of_the_3d_beam_bends_both_ways():
     """K_G for a constant axial force N0: the textbook N0/(30 l)[36 3l ...] over (v,
-    theta_z) and, with theta_y = -dw/dx, over (w, -theta_y); nothing on u and theta_x."""
+    theta_z) and, with theta_y = -dw/dx, over (w, -theta_y); nothing on u; on theta_x the
+    tension-torsion ("trapeze") term N0 Ip / A int theta_x'^2, N0 Ip / (A l) [1 -1; -1 1]."""
     L, N0 = 0.4, 1000.0
     body = Beam3D(L, 1, **STEEL, **SECTION)
     KG = body.geometric_stiffness([N0, 0.0, 0.0])
@@ -108,7 +109,10 @@ def test_geometric_stiffness_of_the_3d_beam_bends_both_ways():
     # 4 Gauss points integrate G^T G (degree 4) exactly
     np.testing.assert_allclose(KG[np.ix_([1, 5, 7, 11], [1, 5, 7, 11])], kg, rtol=1e-13, atol=1e-10)
     np.testing.assert_allclose(KG[np.ix_([2, 4, 8, 10], [2, 4, 8, 10])], flip @ kg @ flip, rtol=1e-13, atol=1e-10)
-    assert np.abs(KG[[0, 3, 6, 9]]).max() == 0.0
+    assert np.abs(KG[[0, 6]]).max() == 0.0
+    kt = N0 * (SECTION["Izz"] + SECTION["Iyy"]) / (body.A * L)
+    np.testing.assert_allclose(KG[np.ix_([3, 9], [3, 9])], kt * np.array([[1, -1], [-1, 1]]), rtol=1e-13)
+    assert np.abs(KG[np.ix_([3, 9], [1, 2, 4, 5, 7, 8, 10, 11])]).max() == 0.0
 
 
 # ---------------------------------------------------------------- the planar special case

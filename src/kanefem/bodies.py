@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -47,6 +48,8 @@ def _not_supported(body, what, instead):
 
 #: element kinds of the core, by name: {name: {kind, dim, nodes, dofs_per_node}}
 _KINDS = _core.element_kinds()
+#: the line element kinds (their K_G has end loads, section 2.11)
+_LINE_KINDS = ("bar2", "beam2", "bar3d", "beam3d")
 #: eigen contexts kept per body (each holds a few dense n x n matrices)
 _EIG_CACHE_SIZE = 8
 
@@ -355,7 +358,7 @@ class FlexibleBody:
             self._indptr, self._indices = pat["indptr"], pat["indices"]
         self.nodes = np.array(nodes, dtype=float)
         self.nodes.setflags(write=False)
-        self._elements = elements  # the section forces' element ends (a mesh: mesh.blocks)
+        self._elements = elements  # the connectivity as given (section forces' element ends, K_G's end axes; a mesh: mesh.blocks)
         self.n_nodes = self.nodes.shape[0]
         # eigen contexts by supports / constraints, least recently used first
         self._eig_cache: OrderedDict = OrderedDict()
@@ -629,9 +632,22 @@ class FlexibleBody:
 
     def _eig_context(self, supports, geometric=False, constraints=None):
         """The core's eigen context for these supports, made once and cached; with
-        constraints, for Maggi's projection (:meth:`_projected_context`)."""
+        constraints, for Maggi's projection (:meth:`_projected_context`).  With K_G of a
+        body that takes it from its prestress, the core's basis is made for these
+        supports first (:meth:`_geometric_basis`)."""
+        if geometric and not self._straight_kg():
+            if constraints is not None:
+                raise _not_supported(self, "constraints with geometric_stiffness",
+                                     "K_G from the prestress is solved with supports only; give the supports")
+            with self._kg_lock():  # the basis and the context made from it, together
+                self._geometric_basis(supports)
+                return self._supports_context(supports, True)
         if constraints is not None:
             return self._projected_context(supports, geometric, constraints)
+        return self._supports_context(supports, geometric)
+
+    def _supports_context(self, supports, geometric):
+        """The core's eigen context for these supports, cached."""
         fixed = self.support_mask(supports)
         key = ("supports", fixed.tobytes(), geometric)
         ctx = self._cache_get(key)
@@ -668,43 +684,159 @@ class FlexibleBody:
             raise TypeError("give the frame's motion as omega and eps, or as frames=")
         return frames.from_rates(omega, eps, a_O, instants=True, dim=self.dim)
 
+    def _straight_kg(self):
+        """Whether the core holds the straight line body's K_G basis (N(x) = c0 + c1 x +
+        c2 x^2, docs/theory.md section 2.4); else K_G comes from the prestress (2.11)."""
+        info = _core.body_geometric_info(body=self._body)
+        return info["nkg"] == 3 and not info["prestress"]
+
+    def _kg_lock(self):
+        """The lock of the core's K_G basis: making it for a support set and using it
+        (an eigen context, an integrator) happen together."""
+        return self.__dict__.setdefault("_kg_lock_", threading.RLock())
+
+    def _end_axes(self):
+        """Unit axes (2, dim) of the end loads of a line body: at the first node along its
+        element, from it; at the last node along its element, towards it (+x for a
+        straight body).  Zero at an end node shared by several elements (no end load)."""
+        axes = np.zeros((2, self.dim))
+        if self.dim + self.dim * self.dim == self._n_prestress_cases():
+            return axes
+        conn = np.asarray(self._elements, dtype=np.int64)
+        for end, node in enumerate((0, self.n_nodes - 1)):
+            rows = np.flatnonzero((conn == node).any(axis=1))
+            if rows.size == 1:
+                other = conn[rows[0]][conn[rows[0]] != node][0]
+                v = self.nodes[other] - self.nodes[node]
+                axes[end] = (v if end == 0 else -v) / np.linalg.norm(v)
+        return axes
+
+    def _n_prestress_cases(self):
+        """a_i (dim), (E + W W)_ij (dim^2), and two end loads for line bodies."""
+        return self.dim + self.dim**2 + (2 if self._kind in _LINE_KINDS else 0)
+
+    def _prestress_fields(self, fixed):
+        """Static solutions K u_c = f_c (ncase, ndof) of the unit load cases on the free
+        DOFs (docs/theory.md section 2.11), and the end axes."""
+        import scipy.sparse as sp
+
+        d, n = self.dim, self.ndof
+        F = [-np.asarray(self._vector("Mo", i)) for i in range(d)]
+        F += [-np.asarray(self._vector("s", i, j)) for i in range(d) for j in range(d)]
+        axes = self._end_axes()
+        if len(F) < self._n_prestress_cases():
+            for end, node in enumerate((0, self.n_nodes - 1)):
+                f = np.zeros(n)
+                f[node * self.dofs_per_node: node * self.dofs_per_node + d] = axes[end]
+                F.append(f)
+        F = np.array(F)
+        free = ~fixed
+        if not free.any():
+            raise ValueError("the supports fix every DOF: nothing can move")
+        K = self.stiffness_matrix()
+        U = np.zeros_like(F)
+        bad = ValueError(f"geometric_stiffness of a {type(self).__name__} comes from the static prestress "
+                         "K u = f of the frame's inertial loads, which needs supports that hold the body "
+                         f"(K is singular on the {int(free.sum())} free DOFs: a rigid-body motion is free)")
+        # a free rigid-body motion leaves a pivot at round-off of the largest diagonal entry
+        # (factorizations of a singular K often succeed): refused below 1e-13 of it
+        if sp.issparse(K):
+            from .sparse import Factor
+
+            Kf = sp.csr_matrix(K)[free][:, free]
+            try:
+                fac = Factor(Kf, symmetric=True)
+            except RuntimeError:
+                raise bad from None
+            pivots = np.abs(fac.lu.U.diagonal())
+            X = fac.solve(F[:, free].T)
+        else:
+            import scipy.linalg as la
+
+            Kf = K[np.ix_(free, free)]
+            try:
+                cho = la.cho_factor(Kf)
+            except la.LinAlgError:
+                raise bad from None
+            pivots = np.diag(cho[0]) ** 2
+            X = la.cho_solve(cho, F[:, free].T)
+        if pivots.min() < 1e-13 * Kf.diagonal().max():
+            raise bad
+        X = np.asarray(X).reshape(int(free.sum()), -1)
+        res = Kf @ X - F[:, free].T
+        scale = np.abs(Kf).max() * np.abs(X).max() + np.abs(F).max()
+        if not np.all(np.isfinite(X)) or np.abs(res).max() > 1e-8 * scale:
+            raise bad
+        U[:, free] = X.T
+        return U, axes
+
+    def _geometric_basis(self, supports):
+        """Make the core's K_G basis the prestress of these supports (a no-op for a
+        straight line body, whose basis does not depend on them).  Call under _kg_lock."""
+        if self._straight_kg():
+            return
+        fixed = self.support_mask(supports)
+        key = fixed.tobytes()
+        if getattr(self, "_prestress_key", None) == key:
+            return
+        U, axes = self._prestress_fields(fixed)
+        _core.body_set_prestress(body=self._body, fields=U, axes=axes)
+        self._prestress_key = key
+
     def _line_only(self, what):
-        """Axial force and geometric stiffness are defined for line bodies (docs/theory.md
-        section 2.6); MeshBody refuses them with the contract's error."""
+        """What only line bodies take (a MeshBody refuses it with the contract's error)."""
 
     def _axial_rows(self, motion, supports, end_forces):
-        """Quasi-static axial-force coefficients (nt, 3) at the frame states motion."""
-        self._line_only("the axial force (end_forces, geometric_stiffness)")
+        """K_G coefficients (nt, nkg) at the frame states motion: the quasi-static axial
+        force (c0, c1, c2) of a straight line body, the prestress load cases' otherwise."""
         fixed = self.support_mask(supports)
         f_first, f_last = (0.0, 0.0) if end_forces is None else _checks.array("end_forces", end_forces, shape=(2,))
+        if f_first or f_last:
+            self._line_only("end_forces")
+        if not self._straight_kg():
+            with self._kg_lock():
+                self._geometric_basis(supports)
+            axes = self._end_axes()
+            for k, f in enumerate((f_first, f_last)):
+                if f != 0.0 and not axes[k].any():
+                    raise ValueError(f"end_forces[{k}] = {f!r}: the {('first', 'last')[k]} node is shared by "
+                                     "several elements, so it has no end axis to load along")
         last_u = (self.n_nodes - 1) * self.dofs_per_node
         return _core.axial_force(body=self._body, frames=motion, f_first=f_first, f_last=f_last,
                                  fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))
 
+    def _n_kg(self):
+        """The number of K_G coefficients per instant (3 for a straight line body)."""
+        return 3 if self._straight_kg() else self._n_prestress_cases()
+
     def _eigen_options(self, n_modes, include_eps, mode_shapes, geometric_stiffness):
         """The eigen methods' common options, checked by name."""
-        if _checks.flag("geometric_stiffness", geometric_stiffness):
-            self._line_only("geometric_stiffness=True")
         return (_checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof),
                 _checks.flag("include_eps", include_eps), _checks.flag("mode_shapes", mode_shapes),
                 _checks.flag("geometric_stiffness", geometric_stiffness))
 
     def _geometric_rows(self, motion, supports, end_forces, axial_force):
-        """K_G coefficients (nt, 3): given, or the quasi-static axial force of each instant."""
+        """K_G coefficients (nt, nkg): given, or those of each instant's frame."""
         if axial_force is not None:
-            self._line_only("axial_force")
-            return _checks.array("axial_force", axial_force, shape=(motion.shape[0], 3))
+            return _checks.array("axial_force", axial_force, shape=(motion.shape[0], self._n_kg()))
         return self._axial_rows(motion, supports, end_forces)
 
     def axial_force(self, omega=0.0, eps=0.0, a_O=None, supports=None, end_forces=(0.0, 0.0), *,
                     frames=None):
-        """Axial force of the quasi-static axial equilibrium, N(x) = c0 + c1 x + c2 x^2.
+        """The K_G coefficients of one instant: for a straight line body on its frame's x
+        axis the axial force of the quasi-static axial equilibrium, N(x) = c0 + c1 x + c2
+        x^2; for any other body (a coned, swept or bent line body, a mesh) the
+        coefficients of its prestress load cases (docs/theory.md section 2.11).
 
-        The body (a straight line on its frame's x axis) carries the inertial load of
-        its frame's motion, -rho A (a_x + (W W)_xx x) per unit length ((W W)_xx =
-        -omega^2 in the plane, -(omega_y^2 + omega_z^2) in space), and the applied
-        axial end forces; the supports say which ends are axially fixed (one fixed end:
-        the free end sets N; both: no net elongation; none: the first end sets N).
+        A straight body carries the inertial load of its frame's motion, -rho A (a_x +
+        (W W)_xx x) per unit length ((W W)_xx = -omega^2 in the plane, -(omega_y^2 +
+        omega_z^2) in space), and the applied axial end forces; the supports say which
+        ends are axially fixed (one fixed end: the free end sets N; both: no net
+        elongation; none: the first end sets N).  Any other body takes the linear static
+        prestress K u = f of the same loads with its supports, which must hold it; its
+        K_G is sum_c coef_c K_G,c over the unit load cases (a_i, then (E + W W)_ij, then
+        the two end loads of a line body), and the coefficients returned are those
+        (a_O's components, E + W W row by row, f_first, f_last).
 
         Parameters
         ----------
@@ -715,47 +847,54 @@ class FlexibleBody:
         supports : str or dict, optional
             As in :meth:`eigenvalues`.
         end_forces : (float, float)
-            Applied axial forces at the first and last node, +x positive [N].
+            Applied axial forces at the first and last node, +x positive [N] (line bodies;
+            a bent one: along the end element's axis, outward at the last node).
         frames : ndarray of kanefem.FRAME_DTYPE, optional
             The instant as a frame state instead of omega, eps, a_O.
 
         Returns
         -------
-        ndarray, shape (3,)
-            (c0, c1, c2) [N, N/m, N/m^2], tension positive, x the body-frame coordinate.
+        ndarray, shape (nkg,)
+            Straight line body: (c0, c1, c2) [N, N/m, N/m^2], tension positive, x the
+            body-frame coordinate.  Otherwise the load-case coefficients (nkg = dim +
+            dim^2 [+ 2]).
 
         Raises
         ------
+        ValueError
+            Supports that do not hold a body whose K_G comes from its prestress.
         NotSupportedError
-            A MeshBody (its prestress is not a line's axial force).
+            ``end_forces`` on a MeshBody.
         """
         motion = self._frame(omega, eps, a_O, frames)
         supports = self._default_supports if supports is None else supports
         return self._axial_rows(motion, supports, end_forces)[0]
 
-    def geometric_stiffness(self, axial_force) -> np.ndarray:
-        """Geometric stiffness K_G = int N(x) G^T G ds [N/m] for N(x) = c0 + c1 x + c2 x^2.
+    def geometric_stiffness(self, axial_force, supports=None):
+        """Geometric stiffness K_G [N/m]: int N(x) G^T G ds for N(x) = c0 + c1 x + c2 x^2
+        (a straight line body), sum_c coef_c K_G,c over the prestress load cases of the
+        supports (any other body; docs/theory.md section 2.11).
 
         Parameters
         ----------
-        axial_force : array_like, shape (3,)
-            Coefficients (c0, c1, c2) of the axial force, tension positive [N, N/m, N/m^2],
-            e.g. from :meth:`axial_force`.
+        axial_force : array_like, shape (nkg,)
+            Coefficients from :meth:`axial_force`: (c0, c1, c2), tension positive [N, N/m,
+            N/m^2], or the load-case coefficients.
+        supports : str, dict or list, optional
+            The supports of the prestress (bodies other than straight line bodies);
+            default the type's.
 
         Returns
         -------
         ndarray or CSR matrix, shape (ndof, ndof)
             In the body's storage type; symmetric, positive semidefinite under tension.
             Zero for a planar bar.
-
-        Raises
-        ------
-        NotSupportedError
-            A MeshBody (stress stiffening of meshes is issue 20's).
         """
-        c = _checks.array("axial_force", axial_force, shape=(3,))
-        self._line_only("geometric_stiffness")
-        return self._matrix(_core.geometric_matrix(body=self._body, coefficients=c))
+        supports = self._default_supports if supports is None else supports
+        with self._kg_lock():
+            self._geometric_basis(supports)
+            c = _checks.array("axial_force", axial_force, shape=(self._n_kg(),))
+            return self._matrix(_core.geometric_matrix(body=self._body, coefficients=c))
 
     # ------------------------------------------------------------ eigenvalues
 
@@ -834,7 +973,8 @@ class FlexibleBody:
         motion = self._frame(omega, eps, a_O, frames)
         kg = None
         if geometric:
-            one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
+            one = None if axial_force is None else _checks.array("axial_force", axial_force,
+                                                                 shape=(self._n_kg(),))
             kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :])
         r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,

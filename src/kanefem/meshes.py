@@ -41,6 +41,7 @@ quadratic elements for thin links.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from collections.abc import Mapping
@@ -825,8 +826,8 @@ class MeshBody(FlexibleBody):
         return section
 
     def _line_only(self, what):
-        raise _not_supported(self, what, "stress stiffening of meshes (K_G from the prestress) is not "
-                             "built yet (issue 20); model the part as a PlanarBeam, Beam3D or Bar3D for K_G")
+        raise _not_supported(self, what, "a mesh's K_G comes from the prestress of its frame's inertial "
+                             "loads (docs/theory.md section 2.11); apply other loads as nodal forces")
 
     def _create_core(self, nodes, elements, section, storage):
         if not self.mesh.mixed:
@@ -946,20 +947,20 @@ class MeshBody(FlexibleBody):
         return ctx
 
     def _solve(self, motion, n_modes, supports, include_eps, order, mode_shapes, solver, constraints,
-               geometric_stiffness, progress):
-        if _checks.flag("geometric_stiffness", geometric_stiffness):
-            self._line_only("geometric_stiffness=True")
+               geometric_stiffness, progress, axial_force=None):
+        geometric = _checks.flag("geometric_stiffness", geometric_stiffness)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof)
         if progress is not None:  # checked before the run, not at its first call (False crashed part way)
             _checks.callable_("progress", progress)
         fixed = self.support_mask(supports)
         solver = self._solver(solver, fixed, constraints)
         if solver == "dense":
-            ctx = self._eig_context(supports, False, constraints)
+            ctx = self._eig_context(supports, geometric, constraints)
+            kg = self._geometric_rows(motion, supports, None, axial_force) if geometric else None
             r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
                                 include_eps=bool(include_eps), vectors=bool(mode_shapes),
                                 tracked=order == "tracked", progress=progress, polls=True,
-                                flops=10.0 * float(self.ndof)**3)  # one dense instant
+                                axial_force=kg, flops=10.0 * float(self.ndof)**3)  # one dense instant
             st = r["stats"]
             return r["eigenvalues"], r["eigenvalues_imag"], r["mode_shapes"], st
         from .sparse import eigen_solve
@@ -968,14 +969,24 @@ class MeshBody(FlexibleBody):
         if n_modes > ctx.red.n - 6:
             raise ValueError(f"n_modes = {n_modes} is out of 1..{ctx.red.n - 6} for the sparse solver "
                              f"({ctx.red.n} free DOFs); use solver='dense'")
+        kg, lock = None, contextlib.nullcontext()
+        if geometric:  # K_G(t) from the core's prestress basis of these supports, held meanwhile
+            lock = self._kg_lock()
+            ctx.kg_matrix = lambda c: ctx.red.matrix(_core.geometric_matrix(body=self._body, coefficients=c))
         try:
-            lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
-                                              order == "tracked", progress)
+            with lock:
+                if geometric:
+                    self._geometric_basis(supports)
+                    kg = self._geometric_rows(motion, supports, None, axial_force)
+                lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
+                                                  order == "tracked", progress, kg=kg)
         except RuntimeError as exc:  # SuperLU's singular factor, ARPACK's failures (ArpackError)
             raise _core.LinAlgError(
                 f"solver='sparse' failed: {exc} (E = {self.E!r}, rho = {self.rho!r}: a stiffness negligible "
                 "against the masses leaves the shifted matrices singular; solver='dense' solves small "
                 "meshes without shifts)") from None
+        finally:
+            ctx.kg_matrix = None  # valid while the lock was held; no cycle body -> context -> body
         return lam, im, shapes, st
 
     def eigenvalues(self, n_modes, omega=0.0, eps=0.0, supports=None, include_eps=True, mode_shapes=True,
@@ -1005,11 +1016,13 @@ class MeshBody(FlexibleBody):
             ``stats`` also says how instants were solved (``shifted``: planar exact shift;
             ``continued``; ``full_solves``).
         """
-        if end_forces is not None or axial_force is not None:
-            self._line_only("end_forces and axial_force (they belong to geometric stiffness)")
+        if end_forces is not None:
+            self._line_only("end_forces")
         motion = self._motion(omega, eps, a_O, frames, True)
+        if axial_force is not None:
+            axial_force = np.atleast_2d(_checks.array("axial_force", axial_force, shape=(self._n_kg(),)))
         lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, "ascending", mode_shapes,
-                                          solver, constraints, geometric_stiffness, None)
+                                          solver, constraints, geometric_stiffness, None, axial_force)
         st = dict(st)
         return EigenResult(eigenvalues=lam[0], eigenvalues_imag=im[0],
                            mode_shapes=None if shapes is None else shapes[0], solver=st.pop("solver"),
@@ -1038,12 +1051,12 @@ class MeshBody(FlexibleBody):
         EigenResult
             ``eigenvalues`` (nt, n_modes), ``mode_shapes`` (nt, ndof, n_modes) or None.
         """
-        if end_forces is not None or axial_force is not None:
-            self._line_only("end_forces and axial_force (they belong to geometric stiffness)")
+        if end_forces is not None:
+            self._line_only("end_forces")
         _checks.choice("order", order, ("ascending", "tracked"))
         motion = self._motion(omega, eps, a_O, frames, False)
         lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, order, mode_shapes, solver,
-                                          constraints, geometric_stiffness, progress)
+                                          constraints, geometric_stiffness, progress, axial_force)
         st = dict(st)
         return EigenResult(eigenvalues=lam, eigenvalues_imag=im, mode_shapes=shapes, solver=st.pop("solver"),
                            order=order, stats=st)

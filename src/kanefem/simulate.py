@@ -11,6 +11,7 @@ Hamilton's canonical state (d, p), p = M d' + G d + h.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import time
@@ -558,7 +559,8 @@ def simulate(
             raise ValueError(f"method = {method!r}: a mesh body in sparse storage integrates with 'newmark' "
                              "or 'generalized-alpha' (RK would solve with M at every stage)")
         if geometric_stiffness:
-            raise ValueError("geometric_stiffness is defined for straight line bodies, not meshes")
+            raise ValueError("geometric_stiffness of a mesh in sparse storage is not integrated in time yet "
+                             "(its eigenvalues take it); storage='dense' integrates it for a small mesh")
         if any(isinstance(x, ModalDamping) for x in (damping if isinstance(damping, (list, tuple)) else [damping])):
             raise TypeError("ModalDamping makes a full damping matrix: use Rayleigh damping for mesh bodies")
     rayleigh, dense = _damping_spec(damping, body, fixed)
@@ -570,15 +572,19 @@ def simulate(
     factor = None
     if sparse:  # the core's integrator, factoring with SciPy through a callback (section 4.13)
         from .sparse import csr_factor as factor
+    lock = body._kg_lock() if geometric_stiffness else contextlib.nullcontext()
     try:
-        r = _core.simulate(
-            body=body._body, fixed=fixed, motion=motion._core_motion(gravity), t_eval=t_eval,
-            loads=_core_loads(loads, ndof), method=METHODS[method], d0=d0, v0=v0,
-            dt=dt if method in _IMPLICIT else first, rho_inf=rho_inf, rtol=rtol, atol=atol,
-            max_step=max_step, max_steps=max_steps, limit=limit, rayleigh_alpha=rayleigh[0],
-            rayleigh_beta=rayleigh[1], damping=dense, geometric=bool(geometric_stiffness),
-            momentum=method == "rk45-hamilton", progress=prog.fn, factor=factor,
-        )
+        with lock:  # a prestress K_G basis made for these supports, taken by the integrator
+            if geometric_stiffness:
+                body._geometric_basis(supports)
+            r = _core.simulate(
+                body=body._body, fixed=fixed, motion=motion._core_motion(gravity), t_eval=t_eval,
+                loads=_core_loads(loads, ndof), method=METHODS[method], d0=d0, v0=v0,
+                dt=dt if method in _IMPLICIT else first, rho_inf=rho_inf, rtol=rtol, atol=atol,
+                max_step=max_step, max_steps=max_steps, limit=limit, rayleigh_alpha=rayleigh[0],
+                rayleigh_beta=rayleigh[1], damping=dense, geometric=bool(geometric_stiffness),
+                momentum=method == "rk45-hamilton", progress=prog.fn, factor=factor,
+            )
     finally:
         prog.close()
     d, v, p, stats = r["d"], r["v"], r["p"], r["stats"]

@@ -293,6 +293,9 @@ class SparseEigen:
         self.delta = 1e-8 * self.scale
         self.F = None
         self.rest = {}
+        #: coefficients -> K_G on the free DOFs (CSR), set by the body when K_G is asked
+        #: (docs/theory.md section 2.11)
+        self.kg_matrix = None
 
     def factor_rest(self):
         if self.F is None:
@@ -369,11 +372,46 @@ class SparseEigen:
         return None
 
 
-def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, stats):
+def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, stats, kg=None):
     """The ms lowest eigenpairs at one frame: (theta, imag, U, the next continuation
     basis X).  The planar shift if it applies, else certified continuation from X, else
-    ARPACK (section 3.12)."""
+    ARPACK (section 3.12).  With K_G coefficients kg (section 2.11): ARPACK, at a shift
+    proven below the spectrum by the factor's inertia (symmetric), else by a Gershgorin
+    bound of K_G's compression."""
     imag = np.zeros(ms)
+    if kg is not None and np.any(kg != 0.0):
+        A, symmetric = ctx.matrix(f, include_eps)
+        A = A + ctx.kg_matrix(kg)
+        stats["full_solves"] += 1
+        F = None
+        if symmetric:
+            # the Ritz values of the rest modes bound the lowest eigenvalues from above; the
+            # shift goes below them until the factor of A - sigma M has no negative pivot
+            # (Sylvester: no eigenvalue below sigma; SuperLU's symmetric mode pivots on the
+            # diagonal, so U's diagonal carries the inertia), so the ms eigenvalues nearest
+            # sigma are the ms lowest
+            Q = Xr[:, :ms]
+            theta = np.linalg.eigvalsh(0.5 * (Q.T @ (A @ Q) + (Q.T @ (A @ Q)).T))
+            gap = abs(theta[-1] - theta[0]) + abs(theta[0]) + ctx.delta
+            sigma = theta[0] - 0.5 * gap
+            for _ in range(60):
+                F = Factor(A - sigma * ctx.M, True)
+                if not np.any(F.lu.U.diagonal() < 0.0):
+                    break
+                sigma -= gap
+                gap *= 4.0
+            else:
+                F = None
+        if F is None:
+            # Gershgorin: no eigenvalue of (K_G, M) below -max_i sum_j |K_G,ij| / min M_ii
+            G = A - ctx.matrix(f, include_eps)[0]
+            low = float(np.max(np.abs(G).sum(axis=1))) / float(ctx.M.diagonal().min())
+            sigma = -(w2 + e_norm + ctx.delta + low)
+        lam, V = ctx.full(A, ms, symmetric, sigma, F)
+        if np.all(lam.imag == 0.0):
+            return lam.real, imag, V.real, X
+        U = np.column_stack([V[:, k].real if lam[k].imag >= 0 else V[:, k].imag for k in range(ms)])
+        return lam.real, lam.imag, U, X
     if (dim == 2 or w2 == 0.0) and not skew:
         # sum WW_ij S_ij = -w^2 M exactly: every eigenvalue shifts, no shape changes
         stats["shifted"] += 1
@@ -399,7 +437,7 @@ def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, st
     return lam.real, lam.imag, U, X
 
 
-def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None):
+def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None, kg=None):
     """Eigenvalues at each frame (section 3.12): the exact shift for in-plane spin of a
     plane body, certified continuation from the previous instant, ARPACK as the
     safeguard.  Returns the arrays and stats of an EigenResult."""
@@ -423,7 +461,7 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
     last = None  # the previous instant's rates and processed (theta, imag, U)
     for t in range(nt):
         f = frames[t]
-        key = np.concatenate([f["omega"], f["eps"]]).tobytes()
+        key = np.concatenate([f["omega"], f["eps"]] + ([] if kg is None else [kg[t]])).tobytes()
         W, E, WW = frame_operators(f)
         w2 = float(np.dot(f["omega"], f["omega"]))
         e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
@@ -435,7 +473,7 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
             stats["repeated"] += 1
         else:
             theta, imag, U, X = _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim,
-                                         stats)
+                                         stats, None if kg is None else kg[t])
             U = np.array(U, dtype=float)
             if np.all(imag == 0.0):
                 U = U / np.sqrt(np.einsum("ik,ik->k", U, ctx.M @ U))

@@ -273,6 +273,52 @@ static void test_geometric(void)
     unsigned char fixed[9] = {0};
     kf_eig *e = NULL;
     CHECK(kf_eig_create(&e, b, fixed, KF_EIG_GEOMETRIC, &err) == KF_EINVAL && !e, "%s", err.msg);
+    /* ... until it is given a prestress basis (docs/theory.md section 2.11): 8 load cases
+     * (a: 2, E + WW: 4, two end loads); the last one a uniform stretch u = eps x, so every
+     * element carries N = EA eps and K_G's form on a rigid rotation theta about z is
+     * EA eps (l1 + l2) theta^2 */
+    double u[8 * 9] = {0}, axes[4] = {1, 0, 1, 0}, strain = 1e-4, th = 0.3;
+    for (int k = 0; k < 3; k++) {
+        u[7 * 9 + 3 * k] = strain * xy[2 * k];
+        u[7 * 9 + 3 * k + 1] = strain * xy[2 * k + 1];
+    }
+    CHECK(kf_body_set_prestress(b, 7, u, axes, &err) == KF_EINVAL && !strcmp(err.arg, "fields"),
+          "%s", err.msg);
+    u[0] = NAN;
+    CHECK(kf_body_set_prestress(b, 8, u, axes, &err) == KF_EINVAL, "%s", err.msg);
+    u[0] = 0.0;
+    CHECK(kf_body_set_prestress(b, 8, u, axes, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_body_nkg(b) == 8 && kf_body_prestressed(b), "nkg %d", kf_body_nkg(b));
+    double cg[8] = {0, 0, 0, 0, 0, 0, 0, 1};
+    CHECK(kf_body_geometric(b, cg, 0.0, &G, &err) == KF_OK, "%s", err.msg);
+    double v[9], Gv[9] = {0}, form = 0.0;
+    for (int k = 0; k < 3; k++) { /* theta e_z x (x, y) = theta (-y, x) */
+        v[3 * k] = -th * xy[2 * k + 1];
+        v[3 * k + 1] = th * xy[2 * k];
+        v[3 * k + 2] = th;
+    }
+    for (int i = 0; i < 9; i++)
+        for (int j = 0; j < 9; j++)
+            Gv[i] += kf_mat_get(&G, i, j) * v[j];
+    for (int i = 0; i < 9; i++)
+        form += v[i] * Gv[i];
+    double expect = E * A * strain * 2 * sqrt(1.25) * th * th;
+    CHECK(fabs(form - expect) < 1e-10 * expect, "v K_G v = %.15g, expected %.15g", form, expect);
+    /* the coefficients of an instant: a, E + WW, f_first, f_last */
+    memset(&kin, 0, sizeof kin);
+    kin.omega[2] = 2.0;
+    kin.eps[2] = 3.0;
+    kin.a[0] = 5.0;
+    CHECK(kf_body_geometric_coefficients(b, &kin, 7.0, 11.0, 1, 0, cg, &err) == KF_OK, "%s",
+          err.msg);
+    CHECK(cg[0] == 5.0 && cg[1] == 0.0 && cg[2] == -4.0 && cg[3] == -3.0 && cg[4] == 3.0 &&
+          cg[5] == -4.0 && cg[6] == 7.0 && cg[7] == 11.0, "c = %g %g %g %g %g %g %g %g", cg[0],
+          cg[1], cg[2], cg[3], cg[4], cg[5], cg[6], cg[7]);
+    CHECK(kf_body_axial_force(b, &kin, 0.0, 0.0, 1, 0, c, &err) == KF_EINVAL, "%s", err.msg);
+    fixed[0] = fixed[1] = fixed[2] = 1;
+    CHECK(kf_eig_create(&e, b, fixed, KF_EIG_GEOMETRIC, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eig_nkg(e) == 8, "eig nkg %d", kf_eig_nkg(e));
+    kf_eig_free(e);
     kf_mat_free(&G);
     kf_body_free(b);
 }
