@@ -954,9 +954,34 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                 goto done;
             }
             if (!skew) {
-                rc = full_symmetric(&w, err);
-                st.full_solves++;
-                have_basis = 0;
+                /* a spatial centrifugal term D = sum WW_ij St_ij is symmetric with
+                 * -|omega|^2 I <= D <= 0 (-WW is positive semidefinite with eigenvalues
+                 * up to |omega|^2 and sum St_ii = I), so by Weyl lambda_k(A) lies in
+                 * [lambda_k(A0) - |omega|^2, lambda_k(A0)]: the certificate of item 2
+                 * with r = |omega|^2 (docs/theory.md section 3.14).  Continued from the
+                 * previous instant's basis (at-rest modes after a full solve). */
+                int got = 0;
+                if (!geo && dim == 3 && p < n) {
+                    const double *om = frame[t].omega;
+                    double r2 = (om[0] * om[0] + om[1] * om[1] + om[2] * om[2]) * (1.0 + 1e-12);
+                    if (!have_basis)
+                        memcpy(w.X, e->V0, (size_t)n * p * sizeof(double));
+                    memcpy(w.Xp, w.X, (size_t)n * p * sizeof(double));
+                    double snorm = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
+                    got = continuation(&w, e->lam0, r2, snorm, &st.iterations, err);
+                    if (got < 0) {
+                        rc = -got;
+                        goto done;
+                    }
+                }
+                if (got) {
+                    st.continued++;
+                    have_basis = 1;
+                } else {
+                    rc = full_symmetric(&w, err);
+                    st.full_solves++;
+                    have_basis = 0;
+                }
             } else {
                 /* continuation is certified against the spectrum of the symmetric
                  * part: A0's, known, when that is A0 itself (planar shift) */

@@ -1194,8 +1194,10 @@ class PlanarBeam(_StraightBody):
         Density [kg/m^3].
     origin : float
         Position of the first node on the frame's x axis [m].
-    storage : {"auto", "dense"}
-        Matrix storage (docs/api/contract.md); line bodies are dense today.
+    storage : {"auto", "dense", "banded", "sparse"}
+        Matrix storage (docs/api/contract.md): "auto" returns ndarrays up to 300 DOFs and
+        SciPy CSR (the core's band) beyond; "banded" and "sparse" return CSR at any size
+        and solve eigenvalues by shift-invert on the band factor.
 
     Notes
     -----
@@ -1264,8 +1266,10 @@ class AxialBar(_StraightBody):
         Density [kg/m^3].
     origin : float
         Position of the first node on the frame's x axis [m].
-    storage : {"auto", "dense"}
-        Matrix storage (docs/api/contract.md); line bodies are dense today.
+    storage : {"auto", "dense", "banded", "sparse"}
+        Matrix storage (docs/api/contract.md): "auto" returns ndarrays up to 300 DOFs and
+        SciPy CSR (the core's band) beyond; "banded" and "sparse" return CSR at any size
+        and solve eigenvalues by shift-invert on the band factor.
 
     Notes
     -----
@@ -1338,8 +1342,10 @@ class Beam3D(_StraightBody):
         of ref normal to the beam (default the body's y axis).
     origin : float
         Position of the first node on the frame's x axis [m].
-    storage : {"auto", "dense"}
-        Matrix storage (docs/api/contract.md); line bodies are dense today.
+    storage : {"auto", "dense", "banded", "sparse"}
+        Matrix storage (docs/api/contract.md): "auto" returns ndarrays up to 300 DOFs and
+        SciPy CSR (the core's band) beyond; "banded" and "sparse" return CSR at any size
+        and solve eigenvalues by shift-invert on the band factor.
 
     Notes
     -----
