@@ -2,12 +2,12 @@
 block inverse iteration from the previous instant's modes, Rayleigh-Ritz, and a residual
 certificate per eigenvalue; a full solve (scipy eigh subset) only when the certificate fails.
 
-    lam, stats = continuation(K, M, A_of_t, n_modes)
+    lam, stats = continuation(K, M, A_of_t, nt, n_modes)
 
 K, M: dense symmetric (free DOFs); A_of_t(t) -> the symmetric K_eff at instant t (K + K_om(t));
-the shift-invert operator is the factor of K at rest (Cholesky of K + delta M), so an
-instant costs a few block solves with it and small dense Ritz problems.  Used by
-bench/bench_scaling.py and bench/bench_spatial.py side by side with kanefem.
+the correction of each residual is preconditioned by the factor at rest (Cholesky of
+K + delta M), so an instant costs a few block solves with it and small dense Ritz problems.
+Used by bench/bench_scaling.py side by side with kanefem.
 """
 
 import numpy as np
