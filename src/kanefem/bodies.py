@@ -619,8 +619,11 @@ class FlexibleBody:
             return
         for _ in range(3):
             F = ctx.factor_rest()
-            x = F.solve(ctx.M @ np.ones(ctx.red.n))
-            q = float(x @ (ctx.K @ x)) / float(x @ (ctx.M @ x))
+            with np.errstate(all="ignore"):  # a nearly singular factor: x not finite, delta kept
+                x = F.solve(ctx.M @ np.ones(ctx.red.n))
+                q = float(x @ (ctx.K @ x)) / float(x @ (ctx.M @ x))
+            if not math.isfinite(q):
+                return
             delta = max(min(ctx.delta, 1e-2 * q), 1e-20 * ctx.scale)
             if not delta < 0.5 * ctx.delta:
                 return
