@@ -58,15 +58,16 @@ class MotionTerms:
     """The motion-dependent terms of a body's equations at one instant.
 
     ``M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om``, all over the
-    body's DOFs (dense arrays; matrices ndof x ndof, vectors ndof).
+    body's DOFs: matrices ndof x ndof in the body's storage type (ndarrays when dense, SciPy
+    CSR when banded or sparse), vectors ndarrays of length ndof.
 
     Attributes
     ----------
-    C : ndarray
+    C : ndarray or CSR matrix
         Coriolis (gyroscopic) matrix, skew-symmetric [kg/s].
-    K_eps : ndarray
+    K_eps : ndarray or CSR matrix
         Angular-acceleration stiffness, skew-symmetric [N/m].
-    K_om : ndarray
+    K_om : ndarray or CSR matrix
         Centrifugal softening, symmetric negative semidefinite [N/m].
     q_eps, q_om : ndarray
         Inertial loads from the angular acceleration and the angular velocity [N].
