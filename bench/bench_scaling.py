@@ -9,22 +9,40 @@ time ~ elements^p, and the step against the flop count of the banded factorizati
 (n (kl + 2 kl (kl + ku)) flops for n unknowns): the rate that count implies, and the time
 of dgbtrf alone on a band matrix of the same shape (SciPy's LAPACK, for scale).
 
+Then (issue 19) the beam's other calls against size on its banded storage, each side by
+side with what a user would write in SciPy, in the same run, on one BLAS thread (the load
+average is printed): the motion terms (time and the Python-side peak memory, tracemalloc)
+against the dense path; the lowest 6 eigenvalues at one instant against
+``scipy.sparse.linalg.eigsh`` in shift-invert mode on the same matrices; the lowest 6 over
+360 instants of a spin-up (planar symmetric: kanefem's exact shift lambda - omega^2)
+against an ``eigsh`` loop; and a Newmark step against one ``scipy.linalg.solve_banded``
+(factor and solve) of the same order.  Fitted exponents time ~ elements^p.
+
     python bench/bench_scaling.py [--quick]
 """
 
-import argparse
-import math
 import os
-import sys
-import time
 
-import numpy as np
-import scipy.linalg.lapack as lapack
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one BLAS thread, both sides
+    os.environ.setdefault(_v, "1")
 
-import kanefem
+import argparse  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy.linalg as la  # noqa: E402
+import scipy.linalg.lapack as lapack  # noqa: E402
+import scipy.sparse.linalg as spla  # noqa: E402
+
+import kanefem  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import best  # noqa: E402
 from bench_integrate import lever_case  # noqa: E402
+from continuation_prototype import continuation  # noqa: E402
 
 SIZES = (10, 30, 100, 300, 1000, 3000, 10000)
 KL = KU = 5  # a planar beam: 2 nodes x 3 DOFs per element
@@ -92,7 +110,133 @@ def main():
     print("'Mflop/s' is the banded LU's flop count divided by the whole step's time; "
           "'step/LU' the step against dgbtrf alone (SciPy's LAPACK): the rest of a step forms "
           "C(t), K(t), the effective matrix and the right-hand side, and solves.")
+    beam_calls(args.quick)
+    spatial_turn(1 if args.quick else 5)
 
+
+# ---------------------------------------------------------------- issue 19: the other calls
+
+
+def fit(sizes, times):
+    """The exponent p of time ~ elements^p (least squares in log-log)."""
+    return float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
+
+
+def peak_bytes(fn):
+    """(result, peak Python-side bytes allocated during fn()) by tracemalloc."""
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def steel_beam(nel, storage):
+    return kanefem.PlanarBeam(1.0, nel, E=2.1e11, A=1e-4, I=1e-8, rho=7800.0, storage=storage)
+
+
+def reduced(beam, supports="pinned-pinned"):
+    """K, M over the free DOFs as SciPy CSC (what an eigsh user starts from)."""
+    free = ~beam.support_mask(supports)
+    K, M = (A[free][:, free].tocsc() for A in (beam.stiffness_matrix(), beam.mass_matrix()))
+    return K, M
+
+
+def beam_calls(quick):
+    sizes = (10, 100, 1000, 10000) if quick else SIZES
+    repeat = 1 if quick else 3
+    load = os.getloadavg()[0]
+    print(f"\nissue 19: a pinned-pinned steel beam 1 m, storage='banded'; one BLAS thread; "
+          f"load average {load:.2f} on {os.cpu_count()} CPUs")
+    head = (f"{'elements':>8} {'mt ms':>8} {'mt MB':>7} {'dense ms':>9} {'dense MB':>9} "
+            f"{'eig6 ms':>8} {'eigsh ms':>8} {'360 ms':>8} {'loop ms':>9} {'step us':>8} "
+            f"{'solve_banded us':>15}")
+    print(head)
+    print("-" * len(head))
+    rows = []
+    omega = np.linspace(0.0, 50.0, 360)  # a spin-up: 360 instants, planar symmetric
+    for nel in sizes:
+        beam = steel_beam(nel, "banded")
+        t_mt, (_, mem) = best(lambda: peak_bytes(lambda: beam.motion_terms(30.0, 100.0)), repeat)
+        if nel <= 1000:
+            dense = steel_beam(nel, "dense")
+            t_dn, (_, mem_dn) = best(lambda: peak_bytes(lambda: dense.motion_terms(30.0, 100.0)), repeat)
+        else:
+            t_dn = mem_dn = math.nan  # 7 GB a matrix at 10,000 elements
+        fresh = lambda: steel_beam(nel, "banded")  # noqa: E731 (each eigen timing from a new body: no cached factor)
+        t_e6, _ = best(lambda: fresh().eigenvalues(6, mode_shapes=False), repeat)
+        K, M = reduced(beam)
+        t_sh, _ = best(lambda: spla.eigsh(K, 6, M, sigma=0.0, return_eigenvectors=False), repeat)
+        t_360, _ = best(lambda: fresh().eigenvalues_vs_time(omega, np.zeros(360), 6, mode_shapes=False), 1)
+        if nel <= 1000 or not quick:
+            # what a user writes without the shift: eigsh of K - omega^2 M at every instant
+            # (sigma below the spectrum), 36 of the 360 timed and scaled
+            t_loop, _ = best(lambda: [spla.eigsh(K - w * w * M, 6, M, sigma=-w * w, return_eigenvectors=False)
+                                      for w in omega[::10]], 1)
+            t_loop *= 10.0
+        else:
+            t_loop = math.nan
+        case = lever_case(nel)
+        steps = int(max(20, min(2000, 2e5 / nel)))
+        kanefem.simulate(case["body"], case["motion"], 5e-6, dt=1e-6, supports=case["supports"],
+                         gravity=case["gravity"], progress=False)
+        t_st, _ = best(lambda: kanefem.simulate(case["body"], case["motion"], steps * 1e-6, dt=1e-6,
+                                                supports=case["supports"], gravity=case["gravity"],
+                                                t_eval=[0.0, steps * 1e-6], progress=False), 1)
+        ab = np.zeros((2 * KL + 1, K.shape[0]))
+        ab[KL, :] = 4.0 * (2 * KL + 1)
+        ab[:KL, :] = ab[KL + 1:, :] = 1.0
+        rhs = np.ones(K.shape[0])
+        t_sb, _ = best(lambda: la.solve_banded((KL, KL), ab, rhs), 5 * repeat)
+        rows.append((nel, t_mt, mem, t_e6, t_sh, t_360, t_loop, t_st / steps, t_sb))
+        print(f"{nel:>8} {t_mt * 1e3:>8.2f} {mem / 1e6:>7.2f} {t_dn * 1e3:>9.2f} {mem_dn / 1e6:>9.2f} "
+              f"{t_e6 * 1e3:>8.1f} {t_sh * 1e3:>8.1f} {t_360 * 1e3:>8.1f} {t_loop * 1e3:>9.1f} "
+              f"{t_st / steps * 1e6:>8.1f} {t_sb * 1e6:>15.1f}")
+    r = np.array(rows)
+    big = r[:, 0] >= 100
+    names = ("motion terms", "their memory", "lowest 6, one instant", "eigsh", "lowest 6, 360 instants",
+             "eigsh loop", "Newmark step", "solve_banded")
+    print("\nfitted exponents (100..10,000 elements): " + "; ".join(
+        f"{name} p = {fit(r[big, 0], r[big, k + 1]):.2f}" for k, name in enumerate(names)
+        if np.all(np.isfinite(r[big, k + 1]))))
+    print("mt: motion_terms (C, K_eps, K_om as CSR and the load vectors); MB: Python-side peak "
+          "(tracemalloc; the core's band temporaries, the size of its results, not counted); "
+          "dense: the same call on storage='dense' (n^2 a matrix, beyond memory at 10,000); "
+          "eig6: eigenvalues(6) on a new body (factor and ARPACK included) vs eigsh(K, 6, M, "
+          "sigma=0) on the same reduced K, M; 360: eigenvalues_vs_time over a spin-up vs an "
+          "eigsh loop (36 instants timed, x10); step: one Newmark step of the slider-crank lever "
+          "vs one solve_banded (LU and solve) of the same order and half-bandwidth.")
+
+
+
+def spatial_turn(repeat):
+    """The lowest 6 of a spinning clamped-free Beam3D (20 elements, 120 free DOFs) over 360
+    instants (K_eps off): kanefem's certified continuation in C against the NumPy prototype
+    (bench/continuation_prototype.py) on the same matrices, and against eigh per instant."""
+    b = kanefem.Beam3D(1.0, 20, E=2.1e11, A=1e-4, Izz=1e-8, Iyy=2e-8, J=3e-8, rho=7800.0, storage="dense")
+    t = np.linspace(0.0, 1.0, 360)
+    om = np.column_stack([5.0 * np.sin(2 * np.pi * t), 10.0 * t, 40.0 * t])
+    free = ~b.support_mask("clamped-free")
+    K, M = (A[np.ix_(free, free)] for A in (b.stiffness_matrix(), b.mass_matrix()))
+    S = b.inertia_invariants()["S"][:, :, free][:, :, :, free]
+
+    def A_of_t(k):
+        w = om[k]
+        W = np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+        return K + np.einsum("ij,ijkl->kl", W @ W, S)
+
+    t_k, r = best(lambda: b.eigenvalues_vs_time(om, np.zeros((360, 3)), 6, include_eps=False,
+                                                mode_shapes=False), repeat)
+    t_p, (lam, st) = best(lambda: continuation(K, M, A_of_t, 360, 6), repeat)
+    t_e, ref = best(lambda: np.array([la.eigh(A_of_t(k), M, eigvals_only=True, subset_by_index=[0, 5])
+                                      for k in range(360)]), max(1, repeat // 2))
+    err = float(np.max(np.abs(r.eigenvalues - ref) / np.abs(ref)))
+    print(f"\nspatial turn, Beam3D 120 free DOFs, lowest 6 over 360 instants (load {os.getloadavg()[0]:.2f}): "
+          f"kanefem {t_k * 1e3:.1f} ms ({r.stats}), NumPy continuation prototype {t_p * 1e3:.1f} ms "
+          f"({st['iterations']} block iterations), eigh per instant {t_e * 1e3:.1f} ms; kanefem "
+          f"{t_p / t_k:.2f}x the prototype, {t_e / t_k:.2f}x eigh; largest relative difference from "
+          f"eigh {err:.1e}")
 
 if __name__ == "__main__":
     main()

@@ -27,10 +27,14 @@
  *   3. continuing from the previous instant keeps each mode's identity, which
  *      KF_ORDER_TRACKED uses to follow modes through crossings.
  * For spatial bodies (dim 3) W W is a multiple of I only at rest: the
- * centrifugal term sum (WW)_ij St_ij changes the shapes, so each instant is
- * a full dense solve (dsyevr, or dgeev with K_eps), except an instant equal to
- * the one before (a constant spin about any axis), whose solution is reused
- * (docs/theory.md section 3.14).
+ * centrifugal term D = sum (WW)_ij St_ij changes the shapes.  It is symmetric
+ * with -|omega|^2 I <= D <= 0, so by Weyl each eigenvalue lies in
+ * [lambda_k(A0) - |omega|^2, lambda_k(A0)] and item 2's certificate holds with
+ * r = |omega|^2: a symmetric spatial instant is continued from the previous
+ * one's basis, a full dsyevr only where the discs overlap or the iteration
+ * fails (with K_eps, dgeev certified against the instant's symmetric part);
+ * an instant equal to the one before (a constant spin about any axis) reuses
+ * its solution (docs/theory.md section 3.14).
  */
 #include "kf_internal.h"
 
@@ -992,61 +996,75 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                              frame[t].eps[2], amax, scale0);
                 goto done;
             }
+            /* continuation, certified against a known spectrum; a full solve if not */
+            int got = 0;
             if (!skew) {
+                /* a spatial centrifugal term D = sum WW_ij St_ij is symmetric with
+                 * -|omega|^2 I <= D <= 0 (-WW is positive semidefinite with eigenvalues
+                 * up to |omega|^2 and sum St_ii = I), so by Weyl lambda_k(A) lies in
+                 * [lambda_k(A0) - |omega|^2, lambda_k(A0)]: the certificate of item 2
+                 * with r = |omega|^2 (docs/theory.md section 3.14).  Continued from the
+                 * previous instant's basis (at-rest modes after a full solve). */
+                if (!geo && dim == 3 && p < n) {
+                    const double *om = frame[t].omega;
+                    double r2 = (om[0] * om[0] + om[1] * om[1] + om[2] * om[2]) * (1.0 + 1e-12);
+                    if (!have_basis)
+                        memcpy(w.X, e->V0, (size_t)n * p * sizeof(double));
+                    memcpy(w.Xp, w.X, (size_t)n * p * sizeof(double));
+                    double snorm = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
+                    got = continuation(&w, e->lam0, r2, snorm, &st.iterations, err);
+                }
+            } else if (shift_only && !geo) {
+                /* the skew part certified against the spectrum of the symmetric part:
+                 * A0's, known, when that is A0 itself (planar shift); A0's eigenvectors,
+                 * corrected to first order in E */
+                memcpy(w.Xp, e->V0, (size_t)n * p * sizeof(double));
+                int kc = p < e->kd ? p : e->kd;
+                for (int q = 0; q < e->npair; q++)
+                    if (cpair[q] != 0.0)
+                        for (size_t i = 0; i < (size_t)n * kc; i++)
+                            w.Xp[i] += cpair[q] * e->D[q][i];
+                if (!have_basis)
+                    memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
+                double snorm = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
+                got = continuation(&w, e->lam0, r, snorm, &st.iterations, err);
+            } else if (p < n) {
+                /* certified against this instant's own symmetric part S (a spatial
+                 * centrifugal term, K_G): its p + 1 lowest eigenpairs by dsyevr,
+                 * the p lowest vectors the predicted basis (section 3.14) */
+                double snorm = 0.0;
+                for (size_t i = 0; i < nn; i++)
+                    snorm += w.VR[i] * w.VR[i];
+                snorm = sqrt(snorm); /* Frobenius >= spectral */
+                rc = kf_la_syevr(n, w.VR, n, 1, p + 1, w.lam_s, w.Zs, n,
+                                 w.iwork + w.liwork - 2 * n, w.work, w.lwork, w.iwork,
+                                 w.liwork - 2 * n, err);
+                if (rc)
+                    goto done;
+                memcpy(w.Xp, w.Zs, (size_t)n * p * sizeof(double));
+                if (!have_basis)
+                    memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
+                got = continuation(&w, w.lam_s, r, snorm, &st.iterations, err);
+            }
+            if (got < 0) {
+                rc = -got;
+                goto done;
+            }
+            if (got) {
+                st.continued++;
+                have_basis = 1;
+            } else if (!skew) {
                 rc = full_symmetric(&w, err);
                 st.full_solves++;
                 have_basis = 0;
             } else {
-                /* continuation is certified against the spectrum of the symmetric
-                 * part: A0's, known, when that is A0 itself (planar shift) */
-                int got = 0;
-                if (shift_only && !geo) {
-                    /* A0's eigenvectors, corrected to first order in E */
-                    memcpy(w.Xp, e->V0, (size_t)n * p * sizeof(double));
-                    int kc = p < e->kd ? p : e->kd;
-                    for (int q = 0; q < e->npair; q++)
-                        if (cpair[q] != 0.0)
-                            for (size_t i = 0; i < (size_t)n * kc; i++)
-                                w.Xp[i] += cpair[q] * e->D[q][i];
-                    if (!have_basis)
-                        memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
-                    double snorm = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
-                    got = continuation(&w, e->lam0, r, snorm, &st.iterations, err);
-                } else if (p < n) {
-                    /* certified against this instant's own symmetric part S (a spatial
-                     * centrifugal term, K_G): its p + 1 lowest eigenpairs by dsyevr,
-                     * the p lowest vectors the predicted basis (section 3.14) */
-                    double snorm = 0.0;
-                    for (size_t i = 0; i < nn; i++)
-                        snorm += w.VR[i] * w.VR[i];
-                    snorm = sqrt(snorm); /* Frobenius >= spectral */
-                    rc = kf_la_syevr(n, w.VR, n, 1, p + 1, w.lam_s, w.Zs, n,
-                                     w.iwork + w.liwork - 2 * n, w.work, w.lwork, w.iwork,
-                                     w.liwork - 2 * n, err);
-                    if (rc)
-                        goto done;
-                    memcpy(w.Xp, w.Zs, (size_t)n * p * sizeof(double));
-                    if (!have_basis)
-                        memcpy(w.X, w.Xp, (size_t)n * p * sizeof(double));
-                    got = continuation(&w, w.lam_s, r, snorm, &st.iterations, err);
-                }
-                if (got < 0) {
-                    rc = -got;
-                    goto done;
-                }
-                if (got) {
-                    st.continued++;
-                    have_basis = 1;
-                }
-                if (!got) {
-                    /* the eigenvectors serve the shapes, the tracking and, for a planar
-                     * body, the next instant's continuation (a spatial body's next
-                     * instant starts from its symmetric part's eigenvectors) */
-                    int vec = opt->vectors || tracked || dim == 2;
-                    rc = full_general(&w, vec, err);
-                    st.full_solves++;
-                    have_basis = vec;
-                }
+                /* the eigenvectors serve the shapes, the tracking and, for a planar
+                 * body, the next instant's continuation (a spatial body's next
+                 * instant starts from its symmetric part's eigenvectors) */
+                int vec = opt->vectors || tracked || dim == 2;
+                rc = full_general(&w, vec, err);
+                st.full_solves++;
+                have_basis = vec;
             }
             if (rc)
                 goto done;

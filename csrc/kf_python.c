@@ -354,11 +354,30 @@ int eig_conv(PyObject *obj, void *p)
 
 
 /* A body-sized matrix: a dense (n, n) array, or for CSR storage the values
- * (nnz,) on the body's pattern (body_pattern). */
+ * (nnz,) on the body's pattern (body_pattern), or for band storage the values
+ * of the band's rows in CSR order: row i holds columns max(0, i - kl) ..
+ * min(n - 1, i + ku), the band pattern Python builds from body_info's kl, ku
+ * (O(n (kl + ku + 1)): a large beam's matrix never becomes n x n). */
 PyObject *new_matrix_rowmajor(const kf_mat *m)
 {
     if (m->kind == KF_CSR)
         return new_vector(m->a, m->pat->nnz);
+    if (m->kind == KF_BAND) {
+        int n = m->n, kl = m->kl, ku = m->ku;
+        npy_intp nnz = 0;
+        for (int i = 0; i < n; i++)
+            nnz += (i + ku < n - 1 ? i + ku : n - 1) - (i - kl > 0 ? i - kl : 0) + 1;
+        PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &nnz, NPY_DOUBLE);
+        if (!out)
+            return NULL;
+        double *v = PyArray_DATA(out);
+        for (int i = 0; i < n; i++) {
+            int j1 = i + ku < n - 1 ? i + ku : n - 1;
+            for (int j = i - kl > 0 ? i - kl : 0; j <= j1; j++)
+                *v++ = m->a[(size_t)(kl + ku + i - j) + (size_t)j * m->ld];
+        }
+        return (PyObject *)out;
+    }
     npy_intp dims[2] = {m->n, m->n};
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
     if (out)

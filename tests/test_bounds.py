@@ -49,9 +49,9 @@ def _interrupt_at(setup, call, delay=0.3):
 
 
 @pytest.mark.parametrize("setup, call", [
-    # the core's eig_create on 600 beam elements (1803 DOFs): several seconds of dense
+    # the core's eig_create on 600 beam elements (1803 DOFs, stored dense): several seconds of dense
     # LAPACK in one C call (3.5 s at 400 elements ignored Ctrl-C)
-    ("beam = kanefem.PlanarBeam(1.0, 600, E=210e9, A=1e-4, I=1e-8, rho=7800.0)\n"
+    ("beam = kanefem.PlanarBeam(1.0, 600, E=210e9, A=1e-4, I=1e-8, rho=7800.0, storage='dense')\n"
      "        cached = lambda: len(beam._eig_cache)",
      "beam.eigenvalues(2)"),
     # SciPy's SuperLU on a 3D Laplacian of 36^3 unknowns (splu ignored Ctrl-C for 6-11 s
@@ -65,7 +65,7 @@ def _interrupt_at(setup, call, delay=0.3):
     # one instant of the gyroscopic problem (a dense 2n x 2n nonsymmetric eigenproblem)
     # of 300 beam elements: seconds in one dgeev (18 s at 400 elements), the context made
     # (and cached) before
-    ("beam = kanefem.PlanarBeam(1.0, 300, E=210e9, A=1e-4, I=1e-8, rho=7800.0)\n"
+    ("beam = kanefem.PlanarBeam(1.0, 300, E=210e9, A=1e-4, I=1e-8, rho=7800.0, storage='dense')\n"
      "        beam.eigenvalues(1)\n"
      "        cached = lambda: len(beam._eig_cache) - 1",
      "beam.gyroscopic_eigenvalues([1.0], [0.0], 2)"),

@@ -52,6 +52,8 @@ _KINDS = _core.element_kinds()
 _LINE_KINDS = ("bar2", "beam2", "bar3d", "beam3d")
 #: eigen contexts kept per body (each holds a few dense n x n matrices)
 _EIG_CACHE_SIZE = 8
+#: the core's dense eigen solver's limit on free DOFs (KF_EIG_DENSE_MAX, csrc/kf_eig.c)
+_DENSE_EIGEN_NDOF = 5000
 
 
 @dataclass(frozen=True)
@@ -59,15 +61,16 @@ class MotionTerms:
     """The motion-dependent terms of a body's equations at one instant.
 
     ``M d'' + C d' + (K + K_eps + K_om) d = Q - q_a - q_eps - q_om``, all over the
-    body's DOFs (dense arrays; matrices ndof x ndof, vectors ndof).
+    body's DOFs: matrices ndof x ndof in the body's storage type (ndarrays when dense, SciPy
+    CSR when banded or sparse), vectors ndarrays of length ndof.
 
     Attributes
     ----------
-    C : ndarray
+    C : ndarray or CSR matrix
         Coriolis (gyroscopic) matrix, skew-symmetric [kg/s].
-    K_eps : ndarray
+    K_eps : ndarray or CSR matrix
         Angular-acceleration stiffness, skew-symmetric [N/m].
-    K_om : ndarray
+    K_om : ndarray or CSR matrix
         Centrifugal softening, symmetric negative semidefinite [N/m].
     q_eps, q_om : ndarray
         Inertial loads from the angular acceleration and the angular velocity [N].
@@ -81,6 +84,19 @@ class MotionTerms:
     q_eps: np.ndarray
     q_om: np.ndarray
     q_a: np.ndarray
+
+
+def _band_pattern(n, kl, ku):
+    """The CSR pattern (indptr, indices; int32) of an n x n band with kl sub- and ku
+    super-diagonals: row i holds columns max(0, i - kl) .. min(n - 1, i + ku), the order
+    in which the core returns a band matrix's values."""
+    rows = np.arange(n)
+    lo, hi = np.maximum(rows - kl, 0), np.minimum(rows + ku, n - 1)
+    counts = hi - lo + 1
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(counts, out=indptr[1:])
+    indices = (np.arange(int(indptr[-1])) - np.repeat(indptr[:-1] - lo, counts)).astype(np.int32)
+    return indptr, indices
 
 
 def _signed_hz(lam):
@@ -251,8 +267,16 @@ class FlexibleBody:
     _default_supports = "free-free"
     #: whether the elements bend (then the section's Izz is required)
     _bending = False
-    #: the storages this body type offers (the first is what "auto" gives)
-    _storages: tuple = ("dense",)
+    #: the storages this body type offers (docs/api/contract.md section 2)
+    _storages: tuple = ("dense", "banded", "sparse")
+    #: "auto" returns a line body's matrices dense up to this many DOFs and in the core's
+    #: band (or CSR) layout beyond: measured in bench/bench_scaling.py, the band's motion
+    #: terms and sparse eigen path overtake the dense ones near 100 beam elements
+    _AUTO_DENSE_NDOF = 300
+    #: a line body asked for "sparse" storage is held in the core as a band when its
+    #: numbering makes one (every core path runs on a band; the matrices come back CSR all
+    #: the same); a MeshBody's "sparse" is the core's CSR
+    _sparse_as_band = True
     #: the constructor's name of the connectivity (a mesh's "cells")
     _cells_name = "elements"
 
@@ -327,13 +351,21 @@ class FlexibleBody:
         return out
 
     def _storage_code(self, storage):
-        """The core's code of a storage name; line bodies are dense until banded and sparse
-        beams come (issue 19)."""
+        """The core's code of a storage name (-1: "auto", the core's layout), refused with the
+        contract's error if the type does not offer it."""
         code = STORAGES[_checks.choice("storage", storage, tuple(STORAGES))]
-        if code > 0 and self._storages == ("dense",):
+        self._asked = None if code < 0 else ("dense", "banded", "sparse")[code]
+        if self._asked is not None and self._asked not in self._storages:
             raise _not_supported(self, f"storage={storage!r}",
-                                 "its matrices are dense (storage='dense'); a MeshBody offers 'banded' and 'sparse'")
+                                 f"it offers {', '.join(map(repr, self._storages))}")
+        if self._asked == "sparse" and self._sparse_as_band:
+            return -1  # the core's narrow band (CSR if there is none, see _attach)
         return code
+
+    def _auto_storage(self, layout):
+        """The contract's storage of ``storage="auto"`` given the core's layout: the layout
+        itself, except that a small body (at most _AUTO_DENSE_NDOF DOFs) is returned dense."""
+        return "dense" if self.ndof <= self._AUTO_DENSE_NDOF else layout
 
     def _attach(self, nodes, elements, section, storage=-1, *, cells="elements"):
         """Build the core's body of kind ``self._kind`` (section: the C field names;
@@ -341,21 +373,28 @@ class FlexibleBody:
         caller's name of the connectivity (a mesh's "cells")."""
         try:
             self._body = self._create_core(nodes, elements, section, storage)
+            info = _core.body_info(self._body)
+            if storage < 0 and info["storage"] == "dense" and getattr(self, "_asked", None) == "sparse":
+                # "sparse" asked of a line body whose numbering has no narrow band: CSR
+                self._body = self._create_core(nodes, elements, section, STORAGES["sparse"])
+                info = _core.body_info(self._body)
         except (ValueError, TypeError) as exc:  # the core's names are coords and conn
             text = re.sub(r"\bconn\b", cells, re.sub(r"\bcoords\b", "nodes", str(exc)))
             raise type(exc)(text) from None
-        info = _core.body_info(self._body)
         self.ndof = info["ndof"]
         self.dim = info["dim"]
         self.dofs_per_node = info["ndofn"]
         # the contract's storage, "dense", "banded" or "sparse": what the matrices are returned
-        # as.  A type offering dense only (the line bodies) lets the core hold its invariants
-        # in band form when that is smaller; they still come back dense.
+        # as.  The core's layout may differ under "auto": a small line body's invariants are
+        # held in band form when that is smaller, and still come back dense.
         self._layout = _STORAGE_NAMES[info["storage"]]
-        self.storage = "dense" if self._storages == ("dense",) else self._layout
-        if self.storage == "sparse":
+        asked = getattr(self, "_asked", None)
+        self.storage = asked if asked is not None else self._auto_storage(self._layout)
+        if self._layout == "sparse":
             pat = _core.body_pattern(body=self._body)
             self._indptr, self._indices = pat["indptr"], pat["indices"]
+        elif self._layout == "banded":  # the band's rows as a CSR pattern (the core's order)
+            self._indptr, self._indices = _band_pattern(self.ndof, info["kl"], info["ku"])
         self.nodes = np.array(nodes, dtype=float)
         self.nodes.setflags(write=False)
         self._elements = elements  # the connectivity as given (section forces' element ends, K_G's end axes; a mesh: mesh.blocks)
@@ -378,14 +417,19 @@ class FlexibleBody:
 
     def _matrix(self, values):
         """A body-sized matrix of the core in the contract's type: an ndarray for dense
-        storage, a SciPy CSR matrix for banded and sparse storage (docs/api/contract.md)."""
-        if self.storage == "dense":
-            return values
+        storage, a SciPy CSR matrix for banded and sparse storage (docs/api/contract.md).
+        ``values``: the core's dense (n, n) array, or the values on the body's CSR or band
+        pattern (never an n x n array for a band or CSR layout)."""
+        if self._layout == "dense":
+            if self.storage == "dense":
+                return values
+            import scipy.sparse as sp
+
+            return sp.csr_matrix(values)
         import scipy.sparse as sp
 
-        if self.storage == "sparse":
-            return sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof))
-        return sp.csr_matrix(values)
+        A = sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof))
+        return A.toarray() if self.storage == "dense" else A
 
     def mass_matrix(self):
         """Consistent mass matrix M = sum_i S_ii [kg], (ndof, ndof) in the body's storage
@@ -609,7 +653,12 @@ class FlexibleBody:
         supports : str, dict or None
             As in :meth:`support_mask`.
         """
-        return np.eye(self.ndof)[self.support_mask(supports)]
+        fixed = self.support_mask(supports)
+        if self.storage == "dense":
+            return np.eye(self.ndof)[fixed]
+        import scipy.sparse as sp  # the storage rule: CSR rows, never an ndof x ndof identity
+
+        return sp.identity(self.ndof, format="csr")[np.flatnonzero(fixed)]
 
     def _projected_context(self, supports, geometric, constraints):
         """The eigen context of d = B z, B an orthonormal null-space basis of the
@@ -618,7 +667,8 @@ class FlexibleBody:
         if G.shape[1] != self.ndof:
             raise ValueError(f"constraints must have {self.ndof} columns (one per DOF), got shape {G.shape}")
         if supports is not None:
-            G = np.vstack([self.constraint_matrix(supports), G])
+            S = self.constraint_matrix(supports)
+            G = np.vstack([S if isinstance(S, np.ndarray) else S.toarray(), G])
         key = ("constraints", G.shape, G.tobytes(), geometric)
         ctx = self._cache_get(key)
         if ctx is None:
@@ -671,6 +721,146 @@ class FlexibleBody:
         while len(self._eig_cache) > _EIG_CACHE_SIZE:
             self._eig_cache.popitem(last=False)
         return ctx
+
+    # ------------------------------------------------------------ banded and sparse bodies (issue 19)
+
+    def _sparse_context(self, fixed):
+        """The sparse eigen context (shift-invert on the band/CSR factor, docs/theory.md
+        section 3.12) of these fixed DOFs, made once and cached."""
+        from .sparse import SparseEigen
+
+        key = ("sparse", fixed.tobytes())
+        ctx = self._cache_get(key)
+        if ctx is None:
+            ctx = SparseEigen(self, fixed)
+            self._shift_below(ctx)
+            ctx = self._cache_put(key, ctx)
+        return ctx
+
+    def _shift_below(self, ctx):
+        """Put the context's shift delta well below the lowest eigenvalue of a long line
+        body.  The mesh rule delta = 1e-8 max(K_ii / M_ii) grows as h^-2 (axial) to h^-4
+        (bending): at 1e4 beam elements it lies 100x above lambda_1, and shift-invert about
+        -delta then sees the lowest modes bunched (ARPACK stalls).  The Rayleigh quotient q
+        of the static deflection under the mass load, x = (K + delta M)^-1 M 1, is within a
+        few per cent of lambda_1 (above it); delta = 1e-2 q keeps the factor regular with
+        rigid-body modes (x is then mostly rigid, q small: a few rounds at most, and never
+        below 1e-20 max(K_ii / M_ii))."""
+        if ctx.red.n < 2:
+            return
+        for _ in range(3):
+            F = ctx.factor_rest()
+            with np.errstate(all="ignore"):  # a nearly singular factor: x not finite, delta kept
+                x = F.solve(ctx.M @ np.ones(ctx.red.n))
+                q = float(x @ (ctx.K @ x)) / float(x @ (ctx.M @ x))
+            if not math.isfinite(q):
+                return
+            delta = max(min(ctx.delta, 1e-2 * q), 1e-20 * ctx.scale)
+            if not delta < 0.5 * ctx.delta:
+                return
+            old = ctx.delta, ctx.F
+            ctx.delta, ctx.F, ctx.rest = delta, None, {}
+            try:
+                ctx.factor_rest()
+            except RuntimeError:  # exactly singular (rigid-body modes): the last regular shift
+                ctx.delta, ctx.F = old
+                return
+
+    def _sparse_route(self, n_modes, supports, constraints):
+        """The sparse eigen context a banded or sparse line body's eigen methods use, or None
+        for the core's dense one (a dense body; constraints, which Maggi's projection makes
+        dense; more modes than ARPACK can give for these free DOFs)."""
+        if self.storage == "dense" or self._layout == "dense":
+            return None
+        if constraints is not None:
+            if self.ndof > _DENSE_EIGEN_NDOF:
+                raise _not_supported(self, f"constraints= with {self.ndof} DOFs",
+                                     "Maggi's projection is dense (at most "
+                                     f"{_DENSE_EIGEN_NDOF} DOFs); give the constraint as supports "
+                                     "where it fixes DOFs")
+            return None
+        fixed = self.support_mask(supports)
+        from .sparse import SparseEigen
+
+        if n_modes + SparseEigen.GUARD + 2 > int((~fixed).sum()):
+            return None
+        return self._sparse_context(fixed)
+
+    def _sparse_eigen(self, ctx, motion, n_modes, include_eps, mode_shapes, tracked, kg):
+        """Eigenvalues at each frame on the sparse context (the core's result dict).  With
+        K_G (rows kg (nt, 3)) each instant is its own problem K + K_G(t): its context is
+        ctx with K replaced (so the planar exact shift and the continuation stay exact),
+        solved instant by instant."""
+        from .sparse import _track, eigen_solve
+
+        vectors = mode_shapes or (tracked and kg is not None)  # tracking across instants needs shapes
+
+        def run(c, m):
+            try:
+                lam, im, shapes, st = eigen_solve(c, m, n_modes, include_eps, vectors, tracked and kg is None)
+            except RuntimeError as exc:  # SuperLU's singular factor, ARPACK's failures
+                raise _core.LinAlgError(f"the sparse eigen solver failed: {exc}") from None
+            return {"eigenvalues": lam, "eigenvalues_imag": im, "mode_shapes": shapes, "stats": st}
+
+        if kg is None:
+            return run(ctx, motion)
+        import copy
+
+        parts = []
+        for t in range(motion.shape[0]):
+            G = ctx.red.matrix(_core.geometric_matrix(body=self._body, coefficients=kg[t]))
+            c = copy.copy(ctx)
+            c.K, c.F, c.rest = ctx.K + G, None, {}
+            c.matrix = lambda f, inc, G=G: (lambda A, sym: (A + G, sym))(*ctx.matrix(f, inc))
+            r = run(c, motion[t:t + 1])
+            if tracked and parts:  # mode k keeps its identity (by the M-inner product of shapes)
+                free = ctx.red.free
+                order = _track(parts[-1]["mode_shapes"][0][free], r["mode_shapes"][0][free], ctx.M)
+                for name in ("eigenvalues", "eigenvalues_imag"):
+                    r[name] = r[name][:, order]
+                r["mode_shapes"] = r["mode_shapes"][:, :, order]
+            parts.append(r)
+        stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"] if k != "solver"}
+        stats["solver"] = "general" if any(p["stats"]["solver"] == "general" for p in parts) else "symmetric"
+        return {"eigenvalues": np.concatenate([p["eigenvalues"] for p in parts]),
+                "eigenvalues_imag": np.concatenate([p["eigenvalues_imag"] for p in parts]),
+                "mode_shapes": np.concatenate([p["mode_shapes"] for p in parts]) if mode_shapes else None,
+                "stats": stats}
+
+    def _sparse_gyroscopic(self, ctx, motion, m, include_eps, kg):
+        """s of (s^2 M + s C + K_eff) phi = 0 at each frame on the sparse context: the m
+        smallest |s| with Im s >= 0 by ARPACK on the inverse of the first-order form,
+        T = [[-K_eff^-1 C, -K_eff^-1 M], [I, 0]] (eigenvalues 1/s), one sparse LU of K_eff
+        per instant."""
+        from .sparse import Factor, _scipy, frame_operators
+
+        _, spla, _ = _scipy()
+        red, n, d = ctx.red, ctx.red.n, self.dim
+        k = min(2 * m + 2, 2 * n - 2)
+        s = np.zeros((motion.shape[0], m), dtype=complex)
+        for t in range(motion.shape[0]):
+            A, symmetric = ctx.matrix(motion[t], include_eps)
+            if kg is not None:
+                A = A + red.matrix(_core.geometric_matrix(body=self._body, coefficients=kg[t]))
+            W = frame_operators(motion[t])[0]
+            C = red.matrix(_core.body_combine(body=self._body, coef=2.0 * W[:d, :d], stiffness=0.0))
+            try:
+                F = Factor(A, symmetric)
+                T = spla.LinearOperator((2 * n, 2 * n), dtype=float, matvec=lambda y: np.concatenate(
+                    [-F.solve(C @ y[:n] + ctx.M @ y[n:]), y[:n]]))
+                nu = spla.eigs(T, k=k, which="LM", return_eigenvectors=False)
+            except RuntimeError as exc:
+                raise _core.LinAlgError(f"the sparse gyroscopic solver failed at instant {t}: {exc} "
+                                        "(K + K_om [+ K_eps + K_G] singular: a rigid-body or "
+                                        "divergent mode)") from None
+            z = 1.0 / nu
+            z = z[z.imag >= 0.0]
+            z = z[np.lexsort((z.real, np.abs(z)))]
+            if z.shape[0] < m:
+                raise _core.LinAlgError(f"the sparse gyroscopic solver found {z.shape[0]} of "
+                                        f"n_modes = {m} eigenvalues at instant {t}")
+            s[t] = z[:m]
+        return s
 
     # ------------------------------------------------------------ geometric stiffness
 
@@ -969,16 +1159,20 @@ class FlexibleBody:
             supports = self._default_supports if supports is None else supports
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
-        ctx = self._eig_context(supports, geometric, constraints)
+        sparse_ctx = self._sparse_route(n_modes, supports, constraints)
+        ctx = self._eig_context(supports, geometric, constraints) if sparse_ctx is None else None
         motion = self._frame(omega, eps, a_O, frames)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force,
                                                                  shape=(self._n_kg(),))
             kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :])
-        r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
-                            include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,
-                            axial_force=kg, polls=True, flops=_EIG_FLOPS * float(self.ndof)**3)
+        if sparse_ctx is not None:  # a banded or sparse body: shift-invert on its factor
+            r = self._sparse_eigen(sparse_ctx, motion, n_modes, include_eps, mode_shapes, False, kg)
+        else:
+            r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                                include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,
+                                axial_force=kg, polls=True, flops=_EIG_FLOPS * float(self.ndof)**3)
         shapes = r["mode_shapes"]
         return EigenResult(
             eigenvalues=r["eigenvalues"][0],
@@ -1047,12 +1241,17 @@ class FlexibleBody:
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
-        ctx = self._eig_context(supports, geometric, constraints)
+        sparse_ctx = self._sparse_route(n_modes, supports, constraints)
+        ctx = self._eig_context(supports, geometric, constraints) if sparse_ctx is None else None
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
-                            include_eps=bool(include_eps), vectors=bool(mode_shapes),
-                            tracked=order == "tracked", axial_force=kg, polls=True,
-                            flops=_EIG_FLOPS * float(self.ndof)**3)
+        if sparse_ctx is not None:  # a banded or sparse body: shift-invert on its factor
+            r = self._sparse_eigen(sparse_ctx, motion, n_modes, include_eps, mode_shapes,
+                                   order == "tracked", kg)
+        else:
+            r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                                include_eps=bool(include_eps), vectors=bool(mode_shapes),
+                                tracked=order == "tracked", axial_force=kg, polls=True,
+                                flops=_EIG_FLOPS * float(self.ndof)**3)
         return EigenResult(
             eigenvalues=r["eigenvalues"],
             eigenvalues_imag=r["eigenvalues_imag"],
@@ -1115,8 +1314,11 @@ class FlexibleBody:
         motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
-        ctx = self._eig_context(supports, geometric)
+        sparse_ctx = self._sparse_route(n_modes, supports, None)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
+        if sparse_ctx is not None:  # a banded or sparse body: ARPACK on the first-order form's inverse
+            return GyroscopicResult(s=self._sparse_gyroscopic(sparse_ctx, motion, n_modes, include_eps, kg))
+        ctx = self._eig_context(supports, geometric)
         r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), axial_force=kg, polls=True,
                             flops=_EIG_FLOPS * (2.0 * self.ndof)**3)  # the first-order form, 2n
@@ -1311,8 +1513,10 @@ class PlanarBeam(_StraightBody):
         Timoshenko only (required there): kappa, or Cowper's value (:func:`shear_coefficients`).
     origin : float
         Position of the first node on the frame's x axis [m].
-    storage : {"auto", "dense"}
-        Matrix storage (docs/api/contract.md); line bodies are dense today.
+    storage : {"auto", "dense", "banded", "sparse"}
+        Matrix storage (docs/api/contract.md): "auto" returns ndarrays up to 300 DOFs and
+        SciPy CSR (the core's band) beyond; "banded" and "sparse" return CSR at any size
+        and solve eigenvalues by shift-invert on the band factor.
 
     Notes
     -----
@@ -1398,8 +1602,10 @@ class AxialBar(_StraightBody):
         Density [kg/m^3].
     origin : float
         Position of the first node on the frame's x axis [m].
-    storage : {"auto", "dense"}
-        Matrix storage (docs/api/contract.md); line bodies are dense today.
+    storage : {"auto", "dense", "banded", "sparse"}
+        Matrix storage (docs/api/contract.md): "auto" returns ndarrays up to 300 DOFs and
+        SciPy CSR (the core's band) beyond; "banded" and "sparse" return CSR at any size
+        and solve eigenvalues by shift-invert on the band factor.
 
     Notes
     -----
@@ -1491,8 +1697,10 @@ class Beam3D(_StraightBody):
         Timoshenko without rotary inertia.
     origin : float
         Position of the first node on the frame's x axis [m].
-    storage : {"auto", "dense"}
-        Matrix storage (docs/api/contract.md); line bodies are dense today.
+    storage : {"auto", "dense", "banded", "sparse"}
+        Matrix storage (docs/api/contract.md): "auto" returns ndarrays up to 300 DOFs and
+        SciPy CSR (the core's band) beyond; "banded" and "sparse" return CSR at any size
+        and solve eigenvalues by shift-invert on the band factor.
 
     Notes
     -----

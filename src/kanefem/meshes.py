@@ -789,6 +789,8 @@ class MeshBody(FlexibleBody):
     _presets: dict = {}
 
     _storages = ("sparse", "banded", "dense")
+    _AUTO_DENSE_NDOF = 0  # "auto" is CSR at every size
+    _sparse_as_band = False
     _cells_name = "cells"
 
     def __init__(self, mesh, *, E, nu, rho, thickness=None, plane_strain=False, storage="auto",
@@ -936,15 +938,6 @@ class MeshBody(FlexibleBody):
         if solver == "sparse" and constraints is not None:
             raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
         return solver
-
-    def _sparse_context(self, fixed):
-        from .sparse import SparseEigen
-
-        key = ("sparse", fixed.tobytes())
-        ctx = self._cache_get(key)
-        if ctx is None:
-            ctx = self._cache_put(key, SparseEigen(self, fixed))
-        return ctx
 
     def _solve(self, motion, n_modes, supports, include_eps, order, mode_shapes, solver, constraints,
                geometric_stiffness, progress, axial_force=None):

@@ -553,7 +553,8 @@ def simulate(
     if max_step and method not in _IMPLICIT:  # an RK step never longer than max_step
         _steps(t_end, max_step, max_steps, ("max_step", "t_end"), "steps at least")
     limit = 0.0 if divergence_limit is None else _checks.real("divergence_limit", divergence_limit, positive=True)
-    sparse = getattr(body, "storage", None) == "sparse"
+    # the core's layout (a line body returned as CSR is held as a band, integrated in the core)
+    sparse = getattr(body, "_layout", getattr(body, "storage", None)) == "sparse"
     if sparse:  # a mesh body in CSR storage: the sparse path of the core's integrator (section 4.13)
         if method not in _IMPLICIT:
             raise ValueError(f"method = {method!r}: a mesh body in sparse storage integrates with 'newmark' "
