@@ -286,6 +286,7 @@ def mesh_stresses(body, d, at="gauss", both=False):
     """The strains, stresses and von Mises stress of a MeshBody (see MeshBody.stresses);
     ``both``: the (Gauss, nodes) pair from one evaluation."""
     at = _checks.choice("at", at, ("gauss", "nodes"))
+    both = _checks.flag("both", both)
     sets, t, f = displacement_sets(body, d)
     eps, sig, x, element = _point_strains(body, sets)
     gauss = _mesh_result(body, eps, sig, x, element, "element", "gauss", t, f,
