@@ -108,6 +108,12 @@ class EigenResult(ResultMixin):
         How the instants were solved: ``full_solves``, ``continued``,
         ``iterations``, ``reused`` (instants equal to the one before, e.g. a constant
         spin, whose solution was reused).
+    error_bounds : ndarray or None
+        Sparse solver only (docs/theory.md section 3.15): a bound on |lambda_k - true
+        eigenvalue| [rad^2/s^2] per eigenvalue, the shape of ``eigenvalues``.  Symmetric
+        problems: rigorous (the residual in the M^-1 norm, Kato-Temple where the
+        neighbours leave a gap, every rounding bounded); with K_eps (non-normal): the
+        first-order bound through the left Ritz vector.
     """
 
     eigenvalues: np.ndarray
@@ -116,6 +122,7 @@ class EigenResult(ResultMixin):
     solver: str
     order: str = "ascending"
     stats: dict = field(default_factory=dict)
+    error_bounds: np.ndarray | None = None
 
     @property
     def frequencies_hz(self) -> np.ndarray:
@@ -660,6 +667,7 @@ class FlexibleBody:
         constraints=None,
         *,
         frames=None,
+        solver="auto",
     ) -> EigenResult:
         """Frozen-time eigenvalues at one instant of the frame's motion.
 
@@ -700,12 +708,18 @@ class FlexibleBody:
             ``geometric_stiffness`` takes its end conditions from ``supports`` only.
         frames : ndarray of kanefem.FRAME_DTYPE, optional
             The instant as a frame state instead of omega, eps, a_O.
+        solver : {"auto", "dense", "sparse"}
+            "dense": the core's dense solver (section 3.5); "sparse": shift-invert on a
+            sparse factor, refined in double-double and certified (sections 3.12, 3.15:
+            ``error_bounds`` in the result); "auto": sparse beyond
+            ``SPARSE_EIGEN_FROM`` (1000) free DOFs, where the dense solve of the
+            ill-conditioned problem loses digits, and dense with constraints.
 
         Returns
         -------
         EigenResult
             ``eigenvalues`` [rad^2/s^2] (n_modes,), ``frequencies_hz``,
-            ``mode_shapes`` (ndof, n_modes), ``solver``.
+            ``mode_shapes`` (ndof, n_modes), ``solver``, ``error_bounds`` (sparse).
 
         Raises
         ------
@@ -716,12 +730,15 @@ class FlexibleBody:
             supports = self._default_supports if supports is None else supports
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
-        ctx = self._eig_context(supports, geometric, constraints)
         motion = self._frame(omega, eps, a_O, frames)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force, shape=(3,))
             kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :])
+        if self._eigen_solver(solver, supports, constraints) == "sparse":
+            return self._sparse_eigen(motion, n_modes, supports, include_eps, "ascending", mode_shapes, kg,
+                                      one=True)
+        ctx = self._eig_context(supports, geometric, constraints)
         r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,
                             axial_force=kg, polls=True, flops=_EIG_FLOPS * float(self.ndof)**3)
@@ -750,6 +767,7 @@ class FlexibleBody:
         constraints=None,
         *,
         frames=None,
+        solver="auto",
     ) -> EigenResult:
         """Frozen-time eigenvalues over a time grid, in one call to the core.
 
@@ -776,13 +794,16 @@ class FlexibleBody:
         frames : ndarray of kanefem.FRAME_DTYPE, shape (nt,), optional
             The instants as frame states (e.g. ``Motion.evaluate(t).frames``) instead of
             omega, eps, a_O.
+        solver : {"auto", "dense", "sparse"}
+            As in :meth:`eigenvalues`; "sparse" continues each instant from the previous
+            one's modes (a full shift-invert solve only as the safeguard).
 
         Returns
         -------
         EigenResult
             ``eigenvalues`` (nt, n_modes), ``mode_shapes`` (nt, ndof, n_modes) or
             None, ``solver``, ``stats`` (instants solved by continuation and by a
-            full decomposition).
+            full decomposition), ``error_bounds`` (sparse).
         """
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
@@ -792,8 +813,10 @@ class FlexibleBody:
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
-        ctx = self._eig_context(supports, geometric, constraints)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
+        if self._eigen_solver(solver, supports, constraints) == "sparse":
+            return self._sparse_eigen(motion, n_modes, supports, include_eps, order, mode_shapes, kg)
+        ctx = self._eig_context(supports, geometric, constraints)
         r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), vectors=bool(mode_shapes),
                             tracked=order == "tracked", axial_force=kg, polls=True,
@@ -807,6 +830,47 @@ class FlexibleBody:
             stats=r["stats"],
         )
 
+
+    #: free DOFs beyond which solver="auto" takes the sparse eigen path (section 3.15)
+    SPARSE_EIGEN_FROM = 1000
+
+    def _eigen_solver(self, solver, supports, constraints):
+        """"dense" or "sparse" for an eigen call (solver checked by name)."""
+        _checks.choice("solver", solver, ("auto", "dense", "sparse"))
+        if solver == "sparse" and constraints is not None:
+            raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
+        if solver == "auto":
+            if constraints is not None:
+                return "dense"
+            free = int((~self.support_mask(supports)).sum())
+            return "sparse" if free > self.SPARSE_EIGEN_FROM else "dense"
+        return solver
+
+    def _sparse_context(self, fixed):
+        """The sparse eigen context (sparse.SparseEigen) of these supports, cached."""
+        from .sparse import SparseEigen
+
+        key = ("sparse", fixed.tobytes())
+        ctx = self._cache_get(key)
+        if ctx is None:
+            ctx = self._cache_put(key, SparseEigen(self, fixed))
+        return ctx
+
+    def _sparse_eigen(self, motion, n_modes, supports, include_eps, order, mode_shapes, kg, one=False):
+        """EigenResult of the sparse path (sparse.eigen_solve) at the frame states motion."""
+        from .sparse import eigen_solve
+
+        ctx = self._sparse_context(self.support_mask(supports))
+        lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
+                                          order == "tracked", None, kg)
+        bounds = st.pop("error_bounds")
+        solver = st.pop("solver")
+        if one:
+            return EigenResult(eigenvalues=lam[0], eigenvalues_imag=im[0],
+                               mode_shapes=None if shapes is None else shapes[0], solver=solver, stats=st,
+                               error_bounds=bounds[0])
+        return EigenResult(eigenvalues=lam, eigenvalues_imag=im, mode_shapes=shapes, solver=solver, order=order,
+                           stats=st, error_bounds=bounds)
 
     # ------------------------------------------------------------ gyroscopic eigenvalues (issue 4)
 
@@ -823,12 +887,18 @@ class FlexibleBody:
         axial_force=None,
         *,
         frames=None,
+        rayleigh=(0.0, 0.0),
+        solver="auto",
     ):
         """Complex eigenvalues s of (s^2 M + s C + K_eff) phi = 0 at each instant.
 
-        C = 2 int rho N^T W N is the Coriolis (gyroscopic) matrix of the frame's
-        rotation and K_eff = K + K_om [+ K_eps] [+ K_G]; the core solves the
-        first-order form of size 2n by a dense eigen decomposition (dgeev) per instant.
+        C = 2 int rho N^T W N + alpha M + beta K is the Coriolis (gyroscopic) matrix of
+        the frame's rotation plus Rayleigh damping, and K_eff = K + K_om [+ K_eps] [+ K_G].
+        The dense solver (the core) takes the first-order form of size 2n by a dense
+        eigen decomposition (dgeev) per instant, undamped; the sparse one (section 3.15)
+        shift-inverts the first-order form through a sparse factor of the n x n
+        s^2 M + s C + K at a real shift, continues each instant from the previous one's
+        subspace, and bounds each eigenvalue's error.
 
         Parameters
         ----------
@@ -839,12 +909,18 @@ class FlexibleBody:
             Number of eigenvalues per instant, 1..(free DOFs).
         supports, include_eps, geometric_stiffness, a_O, end_forces, axial_force, frames
             As in :meth:`eigenvalues_vs_time`.
+        rayleigh : (float, float)
+            Rayleigh damping D = alpha M + beta K (alpha [1/s], beta [s]); damping ratios
+            of the result's modes: ``damping_ratios``.  Needs the sparse solver.
+        solver : {"auto", "dense", "sparse"}
+            "auto": sparse with damping or beyond ``SPARSE_EIGEN_FROM`` free DOFs, else dense.
 
         Returns
         -------
         GyroscopicResult
             ``s`` (nt, n_modes), complex [rad/s]: those with Im s >= 0, ascending by ``|s|``.
-            Where omega = 0, s = i sqrt(lambda) of :meth:`eigenvalues`.
+            Where omega = 0, s = i sqrt(lambda) of :meth:`eigenvalues`.  ``damping_ratios``
+            -Re s / |s|; ``error_bounds`` (sparse).
 
         Examples
         --------
@@ -859,8 +935,19 @@ class FlexibleBody:
         motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
-        ctx = self._eig_context(supports, geometric)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
+        rayleigh = _checks.array("rayleigh", rayleigh, shape=(2,))
+        damped = bool(np.any(rayleigh != 0.0))
+        if damped and solver == "dense":
+            raise ValueError("rayleigh damping needs solver='sparse' or 'auto' (the core's dense gyroscopic "
+                             "solver is undamped)")
+        if damped or self._eigen_solver(solver, supports, None) == "sparse":
+            from .sparse import gyroscopic_solve
+
+            ctx = self._sparse_context(self.support_mask(supports))
+            S, B, st = gyroscopic_solve(ctx, motion, n_modes, bool(include_eps), tuple(rayleigh), kg)
+            return GyroscopicResult(s=S, error_bounds=B, stats=st)
+        ctx = self._eig_context(supports, geometric)
         r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), axial_force=kg, polls=True,
                             flops=_EIG_FLOPS * (2.0 * self.ndof)**3)  # the first-order form, 2n
@@ -914,14 +1001,28 @@ class GyroscopicResult(ResultMixin):
     s : ndarray of complex, shape (nt, n_modes)
         Eigenvalues with Im s >= 0, ascending by ``|s|`` [rad/s].  Undamped: s = +-i omega_k;
         Re s > 0 means a growing mode (flutter or divergence).
+    error_bounds : ndarray or None
+        Sparse solver only: the first-order bound on |s_k - true s| [rad/s] per
+        eigenvalue (docs/theory.md section 3.15).
+    stats : dict
+        Sparse solver: instants ``continued``, ``full_solves``, ``iterations``, ``repeated``.
     """
 
     s: np.ndarray
+    error_bounds: np.ndarray | None = None
+    stats: dict = field(default_factory=dict)
 
     @property
     def frequencies_hz(self) -> np.ndarray:
         """Im(s) / 2 pi [Hz]."""
         return self.s.imag / (2.0 * math.pi)
+
+    @property
+    def damping_ratios(self) -> np.ndarray:
+        """zeta = -Re(s) / |s| (0 for s = 0, a rigid mode): positive damps, negative grows;
+        Rayleigh damping alpha M + beta K gives alpha / (2 omega) + beta omega / 2."""
+        a = np.abs(self.s)
+        return np.where(a > 0, -self.s.real / np.where(a > 0, a, 1.0), 0.0)
 
 
 class _StraightBody(FlexibleBody):

@@ -788,6 +788,7 @@ class MeshBody(FlexibleBody):
     _presets: dict = {}
 
     _storages = ("sparse", "banded", "dense")
+    SPARSE_EIGEN_FROM = _DENSE_EIGEN_MAX
     _cells_name = "cells"
 
     def __init__(self, mesh, *, E, nu, rho, thickness=None, plane_strain=False, storage="auto",
@@ -936,15 +937,6 @@ class MeshBody(FlexibleBody):
             raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
         return solver
 
-    def _sparse_context(self, fixed):
-        from .sparse import SparseEigen
-
-        key = ("sparse", fixed.tobytes())
-        ctx = self._cache_get(key)
-        if ctx is None:
-            ctx = self._cache_put(key, SparseEigen(self, fixed))
-        return ctx
-
     def _solve(self, motion, n_modes, supports, include_eps, order, mode_shapes, solver, constraints,
                geometric_stiffness, progress):
         if _checks.flag("geometric_stiffness", geometric_stiffness):
@@ -1011,9 +1003,10 @@ class MeshBody(FlexibleBody):
         lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, "ascending", mode_shapes,
                                           solver, constraints, geometric_stiffness, None)
         st = dict(st)
+        bounds = st.pop("error_bounds", None)
         return EigenResult(eigenvalues=lam[0], eigenvalues_imag=im[0],
                            mode_shapes=None if shapes is None else shapes[0], solver=st.pop("solver"),
-                           stats=st)
+                           stats=st, error_bounds=None if bounds is None else bounds[0])
 
     def eigenvalues_vs_time(self, omega=None, eps=None, n_modes=1, supports=None, include_eps=True,
                             order="ascending", mode_shapes=True, geometric_stiffness=False, a_O=None,
@@ -1045,8 +1038,9 @@ class MeshBody(FlexibleBody):
         lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, order, mode_shapes, solver,
                                           constraints, geometric_stiffness, progress)
         st = dict(st)
+        bounds = st.pop("error_bounds", None)
         return EigenResult(eigenvalues=lam, eigenvalues_imag=im, mode_shapes=shapes, solver=st.pop("solver"),
-                           order=order, stats=st)
+                           order=order, stats=st, error_bounds=bounds)
 
     # ------------------------------------------------------------ output
 
