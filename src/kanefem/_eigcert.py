@@ -31,21 +31,26 @@ def _two_sum(a, b):
     return s, (a - (s - bb)) + (b - bb)
 
 
-def _two_prod(a, b):
+def _split(a):
+    """Dekker's split a = hi + lo, each with at most 26 significant bits."""
+    c = _SPLIT * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_prod_split(a, ah, al, b, bh, bl):
+    """p = fl(a b) and its rounding error exactly, from the operands' splits."""
     p = a * b
-    ca = _SPLIT * a
-    ah = ca - (ca - a)
-    al = a - ah
-    cb = _SPLIT * b
-    bh = cb - (cb - b)
-    bl = b - bh
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 class Padded:
-    """A CSR matrix in padded rows (n, L): the layout of the vectorized Dot2."""
+    """A CSR matrix in padded rows (n, L): the layout of the vectorized Dot2.  ``plain``:
+    products in the working precision (a well-conditioned matrix such as a mass matrix,
+    whose products need no more; their rounding is still bounded)."""
 
-    def __init__(self, A):
+    def __init__(self, A, plain=False):
+        self.plain = plain
         A = A.tocsr()
         A.sort_indices()
         n = A.shape[0]
@@ -58,6 +63,7 @@ class Padded:
         self.J = np.zeros((n, self.L), dtype=np.intp)
         self.V[rows, slot] = A.data
         self.J[rows, slot] = A.indices
+        self.Vh, self.Vl = _split(self.V)
         self.A = A
         self.absA = abs(A)
 
@@ -69,8 +75,11 @@ class Padded:
         s = np.zeros(shape)
         c = np.zeros(shape)
         extra = (slice(None),) + (None,) * (X.ndim - 1)
+        Xh, Xl = _split(X)
         for j in range(self.L):
-            p, ep = _two_prod(self.V[:, j][extra], X[self.J[:, j]])
+            J = self.J[:, j]
+            p, ep = _two_prod_split(self.V[:, j][extra], self.Vh[:, j][extra], self.Vl[:, j][extra],
+                                    X[J], Xh[J], Xl[J])
             s, es = _two_sum(s, p)
             c += ep + es
         return s, c
@@ -91,6 +100,9 @@ def accurate(P, X):
         re, ere = accurate(P, (Xh.real, None if Xl is None else Xl.real))
         im, eim = accurate(P, (Xh.imag, None if Xl is None else Xl.imag))
         return re + 1j * im, ere + eim
+    if P.plain:  # a well-conditioned matrix (mass): the working precision, its error bounded
+        y = P.A @ Xh + (0.0 if Xl is None else P.A @ Xl)
+        return y, (2 * P.L * EPS) * (P.absA @ (np.abs(Xh) + (0.0 if Xl is None else np.abs(Xl))))
     hi, lo = P.matvec2(Xh)
     err = P.rounding(Xh)
     if Xl is not None:
@@ -119,18 +131,20 @@ def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None):
     rounded again).  Components of the eigenvectors above shrink by
     (theta - sigma) / (lambda_j - sigma): the rounding noise of a double vector, which
     lives in the stiff modes and sets a residual floor of eps ||A|| ||u||, is removed.
-    Returns ((hi, lo), theta) with theta the Rayleigh quotients."""
+    Returns ((hi, lo), theta, (A U, its error, M U, its error)) with theta the Rayleigh
+    quotients and the products those of the returned U (for ``certify``)."""
     U = (np.array(U, dtype=float), np.zeros_like(U, dtype=float))
     for step in range(steps + 1):
-        AU, _ = accurate(PA, U)
-        MU, _ = accurate(PM, U)
+        AU, eA = accurate(PA, U)
+        MU, eM = accurate(PM, U)
+        products = (AU, eA, MU, eM)
         u = U[0] + U[1]
         theta = np.einsum("ik,ik->k", u, AU) / np.einsum("ik,ik->k", u, MU)
         if step == steps:
             break
         U = dd_sub(U, F.solve(AU - MU * theta))
         U = _deflate(U, PM.A, Y)
-    return U, theta
+    return U, theta, products
 
 
 def _deflate(U, M, Y=None):
@@ -188,7 +202,7 @@ def rayleigh_ritz(PA, M, V, symmetric):
     return theta, Q @ Z, Q @ ZL
 
 
-def certify(PA, PM, MF, theta, U, Y=None, symmetric=True, neighbours=None):
+def certify(PA, PM, MF, theta, U, Y=None, symmetric=True, neighbours=None, products=None):
     """Error bounds for Ritz pairs (theta_k, U[:, k]) of (A, M).
 
     Symmetric: the Rayleigh quotients (returned in place of theta) and, with
@@ -204,10 +218,11 @@ def certify(PA, PM, MF, theta, U, Y=None, symmetric=True, neighbours=None):
     General (Y the left Ritz vectors): ||y||_M eps_k ||u||_M / |y^H M u|, the first-order
     bound on the error of a simple eigenvalue (exact as eps -> 0, not rigorous at finite eps).
 
+    ``products``: A U, M U and their error bounds if already at hand.
+
     Returns (theta, bounds).
     """
-    AU, eA = accurate(PA, U)
-    MU, eM = accurate(PM, U)
+    AU, eA, MU, eM = (*accurate(PA, U), *accurate(PM, U)) if products is None else products
     U = U[0] + U[1] if isinstance(U, tuple) else U  # for inner products: double suffices
     norm_u = np.sqrt(np.abs(np.einsum("i...,i...->...", U.conj(), MU)))
     if symmetric:

@@ -186,19 +186,18 @@ class SparseEigen:
         self.red = Reduction(body._indptr, body._indices, fixed) if self.mesh else _IndexReduction(fixed)
         if self.red.n == 0:
             raise ValueError("the supports fix every DOF: nothing can move")
-        self.M = self.combine(np.eye(body.dim), 0.0)
+        # the body's mass matrix (it may hold inertia beyond sum S_ii, e.g. rotary inertia)
+        self.M = self.red.matrix(body._values("M") if self.mesh else body.mass_matrix())
         self.K = self.combine(np.zeros((body.dim, body.dim)), 1.0)
         dk, dm = self.K.diagonal(), self.M.diagonal()
-        # delta: far below the lowest eigenvalue of interest, large enough that K + delta M
-        # is safely positive definite when K has rigid-body modes (section 3.12)
         self.scale = float(np.max(np.abs(dk) / dm))
-        self.delta = 1e-8 * self.scale
         self.F = None
+        self._delta = None
         self.MF = None
         self.rest = {}
         from . import _eigcert
 
-        self.PM = _eigcert.Padded(self.M)
+        self.PM = _eigcert.Padded(self.M, plain=True)
         # sum WW_ij S_ij = -w^2 M for in-plane spin exactly when S_xx + S_yy = M (a plane
         # body without rotary inertia beyond its S): then the exact shift of section 3.6
         if body.dim == 2:
@@ -209,14 +208,50 @@ class SparseEigen:
 
     def combine(self, coef, stiffness):
         """stiffness K + sum coef_ij S_ij over the free DOFs (CSR)."""
+        coef = np.asarray(coef, dtype=float)
         if self.mesh:
-            return self.red.matrix(_core.body_combine(body=self.body._body, coef=np.asarray(coef, dtype=float),
-                                                      stiffness=float(stiffness)))
-        return self.red.matrix(self.body.combination(coef, stiffness))
+            return self.red.matrix(_core.body_combine(body=self.body._body, coef=coef, stiffness=float(stiffness)))
+        # other bodies: the reduced S_ij once (S_ji = S_ij^T), then sparse sums per call
+        d = self.body.dim
+        if not hasattr(self, "_S"):
+            self._S = {}
+            for i in range(d):
+                for j in range(i, d):
+                    E = np.zeros((d, d))
+                    E[i, j] = 1.0
+                    self._S[i, j] = self.red.matrix(self.body.combination(E, 0.0))
+                    self._S[j, i] = self._S[i, j].T.tocsr()
+            Z = np.zeros((d, d))
+            self._K = self.red.matrix(self.body.combination(Z, 1.0))
+        A = stiffness * self._K
+        for (i, j), S in self._S.items():
+            if coef[i, j] != 0.0:
+                A = A + coef[i, j] * S
+        return A.tocsr()
+
+    @property
+    def delta(self):
+        """The shift at rest (section 3.15): 0 if K factors safely, else 1e-8 max K_ii/M_ii."""
+        self.factor_rest()
+        return self._delta
 
     def factor_rest(self):
+        """The factor of K + delta M.  delta is zero when K itself factors with no pivot
+        below 1e-13 of its diagonal entry (a rigid mode leaves one at rounding level,
+        ~1e-16; a chain of n elements 1/n^3); else 1e-8 max K_ii/M_ii (section 3.12),
+        which for a long beam (the rotations' K_ii/M_ii ~ 1/h^4) lies above lambda_1,
+        where it would stall shift-invert and refinement."""
         if self.F is None:
-            self.F = Factor(self.K + self.delta * self.M, symmetric=True)
+            try:
+                F = Factor(self.K, symmetric=True)
+                piv = np.abs(F.lu.U.diagonal()) / np.abs(self.K.diagonal()[F.lu.perm_c])
+                if np.all(np.isfinite(piv)) and piv.min() > 1e-13:
+                    self.F, self._delta = F, 0.0
+            except RuntimeError:  # exactly singular
+                pass
+            if self.F is None:
+                self._delta = 1e-8 * self.scale
+                self.F = Factor(self.K + self._delta * self.M, symmetric=True)
         return self.F
 
     def factor_mass(self):
@@ -265,8 +300,8 @@ class SparseEigen:
         if not symmetric:
             th_r, _, Y = ec.rayleigh_ritz(PA, self.M, X, False)
             Y = None if np.iscomplexobj(th_r) else Y[:, [int(np.argmin(np.abs(th_r - t))) for t in theta]]
-        U, theta = ec.inverse_refine(PA, self.PM, F, X, theta, steps, Y)
-        theta, bound = ec.certify(PA, self.PM, MF, theta, U, Y, symmetric)
+        U, theta, products = ec.inverse_refine(PA, self.PM, F, X, theta, steps, Y)
+        theta, bound = ec.certify(PA, self.PM, MF, theta, U, Y, symmetric, products=products)
         X = U[0] + U[1]
         X = X / np.sqrt(np.einsum("ik,ik->k", X, self.M @ X))
         return theta, X, bound
