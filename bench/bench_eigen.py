@@ -9,15 +9,29 @@ scipy.linalg.eigh (subset) or scipy.linalg.eig.  Both compute eigenvalues only,
 or both also the mode shapes (second table).  Times are the best of several runs;
 the ratio is SciPy time / kanefem time.
 
-    python bench/bench_eigen.py [--repeat 5]
+A second part (issue 19) takes 1000- and 3000-element beams to the sparse path: the 4
+lowest eigenvalues at one instant against scipy.sparse.linalg.eigsh in shift-invert mode
+on the same matrices (error against the continuum value), and over 360 instants of a
+wandering spin (a Beam3D, symmetric problem, no exact shift) against an eigsh loop.  One
+BLAS thread on both sides (OPENBLAS/OMP/MKL_NUM_THREADS default to 1).
+
+    python bench/bench_eigen.py [--repeat 5] [--quick]
 """
 
 import math
+import os
+import time
+import types
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
 import numpy as np
 import scipy.linalg as sl
 
 import kanefem
+from kanefem import frames
+from kanefem.sparse import SparseEigen, eigen_solve
 from _timing import best, repeat_args
 
 L, N_EL, E, A, I, RHO = 0.6, 10, 210e9, 2.0e-4, 1.67e-9, 7850.0
@@ -116,5 +130,99 @@ def main():
                   f"{ts / tk:>7.1f} {tp * 1e3:>17.2f} {ts / tp:>7.1f} {diff:>13.1e}")
 
 
+def beam_matrices(body, supports):
+    """The body's reduced M, K and a function (omega vector) -> K + K_om, as CSR."""
+    import scipy.sparse as sp
+
+    free = np.flatnonzero(~body.support_mask(supports))
+
+    def red(X):
+        return sp.csr_matrix(X)[free][:, free].tocsr()
+
+    M, K = red(body.mass_matrix()), red(body.stiffness_matrix())
+    S = body.inertia_invariants()["S"]
+    d = body.dim
+    Sr = [[red(S[i][j]) for j in range(d)] for i in range(d)]
+
+    def k_eff(w):
+        W = np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])[:d, :d] if d == 3 else None
+        WW = W @ W
+        return K + sum(WW[i, j] * Sr[i][j] for i in range(d) for j in range(d) if WW[i, j] != 0.0)
+
+    return M, K, k_eff
+
+
+def eigsh_lowest(A, M, k, sigma):
+    import scipy.sparse.linalg as spla
+
+    lam = spla.eigsh(A, k=k, M=M, sigma=sigma, which="LM", return_eigenvectors=False)
+    return np.sort(lam)
+
+
+def sparse_part(args):
+    """Issue 19's rows: one instant and 360 instants at 1000 and 3000 elements."""
+    Lb, Eb, Ab, Ib, rb = 1.0, 2.1e11, 1e-4, 1e-8, 7800.0
+    k = 4
+    exact = (np.arange(1, k + 1) * math.pi / Lb) ** 4 * Eb * Ib / (rb * Ab)
+    print(f"\nsparse path: pinned-pinned planar beam, {k} lowest, one instant (error vs (k pi/L)^4 EI/rho A);"
+          "\nsetup: the body's matrices to CSR (dense beam storage today), outside both timings")
+    print(f"{'elements':>8} {'eigsh [ms]':>11} {'kanefem [ms]':>13} {'ratio':>6} {'eigsh err':>10} "
+          f"{'kanefem err':>12} {'max bound':>10} {'dense err':>10} {'setup [ms]':>10}")
+    for n_el in (1000, 3000):
+        beam = kanefem.PlanarBeam(Lb, n_el, E=Eb, A=Ab, I=Ib, rho=rb)
+        M, K, _ = beam_matrices(beam, "pinned-pinned")
+        te, lam_e = best(lambda: eigsh_lowest(K, M, k, 0.0), args.repeat)
+        ts0 = time.perf_counter()
+        ctx = SparseEigen(beam, beam.support_mask("pinned-pinned"))  # the body's matrices as CSR
+        setup = time.perf_counter() - ts0
+        one = frames.from_rates(0.0, 0.0, None, dim=2)
+
+        def solve():  # factor, shift-invert, refine, certify: what eigsh's time covers
+            ctx.F, ctx.MF, ctx.rest = None, None, {}
+            return eigen_solve(ctx, one, k, True, False, False)
+
+        tk, out = best(solve, args.repeat)
+        r = types.SimpleNamespace(eigenvalues=out[0][0], error_bounds=out[3]["error_bounds"][0])
+        dense = "refused" if n_el > 1000 else \
+            f"{np.max(np.abs(beam.eigenvalues(k, solver='dense').eigenvalues - exact) / exact):.1e}"
+        print(f"{n_el:>8} {te * 1e3:>11.1f} {tk * 1e3:>13.1f} {tk / te:>6.2f} "
+              f"{np.max(np.abs(lam_e - exact) / exact):>10.1e} {np.max(np.abs(r.eigenvalues - exact) / exact):>12.1e} "
+              f"{np.max(r.error_bounds / r.eigenvalues):>10.1e} {dense:>10} {setup * 1e3:>10.0f}")
+    nt = 36 if args.quick else NT
+    print(f"\nsparse path over {nt} instants: Beam3D clamped-free, spin about a wandering axis, {k} lowest, "
+          "symmetric (K_eps off)")
+    print(f"{'elements':>8} {'eigsh loop [s]':>15} {'kanefem [s]':>12} {'speed-up':>9} {'max diff eigsh':>14} "
+          f"{'continued':>10} {'full':>5} {'max bound':>10} {'setup [s]':>9}")
+    a = np.linspace(0, 2 * math.pi, nt, endpoint=False)
+    # 1000 elements only: a 3000-element Beam3D's matrices are dense today (18,000^2 doubles,
+    # 2.6 GB each, ten of them to reduce): once beams are stored banded, add 3000 here
+    for n_el in (1000,):
+        shaft = kanefem.Beam3D(Lb, n_el, E=Eb, A=Ab, Izz=Ib, Iyy=2 * Ib, J=2e-8, rho=rb)
+        w1 = math.sqrt(shaft.eigenvalues(1, supports="clamped-free", solver="sparse").eigenvalues[0])
+        om = 0.3 * w1 * np.column_stack([0.2 * np.sin(a), 0.3 * np.cos(a), 1.0 + 0.2 * np.sin(2 * a)])
+        M, K, k_eff = beam_matrices(shaft, "clamped-free")
+
+        def loop():
+            return np.array([eigsh_lowest(k_eff(w), M, k, -(w @ w) - 1e-8 * w1**2) for w in om])
+
+        tl, ref = best(loop, 1)
+        ts0 = time.perf_counter()
+        ctx = SparseEigen(shaft, shaft.support_mask("clamped-free"))
+        ctx.combine(np.eye(3), 0.0)  # the reduced S_ij as CSR: setup, outside the timing
+        setup = time.perf_counter() - ts0
+        fr = frames.from_rates(om, np.zeros_like(om), None, instants=True, dim=3)
+
+        def turn():
+            ctx.F, ctx.MF, ctx.rest = None, None, {}
+            return eigen_solve(ctx, fr, k, False, False, False)
+
+        tk, out = best(turn, 1)
+        lam, st = out[0], out[3]
+        diff = np.max(np.abs(lam - ref) / np.abs(ref))
+        print(f"{n_el:>8} {tl:>15.2f} {tk:>12.2f} {tl / tk:>9.2f} {diff:>14.1e} {st['continued']:>10} "
+              f"{st['full_solves']:>5} {np.max(st['error_bounds'] / np.abs(lam)):>10.1e} {setup:>9.1f}")
+
+
 if __name__ == "__main__":
     main()
+    sparse_part(repeat_args(__doc__))

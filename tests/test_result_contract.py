@@ -16,7 +16,7 @@ from kanefem.mechanism import ConstantSpeed, slider_crank
 matplotlib.use("Agg")
 
 #: columns without a unit: indices, counters and a sweep's parameter names
-UNITLESS = {"instant", "mode", "steps", "omega_index", "element", "node"}
+UNITLESS = {"instant", "mode", "steps", "omega_index", "element", "node", "zeta"}  # zeta: a damping ratio
 
 
 @pytest.fixture(scope="module")

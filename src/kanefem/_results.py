@@ -33,7 +33,8 @@ one scheme, ``<quantity>_<unit>``:
 So ``t_s``, ``alpha_rad``, ``crank_deg``, ``f1_Hz``, ``lambda1_rad2_s2``,
 ``F_A_x_N``, ``M_A_Nm``, ``motor_torque_Nm``, ``lever_N1_N_m`` (the axial force's
 slope, N/m).  Counters and indices carry no unit: ``instant``, ``mode``, ``steps``,
-``i0``; a sweep's parameter columns keep the grid's names.  :data:`UNITS` lists the
+``i0``, nor do ratios: ``zeta`` (a damping ratio); a sweep's parameter columns keep the
+grid's names.  :data:`UNITS` lists the
 units and :data:`COLUMN` is the pattern every column with a unit matches.
 
 The class-specific layouts live here, keyed by class name, or in a result class's
@@ -215,10 +216,13 @@ def columns(obj):
     if hasattr(obj, "_columns"):
         return obj._columns()
     if name == "EigenResult":
+        bounds = {} if obj.error_bounds is None else {"error_bound_rad2_s2": obj.error_bounds}
         return _eigen_columns(obj.frequencies_hz, lambda_rad2_s2=obj.eigenvalues,
-                              lambda_imag_rad2_s2=obj.eigenvalues_imag)
+                              lambda_imag_rad2_s2=obj.eigenvalues_imag, **bounds)
     if name == "GyroscopicResult":
-        return _eigen_columns(obj.frequencies_hz, s_re_rad_s=obj.s.real, s_im_rad_s=obj.s.imag)
+        bounds = {} if obj.error_bounds is None else {"error_bound_rad_s": obj.error_bounds}
+        return _eigen_columns(obj.frequencies_hz, s_re_rad_s=obj.s.real, s_im_rad_s=obj.s.imag,
+                              zeta=obj.damping_ratios, **bounds)
     if name == "SimulationResult":
         return _simulation_columns(obj)
     raise TypeError(f"no table layout for {name}")  # a new result class: add one here
@@ -387,7 +391,25 @@ def _plot_eigen(obj, ax, **kw):
         ax.legend(fontsize=8)
     ax.set_ylabel("frequency [Hz]")
     ax.grid(alpha=0.3)
+    zeta = getattr(obj, "damping_ratios", None)
+    if zeta is not None:
+        damping_axes(ax, None if f.shape[0] == 1 else np.arange(f.shape[0]), np.atleast_2d(zeta))
     return finish_axes(ax) if f.shape[0] > 1 else ax
+
+
+def damping_axes(ax, x, zeta):
+    """The damping ratios zeta (n, n_modes) on a twin axis at the right of a Campbell
+    diagram (dashed, the modes' colours); x None: one instant, against the mode number."""
+    tw = ax.twinx()
+    colors = [ln.get_color() for ln in ax.get_lines() if not ln.get_gid()]
+    for k in range(zeta.shape[1]):
+        c = colors[k % len(colors)] if colors else None
+        if x is None:
+            tw.plot([k + 1], zeta[:, k], "x", color=c)
+        else:
+            tw.plot(x, zeta[:, k], "--", lw=0.8, color=c)
+    tw.set_ylabel("damping ratio zeta (dashed)")
+    return tw
 
 
 def moving_dof(obj, what="d"):
@@ -530,7 +552,7 @@ _PLOTS = {
 }
 
 
-def campbell(x, frequencies, ax=None, orders=(1, 2, 3), x_label="speed", x_to_hz=None, **kw):
+def campbell(x, frequencies, ax=None, orders=(1, 2, 3), x_label="speed", x_to_hz=None, damping=None, **kw):
     """A Campbell diagram: natural frequencies against speed, with engine orders.
 
     The frequency axis starts at zero (a mode's small change with speed looks small;
@@ -551,6 +573,10 @@ def campbell(x, frequencies, ax=None, orders=(1, 2, 3), x_label="speed", x_to_hz
     x_label : str
     x_to_hz : callable, optional
         The speed in Hz of rotation, e.g. ``lambda rpm: rpm / 60``.
+    damping : array_like, shape of ``frequencies``, optional
+        Damping ratios zeta = -Re s / |s| of the modes (e.g.
+        ``GyroscopicResult.damping_ratios``), drawn dashed on a twin axis at the right
+        (the mean over the instant axis if there is one).
 
     Returns
     -------
@@ -596,6 +622,9 @@ def campbell(x, frequencies, ax=None, orders=(1, 2, 3), x_label="speed", x_to_hz
     ax.set_ylabel("frequency [Hz]")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    if damping is not None:
+        z = np.asarray(damping, dtype=float)[order]
+        damping_axes(ax, x, z.mean(axis=1) if z.ndim == 3 else z.reshape(x.size, -1))
     finish_axes(ax)
     return ax
 

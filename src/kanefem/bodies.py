@@ -131,6 +131,12 @@ class EigenResult(ResultMixin):
         The element model of the body (:attr:`FlexibleBody.model`): ``element`` (the
         core's kind) and for beams ``theory`` (``"euler-bernoulli"`` or
         ``"timoshenko"``), ``rotary_inertia`` and ``shear_coefficient``.
+    error_bounds : ndarray or None
+        Sparse solver only (docs/theory.md section 3.17): a bound on |lambda_k - true
+        eigenvalue| [rad^2/s^2] per eigenvalue, the shape of ``eigenvalues``.  Symmetric
+        problems: rigorous (the residual in the M^-1 norm, Kato-Temple where the
+        neighbours leave a gap, every rounding bounded); with K_eps (non-normal): the
+        first-order bound through the left Ritz vector.
     """
 
     eigenvalues: np.ndarray
@@ -140,6 +146,7 @@ class EigenResult(ResultMixin):
     order: str = "ascending"
     stats: dict = field(default_factory=dict)
     model: dict = field(default_factory=dict)
+    error_bounds: np.ndarray | None = None
 
     @property
     def frequencies_hz(self) -> np.ndarray:
@@ -733,136 +740,39 @@ class FlexibleBody:
         ctx = self._cache_get(key)
         if ctx is None:
             ctx = SparseEigen(self, fixed)
-            self._shift_below(ctx)
+            if self._sparse_as_band:  # a line body (a mesh keeps the rule of section 3.12)
+                self._shift_below(ctx)
             ctx = self._cache_put(key, ctx)
         return ctx
 
     def _shift_below(self, ctx):
         """Put the context's shift delta well below the lowest eigenvalue of a long line
-        body.  The mesh rule delta = 1e-8 max(K_ii / M_ii) grows as h^-2 (axial) to h^-4
+        body whose K is singular (rigid-body modes; a regular K is factored unshifted,
+        delta = 0).  The rule delta = 1e-8 max(K_ii / M_ii) grows as h^-2 (axial) to h^-4
         (bending): at 1e4 beam elements it lies 100x above lambda_1, and shift-invert about
         -delta then sees the lowest modes bunched (ARPACK stalls).  The Rayleigh quotient q
         of the static deflection under the mass load, x = (K + delta M)^-1 M 1, is within a
         few per cent of lambda_1 (above it); delta = 1e-2 q keeps the factor regular with
         rigid-body modes (x is then mostly rigid, q small: a few rounds at most, and never
         below 1e-20 max(K_ii / M_ii))."""
-        if ctx.red.n < 2:
+        from .sparse import Factor
+
+        if ctx.red.n < 2 or ctx.delta == 0.0:
             return
         for _ in range(3):
-            F = ctx.factor_rest()
             with np.errstate(all="ignore"):  # a nearly singular factor: x not finite, delta kept
-                x = F.solve(ctx.M @ np.ones(ctx.red.n))
+                x = ctx.F.solve(ctx.M @ np.ones(ctx.red.n))
                 q = float(x @ (ctx.K @ x)) / float(x @ (ctx.M @ x))
             if not math.isfinite(q):
                 return
             delta = max(min(ctx.delta, 1e-2 * q), 1e-20 * ctx.scale)
             if not delta < 0.5 * ctx.delta:
                 return
-            old = ctx.delta, ctx.F
-            ctx.delta, ctx.F, ctx.rest = delta, None, {}
             try:
-                ctx.factor_rest()
+                F = Factor(ctx.K + delta * ctx.M, symmetric=True, order=ctx.order)
             except RuntimeError:  # exactly singular (rigid-body modes): the last regular shift
-                ctx.delta, ctx.F = old
                 return
-
-    def _sparse_route(self, n_modes, supports, constraints):
-        """The sparse eigen context a banded or sparse line body's eigen methods use, or None
-        for the core's dense one (a dense body; constraints, which Maggi's projection makes
-        dense; more modes than ARPACK can give for these free DOFs)."""
-        if self.storage == "dense" or self._layout == "dense":
-            return None
-        if constraints is not None:
-            if self.ndof > _DENSE_EIGEN_NDOF:
-                raise _not_supported(self, f"constraints= with {self.ndof} DOFs",
-                                     "Maggi's projection is dense (at most "
-                                     f"{_DENSE_EIGEN_NDOF} DOFs); give the constraint as supports "
-                                     "where it fixes DOFs")
-            return None
-        fixed = self.support_mask(supports)
-        from .sparse import SparseEigen
-
-        if n_modes + SparseEigen.GUARD + 2 > int((~fixed).sum()):
-            return None
-        return self._sparse_context(fixed)
-
-    def _sparse_eigen(self, ctx, motion, n_modes, include_eps, mode_shapes, tracked, kg):
-        """Eigenvalues at each frame on the sparse context (the core's result dict).  With
-        K_G (rows kg (nt, 3)) each instant is its own problem K + K_G(t): its context is
-        ctx with K replaced (so the planar exact shift and the continuation stay exact),
-        solved instant by instant."""
-        from .sparse import _track, eigen_solve
-
-        vectors = mode_shapes or (tracked and kg is not None)  # tracking across instants needs shapes
-
-        def run(c, m):
-            try:
-                lam, im, shapes, st = eigen_solve(c, m, n_modes, include_eps, vectors, tracked and kg is None)
-            except RuntimeError as exc:  # SuperLU's singular factor, ARPACK's failures
-                raise _core.LinAlgError(f"the sparse eigen solver failed: {exc}") from None
-            return {"eigenvalues": lam, "eigenvalues_imag": im, "mode_shapes": shapes, "stats": st}
-
-        if kg is None:
-            return run(ctx, motion)
-        import copy
-
-        parts = []
-        for t in range(motion.shape[0]):
-            G = ctx.red.matrix(_core.geometric_matrix(body=self._body, coefficients=kg[t]))
-            c = copy.copy(ctx)
-            c.K, c.F, c.rest = ctx.K + G, None, {}
-            c.matrix = lambda f, inc, G=G: (lambda A, sym: (A + G, sym))(*ctx.matrix(f, inc))
-            r = run(c, motion[t:t + 1])
-            if tracked and parts:  # mode k keeps its identity (by the M-inner product of shapes)
-                free = ctx.red.free
-                order = _track(parts[-1]["mode_shapes"][0][free], r["mode_shapes"][0][free], ctx.M)
-                for name in ("eigenvalues", "eigenvalues_imag"):
-                    r[name] = r[name][:, order]
-                r["mode_shapes"] = r["mode_shapes"][:, :, order]
-            parts.append(r)
-        stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"] if k != "solver"}
-        stats["solver"] = "general" if any(p["stats"]["solver"] == "general" for p in parts) else "symmetric"
-        return {"eigenvalues": np.concatenate([p["eigenvalues"] for p in parts]),
-                "eigenvalues_imag": np.concatenate([p["eigenvalues_imag"] for p in parts]),
-                "mode_shapes": np.concatenate([p["mode_shapes"] for p in parts]) if mode_shapes else None,
-                "stats": stats}
-
-    def _sparse_gyroscopic(self, ctx, motion, m, include_eps, kg):
-        """s of (s^2 M + s C + K_eff) phi = 0 at each frame on the sparse context: the m
-        smallest |s| with Im s >= 0 by ARPACK on the inverse of the first-order form,
-        T = [[-K_eff^-1 C, -K_eff^-1 M], [I, 0]] (eigenvalues 1/s), one sparse LU of K_eff
-        per instant."""
-        from .sparse import Factor, _scipy, frame_operators
-
-        _, spla, _ = _scipy()
-        red, n, d = ctx.red, ctx.red.n, self.dim
-        k = min(2 * m + 2, 2 * n - 2)
-        s = np.zeros((motion.shape[0], m), dtype=complex)
-        for t in range(motion.shape[0]):
-            A, symmetric = ctx.matrix(motion[t], include_eps)
-            if kg is not None:
-                A = A + red.matrix(_core.geometric_matrix(body=self._body, coefficients=kg[t]))
-            W = frame_operators(motion[t])[0]
-            C = red.matrix(_core.body_combine(body=self._body, coef=2.0 * W[:d, :d], stiffness=0.0))
-            try:
-                F = Factor(A, symmetric)
-                T = spla.LinearOperator((2 * n, 2 * n), dtype=float, matvec=lambda y: np.concatenate(
-                    [-F.solve(C @ y[:n] + ctx.M @ y[n:]), y[:n]]))
-                nu = spla.eigs(T, k=k, which="LM", return_eigenvectors=False)
-            except RuntimeError as exc:
-                raise _core.LinAlgError(f"the sparse gyroscopic solver failed at instant {t}: {exc} "
-                                        "(K + K_om [+ K_eps + K_G] singular: a rigid-body or "
-                                        "divergent mode)") from None
-            z = 1.0 / nu
-            z = z[z.imag >= 0.0]
-            z = z[np.lexsort((z.real, np.abs(z)))]
-            if z.shape[0] < m:
-                raise _core.LinAlgError(f"the sparse gyroscopic solver found {z.shape[0]} of "
-                                        f"n_modes = {m} eigenvalues at instant {t}")
-            s[t] = z[:m]
-        return s
-
-    # ------------------------------------------------------------ geometric stiffness
+            ctx._delta, ctx.F, ctx.rest = delta, F, {}
 
     def _frames(self, omega, eps, a_O, given=None):
         """Instants of the frame's motion (a frame array (nt,)): planar rates ((nt,)
@@ -1103,6 +1013,7 @@ class FlexibleBody:
         constraints=None,
         *,
         frames=None,
+        solver="auto",
     ) -> EigenResult:
         """Frozen-time eigenvalues at one instant of the frame's motion.
 
@@ -1143,12 +1054,18 @@ class FlexibleBody:
             ``geometric_stiffness`` takes its end conditions from ``supports`` only.
         frames : ndarray of kanefem.FRAME_DTYPE, optional
             The instant as a frame state instead of omega, eps, a_O.
+        solver : {"auto", "dense", "sparse"}
+            "dense": the core's dense solver (section 3.5); "sparse": shift-invert on a
+            sparse factor, refined in double-double and certified (sections 3.12, 3.17:
+            ``error_bounds`` in the result); "auto": sparse beyond
+            ``SPARSE_EIGEN_FROM`` (1000) free DOFs, where the dense solve of the
+            ill-conditioned problem loses digits, and dense with constraints.
 
         Returns
         -------
         EigenResult
             ``eigenvalues`` [rad^2/s^2] (n_modes,), ``frequencies_hz``,
-            ``mode_shapes`` (ndof, n_modes), ``solver``.
+            ``mode_shapes`` (ndof, n_modes), ``solver``, ``error_bounds`` (sparse).
 
         Raises
         ------
@@ -1159,20 +1076,19 @@ class FlexibleBody:
             supports = self._default_supports if supports is None else supports
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
-        sparse_ctx = self._sparse_route(n_modes, supports, constraints)
-        ctx = self._eig_context(supports, geometric, constraints) if sparse_ctx is None else None
         motion = self._frame(omega, eps, a_O, frames)
         kg = None
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force,
                                                                  shape=(self._n_kg(),))
             kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :])
-        if sparse_ctx is not None:  # a banded or sparse body: shift-invert on its factor
-            r = self._sparse_eigen(sparse_ctx, motion, n_modes, include_eps, mode_shapes, False, kg)
-        else:
-            r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
-                                include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,
-                                axial_force=kg, polls=True, flops=_EIG_FLOPS * float(self.ndof)**3)
+        if self._eigen_solver(solver, supports, constraints) == "sparse":
+            return self._sparse_eigen(motion, n_modes, supports, include_eps, "ascending", mode_shapes, kg,
+                                      one=True)
+        ctx = self._eig_context(supports, geometric, constraints)
+        r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                            include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,
+                            axial_force=kg, polls=True, flops=_EIG_FLOPS * float(self.ndof)**3)
         shapes = r["mode_shapes"]
         return EigenResult(
             eigenvalues=r["eigenvalues"][0],
@@ -1199,6 +1115,7 @@ class FlexibleBody:
         constraints=None,
         *,
         frames=None,
+        solver="auto",
     ) -> EigenResult:
         """Frozen-time eigenvalues over a time grid, in one call to the core.
 
@@ -1225,13 +1142,16 @@ class FlexibleBody:
         frames : ndarray of kanefem.FRAME_DTYPE, shape (nt,), optional
             The instants as frame states (e.g. ``Motion.evaluate(t).frames``) instead of
             omega, eps, a_O.
+        solver : {"auto", "dense", "sparse"}
+            As in :meth:`eigenvalues`; "sparse" continues each instant from the previous
+            one's modes (a full shift-invert solve only as the safeguard).
 
         Returns
         -------
         EigenResult
             ``eigenvalues`` (nt, n_modes), ``mode_shapes`` (nt, ndof, n_modes) or
             None, ``solver``, ``stats`` (instants solved by continuation and by a
-            full decomposition).
+            full decomposition), ``error_bounds`` (sparse).
         """
         n_modes, include_eps, mode_shapes, geometric = self._eigen_options(
             n_modes, include_eps, mode_shapes, geometric_stiffness)
@@ -1241,17 +1161,14 @@ class FlexibleBody:
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
-        sparse_ctx = self._sparse_route(n_modes, supports, constraints)
-        ctx = self._eig_context(supports, geometric, constraints) if sparse_ctx is None else None
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        if sparse_ctx is not None:  # a banded or sparse body: shift-invert on its factor
-            r = self._sparse_eigen(sparse_ctx, motion, n_modes, include_eps, mode_shapes,
-                                   order == "tracked", kg)
-        else:
-            r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
-                                include_eps=bool(include_eps), vectors=bool(mode_shapes),
-                                tracked=order == "tracked", axial_force=kg, polls=True,
-                                flops=_EIG_FLOPS * float(self.ndof)**3)
+        if self._eigen_solver(solver, supports, constraints) == "sparse":
+            return self._sparse_eigen(motion, n_modes, supports, include_eps, order, mode_shapes, kg)
+        ctx = self._eig_context(supports, geometric, constraints)
+        r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
+                            include_eps=bool(include_eps), vectors=bool(mode_shapes),
+                            tracked=order == "tracked", axial_force=kg, polls=True,
+                            flops=_EIG_FLOPS * float(self.ndof)**3)
         return EigenResult(
             eigenvalues=r["eigenvalues"],
             eigenvalues_imag=r["eigenvalues_imag"],
@@ -1262,6 +1179,43 @@ class FlexibleBody:
             model=self.model,
         )
 
+
+    #: free DOFs beyond which solver="auto" takes the sparse eigen path (section 3.17)
+    SPARSE_EIGEN_FROM = 1000
+
+    def _eigen_solver(self, solver, supports, constraints):
+        """"dense" or "sparse" for an eigen call (solver checked by name)."""
+        _checks.choice("solver", solver, ("auto", "dense", "sparse"))
+        if solver == "sparse" and constraints is not None:
+            raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
+        if constraints is not None and self.ndof > _DENSE_EIGEN_NDOF:
+            raise _not_supported(self, f"constraints= with {self.ndof} DOFs",
+                                 "Maggi's projection is dense (at most "
+                                 f"{_DENSE_EIGEN_NDOF} DOFs); give the constraint as supports "
+                                 "where it fixes DOFs")
+        if solver == "auto":
+            if constraints is not None:
+                return "dense"
+            free = int((~self.support_mask(supports)).sum())
+            # a body kept banded or sparse (section 3.16), or a large one: the sparse path
+            return "sparse" if free > self.SPARSE_EIGEN_FROM or self.storage != "dense" else "dense"
+        return solver
+
+    def _sparse_eigen(self, motion, n_modes, supports, include_eps, order, mode_shapes, kg, one=False):
+        """EigenResult of the sparse path (sparse.eigen_solve) at the frame states motion."""
+        from .sparse import eigen_solve
+
+        ctx = self._sparse_context(self.support_mask(supports))
+        lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
+                                          order == "tracked", None, kg)
+        bounds = st.pop("error_bounds")
+        solver = st.pop("solver")
+        if one:
+            return EigenResult(eigenvalues=lam[0], eigenvalues_imag=im[0],
+                               mode_shapes=None if shapes is None else shapes[0], solver=solver, stats=st,
+                               error_bounds=bounds[0], model=self.model)
+        return EigenResult(eigenvalues=lam, eigenvalues_imag=im, mode_shapes=shapes, solver=solver, order=order,
+                           stats=st, error_bounds=bounds, model=self.model)
 
     # ------------------------------------------------------------ gyroscopic eigenvalues (issue 4)
 
@@ -1278,12 +1232,18 @@ class FlexibleBody:
         axial_force=None,
         *,
         frames=None,
+        rayleigh=(0.0, 0.0),
+        solver="auto",
     ):
         """Complex eigenvalues s of (s^2 M + s C + K_eff) phi = 0 at each instant.
 
-        C = 2 int rho N^T W N is the Coriolis (gyroscopic) matrix of the frame's
-        rotation and K_eff = K + K_om [+ K_eps] [+ K_G]; the core solves the
-        first-order form of size 2n by a dense eigen decomposition (dgeev) per instant.
+        C = 2 int rho N^T W N + alpha M + beta K is the Coriolis (gyroscopic) matrix of
+        the frame's rotation plus Rayleigh damping, and K_eff = K + K_om [+ K_eps] [+ K_G].
+        The dense solver (the core) takes the first-order form of size 2n by a dense
+        eigen decomposition (dgeev) per instant, undamped; the sparse one (section 3.17)
+        shift-inverts the first-order form through a sparse factor of the n x n
+        s^2 M + s C + K at a real shift, continues each instant from the previous one's
+        subspace, and bounds each eigenvalue's error.
 
         Parameters
         ----------
@@ -1294,12 +1254,18 @@ class FlexibleBody:
             Number of eigenvalues per instant, 1..(free DOFs).
         supports, include_eps, geometric_stiffness, a_O, end_forces, axial_force, frames
             As in :meth:`eigenvalues_vs_time`.
+        rayleigh : (float, float)
+            Rayleigh damping D = alpha M + beta K (alpha [1/s], beta [s]); damping ratios
+            of the result's modes: ``damping_ratios``.  Needs the sparse solver.
+        solver : {"auto", "dense", "sparse"}
+            "auto": sparse with damping or beyond ``SPARSE_EIGEN_FROM`` free DOFs, else dense.
 
         Returns
         -------
         GyroscopicResult
             ``s`` (nt, n_modes), complex [rad/s]: those with Im s >= 0, ascending by ``|s|``.
-            Where omega = 0, s = i sqrt(lambda) of :meth:`eigenvalues`.
+            Where omega = 0, s = i sqrt(lambda) of :meth:`eigenvalues`.  ``damping_ratios``
+            -Re s / |s|; ``error_bounds`` (sparse).
 
         Examples
         --------
@@ -1314,10 +1280,18 @@ class FlexibleBody:
         motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
         supports = self._default_supports if supports is None else supports
-        sparse_ctx = self._sparse_route(n_modes, supports, None)
         kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        if sparse_ctx is not None:  # a banded or sparse body: ARPACK on the first-order form's inverse
-            return GyroscopicResult(s=self._sparse_gyroscopic(sparse_ctx, motion, n_modes, include_eps, kg))
+        rayleigh = _checks.array("rayleigh", rayleigh, shape=(2,))
+        damped = bool(np.any(rayleigh != 0.0))
+        if damped and solver == "dense":
+            raise ValueError("rayleigh damping needs solver='sparse' or 'auto' (the core's dense gyroscopic "
+                             "solver is undamped)")
+        if damped or self._eigen_solver(solver, supports, None) == "sparse":
+            from .sparse import gyroscopic_solve
+
+            ctx = self._sparse_context(self.support_mask(supports))
+            S, B, st = gyroscopic_solve(ctx, motion, n_modes, bool(include_eps), tuple(rayleigh), kg)
+            return GyroscopicResult(s=S, error_bounds=B, stats=st, model=self.model)
         ctx = self._eig_context(supports, geometric)
         r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), axial_force=kg, polls=True,
@@ -1419,15 +1393,29 @@ class GyroscopicResult(ResultMixin):
         Re s > 0 means a growing mode (flutter or divergence).
     model : dict
         The element model of the body, as :attr:`EigenResult.model`.
+    error_bounds : ndarray or None
+        Sparse solver only: the first-order bound on |s_k - true s| [rad/s] per
+        eigenvalue (docs/theory.md section 3.17).
+    stats : dict
+        Sparse solver: instants ``continued``, ``full_solves``, ``iterations``, ``repeated``.
     """
 
     s: np.ndarray
+    error_bounds: np.ndarray | None = None
+    stats: dict = field(default_factory=dict)
     model: dict = field(default_factory=dict)
 
     @property
     def frequencies_hz(self) -> np.ndarray:
         """Im(s) / 2 pi [Hz]."""
         return self.s.imag / (2.0 * math.pi)
+
+    @property
+    def damping_ratios(self) -> np.ndarray:
+        """zeta = -Re(s) / |s| (0 for s = 0, a rigid mode): positive damps, negative grows;
+        Rayleigh damping alpha M + beta K gives alpha / (2 omega) + beta omega / 2."""
+        a = np.abs(self.s)
+        return np.where(a > 0, -self.s.real / np.where(a > 0, a, 1.0), 0.0)
 
 
 class _StraightBody(FlexibleBody):

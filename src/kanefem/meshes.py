@@ -791,6 +791,7 @@ class MeshBody(FlexibleBody):
     _storages = ("sparse", "banded", "dense")
     _AUTO_DENSE_NDOF = 0  # "auto" is CSR at every size
     _sparse_as_band = False
+    SPARSE_EIGEN_FROM = _DENSE_EIGEN_MAX
     _cells_name = "cells"
 
     def __init__(self, mesh, *, E, nu, rho, thickness=None, plane_strain=False, storage="auto",
@@ -1017,9 +1018,10 @@ class MeshBody(FlexibleBody):
         lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, "ascending", mode_shapes,
                                           solver, constraints, geometric_stiffness, None, axial_force)
         st = dict(st)
+        bounds = st.pop("error_bounds", None)
         return EigenResult(eigenvalues=lam[0], eigenvalues_imag=im[0],
                            mode_shapes=None if shapes is None else shapes[0], solver=st.pop("solver"),
-                           stats=st)
+                           stats=st, error_bounds=None if bounds is None else bounds[0])
 
     def eigenvalues_vs_time(self, omega=None, eps=None, n_modes=1, supports=None, include_eps=True,
                             order="ascending", mode_shapes=True, geometric_stiffness=False, a_O=None,
@@ -1051,8 +1053,9 @@ class MeshBody(FlexibleBody):
         lam, im, shapes, st = self._solve(motion, n_modes, supports, include_eps, order, mode_shapes, solver,
                                           constraints, geometric_stiffness, progress, axial_force)
         st = dict(st)
+        bounds = st.pop("error_bounds", None)
         return EigenResult(eigenvalues=lam, eigenvalues_imag=im, mode_shapes=shapes, solver=st.pop("solver"),
-                           order=order, stats=st)
+                           order=order, stats=st, error_bounds=bounds)
 
     # ------------------------------------------------------------ output
 

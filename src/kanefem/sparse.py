@@ -13,9 +13,12 @@ nested-dissection order of the mesh (``nested_dissection``, ``Factor``), ARPACK
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from . import _checks, _core, _interrupt
+from . import _core, _interrupt
+from ._eigcert import m_orthonormal as _m_orthonormal
 
 
 def _scipy():
@@ -203,6 +206,16 @@ class Factor:
             self.order = order
         self.nnz = int(self.lu.nnz)  # of L and U (not copied out as SciPy matrices)
 
+    def pivot_ratios(self, A):
+        """|U_kk| / |A_kk| of the factor of A, in the factor's order (the smallest tells a
+        nearly singular A).  SciPy builds U as a matrix to give its diagonal: a transient
+        copy of U."""
+        base = np.abs(A.diagonal())
+        if self.order is not None:
+            base = base[self.order]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.abs(self.lu.U.diagonal()) / base[self.lu.perm_c]
+
     def solve(self, b):
         b = np.asarray(b, dtype=float)
         if self.order is None:
@@ -210,6 +223,20 @@ class Factor:
         x = np.empty_like(b)
         x[self.order] = self.lu.solve(b[self.order], trans="T")
         return x
+
+
+def _arpack(solve, n, k, v0=None, **kw):
+    """ARPACK's eigsh or eigs (solve) with a deterministic start vector (the same answer
+    on every run: ARPACK's own start is random) and, when an Arnoldi cycle finds no
+    shifts or does not converge, one retry with a larger subspace (ncv)."""
+    _, spla, _ = _scipy()
+    if v0 is None:
+        v0 = 1.0 + 0.5 * np.cos(0.7 * np.arange(n))
+    try:
+        return solve(k=k, v0=v0, **kw)
+    except (spla.ArpackError, spla.ArpackNoConvergence):
+        ncv = min(n - 1, max(4 * k + 1, 40))
+        return solve(k=k, v0=v0, ncv=ncv, maxiter=max(10 * n, 1000), **kw)
 
 
 # ---------------------------------------------------------------- frames
@@ -225,16 +252,6 @@ def frame_operators(frame):
 
 
 # ---------------------------------------------------------------- eigenvalues
-
-
-def _m_orthonormal(V, M, drop=1e-12):
-    """An M-orthonormal basis of span(V) (directions whose Gram eigenvalue is below drop
-    times the largest are dropped)."""
-    G = V.T @ (M @ V)
-    G = 0.5 * (G + G.T)
-    s, U = np.linalg.eigh(G)
-    k = s > drop * s[-1]
-    return V @ (U[:, k] / np.sqrt(s[k]))
 
 
 def _m_extend(Q, W, M):
@@ -265,82 +282,213 @@ def _sign_rule(X):
     return X
 
 
+class _IndexReduction:
+    """The free-DOF part of any body-sized matrix (dense, banded as CSR, or sparse): rows
+    and columns of the fixed DOFs deleted by indexing.  The interface of
+    :class:`Reduction` for bodies that are not stored on a mesh pattern (beams)."""
+
+    def __init__(self, fixed):
+        self.free = np.flatnonzero(~np.asarray(fixed, dtype=bool))
+        self.n = self.free.shape[0]
+        self.ndof = fixed.shape[0]
+
+    def matrix(self, A):
+        sp, _, _ = _scipy()
+        A = sp.csr_matrix(A)
+        return A[self.free][:, self.free].tocsr()
+
+    scatter = Reduction.scatter
+
+
 class SparseEigen:
-    """Frozen-time eigenvalues of a mesh body with fixed DOFs (section 3.12).
+    """Frozen-time eigenvalues of a body with fixed DOFs on sparse matrices (sections
+    3.12, 3.17).
 
     Holds what is constant: the reduced M and K, the at-rest modes (mu_k, X) with a few
-    guard modes, and the factor of K + delta M that serves as the shift-invert operator
-    at rest and as the preconditioner of the continuation.
+    guard modes and their certificates, the factor of K + delta M that serves as the
+    shift-invert operator at rest, the preconditioner of the continuation and of the
+    refinement, and the factor of M (the norm of the certificates).  Any body serves: a
+    mesh body through its CSR pattern (a gather per matrix), any other through its
+    ``combination`` (its storage converted to CSR).
     """
 
     #: guard modes beyond the requested ones (continuation and certificate)
     GUARD = 4
-    #: relative residual at which a continued Ritz pair is accepted
+    #: relative residual at which a continued Ritz pair is accepted (or the rounding floor)
     TOL = 1e-10
     MAXIT = 30
+    #: relative certificate (to |theta| + the rates' scale) an accepted instant must reach
+    CERT_TOL = 1e-8
 
-    def __init__(self, body, fixed):
+    def __init__(self, body, fixed, geometric=None):
         self.body = body
-        self.red = Reduction(body._indptr, body._indices, fixed, dof_points(body))
+        fixed = np.asarray(fixed, dtype=bool)
+        self.mesh = getattr(body, "storage", None) == "sparse" and hasattr(body, "_indptr")
+        self.red = Reduction(body._indptr, body._indices, fixed, dof_points(body)) if self.mesh else _IndexReduction(fixed)
         if self.red.n == 0:
             raise ValueError("the supports fix every DOF: nothing can move")
-        self.M = self.red.matrix(body._values("M"))
-        self.K = self.red.matrix(body._values("K"))
+        # the body's mass matrix (it may hold inertia beyond sum S_ii, e.g. rotary inertia)
+        self.M = self.red.matrix(body._values("M") if self.mesh else body.mass_matrix())
+        self.K = self.combine(np.zeros((body.dim, body.dim)), 1.0)
         dk, dm = self.K.diagonal(), self.M.diagonal()
-        # delta: far below the lowest eigenvalue of interest, large enough that K + delta M
-        # is safely positive definite when K has rigid-body modes (section 3.12)
-        self.scale = float(np.max(dk / dm))
-        self.delta = 1e-8 * self.scale
+        self.scale = float(np.max(np.abs(dk) / dm))
         self.F = None
+        self._delta = None
+        self.MF = None
         self.rest = {}
         #: coefficients -> K_G on the free DOFs (CSR), set by the body when K_G is asked
         #: (docs/theory.md section 2.11)
         self.kg_matrix = None
+        #: the fill-reducing order of the free DOFs (meshes: nested dissection, section 3.15)
+        self.order = getattr(self.red, "order", None)
+        from . import _eigcert
+
+        self.PM = _eigcert.Padded(self.M, plain=True)
+        # sum WW_ij S_ij = -w^2 M for in-plane spin exactly when S_xx + S_yy = M (a plane
+        # body without rotary inertia beyond its S): then the exact shift of section 3.6
+        if body.dim == 2:
+            D = self.combine(-np.eye(2), 0.0, second=True) + self.M
+            self.exact_shift = bool(abs(D).max() <= 1e-14 * abs(self.M).max()) if D.nnz else True
+        else:
+            self.exact_shift = False
+
+    def combine(self, coef, stiffness, second=False):
+        """stiffness K + sum coef_ij S_ij over the free DOFs (CSR); second: with the
+        second-order rotation invariants, sum coef_ij (S_ij + R_ij), as the stiffness-like
+        terms K_eps and K_om of a rotary-inertia beam take them (section 2.9)."""
+        coef = np.asarray(coef, dtype=float)
+        if self.mesh:
+            return self.red.matrix(_core.body_combine(body=self.body._body, coef=coef, stiffness=float(stiffness)))
+        # other bodies: the reduced S_ij once (S_ji = S_ij^T), then sparse sums per call
+        d = self.body.dim
+        if not hasattr(self, "_S"):
+            self._S = {}
+            for i in range(d):
+                for j in range(i, d):
+                    E = np.zeros((d, d))
+                    E[i, j] = 1.0
+                    self._S[i, j] = self.red.matrix(self.body.combination(E, 0.0))
+                    self._S[j, i] = self._S[i, j].T.tocsr()
+            Z = np.zeros((d, d))
+            self._K = self.red.matrix(self.body.combination(Z, 1.0))
+            self._R = {}
+            if self.body.model.get("rotary_inertia"):  # the body has the invariants R_ij
+                self._R = {(i, j): self.red.matrix(self.body._matrix(_core.body_matrix(self.body._body, "R", i, j)))
+                           for i in range(d) for j in range(d)}
+        A = stiffness * self._K
+        for (i, j), S in self._S.items():
+            if coef[i, j] != 0.0:
+                A = A + coef[i, j] * S
+                if second and self._R:
+                    A = A + coef[i, j] * self._R[i, j]
+        return A.tocsr()
+
+    @property
+    def delta(self):
+        """The shift at rest (section 3.17): 0 if K factors safely, else 1e-8 max K_ii/M_ii."""
+        self.factor_rest()
+        return self._delta
 
     def factor_rest(self):
+        """The factor of K + delta M.  delta is zero when K itself factors with no pivot
+        below 1e-13 of its diagonal entry (a rigid mode leaves one at rounding level,
+        ~1e-16; a chain of n elements 1/n^3); else 1e-8 max K_ii/M_ii (section 3.12),
+        which for a long beam (the rotations' K_ii/M_ii ~ 1/h^4) lies above lambda_1,
+        where it would stall shift-invert and refinement."""
         if self.F is None:
-            self.F = Factor(self.K + self.delta * self.M, symmetric=True, order=self.red.order)
+            try:
+                F = Factor(self.K, symmetric=True, order=self.order)
+                piv = F.pivot_ratios(self.K)
+                if np.all(np.isfinite(piv)) and piv.min() > 1e-13:
+                    self.F, self._delta = F, 0.0
+            except RuntimeError:  # exactly singular
+                pass
+            if self.F is None:
+                self._delta = 1e-8 * self.scale
+                self.F = Factor(self.K + self._delta * self.M, symmetric=True, order=self.order)
         return self.F
 
-    def matrix(self, frame, include_eps):
-        """A(t) = K + sum (WW [+ E])_ij S_ij over the free DOFs, and whether it is
+    def factor_mass(self):
+        if self.MF is None:
+            self.MF = Factor(self.M, symmetric=True)
+        return self.MF
+
+    def matrix(self, frame, include_eps, kg=None):
+        """A(t) = K + sum (WW [+ E])_ij S_ij [+ K_G] over the free DOFs, and whether it is
         symmetric."""
         W, E, WW = frame_operators(frame)
         d = self.body.dim
         c = WW[:d, :d] + (E[:d, :d] if include_eps else 0.0)
         symmetric = not (include_eps and np.any(E[:d, :d] != 0.0))
-        return self.red.matrix(_core.body_combine(body=self.body._body, coef=c, stiffness=1.0)), symmetric
+        A = self.combine(c, 1.0, second=True)
+        if kg is not None:  # K_G of the coefficients kg: the body's prestress basis or N(x) basis
+            if self.kg_matrix is not None:
+                A = A + self.kg_matrix(kg)
+            else:
+                G = _core.geometric_matrix(body=self.body._body, coefficients=kg)
+                A = A + self.red.matrix(G if self.mesh else self.body._matrix(G))
+        return A, symmetric
 
     def at_rest(self, p):
-        """The p lowest modes of (K, M): mu (p,), X (n, p), M-orthonormal."""
+        """The p lowest modes of (K, M): mu (p,), X (n, p), M-normalized, and their
+        certificates (p,)."""
         if p not in self.rest:
             mu, X = self.full(self.K, p, True, -self.delta, self.factor_rest())
-            self.rest[p] = (mu.real, X.real)
+            mu, X, bound = self.certified(self.K, mu.real, X.real, True, self.factor_rest())
+            self.rest[p] = (mu, X, bound)
         return self.rest[p]
 
-    def full(self, A, k, symmetric, sigma, F=None, v0=None):
+    def certified(self, A, theta, X, symmetric, F, steps=2):
+        """Refine real Ritz pairs (theta, X) of (A, M) by inverse iteration in
+        double-double with the factor F, and bound each eigenvalue's error (section 3.17).
+        Returns (theta, X M-normalized, bounds); the bounds of complex pairs are
+        first-order ones through their left Ritz vectors."""
+        from . import _eigcert as ec
+
+        PA = ec.Padded(A)
+        MF = self.factor_mass()
+        if np.iscomplexobj(X) or np.iscomplexobj(theta):
+            theta = np.asarray(theta, dtype=complex)
+            th_r, _, Y = ec.rayleigh_ritz(PA, self.M, np.column_stack([np.real(X), np.imag(X)]), False)
+            idx = [int(np.argmin(np.abs(th_r - t))) for t in theta]
+            Y = Y[:, idx] if np.iscomplexobj(Y) else None
+            th, bound = ec.certify(PA, self.PM, MF, theta, np.asarray(X, dtype=complex), Y, False)
+            return th, X, bound
+        Y = None
+        if not symmetric:
+            th_r, _, Y = ec.rayleigh_ritz(PA, self.M, X, False)
+            Y = None if np.iscomplexobj(th_r) else Y[:, [int(np.argmin(np.abs(th_r - t))) for t in theta]]
+        U, theta, products = ec.inverse_refine(PA, self.PM, F, X, theta, steps, Y)
+        theta, bound = ec.certify(PA, self.PM, MF, theta, U, Y, symmetric, products=products)
+        X = U[0] + U[1]
+        X = X / np.sqrt(np.einsum("ik,ik->k", X, self.M @ X))
+        return theta, X, bound
+
+    def full(self, A, k, symmetric, sigma, F=None, v0=None, definite=True):
         """The k eigenvalues of (A, M) nearest above sigma by ARPACK in shift-invert mode
         (sigma below the spectrum: the lowest ones), sorted by real part."""
         _, spla, _ = _scipy()
         n = self.red.n
         if F is None:
-            F = Factor(A - sigma * self.M, symmetric, order=self.red.order)
+            F = Factor(A - sigma * self.M, symmetric and definite, order=self.order)
         op = spla.LinearOperator((n, n), matvec=F.solve, dtype=float)
         if n <= k + 1 or (not symmetric and n <= k + 2):
             raise ValueError(f"n_modes = {k} is too many for {n} free DOFs with the sparse solver "
                              "(use solver='dense')")
         if symmetric:
-            lam, X = spla.eigsh(A, k=k, M=self.M, sigma=sigma, which="LM", OPinv=op, v0=v0)
+            lam, X = _arpack(lambda **o: spla.eigsh(A, M=self.M, sigma=sigma, which="LM", OPinv=op, **o), n, k, v0)
         else:
             kk = min(k + 1, n - 2)  # one more, so a complex pair is not cut
-            lam, X = spla.eigs(A, k=kk, M=self.M, sigma=sigma, which="LM", OPinv=op, v0=v0)
+            lam, X = _arpack(lambda **o: spla.eigs(A, M=self.M, sigma=sigma, which="LM", OPinv=op, **o), n, kk, v0)
         order = np.lexsort((lam.imag, lam.real))[:k]
+        self.last_factor = F
         return lam[order], X[:, order]
 
     def continue_from(self, A, X, m, symmetric, bracket):
         """Block Rayleigh-Ritz from the basis X, expanded by preconditioned residuals
         F^-1 R with F the factor at rest (a Davidson step).  Returns (theta, U, iterations)
-        once the m lowest Ritz pairs have relative residuals below TOL and lie in the
+        once the m lowest Ritz pairs have relative residuals below TOL (or the rounding
+        floor of a double vector, 8 eps || |A| |u| || / (|theta| ||M u||)) and lie in the
         brackets, else None."""
         _, _, la = _scipy()
         F = self.factor_rest()
@@ -348,6 +496,7 @@ class SparseEigen:
         p = X.shape[1]
         Q = _m_orthonormal(X, M)
         lo, hi, scale = bracket
+        absA = abs(A)
         for it in range(1, self.MAXIT + 1):
             H = Q.T @ (A @ Q)
             if symmetric:
@@ -363,8 +512,10 @@ class SparseEigen:
             th = theta[:p]
             R = A @ U - (M @ U) * th
             MU = M @ U
-            res = np.linalg.norm(R, axis=0) / ((np.abs(th) + scale) * np.linalg.norm(MU, axis=0))
-            if np.all(res[:m] <= self.TOL):
+            norm_mu = (np.abs(th) + scale) * np.linalg.norm(MU, axis=0)
+            res = np.linalg.norm(R, axis=0) / norm_mu
+            floor = 8 * np.finfo(float).eps * np.linalg.norm(absA @ np.abs(U), axis=0) / norm_mu
+            if np.all(res[:m] <= np.maximum(self.TOL, floor[:m])):
                 if np.all(th[:m] >= lo - scale * 1e-9) and np.all(th[:m] <= hi + scale * 1e-9):
                     return th, U, it
                 return None
@@ -372,75 +523,47 @@ class SparseEigen:
         return None
 
 
-def _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim, stats, kg=None):
-    """The ms lowest eigenpairs at one frame: (theta, imag, U, the next continuation
-    basis X).  The planar shift if it applies, else certified continuation from X, else
-    ARPACK (section 3.12).  With K_G coefficients kg (section 2.11): ARPACK, at a shift
-    proven below the spectrum by the factor's inertia (symmetric), else by a Gershgorin
-    bound of K_G's compression."""
+def _instant(ctx, f, X, m, ms, p, rest, w2, e_norm, skew, include_eps, stats, kg=None):
+    """The ms lowest eigenpairs at one frame: (theta, imag, U, bounds, the next
+    continuation basis X).  The planar shift if it applies, else certified continuation
+    from X, else ARPACK (sections 3.12, 3.17)."""
+    mu, Xr, rest_bound = rest
     imag = np.zeros(ms)
-    if kg is not None and np.any(kg != 0.0):
-        A, symmetric = ctx.matrix(f, include_eps)
-        A = A + ctx.kg_matrix(kg)
-        stats["full_solves"] += 1
-        F = None
-        if symmetric:
-            # the Ritz values of the rest modes bound the lowest eigenvalues from above; the
-            # shift goes below them until the factor of A - sigma M has no negative pivot
-            # (Sylvester: no eigenvalue below sigma; SuperLU's symmetric mode pivots on the
-            # diagonal, so U's diagonal carries the inertia), so the ms eigenvalues nearest
-            # sigma are the ms lowest
-            Q = Xr[:, :ms]
-            theta = np.linalg.eigvalsh(0.5 * (Q.T @ (A @ Q) + (Q.T @ (A @ Q)).T))
-            gap = abs(theta[-1] - theta[0]) + abs(theta[0]) + ctx.delta
-            sigma = theta[0] - 0.5 * gap
-            for _ in range(60):
-                F = Factor(A - sigma * ctx.M, True)
-                if not np.any(F.lu.U.diagonal() < 0.0):
-                    break
-                sigma -= gap
-                gap *= 4.0
-            else:
-                F = None
-        if F is None:
-            # Gershgorin: no eigenvalue of (K_G, M) below -max_i sum_j |K_G,ij| / min M_ii
-            G = A - ctx.matrix(f, include_eps)[0]
-            low = float(np.max(np.abs(G).sum(axis=1))) / float(ctx.M.diagonal().min())
-            sigma = -(w2 + e_norm + ctx.delta + low)
-        lam, V = ctx.full(A, ms, symmetric, sigma, F)
-        if np.all(lam.imag == 0.0):
-            return lam.real, imag, V.real, X
-        U = np.column_stack([V[:, k].real if lam[k].imag >= 0 else V[:, k].imag for k in range(ms)])
-        return lam.real, lam.imag, U, X
-    if (dim == 2 or w2 == 0.0) and not skew:
+    if (ctx.exact_shift or w2 == 0.0) and not skew and kg is None:
         # sum WW_ij S_ij = -w^2 M exactly: every eigenvalue shifts, no shape changes
         stats["shifted"] += 1
-        return mu[:ms] - w2, imag, Xr[:, :ms], X
-    A, symmetric = ctx.matrix(f, include_eps)
-    # brackets of the ms lowest eigenvalues: [mu_k - |w|^2 - |e|, mu_k + |e|]
+        return mu[:ms] - w2, imag, Xr[:, :ms], rest_bound[:ms] + np.finfo(float).eps * np.abs(mu[:ms]), X
+    A, symmetric = ctx.matrix(f, include_eps, kg)
+    # brackets of the ms lowest eigenvalues: [mu_k - |w|^2 - |e|, mu_k + |e|] (without K_G)
     lo, hi = mu[0] - w2 - e_norm, mu[ms - 1] + e_norm
     scale = abs(mu[p - 1]) + w2 + e_norm
-    separated = mu[ms] - w2 - e_norm > hi
+    separated = kg is None and ms < p and mu[ms] - w2 - e_norm > hi
     got = ctx.continue_from(A, X, ms, symmetric, (lo, hi, scale)) if separated else None
     if got is not None:
         theta, U, its = got
-        stats["continued"] += 1
-        stats["iterations"] += its
-        return theta[:ms], imag, U[:, :ms], U
-    lam, V = ctx.full(A, ms, symmetric, -(w2 + e_norm + ctx.delta))
+        theta, U, bound = ctx.certified(A, theta, U, symmetric, ctx.factor_rest())
+        if np.all(bound[:ms] <= ctx.CERT_TOL * (np.abs(theta[:ms]) + w2 + e_norm + 100 * ctx.delta)):
+            stats["continued"] += 1
+            stats["iterations"] += its
+            return theta[:ms], imag, U[:, :ms], bound[:ms], U
+    # with K_G (indefinite) sigma need not lie below the spectrum: a general LU, and
+    # ARPACK's nearest eigenvalues to sigma are still the lowest ones
+    lam, V = ctx.full(A, p, symmetric, -(w2 + e_norm + ctx.delta), definite=kg is None)
     stats["full_solves"] += 1
     if np.all(lam.imag == 0.0):
-        U = V.real
-        return lam.real, imag, U, (np.column_stack([U, Xr[:, ms:p]]) if p > ms else U)
+        theta, U, bound = ctx.certified(A, lam.real, V.real, symmetric, ctx.last_factor)
+        return theta[:ms], imag, U[:, :ms], bound[:ms], U
     # a complex pair: its two columns are the real and imaginary parts of its vector
+    _, _, bound = ctx.certified(A, lam, V, symmetric, ctx.last_factor)
     U = np.column_stack([V[:, k].real if lam[k].imag >= 0 else V[:, k].imag for k in range(ms)])
-    return lam.real, lam.imag, U, X
+    return lam.real[:ms], lam.imag[:ms], U, bound[:ms], X
 
 
 def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None, kg=None):
-    """Eigenvalues at each frame (section 3.12): the exact shift for in-plane spin of a
-    plane body, certified continuation from the previous instant, ARPACK as the
-    safeguard.  Returns the arrays and stats of an EigenResult."""
+    """Eigenvalues at each frame (sections 3.12, 3.17): the exact shift for in-plane
+    spin of a plane body, certified continuation from the previous instant, ARPACK as the
+    safeguard; every eigenvalue refined and bounded.  Returns the arrays and stats of an
+    EigenResult (stats["error_bounds"]: (nt, n_modes))."""
     red = ctx.red
     nt = frames.shape[0]
     m = n_modes
@@ -448,20 +571,23 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
     if p < m + 1:
         raise ValueError(f"n_modes = {m} is too many for {red.n} free DOFs with the sparse solver "
                          "(use solver='dense')")
-    mu, Xr = ctx.at_rest(p)
+    rest = ctx.at_rest(p)
+    mu, Xr, _ = rest
     ms = min(m + 2, p) if tracked else m
     lam_re = np.zeros((nt, m))
     lam_im = np.zeros((nt, m))
+    bounds = np.zeros((nt, m))
     shapes = np.zeros((nt, red.ndof, m)) if vectors else None
     stats = {"full_solves": 0, "continued": 0, "iterations": 0, "shifted": 0, "repeated": 0}
     general = False
     X = Xr
     prev = None
     dim = ctx.body.dim
-    last = None  # the previous instant's rates and processed (theta, imag, U)
+    last = None  # the previous instant's rates and processed (theta, imag, U, bound)
     for t in range(nt):
         f = frames[t]
-        key = np.concatenate([f["omega"], f["eps"]] + ([] if kg is None else [kg[t]])).tobytes()
+        kt = None if kg is None else kg[t]
+        key = np.concatenate([f["omega"], f["eps"], [] if kt is None else kt]).tobytes()
         W, E, WW = frame_operators(f)
         w2 = float(np.dot(f["omega"], f["omega"]))
         e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
@@ -469,33 +595,223 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
         general |= bool(skew)
         if last is not None and last[0] == key:
             # the same rates as the previous instant (a constant speed): the same modes
-            theta, imag, U = last[1]
+            theta, imag, U, bd = last[1]
             stats["repeated"] += 1
         else:
-            theta, imag, U, X = _instant(ctx, f, X, m, ms, p, mu, Xr, w2, e_norm, skew, include_eps, dim,
-                                         stats, None if kg is None else kg[t])
+            theta, imag, U, bd, X = _instant(ctx, f, X, m, ms, p, rest, w2, e_norm, skew, include_eps,
+                                             stats, kt)
             U = np.array(U, dtype=float)
             if np.all(imag == 0.0):
                 U = U / np.sqrt(np.einsum("ik,ik->k", U, ctx.M @ U))
             order = np.arange(ms)
             if tracked and prev is not None:
                 order = _track(prev, U, ctx.M)
-            theta, imag, U = np.asarray(theta)[order], imag[order], U[:, order]
+            theta, imag, U, bd = np.asarray(theta)[order], imag[order], U[:, order], np.asarray(bd)[order]
             if tracked and prev is not None:
                 sg = np.sign(np.einsum("ik,ik->k", prev, ctx.M @ U[:, :m]))
                 U[:, :m] = U[:, :m] * np.where(sg == 0, 1.0, sg)
             else:
                 U = _sign_rule(U)
             prev = U[:, :m] if tracked else None
-            last = (key, (theta, imag, U))
-        lam_re[t] = theta[:m]
+            last = (key, (theta, imag, U, bd))
+        lam_re[t] = np.real(theta[:m])
         lam_im[t] = imag[:m]
+        bounds[t] = bd[:m]
         if vectors:
             shapes[t] = red.scatter(U[:, :m])
         if progress is not None:
             progress(t)
     stats["solver"] = "general" if general else "symmetric"
+    stats["error_bounds"] = bounds
     return lam_re, lam_im, shapes, stats
+
+
+# ---------------------------------------------------------------- gyroscopic, damped
+
+
+def _small_qep(Mp, Cp, Kp):
+    """All eigenvalues s of the small dense (s^2 Mp + s Cp + Kp) x = 0 by the first-order
+    form (dense QZ), with right vectors."""
+    _, _, la = _scipy()
+    q = Mp.shape[0]
+    # Fan-Lin-Van Dooren scaling s = g mu, g = sqrt(||K|| / ||M||): the three coefficient
+    # matrices of similar norm, else QZ's backward error eps ||K|| swamps |s|^2 ||M||
+    nk, nm, nc = (np.linalg.norm(X, 1) for X in (Kp, Mp, Cp))
+    g = math.sqrt(nk / nm) if nk > 0 and nm > 0 else 1.0
+    d = max(nk, g * nc, g * g * nm) or 1.0
+    Z, I = np.zeros((q, q)), np.eye(q)
+    mu, V = la.eig(np.block([[Z, I], [-Kp / d, -(g / d) * Cp]]), np.block([[I, Z], [Z, (g * g / d) * Mp]]))
+    ok = np.isfinite(mu)
+    return g * mu[ok], V[:q, ok]
+
+
+def _pick(s, p):
+    """Indices of the p eigenvalues with Im s >= 0 (a real one counts once) of smallest
+    |s|, ties by Re s (section 3.10's order)."""
+    tol = 1e-12 * (np.abs(s).max() if s.size else 1.0)
+    up = np.flatnonzero(s.imag >= -tol)
+    order = np.lexsort((s[up].real, np.round(np.abs(s[up]), 12)))
+    return up[order[:p]]
+
+
+class Quadratic:
+    """s^2 M + s C + K_eff at one instant on the free DOFs, with C = 2 sum W_ij S_ij + D
+    (D = alpha M + beta K, Rayleigh damping) (section 3.17)."""
+
+    def __init__(self, ctx, frame, include_eps, rayleigh, kg=None):
+        from . import _eigcert as ec
+
+        W, _, _ = frame_operators(frame)
+        d = ctx.body.dim
+        self.ctx = ctx
+        self.K, self.symmetric = ctx.matrix(frame, include_eps, kg)
+        alpha, beta = rayleigh
+        self.C = ctx.combine(2.0 * W[:d, :d], 0.0)
+        if alpha or beta:
+            self.C = self.C + alpha * ctx.M + beta * ctx.K
+        self.PK = ec.Padded(self.K)
+        self.PC = ec.Padded(self.C)
+        self.M = ctx.M
+
+    def residual(self, s, X):
+        """P(s) X per column (X complex (n, k)), accurate, and a bound on its rounding."""
+        from . import _eigcert as ec
+
+        KX, eK = ec.accurate(self.PK, X)
+        MX, eM = ec.accurate(self.ctx.PM, X)
+        CX, eC = ec.accurate(self.PC, X)
+        R = KX + CX * s + MX * s**2
+        err = eK + eC * np.abs(s) + eM * np.abs(s) ** 2 + 4 * ec.EPS * (np.abs(KX) + np.abs(CX * s) + np.abs(MX * s**2))
+        return R, err, MX, CX
+
+    def project(self, V):
+        """Ritz values and vectors of the QEP on span(V) (V real), left ones too."""
+        from . import _eigcert as ec
+
+        KV, _ = ec.accurate(self.PK, V)
+        Kp, Cp, Mp = V.T @ KV, V.T @ (self.C @ V), V.T @ (self.M @ V)
+        s, Z = _small_qep(Mp, Cp, Kp)
+        return s, Z, (Mp, Cp, Kp)
+
+    def full(self, p, sigma):
+        """The p eigenvalues (Im s >= 0) nearest the real shift sigma (below the lowest
+        |s|) by ARPACK on the first-order form, shift-inverted through the factor of
+        P(sigma) = sigma^2 M + sigma C + K (n x n)."""
+        _, spla, _ = _scipy()
+        n = self.M.shape[0]
+        F = Factor((self.K + sigma * self.C + sigma**2 * self.M).tocsc(),
+                   symmetric=self.symmetric and sigma == 0.0)
+        CM = self.C + sigma * self.M
+        M = self.M
+
+        def op(v):
+            v1, v2 = v[:n], v[n:]
+            x = -F.solve(M @ v2 + CM @ v1)
+            return np.concatenate([x, v1 + sigma * x])
+
+        k = min(2 * p + 2, 2 * n - 2)
+        A = spla.LinearOperator((2 * n, 2 * n), matvec=op, dtype=float)
+        nu, Z = _arpack(lambda **o: spla.eigs(A, which="LM", **o), 2 * n, k)
+        s = sigma + 1.0 / nu
+        idx = _pick(s, p)
+        return s[idx], Z[:n, idx], F
+
+
+def _basis(X, M):
+    """A real M-orthonormal basis of the span of complex vectors' real and imaginary parts."""
+    return _m_orthonormal(np.column_stack([X.real, X.imag]), M, drop=1e-10)
+
+
+def _qep_certify(q, s, X, V):
+    """First-order error bounds ||y|| ||P(s) x|| / |y^H P'(s) x| (section 3.17), with y
+    the left Ritz vector of the projection on V (the null vector of P_V(s)^H)."""
+    R, err, MX, CX = q.residual(s, X)
+    Mp, Cp, Kp = V.T @ (q.M @ V), V.T @ (q.C @ V), V.T @ (q.K @ V)
+    bounds = np.empty(s.shape[0])
+    for k in range(s.shape[0]):
+        u, _, _ = np.linalg.svd(Kp + s[k] * Cp + s[k] ** 2 * Mp)
+        y = V @ u[:, -1]  # left null vector: y^H P_V(s) = 0
+        dP = 2 * s[k] * MX[:, k] + CX[:, k]
+        den = abs(np.vdot(y, dP))
+        num = np.linalg.norm(y) * (np.linalg.norm(R[:, k]) + np.linalg.norm(err[:, k]))
+        bounds[k] = num / den if den > 0 else np.inf
+    return bounds
+
+
+#: relative residual ||P(s)x|| / (|s|^2 ||Mx||) of an accepted continued pair (the dense QZ
+#: of the projected first-order form, whose stiff directions reach ||K||, stalls near 1e-10),
+#: and the Davidson steps tried before ARPACK
+QTOL = 1e-8
+QTOL_STEPS = 10
+#: free DOFs up to which a full solve of the quadratic problem is dense (QZ, O(n^3))
+QEP_DENSE_MAX = 200
+
+
+def gyroscopic_solve(ctx, frames, n_modes, include_eps, rayleigh=(0.0, 0.0), kg=None, tracked=False):
+    """The n_modes eigenvalues s of smallest |s| (Im s >= 0) of s^2 M + s C + K_eff at
+    each frame, C with Rayleigh damping: continuation on a real subspace (the previous
+    instant's vectors, Rayleigh-Ritz on the projected quadratic problem, Davidson
+    expansion by F^-1 of the residuals' real and imaginary parts, F the factor at rest),
+    ARPACK on the first-order form as the safeguard, and a first-order error bound per
+    eigenvalue (section 3.17).  Returns (s (nt, m), bounds (nt, m), stats)."""
+    nt = frames.shape[0]
+    m = n_modes
+    n = ctx.red.n
+    p = min(m + ctx.GUARD, n - 1)
+    if p < m or (n > QEP_DENSE_MAX and 2 * p + 2 > 2 * n - 2):
+        raise ValueError(f"n_modes = {m} is too many for {n} free DOFs with the sparse solver "
+                         "(use solver='dense')")
+    Fq = ctx.factor_rest()  # the Davidson preconditioner: the last full solve's P(sigma)
+    S = np.zeros((nt, m), dtype=complex)
+    B = np.zeros((nt, m))
+    stats = {"full_solves": 0, "continued": 0, "iterations": 0, "repeated": 0}
+    V = None
+    last = None
+    eps = np.finfo(float).eps
+    for t in range(nt):
+        f = frames[t]
+        kt = None if kg is None else kg[t]
+        key = np.concatenate([f["omega"], f["eps"], [] if kt is None else kt]).tobytes()
+        if last is not None and last[0] == key:
+            S[t], B[t] = last[1]
+            stats["repeated"] += 1
+            continue
+        q = Quadratic(ctx, f, include_eps, rayleigh, kt)
+        got = None
+        if V is not None:
+            absK = abs(q.K)
+            for it in range(1, QTOL_STEPS + 1):
+                s_all, Z, _ = q.project(V)
+                idx = _pick(s_all, p)
+                s, X = s_all[idx], V @ Z[:, idx]
+                X = X / np.linalg.norm(X, axis=0)
+                R, _, MX, _ = q.residual(s, X)
+                scale = np.abs(s) ** 2 * np.linalg.norm(MX, axis=0) + 1e-300
+                rel = np.linalg.norm(R, axis=0) / scale
+                floor = 8 * eps * np.linalg.norm(absK @ np.abs(X), axis=0) / scale
+                if np.all(rel[:m] <= np.maximum(QTOL, floor[:m])):
+                    got = (s, X, it)
+                    break
+                V = _m_extend(_basis(X, q.M), Fq.solve(np.column_stack([R.real, R.imag])), q.M)
+        if got is not None:
+            s, X, its = got
+            stats["continued"] += 1
+            stats["iterations"] += its
+        elif n <= QEP_DENSE_MAX:  # small: the dense QZ of the whole first-order form
+            s_all, Z = _small_qep(q.M.toarray(), q.C.toarray(), q.K.toarray())
+            idx = _pick(s_all, p)
+            s, X = s_all[idx], Z[:, idx]
+            stats["full_solves"] += 1
+        else:
+            w2 = float(np.dot(f["omega"], f["omega"]))
+            e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
+            s, X, Fq = q.full(p, -math.sqrt(w2 + e_norm + ctx.delta))
+            stats["full_solves"] += 1
+        V = _basis(X, q.M)
+        bounds = _qep_certify(q, s, X, V)
+        S[t], B[t] = s[:m], bounds[:m]
+        last = (key, (S[t], B[t]))
+    return S, B, stats
 
 
 def _track(prev, U, M):

@@ -934,7 +934,8 @@ class SweepResult(ResultMixin):
         ax.grid(alpha=0.3)
         return finish_axes(ax)
 
-    def campbell(self, x=None, frequencies="frequencies_hz", ax=None, orders=(1, 2, 3), x_to_hz=None, **kw):
+    def campbell(self, x=None, frequencies="frequencies_hz", ax=None, orders=(1, 2, 3), x_to_hz=None,
+                 damping="auto", **kw):
         """A Campbell diagram of the sweep: natural frequencies against a speed parameter.
 
         Parameters
@@ -949,6 +950,10 @@ class SweepResult(ResultMixin):
             Engine orders k drawn as the lines f = k x_to_hz(x).
         x_to_hz : callable, optional
             Speed to Hz for the engine orders (default from the parameter's name, as above).
+        damping : str or None
+            The output with the damping ratios, drawn on a twin axis; "auto": the output
+            ``damping_ratios``, else -Re s / |s| of an output ``s`` (GyroscopicResult
+            points), else none; None: none.
         ax : matplotlib Axes, optional
 
         Returns
@@ -961,5 +966,14 @@ class SweepResult(ResultMixin):
             raise TypeError(f"x = {x!r} is not a numeric parameter (its values are {xs.dtype})")
         if x_to_hz is None:
             x_to_hz = {"rpm": lambda v: v / 60.0, "omega": lambda v: v / (2 * math.pi)}.get(x)
+        zeta = None
+        if damping == "auto":
+            if all("damping_ratios" in r for r in self.results):
+                zeta = self.stack("damping_ratios")
+            elif all("s" in r for r in self.results):  # GyroscopicResult points: zeta = -Re s / |s|
+                sv = self.stack("s")
+                zeta = np.where(np.abs(sv) > 0, -sv.real / np.where(np.abs(sv) > 0, np.abs(sv), 1.0), 0.0)
+        elif damping is not None:
+            zeta = self.stack(damping)
         return campbell(xs, self.stack(frequencies), ax=ax, orders=orders,
-                        x_label=axis_label(x), x_to_hz=x_to_hz, **kw)
+                        x_label=axis_label(x), x_to_hz=x_to_hz, damping=zeta, **kw)
