@@ -53,7 +53,7 @@ def _interrupt_at(setup, call, delay=0.3):
     # LAPACK in one C call (3.5 s at 400 elements ignored Ctrl-C)
     ("beam = kanefem.PlanarBeam(1.0, 600, E=210e9, A=1e-4, I=1e-8, rho=7800.0, storage='dense')\n"
      "        cached = lambda: len(beam._eig_cache)",
-     "beam.eigenvalues(2)"),
+     "beam.eigenvalues(2, solver='dense')"),  # the dense core (auto goes sparse beyond 1000 free DOFs)
     # SciPy's SuperLU on a 3D Laplacian of 36^3 unknowns (splu ignored Ctrl-C for 6-11 s
     # at 1.6e5 DOF)
     ("import scipy.sparse as sp\n"

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from . import _interrupt
+from . import _checks
 
 EPS = np.finfo(float).eps / 2  # unit roundoff
 _SPLIT = 2.0**27 + 1.0
@@ -50,6 +50,7 @@ class Padded:
     whose products need no more; their rounding is still bounded)."""
 
     def __init__(self, A, plain=False):
+        plain = _checks.flag("plain", plain)
         self.plain = plain
         A = A.tocsr()
         A.sort_indices()
@@ -222,6 +223,7 @@ def certify(PA, PM, MF, theta, U, Y=None, symmetric=True, neighbours=None, produ
 
     Returns (theta, bounds).
     """
+    symmetric = _checks.flag("symmetric", symmetric)
     AU, eA, MU, eM = (*accurate(PA, U), *accurate(PM, U)) if products is None else products
     U = U[0] + U[1] if isinstance(U, tuple) else U  # for inner products: double suffices
     norm_u = np.sqrt(np.abs(np.einsum("i...,i...->...", U.conj(), MU)))

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from . import _core, _interrupt
+from . import _checks, _core, _interrupt
 from ._eigcert import m_orthonormal as _m_orthonormal
 
 
@@ -356,6 +356,7 @@ class SparseEigen:
         """stiffness K + sum coef_ij S_ij over the free DOFs (CSR); second: with the
         second-order rotation invariants, sum coef_ij (S_ij + R_ij), as the stiffness-like
         terms K_eps and K_om of a rotary-inertia beam take them (section 2.9)."""
+        second = _checks.flag("second", second)
         coef = np.asarray(coef, dtype=float)
         if self.mesh:
             return self.red.matrix(_core.body_combine(body=self.body._body, coef=coef, stiffness=float(stiffness)))
@@ -467,6 +468,7 @@ class SparseEigen:
     def full(self, A, k, symmetric, sigma, F=None, v0=None, definite=True):
         """The k eigenvalues of (A, M) nearest above sigma by ARPACK in shift-invert mode
         (sigma below the spectrum: the lowest ones), sorted by real part."""
+        definite = _checks.flag("definite", definite)
         _, spla, _ = _scipy()
         n = self.red.n
         if F is None:
@@ -754,6 +756,7 @@ def gyroscopic_solve(ctx, frames, n_modes, include_eps, rayleigh=(0.0, 0.0), kg=
     expansion by F^-1 of the residuals' real and imaginary parts, F the factor at rest),
     ARPACK on the first-order form as the safeguard, and a first-order error bound per
     eigenvalue (section 3.17).  Returns (s (nt, m), bounds (nt, m), stats)."""
+    tracked = _checks.flag("tracked", tracked)
     nt = frames.shape[0]
     m = n_modes
     n = ctx.red.n
