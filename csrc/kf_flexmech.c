@@ -86,6 +86,7 @@ struct kf_flexmech {
     double kin_t;
     int kin_ok;
     int exact; /* effective() adds the angular acceleration's term (extrapolated runs) */
+    int mbar_held; /* Mbar holds the links' M alone (no free rigid coordinate), unfactored */
 };
 
 void kf_flexmech_free(kf_flexmech *w)
@@ -448,6 +449,8 @@ static void project(kf_flexmech *w)
             s -= w->Mqq[r + (size_t)c * n] * a0[c];
         fq[r] = s;
     }
+    if (nf == 0 && w->mbar_held)
+        goto elastic_rhs; /* Mbar is the links' constant M: already there */
     memset(w->Mbar, 0, (size_t)np * np * sizeof(double));
     for (int a = 0; a < nf; a++) {
         int ka = w->free_idx[a];
@@ -477,18 +480,20 @@ static void project(kf_flexmech *w)
             w->Mbar[a + (size_t)(nf + j) * np] = w->Mbar[nf + j + (size_t)a * np] = v;
         }
     }
-    for (int j = 0; j < nd; j++) {
-        double s = w->Fd[j];
-        for (int r = 0; r < n; r++)
-            s -= w->Mqd[r + (size_t)j * n] * a0[r];
-        w->rhs[nf + j] = s;
-    }
     for (int l = 0; l < w->nl; l++) {
         const flink *L = w->L + l;
         for (int j = 0; j < L->nf; j++)
             for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
                 w->Mbar[nf + L->off + i + (size_t)(nf + L->off + j) * np] =
                     L->M[i + (size_t)j * L->nf];
+    }
+    w->mbar_held = nf == 0;
+elastic_rhs:
+    for (int j = 0; j < nd; j++) {
+        double s = w->Fd[j];
+        for (int r = 0; r < n; r++)
+            s -= w->Mqd[r + (size_t)j * n] * a0[r];
+        w->rhs[nf + j] = s;
     }
 }
 
@@ -655,6 +660,7 @@ static int accelerations(kf_flexmech *w, const double *d, double *a, kf_error *e
     }
     double *rhs0 = w->S; /* S is not needed here: the right-hand side without K_G */
     memcpy(rhs0, w->rhs, (size_t)np * sizeof(double));
+    w->mbar_held = 0; /* factored in place below */
     if ((rc = kf_mech_dense_solve(np, w->Mbar, w->ipiv, 1, 0, NULL, err)))
         return rc;
     for (int it = 0; it < 50; it++) {
