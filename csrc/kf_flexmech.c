@@ -360,7 +360,8 @@ static void matvec(const flink *L, const double *A, const double *x, double *y)
  * (without K_G) at the state the kinematics hold (q, q') and the elastic
  * (d, d') over every link's free DOFs.  Q: the rigid applied forces.
  */
-static void absolute(kf_flexmech *w, const double *Q, const double *d, const double *dd)
+static void absolute(kf_flexmech *w, const double *Q, const double *d, const double *dd,
+                     int elastic_rows)
 {
     const kf_mech *m = w->m;
     int n = w->n, nd = w->nd;
@@ -410,8 +411,9 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         w->Fq[r0] -= c * wc[0] - s * wc[1];
         w->Fq[r0 + 1] -= s * wc[0] + c * wc[1];
         w->Fq[r0 + 2] += -wth + (Sd[0] * gL[1] - Sd[1] * gL[0]);
-        /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d' */
-        for (int i = 0; i < nf; i++) {
+        /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d'
+         * (not needed by the joint forces alone: !elastic_rows) */
+        for (int i = 0; elastic_rows && i < nf; i++) {
             double Mdi = Fd[i], gddi = 0.0, Kdi = 0.0, Kddi = 0.0, Mddi = 0.0;
             for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++) {
                 size_t ij = i + (size_t)j * nf;
@@ -423,7 +425,8 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
             w->tmp[i] = L->Mox[i] * gL[0] + L->Moy[i] * gL[1] + om * om * (L->b[i] + Mdi) -
                         2.0 * om * gddi - Kdi - L->alpha * Mddi - L->beta * Kddi;
         }
-        memcpy(Fd, w->tmp, (size_t)nf * sizeof(double));
+        if (elastic_rows)
+            memcpy(Fd, w->tmp, (size_t)nf * sizeof(double));
     }
 }
 
@@ -498,7 +501,8 @@ elastic_rhs:
 }
 
 /* The coordinates and the kinematics at t for the free part p, v (length nzf + nd);
- * then the absolute and projected equations (without K_G). */
+ * then the absolute and projected equations (without K_G); !projected: the absolute
+ * rigid rows alone (M_qq, M_qd, F_q: what the joint forces need). */
 static int evaluate_to(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
                        const double *z0, const double *p, const double *v, int projected,
                        kf_error *err)
@@ -523,7 +527,7 @@ static int evaluate_to(kf_flexmech *w, const kf_mech_drive *drives, double t, do
         if (rc)
             return rc;
     }
-    absolute(w, Q, p + nf, v + nf);
+    absolute(w, Q, p + nf, v + nf, projected);
     if (projected)
         project(w);
     return KF_OK;
