@@ -56,6 +56,7 @@ typedef struct flink {
     int nend, end_joint[MAX_ENDS], end_last[MAX_ENDS];
     double end_sign[MAX_ENDS];
     double kg[3], kg_old[3];    /* the axial force of the current state (K_G) */
+    double kgn[3], kgp[3];      /* the axial force of the converged states at t_n, t_{n-1} */
     double *KGs, kgs[3];        /* sum_c kg[c] KG[c] (nf x nf) for the kg held in kgs */
     /* the half-bandwidth of M, K, G and K_G (a chain of elements: a few DOFs of a node
      * pair): every loop over their entries runs over the band only, adding exactly the
@@ -84,6 +85,8 @@ struct kf_flexmech {
      * of a step reuse them (evaluate) */
     double kin_t;
     int kin_ok;
+    int exact; /* effective() adds the angular acceleration's term (extrapolated runs) */
+    int mbar_held; /* Mbar holds the links' M alone (no free rigid coordinate), unfactored */
 };
 
 void kf_flexmech_free(kf_flexmech *w)
@@ -357,7 +360,8 @@ static void matvec(const flink *L, const double *A, const double *x, double *y)
  * (without K_G) at the state the kinematics hold (q, q') and the elastic
  * (d, d') over every link's free DOFs.  Q: the rigid applied forces.
  */
-static void absolute(kf_flexmech *w, const double *Q, const double *d, const double *dd)
+static void absolute(kf_flexmech *w, const double *Q, const double *d, const double *dd,
+                     int elastic_rows)
 {
     const kf_mech *m = w->m;
     int n = w->n, nd = w->nd;
@@ -407,8 +411,9 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         w->Fq[r0] -= c * wc[0] - s * wc[1];
         w->Fq[r0 + 1] -= s * wc[0] + c * wc[1];
         w->Fq[r0 + 2] += -wth + (Sd[0] * gL[1] - Sd[1] * gL[0]);
-        /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d' */
-        for (int i = 0; i < nf; i++) {
+        /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d'
+         * (not needed by the joint forces alone: !elastic_rows) */
+        for (int i = 0; elastic_rows && i < nf; i++) {
             double Mdi = Fd[i], gddi = 0.0, Kdi = 0.0, Kddi = 0.0, Mddi = 0.0;
             for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++) {
                 size_t ij = i + (size_t)j * nf;
@@ -420,7 +425,8 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
             w->tmp[i] = L->Mox[i] * gL[0] + L->Moy[i] * gL[1] + om * om * (L->b[i] + Mdi) -
                         2.0 * om * gddi - Kdi - L->alpha * Mddi - L->beta * Kddi;
         }
-        memcpy(Fd, w->tmp, (size_t)nf * sizeof(double));
+        if (elastic_rows)
+            memcpy(Fd, w->tmp, (size_t)nf * sizeof(double));
     }
 }
 
@@ -446,6 +452,8 @@ static void project(kf_flexmech *w)
             s -= w->Mqq[r + (size_t)c * n] * a0[c];
         fq[r] = s;
     }
+    if (nf == 0 && w->mbar_held)
+        goto elastic_rhs; /* Mbar is the links' constant M: already there */
     memset(w->Mbar, 0, (size_t)np * np * sizeof(double));
     for (int a = 0; a < nf; a++) {
         int ka = w->free_idx[a];
@@ -475,12 +483,6 @@ static void project(kf_flexmech *w)
             w->Mbar[a + (size_t)(nf + j) * np] = w->Mbar[nf + j + (size_t)a * np] = v;
         }
     }
-    for (int j = 0; j < nd; j++) {
-        double s = w->Fd[j];
-        for (int r = 0; r < n; r++)
-            s -= w->Mqd[r + (size_t)j * n] * a0[r];
-        w->rhs[nf + j] = s;
-    }
     for (int l = 0; l < w->nl; l++) {
         const flink *L = w->L + l;
         for (int j = 0; j < L->nf; j++)
@@ -488,12 +490,22 @@ static void project(kf_flexmech *w)
                 w->Mbar[nf + L->off + i + (size_t)(nf + L->off + j) * np] =
                     L->M[i + (size_t)j * L->nf];
     }
+    w->mbar_held = nf == 0;
+elastic_rhs:
+    for (int j = 0; j < nd; j++) {
+        double s = w->Fd[j];
+        for (int r = 0; r < n; r++)
+            s -= w->Mqd[r + (size_t)j * n] * a0[r];
+        w->rhs[nf + j] = s;
+    }
 }
 
 /* The coordinates and the kinematics at t for the free part p, v (length nzf + nd);
- * then the absolute and projected equations (without K_G). */
-static int evaluate(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
-                    const double *z0, const double *p, const double *v, kf_error *err)
+ * then the absolute and projected equations (without K_G); !projected: the absolute
+ * rigid rows alone (M_qq, M_qd, F_q: what the joint forces need). */
+static int evaluate_to(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
+                       const double *z0, const double *p, const double *v, int projected,
+                       kf_error *err)
 {
     int nz = w->nz, nf = w->nzf;
     /* y = (z, z') full: free entries from p, v */
@@ -515,9 +527,16 @@ static int evaluate(kf_flexmech *w, const kf_mech_drive *drives, double t, doubl
         if (rc)
             return rc;
     }
-    absolute(w, Q, p + nf, v + nf);
-    project(w);
+    absolute(w, Q, p + nf, v + nf, projected);
+    if (projected)
+        project(w);
     return KF_OK;
+}
+
+static int evaluate(kf_flexmech *w, const kf_mech_drive *drives, double t, double t0,
+                    const double *z0, const double *p, const double *v, kf_error *err)
+{
+    return evaluate_to(w, drives, t, t0, z0, p, v, 1, err);
 }
 
 /*
@@ -604,7 +623,9 @@ static void add_geometric(kf_flexmech *w, const double *d)
 /* The effective matrix J = Mbar + cv (damping + 2 omega G) + cd (K + K_G - omega^2 M)
  * over the elastic block: the tangent of the elastic forces (the rigid coordinates'
  * own tangent is left out: Newton converges with the rate of what it omits, of
- * order h omega and h^2 k / m). */
+ * order h omega and h^2 k / m).  With exact, also cd omega' G (the term -G d omega'
+ * of the right-hand side, omega' the prescribed part of the angular acceleration):
+ * where every rigid coordinate is prescribed, J is then the residual's exact tangent. */
 static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
 {
     int nf = w->nzf, np = nf + w->nd, band = J->kind == KF_BAND;
@@ -612,7 +633,7 @@ static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
         memcpy(J->a, w->Mbar, (size_t)np * np * sizeof(double));
     for (int l = 0; l < w->nl; l++) {
         flink *L = w->L + l;
-        double om = w->kin.qd[3 * L->body + 2];
+        double om = w->kin.qd[3 * L->body + 2], al = w->exact ? w->a0[3 * L->body + 2] : 0.0;
         const double *KG = L->geometric ? geometric(L) : NULL;
         for (int j = 0; j < L->nf; j++)
             for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
@@ -626,7 +647,7 @@ static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
                                  : J->a + I + (size_t)C * np;
                 *e = w->Mbar[I + (size_t)C * np] +
                      (cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
-                      cd * (K - om * om * L->M[ij]));
+                      cd * (K - om * om * L->M[ij] + al * L->G[ij]));
             }
     }
 }
@@ -643,6 +664,7 @@ static int accelerations(kf_flexmech *w, const double *d, double *a, kf_error *e
     }
     double *rhs0 = w->S; /* S is not needed here: the right-hand side without K_G */
     memcpy(rhs0, w->rhs, (size_t)np * sizeof(double));
+    w->mbar_held = 0; /* factored in place below */
     if ((rc = kf_mech_dense_solve(np, w->Mbar, w->ipiv, 1, 0, NULL, err)))
         return rc;
     for (int it = 0; it < 50; it++) {
@@ -695,6 +717,7 @@ int kf_flexmech_dynamics(kf_flexmech *w, const kf_mech_drive *drives, double t, 
         return rc;
     classify(w, drives);
     w->kin_ok = 0;
+    w->exact = 0;
     int nf = w->nzf, np = nf + nd;
     double *pp = w->pv, *v = pp + np, *a = v + np;
     for (int i = 0; i < nf; i++) {
@@ -727,12 +750,13 @@ typedef struct flex_run {
     const kf_mech_drive *drives;
     double t0;
     const double *z0;
-    int geo;
+    int geo, extrapolate;
 } flex_run;
 
 /* The residual Mbar(p) a - rhs(p, v) of the projected equations at the iterate;
  * K_G at this iterate's axial forces, frozen after two iterations (the
- * accelerations then change by round-off of their effect on N). */
+ * accelerations then change by round-off of their effect on N), or (extrapolate)
+ * at the step's axial force the run set before the step. */
 static int flex_residual(double t1, const double *p1, const double *v1, const double *a1,
                          int it, double *R, void *params, kf_error *err)
 {
@@ -740,7 +764,7 @@ static int flex_residual(double t1, const double *p1, const double *v1, const do
     kf_flexmech *w = fr->w;
     int np = w->nzf + w->nd;
     int rc = evaluate(w, fr->drives, t1, fr->t0, fr->z0, p1, v1, err);
-    if (!rc && fr->geo && it < 2)
+    if (!rc && fr->geo && !fr->extrapolate && it < 2)
         rc = reactions(w, a1, err);
     if (rc) {
         if (rc == KF_EGEOM) {
@@ -846,7 +870,8 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     int geo = 0;
     for (int l = 0; l < w->nl; l++)
         geo |= w->L[l].geometric;
-    flex_run fr = {w, drives, t[0], z0, geo};
+    int extra = o->extrapolate != 0;
+    flex_run fr = {w, drives, t[0], z0, geo, extra};
     int bw = 0;
     for (int l = 0; l < w->nl; l++)
         bw = w->L[l].bw > bw ? w->L[l].bw : bw;
@@ -856,6 +881,13 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     kf_ga_problem gp = {np, &like, flex_residual, flex_jacobian, &fr};
     kf_ga_opts go = {.form = KF_GA_ALGORITHMIC, .tol = o->tol, .max_iter = o->max_iter,
                      .refactor_rate = KF_FLEX_RATE, .linsol = flex_linsol};
+    /* every rigid coordinate prescribed: the kinematics at t_{n+1} are known, Mbar is the
+     * links' constant M, and the right-hand side is affine in (d, v) (the velocity and
+     * inertia terms in omega, omega' and the prescribed accelerations, K_G at the step's
+     * extrapolated N): the residual is affine in a1, effective() its exact tangent, and
+     * one Newton step solves it (the stepper's linear mode; J refactored when it changes) */
+    go.linear = extra && nf == 0;
+    w->exact = extra;
     kf_ga_coefficients(o->rho_inf, &go);
     kf_ga *ga = NULL;
     kf_stats st = {0};
@@ -884,6 +916,11 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         goto done;
     }
     memcpy(al0, a0, (size_t)np * sizeof(double));
+    for (int l = 0; l < w->nl; l++) {
+        memcpy(w->L[l].kgn, w->L[l].kg, sizeof w->L[l].kgn);
+        memcpy(w->L[l].kgp, w->L[l].kg, sizeof w->L[l].kgp);
+    }
+    double hprev = 0.0;
     int k = 0;
     long left = 0, taken = 0;
     double tstart = tcur, hstep = 0.0;
@@ -923,18 +960,38 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
                          tcur);
             goto done;
         }
-        /* Newton on Mbar(p) a - rhs(p, v) = 0 from a1 = a0 */
+        /* K_G over the step at the axial force extrapolated linearly from the converged
+         * states at t_n and t_{n-1} (constant over the first step): its error O(h^2),
+         * so the scheme stays second order, and Newton's iterations see a fixed K_G */
+        if (geo && extra)
+            for (int l = 0; l < w->nl; l++) {
+                flink *L = w->L + l;
+                double r = hprev > 0.0 ? h / hprev : 0.0;
+                for (int c = 0; c < 3; c++)
+                    L->kg[c] = L->kgn[c] + r * (L->kgn[c] - L->kgp[c]);
+            }
+        /* Newton on Mbar(p) a - rhs(p, v) = 0 from a1 = a0 (one step where it is affine) */
         if ((rc = kf_ga_step(ga, t1, h, p0, v0, a0, al0, p1, v1, a1, al1, &st, err)))
             goto done;
-        /* at an output time the kinematics and forces of the converged state */
-        if (t1 == t[k]) {
-            rc = evaluate(w, drives, t1, t[0], z0, p1, v1, err);
+        /* at an output time the kinematics and forces of the converged state; else, with
+         * K_G, its axial force for the next step's extrapolation: from the converged state
+         * (one step: the residual was evaluated at a1 = 0; its absolute forces suffice),
+         * or from Newton's last iterate (within its tolerance of the converged state) */
+        if (t1 == t[k] || (geo && go.linear)) {
+            rc = evaluate_to(w, drives, t1, t[0], z0, p1, v1, t1 == t[k], err);
             st.evaluations++;
             if (!rc)
                 rc = reactions(w, a1, err);
             if (rc)
                 goto done;
+        } else if (geo && extra && (rc = reactions(w, a1, err)))
+            goto done;
+        for (int l = 0; geo && extra && l < w->nl; l++) {
+            flink *L = w->L + l;
+            memcpy(L->kgp, L->kgn, sizeof L->kgp);
+            memcpy(L->kgn, L->kg, sizeof L->kgn);
         }
+        hprev = h;
         memcpy(p0, p1, 4 * (size_t)np * sizeof(double)); /* p, v, a, alpha */
         tcur = t1;
         left--;

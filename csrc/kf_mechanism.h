@@ -320,6 +320,10 @@ typedef struct kf_flex_opts {
     int refine;      /* steps per output interval: refine x ceil(interval / dt) (0: 1), so
                       * runs at refine r and 2 r halve every step exactly (the step-doubling
                       * error estimate of Mechanism.simulate_flexible) */
+    int extrapolate; /* 0: K_G's axial force from Newton's iterates 0 and 1 (then held);
+                      * 1: extrapolated linearly from the last two steps' converged states and
+                      * held through the step, where every rigid coordinate is prescribed one
+                      * solve per step (the step's equations are then affine) */
 } kf_flex_opts;
 
 /*

@@ -570,14 +570,14 @@ fail:
 /*
  * mech_flex_simulate(mech, links (nl,) LINK_DTYPE, bodies (nl: body capsules), fixed (nl masks),
  *                    drives (nz,) DRIVE_DTYPE, functions (nz), z0, zd0, x0, t, *, dt, rho_inf,
- *                    tol, max_iter, max_steps, progress, refine)
+ *                    tol, max_iter, max_steps, progress, refine, extrapolate)
  *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), stats}
  */
 static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"mech", "links", "bodies", "fixed", "drives", "functions", "z0",
                              "zd0", "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
-                             "progress", "refine", NULL};
+                             "progress", "refine", "extrapolate", NULL};
     kf_mech *m;
     PyObject *bodies, *fixed, *functions, *result = NULL;
     rec_arg links = {"links", &link_descr, "LINK_DTYPE"},
@@ -586,14 +586,14 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
             t = {"t", 1, {-1}};
     real_arg dt = {"dt", 0.0}, rho = {"rho_inf", 0.9}, tol = {"tol", 1e-10};
     int_arg max_iter = {"max_iter", 1, 1000, 25}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
-    int_arg refine = {"refine", 1, 1000000, 1};
+    int_arg refine = {"refine", 1, 1000000, 1}, extrapolate = {"extrapolate", 0, 1, 0};
     func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&|$O&O&O&O&O&O&O&", kwlist,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&|$O&O&O&O&O&O&O&O&", kwlist,
                                      mech_conv, &m, rec_conv, &links, &bodies, &fixed, rec_conv,
                                      &drives, &functions, f64_conv, &z0, f64_conv, &zd0, f64_conv,
                                      &x0, f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
                                      &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
-                                     &progress, int_conv, &refine))
+                                     &progress, int_conv, &refine, int_conv, &extrapolate))
         return NULL;
     int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
     kf_mech_drive d[KF_KANE_MAX_NU];
@@ -620,7 +620,7 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
         goto done;
     poll_ctx pc = poll_start(progress.fn);
     kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, steps_limit(max_steps.v), poll_cb, &pc,
-                      (int)refine.v};
+                      (int)refine.v, (int)extrapolate.v};
     kf_stats st = {0};
     if (python) {
         rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,

@@ -724,7 +724,8 @@ class Mechanism(MechanismFiles):
 
     def simulate_flexible(self, t=None, *, duration=None, points=361, drives=None, z0=None,
                           zd0=None, d0=None, dd0=None, dt=None, rtol=1e-2, atol=1e-9, rho_inf=0.9, tol=1e-8,
-                          max_iter=25, max_steps=2_000_000, progress=None) -> FlexibleMotion:
+                          max_iter=25, max_steps=2_000_000, progress=None,
+                          axial_force="iterated") -> FlexibleMotion:
         """The motion with the elastic links coupled both ways (floating frames).
 
         Rigid and elastic coordinates form one system, M(p) p'' = f(t, p, p'), with
@@ -782,6 +783,14 @@ class Mechanism(MechanismFiles):
             Most steps of one run.  Where reaching ``rtol`` needs more, the finest run
             within it is returned with a ``RuntimeWarning`` naming its estimate
             (``stats["accurate"]`` False).
+        axial_force : {"iterated", "extrapolated"}
+            How K_G's axial force enters a step (docs/theory.md section 5.12).
+            "iterated" (default): from the joint forces of Newton's first two iterates,
+            then held.  "extrapolated": linearly from the converged states of the two
+            steps before (second order, as the scheme), held through the step; where
+            every rigid coordinate is prescribed (a driven crank) the step's equations
+            are then affine and one exact solve replaces Newton's iterations (about
+            twice as fast; ``tol`` and ``max_iter`` unused there).
 
         Returns
         -------
@@ -831,7 +840,10 @@ class Mechanism(MechanismFiles):
         links = _records.links([dict(body=self._bidx[L.name], rayleigh=L.damping, geometric=L.geometric_stiffness)
                                 for L in self.links])
         bodies, fixed = [L.body._body for L in self.links], [L._fixed for L in self.links]
+        if axial_force not in ("iterated", "extrapolated"):
+            raise ValueError(f"axial_force = {axial_force!r} must be 'iterated' or 'extrapolated'")
         options = dict(dt=dt, rho_inf=_checks.real("rho_inf", rho_inf),
+                       extrapolate=int(axial_force == "extrapolated"),
                        tol=_checks.real("tol", tol, positive=True),
                        max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000), progress=progress)
         # steps of one run at refine = 1 (the core's rule: equal steps of at most dt)
@@ -897,7 +909,8 @@ class Mechanism(MechanismFiles):
         stats = dict(counts, dt=dt / refine, refine=refine, runs=runs, rtol=rtol, atol=atol,
                      error_estimate=estimate, accurate=accurate,
                      geometric_stiffness={L.name: L.geometric_stiffness for L in self.links},
-                     axial_force="joint forces and axial inertia of the coupled solution, at every step")
+                     axial_force="joint forces and axial inertia of the coupled solution, at every step" +
+                     (" (extrapolated from the two steps before)" if options["extrapolate"] else ""))
         motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats)
         d, dd, off = {}, {}, 0
         nfree = sum(len(f) for f in free)
