@@ -52,6 +52,7 @@ void kf_body_free(kf_body *b)
     free(b->conn);
     free(b->els);
     free(b->eptr);
+    free(b->eref);
     free(b->s);
     free(b->Mo);
     free(b);
@@ -122,7 +123,8 @@ static int check_mesh(const kf_body *b, int *bw, kf_error *err)
         width = w > width ? w : width;
         double xe[KF_MAX_ENODE * KF_MAX_DIM];
         element_coords(b, e, xe);
-        rc = elem_type(b, e)->check(xe, &b->sec, e, err);
+        kf_section es;
+        rc = elem_type(b, e)->check(xe, kf_body_esec(b, e, &es), e, err);
     }
     for (int v = 0; v < b->nnode && !rc; v++)
         if (!used[v])
@@ -150,8 +152,9 @@ int kf_body_next_point(const kf_body *b, kf_qpoint *p)
         element_dofs(b, p->e, p->dofs);
         element_coords(b, p->e, p->xe);
     }
+    kf_section es;
     if (el->eval_section)
-        el->eval_section(p->xe, &b->sec, p->q, p->N, p->B, p->G, p->x, &p->w);
+        el->eval_section(p->xe, kf_body_esec(b, p->e, &es), p->q, p->N, p->B, p->G, p->x, &p->w);
     else
         el->eval(p->xe, p->q, p->N, p->B, p->G, p->x, &p->w);
     return 1;
@@ -428,7 +431,8 @@ static int assemble(kf_body *b, kf_error *err)
              * H_i = 1/2 (Th_i^T g + g^T Th_i) - r_i Th^T Th, g = r^T Th, of
              * u_i = 1/2 (theta x (theta x r))_i = 1/2 (theta_i (theta . r) - |theta|^2 r_i) */
             double Th[3 * KF_MAX_EDOF], rr[3];
-            if (sec2 && ele->second && ele->second(p.xe, &b->sec, p.q, Th, rr)) {
+            kf_section es;
+            if (sec2 && ele->second && ele->second(p.xe, kf_body_esec(b, p.e, &es), p.q, Th, rr)) {
                 double g[KF_MAX_EDOF];
                 for (int a = 0; a < ne; a++)
                     g[a] = rr[0] * Th[a] + rr[1] * Th[ne + a] + rr[2] * Th[2 * ne + a];
@@ -487,7 +491,8 @@ static int assemble(kf_body *b, kf_error *err)
         if (ele->stiffness) {
             double xe[KF_MAX_ENODE * KF_MAX_DIM];
             element_coords(b, e, xe);
-            ele->stiffness(xe, &b->sec, Ke);
+            kf_section es;
+            ele->stiffness(xe, kf_body_esec(b, e, &es), Ke);
         }
         if (pos)
             element_positions(b, e, pos);
@@ -585,7 +590,7 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
  * entries, checked by the caller; kind is then the first element's). */
 static int body_build(kf_body **out, int kind, int nnode, const double *coords, int nel,
                       const int *conn, const kf_element_type *const *els, const int *eptr,
-                      const kf_section *sec, int storage, kf_error *err)
+                      const kf_section *sec, const double *refs, int storage, kf_error *err)
 {
     if (!out)
         return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
@@ -632,8 +637,11 @@ static int body_build(kf_body **out, int kind, int nnode, const double *coords, 
         b->els = kf_calloc((size_t)nel, sizeof *b->els);
         b->eptr = kf_calloc((size_t)nel + 1, sizeof(int));
     }
+    if (refs && (b->eref = kf_calloc((size_t)nel * 3, sizeof(double))))
+        memcpy(b->eref, refs, (size_t)nel * 3 * sizeof(double));
     int rc = KF_OK;
-    if (!b->coords || !b->conn || !b->s || !b->Mo || (eptr && (!b->els || !b->eptr))) {
+    if (!b->coords || !b->conn || !b->s || !b->Mo || (eptr && (!b->els || !b->eptr)) ||
+        (refs && !b->eref)) {
         rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a body of %d nodes", nnode);
         goto fail;
     }
@@ -704,7 +712,17 @@ fail:
 int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
                            const int *conn, const kf_section *sec, int storage, kf_error *err)
 {
-    return body_build(out, kind, nnode, coords, nel, conn, NULL, NULL, sec, storage, err);
+    return body_build(out, kind, nnode, coords, nel, conn, NULL, NULL, sec, NULL, storage, err);
+}
+
+int kf_body_create_refs(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                        const int *conn, const kf_section *sec, const double *refs, int storage,
+                        kf_error *err)
+{
+    if (refs && kind != KF_BEAM3D)
+        return kf_fail(err, KF_EINVAL, "ref", "a reference direction per element orients "
+                       "spatial beam sections only (kind %d)", kind);
+    return body_build(out, kind, nnode, coords, nel, conn, NULL, NULL, sec, refs, storage, err);
 }
 
 int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel,
@@ -745,7 +763,7 @@ int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel
                          "%d", e, els[e]->name, count, els[e]->nnode);
     }
     if (!rc)
-        rc = body_build(out, kinds[0], nnode, coords, nel, conn, els, ptr, sec, storage, err);
+        rc = body_build(out, kinds[0], nnode, coords, nel, conn, els, ptr, sec, NULL, storage, err);
     free(els);
     return rc;
 }

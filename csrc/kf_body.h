@@ -35,6 +35,12 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
  * integrators do not (meshes are integrated by the Python sparse Newmark). */
 int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
                            const int *conn, const kf_section *sec, int storage, kf_error *err);
+/* The same with a section orientation per element: refs (nel x 3, row e the ref of
+ * element e, replacing sec->ref; NULL: sec->ref for all) for KF_BEAM3D bodies, e.g.
+ * a pre-twisted blade. */
+int kf_body_create_refs(kf_body **out, int kind, int nnode, const double *coords, int nel,
+                        const int *conn, const kf_section *sec, const double *refs, int storage,
+                        kf_error *err);
 /* A mesh of several plane (or several solid) kinds: element e has kind kinds[e] and
  * its nodes at conn[ptr[e] .. ptr[e + 1] - 1] (ptr[0] = 0, nel + 1 offsets); every
  * kind must be a plane or solid kind of one dimension (KF_TRI3..KF_CONTINUUM_LAST).

@@ -89,7 +89,8 @@ int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const doubl
          * velocities gain H d, theta x (theta x r)'s Hessian times d, which meets the
          * rigid motion's acceleration a_O + (E + W W) x (the part linear in d) */
         double Th[3 * KF_MAX_EDOF], rs[3];
-        if (b->has_second && el->second && el->second(p.xe, &b->sec, p.q, Th, rs)) {
+        kf_section es;
+        if (b->has_second && el->second && el->second(p.xe, kf_body_esec(b, p.e, &es), p.q, Th, rs)) {
             /* theta and r have three components (a planar body's theta along z) */
             double th[3] = {0, 0, 0}, arig[3] = {0, 0, 0};
             for (int i = 0; i < 3; i++)

@@ -151,6 +151,9 @@ struct kf_body {
     const kf_element_type **els;
     int *eptr;
     kf_section sec;
+    /* a line body's per-element section orientation (nel x 3, kf_body_create_refs), or
+     * NULL: sec.ref for every element */
+    double *eref;
     kf_mat S[KF_MAX_DIM * KF_MAX_DIM]; /* S[i dim + j] */
     double *s;                         /* s_ij at s + (i dim + j) ndof */
     double *Mo;                        /* Mo_i at Mo + i ndof */
@@ -177,6 +180,19 @@ struct kf_body {
     kf_mat R[KF_MAX_DIM * KF_MAX_DIM];
     kf_pattern *pattern; /* CSR bodies: the pattern every matrix borrows (owned) */
 };
+
+/* The section of element e: b->sec, with element e's own ref when the body has one
+ * per element (then copied into *tmp). */
+static inline const kf_section *kf_body_esec(const kf_body *b, int e, kf_section *tmp)
+{
+    if (!b->eref)
+        return &b->sec;
+    *tmp = b->sec;
+    for (int k = 0; k < 3; k++)
+        tmp->ref[k] = b->eref[3 * (size_t)e + k];
+    return tmp;
+}
+
 
 /*
  * A body restricted to the DOFs map[0..n-1] (increasing): its invariants, M,

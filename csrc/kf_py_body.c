@@ -113,16 +113,17 @@ static PyObject *body_capsule(int rc, kf_body *body, kf_error *err)
 
 static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"kind", "coords", "conn", "section", "storage", NULL};
+    static char *kwlist[] = {"kind", "coords", "conn", "section", "storage", "refs", NULL};
     int_arg kind = {"kind", 0, INT32_MAX, 0}, storage = {"storage", -1, KF_CSR, -1};
     f64_arg coords = {"coords", 2, {-1, -1}};
-    PyObject *conn_obj;
+    PyObject *conn_obj, *refs_obj = Py_None;
     kf_section sec = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OO&|O&", kwlist, int_conv, &kind, f64_conv,
-                                     &coords, &conn_obj, section_conv, &sec, int_conv, &storage))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OO&|O&O", kwlist, int_conv, &kind, f64_conv,
+                                     &coords, &conn_obj, section_conv, &sec, int_conv, &storage,
+                                     &refs_obj))
         return NULL;
     PyObject *result = NULL;
-    PyArrayObject *conn = NULL;
+    PyArrayObject *conn = NULL, *refs = NULL;
     int dim, nnode_el, ndofn;
     kf_error err = {0};
     int rc = kf_element_info((int)kind.v, &dim, &nnode_el, &ndofn, &err);
@@ -159,15 +160,27 @@ static PyObject *py_body_create(PyObject *self, PyObject *args, PyObject *kw)
         goto done;
     }
     int nnode = (int)f64_dim(&coords, 0), nel = (int)PyArray_DIM(conn, 0);
+    if (refs_obj != Py_None) { /* a section orientation per element (nel, 3) */
+        refs = (PyArrayObject *)PyArray_FROM_OTF(refs_obj, NPY_DOUBLE, NPY_ARRAY_IN_ARRAY);
+        if (!refs)
+            goto done;
+        if (PyArray_NDIM(refs) != 2 || PyArray_DIM(refs, 0) != nel || PyArray_DIM(refs, 1) != 3) {
+            fail(PyExc_ValueError, "refs must have shape (nel, 3) = (%d, 3), one reference "
+                 "direction per element", nel);
+            goto done;
+        }
+    }
     kf_body *body = NULL;
+    const double *rp = refs ? (const double *)PyArray_DATA(refs) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_body_create_storage(&body, (int)kind.v, nnode, f64_data(&coords), nel,
-                                PyArray_DATA(conn), &sec, (int)storage.v, &err);
+    rc = kf_body_create_refs(&body, (int)kind.v, nnode, f64_data(&coords), nel,
+                             PyArray_DATA(conn), &sec, rp, (int)storage.v, &err);
     Py_END_ALLOW_THREADS
     result = body_capsule(rc, body, &err);
 done:
     f64_release(&coords);
     Py_XDECREF(conn);
+    Py_XDECREF(refs);
     return result;
 }
 
@@ -550,8 +563,8 @@ PyMethodDef kf_py_body_methods[] = {
      "element_kinds() -> {name: {kind, dim, nodes, dofs_per_node}} (kf_element_info)."},
     KW("body_create", py_body_create,
        "body_create(kind, coords (nnode, dim), conn (nel, nodes), section {E, rho, A, Izz, nu, "
-       "thickness, plane_strain}, storage=-1) -> body (kf_body_create_storage; storage -1 "
-       "automatic, 0 dense, 1 band, 2 CSR)."),
+       "thickness, plane_strain}, storage=-1, refs=None) -> body (kf_body_create_refs; storage "
+       "-1 automatic, 0 dense, 1 band, 2 CSR; refs (nel, 3): a spatial beam's ref per element)."),
     KW("body_create_mixed", py_body_create_mixed,
        "body_create_mixed(kinds (nel,), coords (nnode, dim), conn (flat), ptr (nel + 1), "
        "section, storage=-1) -> body (kf_body_create_mixed: element e of kind kinds[e] on "

@@ -122,8 +122,9 @@ int kf_body_element_forces(const kf_body *b, int ncol, const double *d, double *
         el->dmat(&b->sec, D);
         memcpy(dofs, p.dofs, (size_t)ne * sizeof(int));
         memset(Ke, 0, (size_t)ne * ne * sizeof(double));
+        kf_section es;
         if (el->stiffness)
-            el->stiffness(p.xe, &b->sec, Ke);
+            el->stiffness(p.xe, kf_body_esec(b, e, &es), Ke);
         for (; more && p.e == e; more = kf_body_next_point(b, &p)) {
             if (el->stiffness)
                 continue;

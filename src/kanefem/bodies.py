@@ -1666,9 +1666,10 @@ class Beam3D(_StraightBody):
         Density [kg/m^3].
     nu : float
         Poisson's ratio; the shear modulus is E / (2 (1 + nu)).
-    ref : array_like, shape (3,)
+    ref : array_like, shape (3,) or (n_elements, 3)
         Orientation vector in the body frame: the section's local y axis is the part
-        of ref normal to the beam (default the body's y axis).
+        of ref normal to the beam (default the body's y axis); one row per element
+        orients each element's section on its own (a pre-twisted blade).
     theory : {"euler-bernoulli", "timoshenko"}
         Beam theory: Timoshenko adds shear deformation (two-node elements with the
         interdependent interpolation, free of shear locking).
@@ -1741,7 +1742,13 @@ class Beam3D(_StraightBody):
         self.Iyy = _checks.real("Iyy", Iyy, positive=True)
         self.J = _checks.real("J", J, positive=True)
         self.nu = _checks.real("nu", nu)
-        self.ref = tuple(float(v) for v in _checks.array("ref", ref, shape=(3,)))
+        if np.ndim(ref) == 2:  # one reference direction per element (a pre-twisted blade)
+            self.ref = np.array(_checks.array("ref", ref, ndim=2), dtype=float)
+            if self.ref.shape[1] != 3 or self.ref.shape[0] == 0:
+                raise ValueError(f"ref must have shape (3,) or (n_elements, 3), got {self.ref.shape}")
+            self.ref.setflags(write=False)
+        else:
+            self.ref = tuple(float(v) for v in _checks.array("ref", ref, shape=(3,)))
         model = self._beam_model(theory, rotary_inertia, shear_coefficient, self.nu)
         self.shear_centre = tuple(float(v) for v in _checks.array("shear_centre", shear_centre, shape=(2,)))
         if self.rotary_inertia and self.shear_centre != (0.0, 0.0):
@@ -1749,8 +1756,19 @@ class Beam3D(_StraightBody):
                                  "the second-order rotation about an axis off the centroid also meets "
                                  "the frame's acceleration, which is not implemented; give "
                                  "rotary_inertia=False (the twist still turns about the shear centre)")
-        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu, "ref": self.ref, **model,
+        return {**section, "Iyy": self.Iyy, "J": self.J, "nu": self.nu,
+                "ref": tuple(np.reshape(self.ref, (-1, 3))[0]), **model,
                 "ey": self.shear_centre[0], "ez": self.shear_centre[1]}
+
+    def _create_core(self, nodes, elements, section, storage):
+        """The core's body; a ref per element orients each element's section."""
+        if isinstance(self.ref, tuple):
+            return FlexibleBody._create_core(self, nodes, elements, section, storage)
+        if self.ref.shape[0] != len(elements):
+            raise ValueError(f"ref has {self.ref.shape[0]} rows: one reference direction per element "
+                             f"needs {len(elements)}")
+        return _core.body_create(kind=_KINDS[self._kind]["kind"], coords=nodes, conn=elements,
+                                 section=section, storage=storage, refs=self.ref)
 
     @classmethod
     def from_mesh(cls, nodes, elements, *, E, A, Izz, Iyy, J, rho, nu=0.3, ref=(0.0, 1.0, 0.0),
@@ -1758,8 +1776,10 @@ class Beam3D(_StraightBody):
                   shear_centre=(0.0, 0.0), storage="auto"):
         """A spatial beam of any 2-node elements: nodes (n, 3) in the body frame,
         elements (nel, 2) of node indices.  ``ref`` orients every element's section
-        (it must not be parallel to any element).  Geometric stiffness needs a straight
-        body on the frame's x axis with its nodes in ascending x.
+        (it must not be parallel to any element); ``ref`` of shape (nel, 3) gives each
+        element its own (row e for element e: a pre-twisted blade, its sections turned
+        along the span).  Geometric stiffness of a body of any shape comes from its
+        linear prestress (docs/theory.md section 2.11).
 
         Examples
         --------

@@ -443,8 +443,9 @@ def simulate(
     geometric_stiffness : bool
         Add K_G(t) from the quasi-static axial force of each instant (the frame's
         inertial loads, gravity, the axial end loads in ``loads`` and the axial
-        supports); see :meth:`FlexibleBody.axial_force`.  Off by default, as in the
-        seeds' model.
+        supports), or for any other body (meshes in dense or sparse storage included)
+        from the linear prestress of those loads (docs/theory.md section 2.11); see
+        :meth:`FlexibleBody.axial_force`.  Off by default, as in the seeds' model.
 
     Returns
     -------
@@ -559,9 +560,6 @@ def simulate(
         if method not in _IMPLICIT:
             raise ValueError(f"method = {method!r}: a mesh body in sparse storage integrates with 'newmark' "
                              "or 'generalized-alpha' (RK would solve with M at every stage)")
-        if geometric_stiffness:
-            raise ValueError("geometric_stiffness of a mesh in sparse storage is not integrated in time yet "
-                             "(its eigenvalues take it); storage='dense' integrates it for a small mesh")
         if any(isinstance(x, ModalDamping) for x in (damping if isinstance(damping, (list, tuple)) else [damping])):
             raise TypeError("ModalDamping makes a full damping matrix: use Rayleigh damping for mesh bodies")
     rayleigh, dense = _damping_spec(damping, body, fixed)
