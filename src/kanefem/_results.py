@@ -574,7 +574,7 @@ def campbell(x, frequencies, ax=None, orders=(1, 2, 3), x_label="speed", x_to_hz
     x_to_hz : callable, optional
         The speed in Hz of rotation, e.g. ``lambda rpm: rpm / 60``.
     damping : array_like, shape of ``frequencies``, optional
-        Damping ratios zeta = -Re s / |s| of the modes (e.g.
+        Damping ratios ``zeta = -Re s / |s|`` of the modes (e.g.
         ``GyroscopicResult.damping_ratios``), drawn dashed on a twin axis at the right
         (the mean over the instant axis if there is one).
 

@@ -132,8 +132,8 @@ class EigenResult(ResultMixin):
         core's kind) and for beams ``theory`` (``"euler-bernoulli"`` or
         ``"timoshenko"``), ``rotary_inertia`` and ``shear_coefficient``.
     error_bounds : ndarray or None
-        Sparse solver only (docs/theory.md section 3.17): a bound on |lambda_k - true
-        eigenvalue| [rad^2/s^2] per eigenvalue, the shape of ``eigenvalues``.  Symmetric
+        Sparse solver only (docs/theory.md section 3.17): a bound on ``|lambda_k - true
+        eigenvalue|`` [rad^2/s^2] per eigenvalue, the shape of ``eigenvalues``.  Symmetric
         problems: rigorous (the residual in the M^-1 norm, Kato-Temple where the
         neighbours leave a gap, every rounding bounded); with K_eps (non-normal): the
         first-order bound through the left Ritz vector.
@@ -1265,7 +1265,7 @@ class FlexibleBody:
         GyroscopicResult
             ``s`` (nt, n_modes), complex [rad/s]: those with Im s >= 0, ascending by ``|s|``.
             Where omega = 0, s = i sqrt(lambda) of :meth:`eigenvalues`.  ``damping_ratios``
-            -Re s / |s|; ``error_bounds`` (sparse).
+            ``-Re s / |s|``; ``error_bounds`` (sparse).
 
         Examples
         --------
@@ -1392,9 +1392,9 @@ class GyroscopicResult(ResultMixin):
         Eigenvalues with Im s >= 0, ascending by ``|s|`` [rad/s].  Undamped: s = +-i omega_k;
         Re s > 0 means a growing mode (flutter or divergence).
     model : dict
-        The element model of the body, as :attr:`EigenResult.model`.
+        The element model of the body, as ``EigenResult.model``.
     error_bounds : ndarray or None
-        Sparse solver only: the first-order bound on |s_k - true s| [rad/s] per
+        Sparse solver only: the first-order bound on ``|s_k - true s|`` [rad/s] per
         eigenvalue (docs/theory.md section 3.17).
     stats : dict
         Sparse solver: instants ``continued``, ``full_solves``, ``iterations``, ``repeated``.
@@ -1412,7 +1412,7 @@ class GyroscopicResult(ResultMixin):
 
     @property
     def damping_ratios(self) -> np.ndarray:
-        """zeta = -Re(s) / |s| (0 for s = 0, a rigid mode): positive damps, negative grows;
+        """``zeta = -Re(s) / |s|`` (0 for s = 0, a rigid mode): positive damps, negative grows;
         Rayleigh damping alpha M + beta K gives alpha / (2 omega) + beta omega / 2."""
         a = np.abs(self.s)
         return np.where(a > 0, -self.s.real / np.where(a > 0, a, 1.0), 0.0)

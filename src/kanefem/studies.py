@@ -484,7 +484,7 @@ class SpinUp:
                           rho=self.rhoA / A)
 
     def motion(self) -> Motion:
-        """The hub's motion, :meth:`Motion.spin_up` (in C: a simulation calls no Python)."""
+        """The hub's motion, :meth:`kanefem.Motion.spin_up` (in C: a simulation calls no Python)."""
         return Motion.spin_up(self.omega_s, self.T_s)
 
     def first_frequency(self) -> float:

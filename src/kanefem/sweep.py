@@ -952,7 +952,7 @@ class SweepResult(ResultMixin):
             Speed to Hz for the engine orders (default from the parameter's name, as above).
         damping : str or None
             The output with the damping ratios, drawn on a twin axis; "auto": the output
-            ``damping_ratios``, else -Re s / |s| of an output ``s`` (GyroscopicResult
+            ``damping_ratios``, else ``-Re s / |s|`` of an output ``s`` (GyroscopicResult
             points), else none; None: none.
         ax : matplotlib Axes, optional
 
