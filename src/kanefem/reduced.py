@@ -1,0 +1,606 @@
+"""Reduced flexible bodies: the inertia invariants projected onto a reduction basis once
+(docs/theory.md section 3.16).
+
+A :class:`ReducedBody` is made from any kanefem body (PlanarBeam, Beam3D, MeshBody, ...)
+with a Craig-Bampton basis (static constraint modes of the interface DOFs plus
+fixed-interface normal modes; a rigid interface of many nodes condensed to one node first,
+RBE2-like) or a free-interface basis (normal modes plus residual attachment modes).  Its
+coordinates are the amplitudes q of the basis columns, d = V q, and its invariants are
+
+    S_ij^r = V^T S_ij V,   s_ij^r = V^T s_ij,   Mo_i^r = V^T Mo_i,   K^r = V^T K V,
+    R_ij^r = V^T R_ij V,   K_G,c^r = V^T K_G,c V   (the prestress unit load cases),
+
+handed to the C core as a body of given matrices (``kf_body_create_given``): every motion
+term, eigen solve and integrator step of the core then runs on it unchanged, at a cost set
+by the number of modes, not by the mesh.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _checks, _core, frames
+from .bodies import FlexibleBody, NotSupportedError, _not_supported
+
+__all__ = ["ReducedBody"]
+
+#: how each DOF name of the full bodies moves under a rigid motion of an interface: a
+#: translation along axis k ("t", k) or a rotation about axis k ("r", k)
+_DOF_MOTION = {"u": ("t", 0), "v": ("t", 1), "w": ("t", 2), "ux": ("t", 0), "uy": ("t", 1),
+               "uz": ("t", 2), "theta": ("r", 2), "theta_x": ("r", 0), "theta_y": ("r", 1),
+               "theta_z": ("r", 2)}
+#: the DOFs of a condensed (rigid) interface node, planar and spatial
+_MASTER_DOFS = {2: ("ux", "uy", "rz"), 3: ("ux", "uy", "uz", "rx", "ry", "rz")}
+#: the bases offered
+BASES = ("craig-bampton", "free-interface")
+
+
+def _scipy():
+    import scipy.linalg as la
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    return la, sp, spla
+
+
+def _to_dense_or_csr(X):
+    _, sp, _ = _scipy()
+    return sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, float)
+
+
+def _project(V, X, symmetric=True):
+    """V^T X V (dense m x m) for a dense or sparse X; made exactly symmetric for a
+    symmetric X (V^T X V loses symmetry to round-off: a static constraint mode's K V
+    cancels to the size of its round-off)."""
+    P = np.asarray(V.T @ np.asarray(X @ V))
+    return 0.5 * (P + P.T) if symmetric else P
+
+
+class _SymmetricFactor:
+    """A factor of a symmetric positive definite matrix (dense Cholesky or SuperLU), refused
+    with ``error`` when it is singular: a pivot below 1e-13 of the largest diagonal entry
+    (a free rigid-body motion leaves one at round-off)."""
+
+    def __init__(self, A, error):
+        la, sp, _ = _scipy()
+        self.sparse = sp.issparse(A)
+        self.A = A
+        if self.sparse:
+            from .sparse import Factor
+
+            try:
+                self.fac = Factor(sp.csr_matrix(A), symmetric=True)
+            except RuntimeError:
+                raise error from None
+            pivots = np.abs(self.fac.lu.U.diagonal())
+        else:
+            try:
+                self.fac = la.cho_factor(A)
+            except la.LinAlgError:
+                raise error from None
+            pivots = np.diag(self.fac[0]) ** 2
+        if pivots.size and pivots.min() < 1e-13 * np.abs(A.diagonal()).max():
+            raise error
+
+    def solve(self, B):
+        la, _, _ = _scipy()
+        B = np.asarray(B, float)
+        X = self.fac.solve(B) if self.sparse else la.cho_solve(self.fac, B)
+        return np.asarray(X).reshape(B.shape)
+
+
+def _lowest_modes(K, M, n_modes, cutoff, shift, what):
+    """The lowest eigenpairs of K phi = lam M phi (M-normalized): n_modes of them, or all
+    below cutoff (rad^2/s^2).  Dense matrices by LAPACK, sparse ones by ARPACK in
+    shift-invert mode about ``shift`` (below the lowest eigenvalue)."""
+    la, sp, spla = _scipy()
+    n = K.shape[0]
+    if not sp.issparse(K):
+        if cutoff is None:
+            lam, phi = la.eigh(K, M, subset_by_index=[0, n_modes - 1])
+        else:
+            lam, phi = la.eigh(K, M, subset_by_value=[-np.inf, cutoff])
+        return lam, phi
+    A = sp.csr_matrix(K - shift * M) if shift else sp.csr_matrix(K)
+    fac = _SymmetricFactor(A, ValueError(f"{what}: K - sigma M is singular"))
+    op = spla.LinearOperator((n, n), matvec=fac.solve, dtype=float)
+    k = n_modes if cutoff is None else min(12, n - 2)
+    while True:
+        if k >= n - 1:
+            lam, phi = la.eigh(K.toarray(), M.toarray())
+        else:
+            lam, phi = spla.eigsh(K, k=k, M=M, sigma=shift, OPinv=op, which="LM")
+        order = np.argsort(lam)
+        lam, phi = lam[order], phi[:, order]
+        if cutoff is None or lam[-1] > cutoff or k >= n - 1:
+            break
+        k = min(2 * k, n - 1)
+    if cutoff is not None:
+        keep = lam <= cutoff
+        lam, phi = lam[keep], phi[:, keep]
+    else:
+        lam, phi = lam[:n_modes], phi[:, :n_modes]
+    # M-normalize (ARPACK's vectors are M-orthonormal to its tolerance)
+    phi = phi / np.sqrt(np.einsum("ij,ij->j", phi, np.asarray(M @ phi)))
+    return lam, phi
+
+
+class ReducedBody(FlexibleBody):
+    """A flexible body in reduced coordinates: the inertia invariants, K and the prestress
+    K_G of a full kanefem body projected once onto a reduction basis (docs/theory.md
+    section 3.16).
+
+    Parameters
+    ----------
+    body : FlexibleBody
+        The full body (PlanarBeam, Beam3D, Bar3D, AxialBar, MeshBody, any FlexibleBody);
+        it is kept (``full``) for expansion, stresses and output.
+    interface : list, optional
+        The interface: each item a node index (its DOFs stay physical coordinates of the
+        reduced body) or several nodes (an array of indices, or for a mesh a node-set name
+        or predicate) condensed to one rigid interface node at their centroid (RBE2: the
+        nodes follow its translations and rotations; DOFs ``ux, uy, rz`` in the plane,
+        ``ux, uy, uz, rx, ry, rz`` in space).  Required for Craig-Bampton.
+    basis : {"craig-bampton", "free-interface"}
+        Craig-Bampton: the static constraint modes of the interface DOFs plus the
+        fixed-interface normal modes; coordinates (interface DOFs, modal amplitudes).
+        Free-interface: the normal modes of the body held by ``supports`` plus one residual
+        attachment mode per interface DOF; coordinates the modal amplitudes of the
+        reduced problem (mass-normalized, ascending).
+    n_modes : int, optional
+        The number of normal modes kept.
+    cutoff_hz : float, optional
+        Instead of n_modes: keep every normal mode below this frequency [Hz].
+    supports : optional
+        Free-interface only: the full body's supports of the normal modes (default none).
+    geometric_stiffness : bool
+        Project the prestress K_G of the unit load cases (docs/theory.md section 2.11) so
+        that ``geometric_stiffness=True`` works on the reduced body.
+    prestress_supports : optional
+        The full body's supports of that prestress; default: the interface held (every
+        interface DOF fixed) for Craig-Bampton, ``supports`` for free-interface.
+
+    Attributes
+    ----------
+    full : FlexibleBody
+        The full body.
+    basis_matrix : ndarray, shape (full.ndof, ndof)
+        V, with d_full = V q.
+    kept : dict
+        What was kept: ``basis``, ``n_boundary`` (interface DOFs), ``n_modes``,
+        ``frequencies_hz`` of the kept normal modes, ``cutoff_hz``, ``attachment`` (the
+        residual attachment modes of a free-interface basis), ``interface`` (the items).
+
+    Notes
+    -----
+    Supports of a Craig-Bampton body name interface items: ``"clamped"`` (every interface
+    DOF, the default), ``"free"`` (or None), or ``{item: kind}`` with kind ``"clamped"``/
+    ``"fixed"``, ``"pinned"`` (the translations) or a tuple of its DOF names.  A
+    free-interface body has no physical coordinates: it takes no supports (constraints
+    through :meth:`interface_rows` and ``constraints=``).
+
+    Examples
+    --------
+    >>> import kanefem
+    >>> beam = kanefem.PlanarBeam(1.0, 40, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+    >>> red = kanefem.ReducedBody(beam, interface=[0], n_modes=6)
+    >>> red.ndof                                   # 3 root DOFs + 6 modes
+    9
+    >>> f = red.eigenvalues(2, supports="clamped").frequencies_hz
+    >>> g = beam.eigenvalues(2, supports="clamped-free").frequencies_hz
+    >>> bool(abs(f[0] / g[0] - 1) < 1e-9)
+    True
+    """
+
+    _kind = "reduced"
+
+    def __init__(self, body, interface=None, *, basis="craig-bampton", n_modes=None, cutoff_hz=None,
+                 supports=None, geometric_stiffness=True, prestress_supports=None):
+        if not isinstance(body, FlexibleBody) or isinstance(body, ReducedBody):
+            raise TypeError(f"body must be a full kanefem body (PlanarBeam, Beam3D, MeshBody, ...), got {body!r}")
+        self.full = body
+        self.basis = _checks.choice("basis", basis, BASES)
+        if (n_modes is None) == (cutoff_hz is None):
+            raise TypeError("give the normal modes kept as n_modes or as cutoff_hz (one of them)")
+        if n_modes is not None:
+            n_modes = _checks.integer("n_modes", n_modes, minimum=0, maximum=body.ndof)
+        cutoff = None
+        if cutoff_hz is not None:
+            cutoff = (2 * math.pi * _checks.real("cutoff_hz", cutoff_hz, positive=True)) ** 2
+        geometric = _checks.flag("geometric_stiffness", geometric_stiffness)
+        T, nb, items, names, positions = self._interface_map(interface)
+        if self.basis == "craig-bampton":
+            if nb == 0:
+                raise ValueError("interface: a Craig-Bampton basis needs interface nodes (where joints attach)")
+            V, lam = self._craig_bampton(T, nb, n_modes, cutoff, interface)
+            fixed_full = np.asarray(abs(T[:, :nb]).sum(axis=1)).ravel() > 0
+            names = tuple(names) + tuple(f"q{k + 1}" for k in range(V.shape[1] - nb))
+            ps = fixed_full if prestress_supports is None else body.support_mask(prestress_supports)
+            self._supported = True
+        else:
+            self._free_supports = body.support_mask(supports)
+            V, lam = self._free_interface(T, nb, n_modes, cutoff)
+            names = tuple(f"q{k + 1}" for k in range(V.shape[1]))
+            ps = self._free_supports if prestress_supports is None else body.support_mask(prestress_supports)
+            self._supported = False
+        self.basis_matrix = V
+        self.basis_matrix.setflags(write=False)
+        self.n_boundary = nb if self.basis == "craig-bampton" else 0
+        self.interface = items
+        self.interface_positions = positions
+        self._interface_names = names[: self.n_boundary]
+        self.kept = {"basis": self.basis, "n_boundary": self.n_boundary, "n_modes": int(lam.size),
+                     "frequencies_hz": np.sqrt(np.maximum(lam, 0.0)) / (2 * math.pi),
+                     "cutoff_hz": None if cutoff_hz is None else float(cutoff_hz),
+                     "attachment": nb if self.basis == "free-interface" else 0,
+                     "interface": [list(map(int, np.atleast_1d(i))) for i in items]}
+        KG = self._geometric_cases(ps) if geometric else None
+        self._set_core(self._projected(V, KG), names)
+
+    # ------------------------------------------------------------ the basis
+
+    def _interface_map(self, interface):
+        """T (full ndof x (nb + n_rest)), sparse: full DOFs = T [boundary DOFs; the other
+        DOFs], the interface's boundary DOFs first; the items, the boundary DOF names and
+        the interface nodes' positions."""
+        _, sp, _ = _scipy()
+        body, n, nf = self.full, self.full.ndof, self.full.dofs_per_node
+        if interface is None:
+            interface = []
+        if isinstance(interface, (str, int, np.integer)) or callable(interface):
+            interface = [interface]
+        rows, cols, vals, names, items, positions = [], [], [], [], [], []
+        taken = np.zeros(n, dtype=bool)
+        nb = 0
+        for k, item in enumerate(interface):
+            if isinstance(item, (int, np.integer)):
+                node = body._node_index(item, f"interface[{k}]")
+                nodes = np.array([node])
+            elif hasattr(body, "node_set"):
+                nodes = body.node_set(item)
+            else:
+                nodes = np.unique([body._node_index(v, f"interface[{k}]") for v in np.atleast_1d(item)])
+            if nodes.size == 0:
+                raise ValueError(f"interface[{k}] = {item!r} selects no node")
+            dofs = (nodes[:, None] * nf + np.arange(nf)).ravel()
+            if taken[dofs].any():
+                raise ValueError(f"interface[{k}] = {item!r} shares nodes with an earlier interface item")
+            taken[dofs] = True
+            items.append(nodes)
+            if nodes.size == 1:  # the node's own DOFs
+                for j in range(nf):
+                    rows.append(dofs[j]), cols.append(nb + j), vals.append(1.0)
+                names += [f"i{k}_{d}" for d in body.dof_names]
+                positions.append(body.nodes[nodes[0]])
+                nb += nf
+                continue
+            # a rigid interface: the nodes follow a master at their centroid (RBE2)
+            dim = body.dim
+            master = _MASTER_DOFS[dim]
+            centre = body.nodes[nodes].mean(axis=0)
+            positions.append(centre)
+            for node in nodes:
+                r = body.nodes[node] - centre
+                for j, dname in enumerate(body.dof_names):
+                    if dname not in _DOF_MOTION:
+                        raise NotSupportedError(f"interface[{k}]: a rigid interface of {type(body).__name__} "
+                                                f"DOF {dname!r} is not implemented")
+                    what, axis = _DOF_MOTION[dname]
+                    row = node * nf + j
+                    for c, expr in self._rigid_row(dim, what, axis, r):
+                        rows.append(row), cols.append(nb + c), vals.append(expr)
+            names += [f"i{k}_{d}" for d in master]
+            nb += len(master)
+        rest = np.flatnonzero(~taken)
+        rows += list(rest)
+        cols += list(nb + np.arange(rest.size))
+        vals += [1.0] * rest.size
+        T = sp.csr_matrix((vals, (rows, cols)), shape=(n, nb + rest.size))
+        T.eliminate_zeros()
+        return T, nb, items, names, np.array(positions).reshape(-1, body.dim)
+
+    @staticmethod
+    def _rigid_row(dim, what, axis, r):
+        """(master column, coefficient) pairs of one slave DOF: a translation along axis
+        takes U_axis + (Theta x r)_axis, a rotation Theta_axis."""
+        if dim == 2:  # master (ux, uy, rz): Theta x r = rz (-r_y, r_x)
+            if what == "r":
+                return [(2, 1.0)]
+            return [(axis, 1.0), (2, -r[1] if axis == 0 else r[0])]
+        if what == "r":
+            return [(3 + axis, 1.0)]
+        # (Theta x r)_a = Theta_b r_c - Theta_c r_b, (a, b, c) cyclic
+        b, c = (axis + 1) % 3, (axis + 2) % 3
+        return [(axis, 1.0), (3 + b, r[c]), (3 + c, -r[b])]
+
+    def _craig_bampton(self, T, nb, n_modes, cutoff, interface):
+        """V = T [[I, 0], [Psi, Phi]]: Psi = -K_ii^-1 K_ib the static constraint modes,
+        Phi the fixed-interface normal modes."""
+        _, sp, _ = _scipy()
+        K = self.full.stiffness_matrix()
+        M = self.full.mass_matrix()
+        Kt, Mt = T.T @ K @ T, T.T @ M @ T
+        if not sp.issparse(K):
+            Kt, Mt = np.asarray(Kt), np.asarray(Mt)
+        ni = Kt.shape[0] - nb
+        if ni < 1:
+            raise ValueError(f"interface: the interface holds all {self.full.ndof} DOFs, no interior is left")
+        if n_modes is not None and n_modes >= ni:
+            raise ValueError(f"n_modes = {n_modes}: the interior has {ni} DOFs, so at most {ni - 1} "
+                             "fixed-interface modes")
+        Kii, Kib, Mii = Kt[nb:, nb:], Kt[nb:, :nb], Mt[nb:, nb:]
+        fac = _SymmetricFactor(Kii, ValueError(
+            f"interface = {_checks._short(interface)}: "
+            f"held at the interface the body still has a free rigid-body motion (K_ii of the {ni} interior "
+            "DOFs is singular): add interface nodes, or condense several to a rigid interface"))
+        Kib_d = Kib.toarray() if sp.issparse(Kib) else Kib
+        Psi = -fac.solve(Kib_d)
+        if n_modes == 0 and cutoff is None:
+            lam, Phi = np.zeros(0), np.zeros((ni, 0))
+        else:
+            lam, Phi = _lowest_modes(Kii, Mii, n_modes, cutoff, 0.0, "the fixed-interface modes")
+        B = np.zeros((nb + ni, nb + lam.size))
+        B[:nb, :nb] = np.eye(nb)
+        B[nb:, :nb] = Psi
+        B[nb:, nb:] = Phi
+        return np.asarray(T @ B), lam
+
+    def _free_interface(self, T, nb, n_modes, cutoff):
+        """V = [Phi, Psi] M-orthonormalized: Phi the normal modes of the body on its
+        supports, Psi the residual attachment modes of the interface DOFs, G_res f with the
+        shifted residual flexibility G_res = (K - s M)^-1 - sum phi phi^T / (lam - s)."""
+        _, sp, _ = _scipy()
+        full = self.full
+        K, M = full.stiffness_matrix(), full.mass_matrix()
+        free = ~self._free_supports
+        nfree = int(free.sum())
+        if n_modes is not None and n_modes + nb > nfree:
+            raise ValueError(f"n_modes = {n_modes}: with {nb} attachment modes the body's {nfree} free DOFs "
+                             f"allow at most {nfree - nb} normal modes")
+        if sp.issparse(K):
+            K, M = sp.csr_matrix(K), sp.csr_matrix(M)
+            Kf, Mf = K[free][:, free], M[free][:, free]
+        else:
+            Kf, Mf = K[np.ix_(free, free)], M[np.ix_(free, free)]
+        # a shift below zero: rigid-body modes (lam = 0) are welcome
+        shift = -1e-6 * float(np.mean(np.asarray(Kf.diagonal()) / np.asarray(Mf.diagonal())))
+        lam, Phi = _lowest_modes(Kf, Mf, n_modes, cutoff, shift, "the free-interface modes")
+        F = np.asarray((T[:, :nb]).toarray())[free]
+        if np.abs(F).sum() and nb:
+            fac = _SymmetricFactor(Kf - shift * Mf, ValueError("K - sigma M is singular"))
+            Psi = fac.solve(F) - Phi @ ((Phi.T @ F) / (lam - shift)[:, None])
+            W = np.hstack([Phi, Psi])
+        else:
+            W = Phi
+        # the reduced eigenproblem makes the coordinates modal (and drops nothing)
+        Kr, Mr = _project(W, Kf), _project(W, Mf)
+        mu, X = _scipy()[0].eigh(0.5 * (Kr + Kr.T), 0.5 * (Mr + Mr.T))
+        V = np.zeros((full.ndof, W.shape[1]))
+        V[free] = W @ X
+        return V, lam
+
+    # ------------------------------------------------------------ invariants
+
+    def _geometric_cases(self, fixed):
+        """K_G,c of the full body for the unit load cases a_i, (E + W W)_ij (section 2.11)
+        with the prestress of the supports ``fixed`` (a mask)."""
+        full, d = self.full, self.full.dim
+        cases = []
+        if full._straight_kg():  # N(x) of a straight line body: only a_x and (W W)_xx load it
+            last_u = (full.n_nodes - 1) * full.dofs_per_node
+            zero = full.geometric_stiffness(np.zeros(3)) * 0.0
+            def straight(omega, a):
+                motion = frames.from_rates(omega, 0.0 if np.ndim(omega) == 0 else np.zeros(3), a, dim=d)
+                c = _core.axial_force(body=full._body, frames=motion, f_first=0.0, f_last=0.0,
+                                      fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))[0]
+                return full._matrix(_core.geometric_matrix(body=full._body, coefficients=c))
+            for i in range(d):
+                cases.append(straight(0.0, np.eye(d)[0]) if i == 0 else zero)
+            spin = 1.0 if d == 2 else np.array([0.0, 0.0, 1.0])
+            for k in range(d * d):  # (W W)_xx = -1 for a unit spin about z
+                cases.append(-straight(spin, None) if k == 0 else zero)
+            return cases
+        with full._kg_lock():
+            key = fixed.tobytes()
+            if getattr(full, "_prestress_key", None) != key:
+                U, axes = full._prestress_fields(fixed)
+                _core.body_set_prestress(body=full._body, fields=U, axes=axes)
+                full._prestress_key = key
+            n = full._n_prestress_cases()
+            for c in range(d + d * d):
+                e = np.zeros(n)
+                e[c] = 1.0
+                cases.append(full._matrix(_core.geometric_matrix(body=full._body, coefficients=e)))
+        return cases
+
+    def _projected(self, V, KG):
+        """The projected invariants, as kf_body_create_given takes them."""
+        inv = self.full.inertia_invariants()
+        d = self.full.dim
+        S = np.zeros((d * d,) + (V.shape[1],) * 2)
+        for i in range(d):
+            for j in range(i, d):
+                S[i * d + j] = _project(V, inv["S"][i][j], symmetric=i == j)
+                S[j * d + i] = S[i * d + j].T
+        out = {"S": S, "K": _project(V, self.full.stiffness_matrix()),
+               "s": np.array([V.T @ inv["s"][i, j] for i in range(d) for j in range(d)]),
+               "Mo": np.array([V.T @ inv["Mo"][i] for i in range(d)])}
+        if "R" in inv:
+            out["R"] = np.array([_project(V, inv["R"][i][j]) for i in range(d) for j in range(d)])
+        if KG is not None:
+            out["KG"] = np.array([_project(V, X) for X in KG])
+        return out
+
+    def _set_core(self, inv, names):
+        """The core's body of the given invariants, and the sizes the base class reads."""
+        self._invariants = inv
+        self._body = _core.body_create_given(**inv)
+        info = _core.body_info(self._body)
+        self.ndof, self.dim = info["ndof"], info["dim"]
+        self.dofs_per_node = self.ndof
+        self.dof_names = tuple(names)
+        self._layout = self.storage = "dense"
+        self.nodes = np.zeros((1, self.dim))
+        self.nodes.setflags(write=False)
+        self.n_nodes = 1
+        self._elements = np.zeros((0, 2), dtype=np.int64)
+        from collections import OrderedDict
+
+        self._eig_cache = OrderedDict()
+        self._has_kg = "KG" in inv
+        self.rotary_inertia = "R" in inv
+
+    @property
+    def model(self) -> dict:
+        """``element`` "reduced", the full body's model (``of``) and what was kept."""
+        return {"element": "reduced", "of": self.full.model, "basis": self.basis,
+                "n_boundary": self.n_boundary, "n_modes": self.kept["n_modes"]}
+
+    @property
+    def default_supports(self):
+        return "clamped" if self._supported else None
+
+    @property
+    def _default_supports(self):
+        return "clamped" if getattr(self, "_supported", False) else None
+
+    def __repr__(self):
+        return (f"ReducedBody({type(self.full).__name__} of {self.full.ndof} DOFs, basis={self.basis!r}, "
+                f"{self.n_boundary} interface DOFs + {self.kept['n_modes']} modes)")
+
+    # ------------------------------------------------------------ supports
+
+    def support_mask(self, supports) -> np.ndarray:
+        """Which coordinates the supports fix: ``"clamped"`` (every interface DOF),
+        ``"free"`` or None (none), or ``{item: kind}`` over interface items with kind
+        ``"clamped"``/``"fixed"``, ``"pinned"`` (translations) or a tuple of the item's DOF
+        names (``ux``... for a rigid interface, the full body's names for one node)."""
+        fixed = np.zeros(self.ndof, dtype=bool)
+        if supports is None or (isinstance(supports, str) and supports == "free"):
+            return fixed
+        if not self._supported:
+            raise NotSupportedError(f"ReducedBody with a free-interface basis does not support supports="
+                                    f"{supports!r}: its coordinates are modal; constrain the interface with "
+                                    "constraints=body.interface_rows(full_supports)")
+        if isinstance(supports, str):
+            if supports not in ("clamped", "fixed"):
+                raise ValueError(f"supports = {supports!r} is not 'clamped', 'free' or a dict {{item: kind}}")
+            fixed[: self.n_boundary] = True
+            return fixed
+        if not isinstance(supports, dict):
+            raise TypeError(f"supports must be 'clamped', 'free', None or a dict {{item: kind}}, got {supports!r}")
+        prefixes = [f"i{k}_" for k in range(len(self.interface))]
+        for item, kind in supports.items():
+            k = _checks.index("supports item", item, len(self.interface), "interface items")
+            cols = [c for c, nm in enumerate(self._interface_names) if nm.startswith(prefixes[k])]
+            local = [self._interface_names[c][len(prefixes[k]):] for c in cols]
+            if isinstance(kind, str):
+                if kind in ("clamped", "fixed"):
+                    chosen = local
+                elif kind == "pinned":
+                    chosen = [nm for nm in local if _DOF_MOTION.get(nm, ("r",))[0] == "t"]
+                else:
+                    raise ValueError(f"supports[{item!r}] = {kind!r} is not 'clamped', 'fixed', 'pinned' or a "
+                                     f"tuple of DOF names from {tuple(local)}")
+            else:
+                chosen = list(kind)
+                bad = [nm for nm in chosen if nm not in local]
+                if bad:
+                    raise ValueError(f"supports[{item!r}] = {kind!r}: DOF names must come from {tuple(local)}")
+            for nm in chosen:
+                fixed[cols[local.index(nm)]] = True
+        return fixed
+
+    def interface_rows(self, supports):
+        """Constraint rows on the reduced coordinates of the full body's supports:
+        ``full.constraint_matrix(supports) @ V`` (for ``constraints=`` of the eigen methods,
+        e.g. to hold a free-interface body)."""
+        return self.full.constraint_matrix(supports) @ self.basis_matrix
+
+    # ------------------------------------------------------------ K_G
+
+    def _straight_kg(self):
+        return False
+
+    def _n_prestress_cases(self):
+        return self.dim + self.dim**2
+
+    def _end_axes(self):
+        return np.zeros((2, self.dim))
+
+    def _geometric_basis(self, supports):
+        """The projected K_G basis was made with the body (its prestress supports)."""
+        if not self._has_kg:
+            raise _not_supported(self, "geometric_stiffness", "build it with geometric_stiffness=True")
+
+    def _axial_rows(self, motion, supports, end_forces):
+        if end_forces is not None and np.any(_checks.array("end_forces", end_forces, shape=(2,)) != 0):
+            raise _not_supported(self, "end_forces", "loads on the interface DOFs (a reduced body has no end "
+                                 "nodes); its K_G has the inertial load cases only")
+        self._geometric_basis(supports)
+        return _core.axial_force(body=self._body, frames=motion, f_first=0.0, f_last=0.0,
+                                 fixed_first=False, fixed_last=False)
+
+    # ------------------------------------------------------------ expansion and output
+
+    def expand(self, q):
+        """Reduced coordinates back to the full body's DOFs, d = V q.
+
+        Parameters
+        ----------
+        q : array_like (ndof,) or (n, ndof), EigenResult or SimulationResult
+            One state, several, the mode shapes of an eigen result or a response.
+
+        Returns
+        -------
+        ndarray (full.ndof,) or (n, full.ndof); an EigenResult with mode shapes (full.ndof,
+        n_modes) (or (nt, full.ndof, n_modes)); a SimulationResult over the full body's DOFs.
+        """
+        import dataclasses
+
+        V = self.basis_matrix
+        name = type(q).__name__
+        if name == "EigenResult":
+            if q.mode_shapes is None:
+                raise ValueError("q: the EigenResult has no mode shapes (mode_shapes=True)")
+            return dataclasses.replace(q, mode_shapes=np.einsum("fn,...nk->...fk", V, q.mode_shapes))
+        if name == "SimulationResult":
+            return dataclasses.replace(q, d=q.d @ V.T, v=q.v @ V.T, p=None,
+                                       dof_names=self.full.dof_names)
+        q = _checks.array("q", q)
+        if q.shape[-1] != self.ndof or q.ndim > 2:
+            raise ValueError(f"q must have shape ({self.ndof},) or (n, {self.ndof}), got {q.shape}")
+        return q @ V.T
+
+    def stresses(self, d, at="gauss"):
+        """Stresses of the expanded displacements on the full mesh (``full.stresses``)."""
+        return self.full.stresses(self.expand(d), at)
+
+    def section_forces(self, d, at="ends"):
+        """Section forces of the expanded displacements on the full line body."""
+        return self.full.section_forces(self.expand(d), at)
+
+    def write_vtu(self, path, displacement=None, point_data=None, stresses=True):
+        """The full mesh with the expanded displacement (``full.write_vtu``)."""
+        disp = None if displacement is None else self.expand(displacement)
+        return self.full.write_vtu(path, disp, point_data, stresses)
+
+    def write_modes(self, path, result, instant=0, stresses=True):
+        """The expanded mode shapes on the full mesh (``full.write_modes``)."""
+        return self.full.write_modes(path, self.expand(result), instant, stresses)
+
+    def write_response(self, path, result, every=1, stresses=True):
+        """The expanded response on the full mesh (``full.write_response``)."""
+        return self.full.write_response(path, self.expand(result), every, stresses)
+
+    def inertia_forces(self, d, d_t, d_tt, omega=0.0, eps=0.0, a_O=None, route="invariants", *,
+                       frames=None):
+        """Kane's F* from the projected invariants (``route="invariants"``); quadrature
+        has no elements here: ``self.full.inertia_forces(self.expand(...), route="quadrature")``
+        projected by V^T is the same check on the full body."""
+        if route == "quadrature":
+            raise _not_supported(self, "route='quadrature'",
+                                 "V^T full.inertia_forces(V d, V d_t, V d_tt, ..., route='quadrature')")
+        return super().inertia_forces(d, d_t, d_tt, omega, eps, a_O, route, frames=frames)

@@ -1,0 +1,303 @@
+"""Reduced bodies (issue 21, docs/theory.md section 3.16): the inertia invariants, K and
+the prestress K_G of a full body projected once onto a Craig-Bampton or free-interface
+basis, run by the core's solvers as a body of given matrices."""
+
+import math
+
+import numpy as np
+import pytest
+
+import kanefem
+from kanefem import Beam3D, Mesh, MeshBody, PlanarBeam, ReducedBody, _core
+from kanefem.studies import SpinUp
+
+STEEL = dict(E=2.1e11, rho=7800.0)
+#: Southwell's coefficient of a uniform cantilever's first flap mode (Wright et al. 1982)
+ALPHA1 = 1.1933
+
+
+def beam(n=60):
+    return PlanarBeam(1.0, n, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+
+
+L, B, H = 1.0, 0.05, 0.01
+
+
+def root(x):
+    return np.isclose(x[:, 0], 0.0)
+
+
+def tip(x):
+    return np.isclose(x[:, 0], L)
+
+
+@pytest.fixture(scope="module")
+def solid_blade():
+    """A hex8 (incompatible modes) blade 1000 x 50 x 10 mm, as tests/test_prestress.py's."""
+    mesh = Mesh.box(L, B, H, 30, 2, 1, cell="hexahedron", origin=(0.0, -B / 2, -H / 2))
+    return MeshBody(mesh, **STEEL, nu=0.0)
+
+
+# ---------------------------------------------------------------- the projection
+
+
+def test_motion_terms_are_the_projected_ones():
+    """Every motion term of the reduced body is V^T (the full body's) V, to round-off: the
+    given-matrix body of the core combines the projected invariants as a meshed one does
+    (spatial blocks, three-axis rates)."""
+    full = Beam3D(1.0, 12, **STEEL, A=1e-4, Izz=1e-8, Iyy=2e-8, J=2e-8)
+    red = ReducedBody(full, interface=[0, -1], n_modes=5)
+    V = red.basis_matrix
+    om, ep, a = (1.0, -2.0, 30.0), (4.0, 5.0, -6.0), (0.5, -9.81, 2.0)
+    t, T = red.motion_terms(om, ep, a), full.motion_terms(om, ep, a)
+    for name in ("C", "K_eps", "K_om"):
+        ref = V.T @ getattr(T, name) @ V
+        np.testing.assert_allclose(getattr(t, name), ref, atol=1e-12 * np.abs(ref).max())
+    for name in ("q_eps", "q_om", "q_a"):
+        ref = V.T @ getattr(T, name)
+        np.testing.assert_allclose(getattr(t, name), ref, atol=1e-12 * np.abs(ref).max())
+    # the structure of section 1.5 holds exactly: C, K_eps skew, M, K_om symmetric
+    assert np.array_equal(t.C, -t.C.T) and np.array_equal(t.K_eps, -t.K_eps.T)
+    assert np.array_equal(t.K_om, t.K_om.T)
+    M = red.mass_matrix()
+    assert np.array_equal(M, M.T)
+    np.testing.assert_allclose(M, V.T @ full.mass_matrix() @ V, atol=1e-12 * np.abs(M).max())
+
+
+def test_craig_bampton_converges_as_modes_are_added():
+    """A planar beam (60 elements) reduced with both end nodes as the interface (a
+    mechanism link), pinned at both interface nodes, against the full beam pinned-pinned.
+    Relative error of the lowest four frequencies (81.5, 326.0, 733.5, 1304.1 Hz):
+
+    ======  =========  =========  =========  =========
+    modes   f1         f2         f3         f4
+    ======  =========  =========  =========  =========
+    2       7.5e-05    6.8e-04    3.8e-01    4.5e-01
+    4       2.1e-06    3.8e-05    1.7e-03    2.8e-03
+    8       3.2e-08    4.8e-06    2.4e-05    3.2e-04
+    16      2.6e-09    8.6e-08    1.7e-06    5.5e-06
+    ======  =========  =========  =========  =========
+
+    Rayleigh-Ritz: from above, and better with every mode."""
+    full = beam()
+    g = full.eigenvalues(4, supports="pinned-pinned").frequencies_hz
+    errors = []
+    for m in (2, 4, 8, 16):
+        red = ReducedBody(full, interface=[0, -1], n_modes=m)
+        f = red.eigenvalues(4, supports={0: "pinned", 1: "pinned"}).frequencies_hz
+        assert np.all(f >= g * (1 - 1e-9))  # an upper bound (to the solvers' round-off)
+        errors.append(f / g - 1)
+    errors = np.array(errors)
+    assert np.all(np.diff(errors, axis=0) <= 1e-12)
+    assert errors[-1].max() < 1e-5 and errors[-1, 0] < 1e-8
+    assert red.kept["n_modes"] == 16 and red.kept["n_boundary"] == 6
+    assert red.ndof == 22 and red.dof_names[:3] == ("i0_u", "i0_v", "i0_theta")
+
+
+def test_free_interface_converges_as_modes_are_added():
+    """The free-free beam's normal modes plus the residual attachment modes of both end
+    nodes, then pinned at the ends through constraints on the reduced coordinates,
+    against the full beam pinned-pinned.  Relative errors of the lowest four frequencies:
+
+    ======  =========  =========  =========  =========
+    modes   f1         f2         f3         f4
+    ======  =========  =========  =========  =========
+    4       1.9e-05    2.0e-02    1.9e-02    8.3e-01
+    6       1.4e-07    1.6e-05    3.4e-05    2.7e-02
+    8       4.6e-09    2.6e-07    9.2e-07    7.9e-05
+    12      6.2e-10    1.2e-08    6.0e-08    3.1e-06
+    ======  =========  =========  =========  =========
+    """
+    full = beam()
+    g = full.eigenvalues(4, supports="pinned-pinned").frequencies_hz
+    last = np.inf
+    for m in (4, 6, 8, 12):
+        red = ReducedBody(full, interface=[0, -1], basis="free-interface", n_modes=m)
+        f = red.eigenvalues(4, supports=None, constraints=red.interface_rows("pinned-pinned")).frequencies_hz
+        err = np.abs(f / g - 1)
+        assert err[3] < last
+        last = err[3]
+    assert last < 1e-5
+    # with the free body's modes only (no interface) the kept modes are exact
+    free = ReducedBody(full, basis="free-interface", n_modes=7)
+    np.testing.assert_allclose(free.eigenvalues(7, supports=None).frequencies_hz[3:],
+                               full.eigenvalues(7, supports="free-free").frequencies_hz[3:], rtol=1e-8)
+    assert free.kept["attachment"] == 0 and free.dof_names[0] == "q1"
+
+
+def test_cutoff_keeps_the_modes_below_it():
+    """cutoff_hz keeps exactly the fixed-interface modes below the cut-off, and says so."""
+    full = beam()
+    fixed = full.eigenvalues(8, supports="clamped-clamped").frequencies_hz
+    red = ReducedBody(full, interface=[0, -1], cutoff_hz=1000.0)
+    assert red.kept["n_modes"] == int((fixed < 1000.0).sum()) == 3
+    # two dense solvers, each to ~1e-13 of the largest eigenvalue (1e5 times the first)
+    np.testing.assert_allclose(red.kept["frequencies_hz"], fixed[:3], rtol=1e-7)
+    assert red.kept["cutoff_hz"] == 1000.0
+    # a sparse mesh by ARPACK, with more modes than its first guess
+    body = MeshBody(Mesh.rectangle(1.0, 0.1, 40, 2, cell="quad"), **STEEL, nu=0.3, thickness=0.01)
+    red = ReducedBody(body, interface=[root], cutoff_hz=14000.0)
+    held = body.eigenvalues(20, supports={root: "fixed"}).frequencies_hz
+    assert red.kept["n_modes"] == int((held < 14000.0).sum()) > 12
+
+
+# ---------------------------------------------------------------- stress stiffening
+
+
+def test_reduced_beam_blade_stiffens_as_the_full_one():
+    """A Beam3D blade clamped at its root (the interface), spinning about z with K_G: the
+    flap slope d(omega^2)/d(Omega^2) of the reduced body (8 modes) equals the full beam's
+    to 1e-5 and Southwell's alpha_1 to 2e-3 (30 elements, O(Omega^4))."""
+    full = Beam3D(L, 30, **STEEL, A=B * H, Izz=H * B**3 / 12, Iyy=B * H**3 / 12, J=1e-9)
+    red = ReducedBody(full, interface=[0], n_modes=8)
+    lam0 = full.eigenvalues(1).eigenvalues[0]
+    Om = 0.3 * math.sqrt(lam0)
+    slopes = []
+    for body, sup in ((full, None), (red, "clamped")):
+        at_rest = body.eigenvalues(1, supports=sup).eigenvalues[0]
+        spun = body.eigenvalues(1, omega=(0.0, 0.0, Om), supports=sup, geometric_stiffness=True).eigenvalues[0]
+        slopes.append((spun - at_rest) / Om**2)
+    assert slopes[1] == pytest.approx(slopes[0], abs=1e-5)
+    assert slopes[1] == pytest.approx(ALPHA1, abs=2e-3)
+    # without K_G the reduced blade does not stiffen (the peers' linear reduced bodies)
+    plain = ReducedBody(full, interface=[0], n_modes=8, geometric_stiffness=False)
+    soft = plain.eigenvalues(1, omega=(0.0, 0.0, Om), supports="clamped").eigenvalues[0]
+    assert abs(soft - lam0) < 1e-3 * (slopes[0] * Om**2)
+    with pytest.raises(kanefem.NotSupportedError, match="geometric_stiffness"):
+        plain.eigenvalues(1, omega=(0.0, 0.0, Om), supports="clamped", geometric_stiffness=True)
+
+
+def test_reduced_solid_blade_stiffens_as_the_full_one(solid_blade):
+    """The hex8 blade with its root face condensed to one rigid interface node (RBE2),
+    clamped there (= the full body's root fixed): the flap slope converges to the full
+    mesh's (1.19175) as modes are added; the reduced problem has 6 + n DOFs instead of
+    558."""
+    body = solid_blade
+    lam0 = body.eigenvalues(1, supports={root: "fixed"}).eigenvalues[0]
+    Om = 0.3 * math.sqrt(lam0)
+    spun = body.eigenvalues(1, omega=(0.0, 0.0, Om), supports={root: "fixed"}, geometric_stiffness=True,
+                            solver="dense").eigenvalues[0]
+    ref = (spun - lam0) / Om**2
+    errors = []
+    for m in (2, 4, 8):
+        red = ReducedBody(body, interface=[root], n_modes=m)
+        r0 = red.eigenvalues(1).eigenvalues[0]
+        assert r0 == pytest.approx(lam0, rel=1e-7)  # the fixed-interface modes are kept exactly
+        r1 = red.eigenvalues(1, omega=(0.0, 0.0, Om), geometric_stiffness=True).eigenvalues[0]
+        errors.append(abs((r1 - r0) / Om**2 - ref))
+    assert errors[-1] < 1e-5 and errors[0] > errors[-1]
+    assert ref == pytest.approx(ALPHA1, abs=5e-3)
+
+
+def test_spin_up_peak_deflection():
+    """The spin-up benchmark (kanefem.studies.spin_up, K_G on, Newmark 5 ms): the beam
+    reduced to its root node + 4 modes has the full beam's peak tip deflection within
+    0.5 % (measured 5.5e-5; 10 modes: 3e-7), and follows its history."""
+    s = SpinUp(omega_s=4.0)
+    full = s.simulate(t_end=30.0)
+    vf = full.node(-1, "v")
+    red = ReducedBody(s.body(), interface=[0], n_modes=4)
+    r = kanefem.simulate(red, s.motion(), 30.0, dt=0.005, supports="clamped", geometric_stiffness=True)
+    vr = red.expand(r).node(-1, "v")
+    peak = np.abs(vf).max()
+    assert peak > 0.3  # the benchmark's deflection, not a trivial zero
+    assert np.abs(vr).max() == pytest.approx(peak, rel=5e-3)
+    assert np.abs(vr).max() == pytest.approx(peak, rel=2e-4)
+    assert np.abs(vr - vf).max() < 1e-3 * peak
+
+
+def test_time_grid_gyroscopic_and_simulate_run_on_it():
+    """The contract's methods: eigenvalues over a time grid equal one-instant solves, the
+    gyroscopic eigenvalues at rest are i sqrt(lambda), simulate runs."""
+    full = Beam3D(1.0, 16, **STEEL, A=1e-4, Izz=1e-8, Iyy=2e-8, J=2e-8)
+    red = ReducedBody(full, interface=[0], n_modes=6)
+    w = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 40.0], [0.0, 10.0, 80.0]])
+    grid = red.eigenvalues_vs_time(w, np.zeros((3, 3)), 3, geometric_stiffness=True).eigenvalues
+    for t in range(3):
+        one = red.eigenvalues(3, omega=w[t], geometric_stiffness=True, mode_shapes=False).eigenvalues
+        np.testing.assert_allclose(grid[t], one, rtol=1e-10)
+    s = red.gyroscopic_eigenvalues(w[:1], np.zeros((1, 3)), 2).s[0]
+    np.testing.assert_allclose(s.imag**2, grid[0, :2], rtol=1e-8)
+    assert red.model["element"] == "reduced" and red.model["of"]["element"] == "beam3d"
+
+
+# ---------------------------------------------------------------- expansion, stresses, output
+
+
+def test_expanded_modes_and_stresses(solid_blade, tmp_path):
+    """Reduced mode shapes expanded to the mesh are the full body's (to sign), and so are
+    their modal stresses; the expanded modes are written as VTU by the full body's writer."""
+    body = solid_blade
+    red = ReducedBody(body, interface=[root], n_modes=6)
+    rr = red.eigenvalues(2)
+    rf = body.eigenvalues(2, supports={root: "fixed"})
+    ex = red.expand(rr)
+    assert ex.mode_shapes.shape == (body.ndof, 2)
+    for k in range(2):
+        a, b = ex.mode_shapes[:, k], rf.mode_shapes[:, k]
+        sign = np.sign(a @ b)
+        np.testing.assert_allclose(sign * a, b, atol=1e-6 * np.abs(b).max())
+        sr = red.stresses(rr.mode_shapes[:, k])["von_mises_Pa"]
+        sf = body.stresses(b)["von_mises_Pa"]
+        np.testing.assert_allclose(sr, sf, atol=1e-5 * sf.max())
+    path = tmp_path / "modes.vtu"
+    red.write_modes(path, rr)
+    import meshio
+
+    data = meshio.read(path).point_data
+    assert any(name.startswith("mode_1_f=") for name in data)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_bad_input_is_named(solid_blade):
+    body = solid_blade
+    # one node of a solid holds its translations only: the blade still turns about it
+    with pytest.raises(ValueError, match="interface.*rigid-body motion"):
+        ReducedBody(body, interface=[0], n_modes=2)
+    with pytest.raises(ValueError, match="n_modes = 500"):
+        ReducedBody(beam(), interface=[0, -1], n_modes=500)
+    with pytest.raises(ValueError, match="interface"):
+        ReducedBody(beam(), n_modes=2)
+    with pytest.raises(TypeError, match="n_modes or as cutoff_hz"):
+        ReducedBody(beam(), interface=[0])
+    with pytest.raises(ValueError, match="basis"):
+        ReducedBody(beam(), interface=[0], n_modes=2, basis="guyan")
+    red = ReducedBody(beam(), interface=[0, -1], n_modes=2)
+    with pytest.raises(kanefem.NotSupportedError, match="end_forces"):
+        red.axial_force(omega=3.0, end_forces=(1.0, 0.0))
+    with pytest.raises(kanefem.NotSupportedError, match="quadrature"):
+        red.inertia_forces(np.zeros(8), np.zeros(8), np.zeros(8), route="quadrature")
+    with pytest.raises(ValueError, match="supports"):
+        red.support_mask({0: "hinged"})
+    free = ReducedBody(beam(), interface=[0], basis="free-interface", n_modes=4)
+    with pytest.raises(kanefem.NotSupportedError, match="free-interface"):
+        free.eigenvalues(1, supports="clamped")
+
+
+def test_given_body_checks_its_matrices():
+    """The core's given-matrix body refuses non-symmetric K, an S_ji that is not S_ij^T,
+    non-finite entries and massless coordinates, naming the array."""
+    n = 3
+    S = np.zeros((4, n, n))
+    S[0] = S[3] = np.eye(n)
+    K = np.diag([1.0, 2.0, 3.0])
+    s, Mo = np.zeros((4, n)), np.zeros((2, n))
+    _core.body_create_given(S=S, K=K, s=s, Mo=Mo)
+    bad = K.copy()
+    bad[0, 1] = 1.0
+    with pytest.raises(ValueError, match="K.*not symmetric"):
+        _core.body_create_given(S=S, K=bad, s=s, Mo=Mo)
+    S2 = S.copy()
+    S2[1, 0, 1] = 0.5
+    with pytest.raises(ValueError, match="not the transpose"):
+        _core.body_create_given(S=S2, K=K, s=s, Mo=Mo)
+    S3 = S.copy()
+    S3[0, 2, 2] = S3[3, 2, 2] = 0.0
+    with pytest.raises(ValueError, match="carry mass"):
+        _core.body_create_given(S=S3, K=K, s=s, Mo=Mo)
+    with pytest.raises(ValueError, match="finite"):
+        _core.body_create_given(S=S, K=K * np.nan, s=s, Mo=Mo)
+    with pytest.raises(ValueError, match="KG"):
+        _core.body_create_given(S=S, K=K, s=s, Mo=Mo, KG=np.zeros((5, n, n)))
