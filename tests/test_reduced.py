@@ -301,3 +301,122 @@ def test_given_body_checks_its_matrices():
         _core.body_create_given(S=S, K=K * np.nan, s=s, Mo=Mo)
     with pytest.raises(ValueError, match="KG"):
         _core.body_create_given(S=S, K=K, s=s, Mo=Mo, KG=np.zeros((5, n, n)))
+
+
+# ---------------------------------------------------------------- files
+
+
+def plate_body(cell="quad8"):
+    return MeshBody(Mesh.rectangle(1.0, 0.1, 20, 2, cell=cell), **STEEL, nu=0.3, thickness=0.01)
+
+
+def exported(plate, folder, order=None):
+    """The plate's M and K as an FE code exports them: Matrix Market files with the rows
+    in another order, and the node/DOF map as two integer columns."""
+    import scipy.io
+
+    p = np.arange(plate.ndof) if order is None else order
+    scipy.io.mmwrite(folder / "M.mtx", plate.mass_matrix()[p][:, p])
+    scipy.io.mmwrite(folder / "K.mtx", plate.stiffness_matrix()[p][:, p])
+    dof_map = np.array([(k // 2, k % 2) for k in range(plate.ndof)])[p]
+    np.savetxt(folder / "map.txt", dof_map, fmt="%d")
+    return folder / "M.mtx", folder / "K.mtx", folder / "map.txt"
+
+
+def test_imported_matrices_give_the_meshed_invariants(tmp_path):
+    """M and K of a quad8 plate written as Matrix Market with shuffled rows, read back with
+    the node/DOF map and the mesh: the invariants derived from M and the coordinates equal
+    the elements' (S_ij exactly, s_ij and Mo to round-off: isoparametric elements), and the
+    reduced bodies of both run to the same eigenvalues with spin and angular acceleration."""
+    plate = plate_body()
+    order = np.random.default_rng(7).permutation(plate.ndof)
+    model = kanefem.ImportedModel.read(*exported(plate, tmp_path, order), plate.mesh)
+    a, b = model.inertia_invariants(), plate.inertia_invariants()
+    for i in range(2):
+        for j in range(2):
+            assert abs(a["S"][i][j] - b["S"][i][j]).max() == 0.0
+    np.testing.assert_allclose(a["s"], b["s"], atol=1e-14 * np.abs(b["s"]).max())
+    np.testing.assert_allclose(a["Mo"], b["Mo"], atol=1e-14 * np.abs(b["Mo"]).max())
+    r1 = ReducedBody(model, interface=[root], n_modes=6)
+    r2 = ReducedBody(plate, interface=[root], n_modes=6, geometric_stiffness=False)
+    l1 = r1.eigenvalues(4, omega=30.0, eps=10.0).eigenvalues
+    l2 = r2.eigenvalues(4, omega=30.0, eps=10.0).eigenvalues
+    np.testing.assert_allclose(l1, l2, rtol=1e-10)  # the dense solver's round-off on 9 DOFs
+    with pytest.raises(kanefem.NotSupportedError, match="geometric_stiffness"):
+        ReducedBody(model, interface=[root], n_modes=2, geometric_stiffness=True)
+    path = tmp_path / "modes.vtu"
+    r1.write_modes(path, r1.eigenvalues(2), stresses=False)
+    import meshio
+
+    assert meshio.read(path).point_data["mode_1_f=%.6gHz" % r1.eigenvalues(1).frequencies_hz[0]].shape == (
+        plate.n_nodes, 3)
+
+
+def test_bad_imported_matrices_are_named(tmp_path):
+    plate = plate_body("quad")
+    M, K = plate.mass_matrix(), plate.stiffness_matrix()
+    dm = np.array([(k // 2, k % 2) for k in range(plate.ndof)])
+    with pytest.raises(ValueError, match="stiffness is not symmetric"):
+        kanefem.ImportedModel(M, K + np.triu(np.ones(K.shape), 1) * 1e3, dm, plate.mesh)
+    bad = M.copy().tolil()
+    bad[0, 0] = -1.0
+    with pytest.raises(ValueError, match="mass is not positive definite"):
+        kanefem.ImportedModel(bad.tocsr(), K, dm, plate.mesh)
+    with pytest.raises(ValueError, match="stiffness is not positive semidefinite"):
+        kanefem.ImportedModel(M, -K, dm, plate.mesh)
+    with pytest.raises(ValueError, match=r"dof_map must have shape \(126, 2\)"):
+        kanefem.ImportedModel(M, K, dm[:-1], plate.mesh)
+    twice = dm.copy()
+    twice[1] = twice[0]
+    with pytest.raises(ValueError, match="appears twice or never"):
+        kanefem.ImportedModel(M, K, twice, plate.mesh)
+    far = dm.copy()
+    far[0, 0] = 999
+    with pytest.raises(ValueError, match="node 999"):
+        kanefem.ImportedModel(M, K, far, plate.mesh)
+    (tmp_path / "junk.mtx").write_text("not a matrix\n")
+    with pytest.raises(ValueError, match="junk.mtx: not a readable Matrix Market"):
+        kanefem.ImportedModel.read(tmp_path / "junk.mtx", tmp_path / "junk.mtx", dm, plate.mesh)
+
+
+def test_save_and_load(tmp_path, solid_blade):
+    """A reduced body with K_G saved to the NPZ schema and loaded (without pickle) gives
+    the same eigenvalues with stress stiffening; with its full body it expands and
+    recovers stresses; files of another schema or version are refused naming them."""
+    red = ReducedBody(solid_blade, interface=[root], n_modes=4)
+    path = tmp_path / "blade.npz"
+    red.save(path)
+    back = ReducedBody.load(path)
+    om = (0.0, 0.0, 300.0)
+    np.testing.assert_array_equal(back.eigenvalues(3, omega=om, geometric_stiffness=True).eigenvalues,
+                                  red.eigenvalues(3, omega=om, geometric_stiffness=True).eigenvalues)
+    assert back.dof_names == red.dof_names and back.kept["n_modes"] == 4
+    q = np.arange(red.ndof, dtype=float)
+    np.testing.assert_array_equal(back.expand(q), red.expand(q))
+    with pytest.raises(kanefem.NotSupportedError, match="full="):
+        back.stresses(q)
+    with_full = ReducedBody.load(path, full=solid_blade)
+    np.testing.assert_array_equal(with_full.stresses(q).values, red.stresses(q).values)
+    with pytest.raises(ValueError, match="full has"):
+        ReducedBody.load(path, full=plate_body())
+    z = dict(np.load(path))
+    z["version"] = np.array(2)
+    np.savez(tmp_path / "v2.npz", **z)
+    with pytest.raises(ValueError, match="v2.npz: schema version 2, this kanefem reads version 1"):
+        ReducedBody.load(tmp_path / "v2.npz")
+    np.savez(tmp_path / "other.npz", a=np.zeros(2))
+    with pytest.raises(ValueError, match="other.npz: not a kanefem reduced body"):
+        ReducedBody.load(tmp_path / "other.npz")
+    (tmp_path / "text.npz").write_text("hello")
+    with pytest.raises(ValueError, match="text.npz: not a readable NPZ"):
+        ReducedBody.load(tmp_path / "text.npz")
+    z = dict(np.load(path))
+    z["K"] = z["K"] + np.triu(np.ones_like(z["K"]), 1)
+    np.savez(tmp_path / "asym.npz", **z)
+    with pytest.raises(ValueError, match="asym.npz: .*K.*not symmetric"):
+        ReducedBody.load(tmp_path / "asym.npz")
+    z = dict(np.load(path))
+    z["obj"] = np.array([object()], dtype=object)
+    np.savez(tmp_path / "pickled.npz", **z)
+    with pytest.raises(ValueError, match="pickled.npz"):
+        ReducedBody.load(tmp_path / "pickled.npz")

@@ -54,7 +54,7 @@ from .bodies import (  # noqa: E402
 from .meshes import Mesh, MeshBody  # noqa: E402
 
 # --- reduced bodies: invariants projected onto a reduction basis (Craig-Bampton, free-interface)
-from .reduced import ReducedBody  # noqa: E402
+from .reduced import ImportedModel, ReducedBody  # noqa: E402
 
 # --- stresses: strains and stresses of meshes, section forces of beams
 from .stresses import StressResult, von_mises  # noqa: E402
@@ -143,6 +143,7 @@ __all__ = [
     "Mesh",
     "MeshBody",
     "ReducedBody",
+    "ImportedModel",
     # stresses
     "StressResult",
     "von_mises",

@@ -24,7 +24,7 @@ import numpy as np
 from . import _checks, _core, frames
 from .bodies import FlexibleBody, NotSupportedError, _not_supported
 
-__all__ = ["ReducedBody"]
+__all__ = ["ReducedBody", "ImportedModel"]
 
 #: how each DOF name of the full bodies moves under a rigid motion of an interface: a
 #: translation along axis k ("t", k) or a rotation about axis k ("r", k)
@@ -134,9 +134,10 @@ class ReducedBody(FlexibleBody):
 
     Parameters
     ----------
-    body : FlexibleBody
-        The full body (PlanarBeam, Beam3D, Bar3D, AxialBar, MeshBody, any FlexibleBody);
-        it is kept (``full``) for expansion, stresses and output.
+    body : FlexibleBody or ImportedModel
+        The full body (PlanarBeam, Beam3D, Bar3D, AxialBar, MeshBody, any FlexibleBody), or
+        an FE model's imported matrices; it is kept (``full``) for expansion, stresses and
+        output.
     interface : list, optional
         The interface: each item a node index (its DOFs stay physical coordinates of the
         reduced body) or several nodes (an array of indices, or for a mesh a node-set name
@@ -155,9 +156,10 @@ class ReducedBody(FlexibleBody):
         Instead of n_modes: keep every normal mode below this frequency [Hz].
     supports : optional
         Free-interface only: the full body's supports of the normal modes (default none).
-    geometric_stiffness : bool
+    geometric_stiffness : bool, optional
         Project the prestress K_G of the unit load cases (docs/theory.md section 2.11) so
-        that ``geometric_stiffness=True`` works on the reduced body.
+        that ``geometric_stiffness=True`` works on the reduced body; default on for a
+        kanefem body, off (and not supported) for an :class:`ImportedModel`.
     prestress_supports : optional
         The full body's supports of that prestress; default: the interface held (every
         interface DOF fixed) for Craig-Bampton, ``supports`` for free-interface.
@@ -197,9 +199,10 @@ class ReducedBody(FlexibleBody):
     _kind = "reduced"
 
     def __init__(self, body, interface=None, *, basis="craig-bampton", n_modes=None, cutoff_hz=None,
-                 supports=None, geometric_stiffness=True, prestress_supports=None):
-        if not isinstance(body, FlexibleBody) or isinstance(body, ReducedBody):
-            raise TypeError(f"body must be a full kanefem body (PlanarBeam, Beam3D, MeshBody, ...), got {body!r}")
+                 supports=None, geometric_stiffness=None, prestress_supports=None):
+        if not isinstance(body, (FlexibleBody, ImportedModel)) or isinstance(body, ReducedBody):
+            raise TypeError(f"body must be a full kanefem body (PlanarBeam, Beam3D, MeshBody, ...) or an "
+                            f"ImportedModel, got {body!r}")
         self.full = body
         self.basis = _checks.choice("basis", basis, BASES)
         if (n_modes is None) == (cutoff_hz is None):
@@ -209,7 +212,12 @@ class ReducedBody(FlexibleBody):
         cutoff = None
         if cutoff_hz is not None:
             cutoff = (2 * math.pi * _checks.real("cutoff_hz", cutoff_hz, positive=True)) ** 2
+        if geometric_stiffness is None:  # when the full body has elements to stress
+            geometric_stiffness = isinstance(body, FlexibleBody)
         geometric = _checks.flag("geometric_stiffness", geometric_stiffness)
+        if geometric and isinstance(body, ImportedModel):
+            raise _not_supported(body, "geometric_stiffness", "imported matrices carry no elements to take a "
+                                 "prestress from; give geometric_stiffness=False")
         T, nb, items, names, positions = self._interface_map(interface)
         if self.basis == "craig-bampton":
             if nb == 0:
@@ -455,7 +463,7 @@ class ReducedBody(FlexibleBody):
     @property
     def model(self) -> dict:
         """``element`` "reduced", the full body's model (``of``) and what was kept."""
-        return {"element": "reduced", "of": self.full.model, "basis": self.basis,
+        return {"element": "reduced", "of": None if self.full is None else self.full.model, "basis": self.basis,
                 "n_boundary": self.n_boundary, "n_modes": self.kept["n_modes"]}
 
     @property
@@ -467,7 +475,7 @@ class ReducedBody(FlexibleBody):
         return "clamped" if getattr(self, "_supported", False) else None
 
     def __repr__(self):
-        return (f"ReducedBody({type(self.full).__name__} of {self.full.ndof} DOFs, basis={self.basis!r}, "
+        return (f"ReducedBody({type(self.full).__name__} of {self.basis_matrix.shape[0]} DOFs, basis={self.basis!r}, "
                 f"{self.n_boundary} interface DOFs + {self.kept['n_modes']} modes)")
 
     # ------------------------------------------------------------ supports
@@ -517,7 +525,7 @@ class ReducedBody(FlexibleBody):
         """Constraint rows on the reduced coordinates of the full body's supports:
         ``full.constraint_matrix(supports) @ V`` (for ``constraints=`` of the eigen methods,
         e.g. to hold a free-interface body)."""
-        return self.full.constraint_matrix(supports) @ self.basis_matrix
+        return self._full("interface_rows").constraint_matrix(supports) @ self.basis_matrix
 
     # ------------------------------------------------------------ K_G
 
@@ -568,32 +576,38 @@ class ReducedBody(FlexibleBody):
             return dataclasses.replace(q, mode_shapes=np.einsum("fn,...nk->...fk", V, q.mode_shapes))
         if name == "SimulationResult":
             return dataclasses.replace(q, d=q.d @ V.T, v=q.v @ V.T, p=None,
-                                       dof_names=self.full.dof_names)
+                                       dof_names=() if self.full is None else self.full.dof_names)
         q = _checks.array("q", q)
         if q.shape[-1] != self.ndof or q.ndim > 2:
             raise ValueError(f"q must have shape ({self.ndof},) or (n, {self.ndof}), got {q.shape}")
         return q @ V.T
 
+    def _full(self, what):
+        """The full body, for what needs its elements or mesh."""
+        if self.full is None:
+            raise _not_supported(self, what, "load it with ReducedBody.load(path, full=the full body)")
+        return self.full
+
     def stresses(self, d, at="gauss"):
         """Stresses of the expanded displacements on the full mesh (``full.stresses``)."""
-        return self.full.stresses(self.expand(d), at)
+        return self._full("stresses").stresses(self.expand(d), at)
 
     def section_forces(self, d, at="ends"):
         """Section forces of the expanded displacements on the full line body."""
-        return self.full.section_forces(self.expand(d), at)
+        return self._full("section_forces").section_forces(self.expand(d), at)
 
     def write_vtu(self, path, displacement=None, point_data=None, stresses=True):
         """The full mesh with the expanded displacement (``full.write_vtu``)."""
         disp = None if displacement is None else self.expand(displacement)
-        return self.full.write_vtu(path, disp, point_data, stresses)
+        return self._full("write_vtu").write_vtu(path, disp, point_data, stresses)
 
     def write_modes(self, path, result, instant=0, stresses=True):
         """The expanded mode shapes on the full mesh (``full.write_modes``)."""
-        return self.full.write_modes(path, self.expand(result), instant, stresses)
+        return self._full("write_modes").write_modes(path, self.expand(result), instant, stresses)
 
     def write_response(self, path, result, every=1, stresses=True):
         """The expanded response on the full mesh (``full.write_response``)."""
-        return self.full.write_response(path, self.expand(result), every, stresses)
+        return self._full("write_response").write_response(path, self.expand(result), every, stresses)
 
     def inertia_forces(self, d, d_t, d_tt, omega=0.0, eps=0.0, a_O=None, route="invariants", *,
                        frames=None):
@@ -604,3 +618,362 @@ class ReducedBody(FlexibleBody):
             raise _not_supported(self, "route='quadrature'",
                                  "V^T full.inertia_forces(V d, V d_t, V d_tt, ..., route='quadrature')")
         return super().inertia_forces(d, d_t, d_tt, omega, eps, a_O, route, frames=frames)
+
+    # ------------------------------------------------------------ files
+
+    def save(self, path):
+        """Write the reduced body to an NPZ file of the schema ``kanefem.reduced`` version
+        :data:`SCHEMA_VERSION` (docs/theory.md section 3.16; no pickled objects), atomically.
+
+        Arrays: ``schema`` (the name), ``version``, ``S`` (dim^2, n, n), ``K`` (n, n), ``s``
+        (dim^2, n), ``Mo`` (dim, n), ``R`` and ``KG`` when present, ``V`` (full ndof, n) the
+        basis, ``dof_names`` (n,), ``basis``, ``n_boundary``, ``frequencies_hz`` of the kept
+        modes, ``cutoff_hz`` (NaN if none), ``interface_nodes`` with ``interface_ptr`` (item k's
+        nodes at ptr[k]:ptr[k+1]), ``interface_positions``, ``full_type`` and ``full_ndof``.
+        """
+        from ._io import atomic_write
+
+        path = _checks.path("path", path)
+        if path.suffix != ".npz":
+            raise ValueError(f"path must end in .npz, got {str(path)!r}")
+        items = [np.atleast_1d(np.asarray(i, dtype=np.int64)) for i in self.interface]
+        data = dict(self._invariants)
+        data.update(schema=np.array(SCHEMA), version=np.array(SCHEMA_VERSION), V=self.basis_matrix,
+                    dof_names=np.array(self.dof_names, dtype=str), basis=np.array(self.basis),
+                    n_boundary=np.array(self.n_boundary), frequencies_hz=self.kept["frequencies_hz"],
+                    cutoff_hz=np.array(np.nan if self.kept["cutoff_hz"] is None else self.kept["cutoff_hz"]),
+                    interface_nodes=np.concatenate(items) if items else np.zeros(0, np.int64),
+                    interface_ptr=np.cumsum([0] + [i.size for i in items]).astype(np.int64),
+                    interface_positions=self.interface_positions,
+                    full_type=np.array(type(self.full).__name__ if self.full is not None else ""),
+                    full_ndof=np.array(self.basis_matrix.shape[0]))
+        return atomic_write(path, lambda f: np.savez(f, **data), mode="wb")
+
+    @classmethod
+    def load(cls, path, full=None):
+        """Read a reduced body written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            An NPZ file of the schema ``kanefem.reduced``, version :data:`SCHEMA_VERSION`.
+        full : FlexibleBody or ImportedModel, optional
+            The full body it was reduced from, for stresses and VTU output of expanded
+            results (``expand`` works without it: the basis is in the file).
+
+        Raises
+        ------
+        ValueError
+            naming the file: not an NPZ of this schema, another schema version, a missing or
+            malformed array, matrices the core refuses, a ``full`` of another size.
+        """
+        path = _checks.path("path", path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except (OSError, ValueError, EOFError) as exc:
+            raise ValueError(f"{path}: not a readable NPZ file ({type(exc).__name__}: {exc})") from None
+        if "schema" not in arrays or str(arrays["schema"]) != SCHEMA:
+            raise ValueError(f"{path}: not a kanefem reduced body (schema {SCHEMA!r} expected)")
+        version = int(arrays.get("version", -1))
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"{path}: schema version {version}, this kanefem reads version {SCHEMA_VERSION}")
+        need = ("S", "K", "s", "Mo", "V", "dof_names", "basis", "n_boundary", "frequencies_hz", "cutoff_hz",
+                "interface_nodes", "interface_ptr", "interface_positions", "full_ndof")
+        missing = [k for k in need if k not in arrays]
+        if missing:
+            raise ValueError(f"{path}: arrays missing: {', '.join(missing)}")
+        inv = {k: np.asarray(arrays[k], dtype=float) for k in ("S", "K", "s", "Mo", "R", "KG") if k in arrays}
+        V = np.asarray(arrays["V"], dtype=float)
+        n = inv["K"].shape[0] if inv["K"].ndim == 2 else -1
+        ptr = arrays["interface_ptr"]
+        if (V.ndim != 2 or V.shape[1] != n or len(arrays["dof_names"]) != n or ptr.ndim != 1
+                or ptr.size < 1 or ptr[-1] != arrays["interface_nodes"].size or np.any(np.diff(ptr) < 0)):
+            raise ValueError(f"{path}: the arrays do not fit together (K {inv['K'].shape}, V {V.shape}, "
+                             f"{len(arrays['dof_names'])} DOF names, interface_ptr {ptr.shape})")
+        if full is not None and getattr(full, "ndof", None) != V.shape[0]:
+            raise ValueError(f"full has {getattr(full, 'ndof', None)} DOFs, the file's basis {V.shape[0]}")
+        basis = str(arrays["basis"])
+        if basis not in BASES:
+            raise ValueError(f"{path}: basis = {basis!r} is not one of {BASES}")
+        self = cls.__new__(cls)
+        self.full, self.basis = full, basis
+        self.basis_matrix = V
+        V.setflags(write=False)
+        self.n_boundary = int(arrays["n_boundary"])
+        self.interface = [arrays["interface_nodes"][a:b] for a, b in zip(ptr[:-1], ptr[1:])]
+        self.interface_positions = np.asarray(arrays["interface_positions"], float)
+        names = tuple(str(x) for x in arrays["dof_names"])
+        self._interface_names = names[: self.n_boundary]
+        self._supported = basis == "craig-bampton"
+        cutoff = float(arrays["cutoff_hz"])
+        freqs = np.asarray(arrays["frequencies_hz"], float)
+        self.kept = {"basis": basis, "n_boundary": self.n_boundary, "n_modes": int(freqs.size),
+                     "frequencies_hz": freqs, "cutoff_hz": None if math.isnan(cutoff) else cutoff,
+                     "attachment": 0 if self._supported else len(names) - freqs.size,
+                     "interface": [list(map(int, i)) for i in self.interface]}
+        try:
+            self._set_core(inv, names)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        return self
+
+
+#: the NPZ schema of a saved reduced body (ReducedBody.save): its name and version
+SCHEMA = "kanefem.reduced"
+SCHEMA_VERSION = 1
+
+
+class ImportedModel:
+    """A full model from an FE code's mass and stiffness matrices, to be reduced by
+    :class:`ReducedBody` (docs/theory.md section 3.16).
+
+    The matrices act on translational DOFs (solid or plane-stress elements: what Abaqus
+    ``*MATRIX GENERATE``, Ansys and Nastran DMAP exports give for such meshes) listed by a
+    node/DOF map; the mesh (kanefem or meshio) gives the node coordinates.  The inertia
+    invariants follow from M and the coordinates: with the nodal mass m_ab (M's block of one
+    displacement component, the same for every component),
+    S_ij[(a,i),(b,j)] = m_ab, s_ij[(a,i)] = sum_b m_ab x_bj, Mo_i[(a,i)] = sum_b m_ab (exact
+    for isoparametric elements, whose shape functions interpolate x).  Elements are not
+    known, so there is no K_G and no stress recovery; VTU output of expanded results is
+    written on the mesh.
+
+    Parameters
+    ----------
+    mass, stiffness : array_like or scipy.sparse matrix, shape (n, n)
+        M and K, symmetric; M positive definite, K positive semidefinite.
+    dof_map : array_like of int, shape (n, 2)
+        Row r of the matrices is displacement component dof_map[r, 1] (0: x, 1: y, 2: z) of
+        node dof_map[r, 0] of the mesh; every component of every node exactly once.
+    mesh : kanefem.Mesh or meshio.Mesh
+        The mesh whose nodes the map refers to (its dimension is the model's).
+
+    Examples
+    --------
+    >>> import kanefem
+    >>> plate = kanefem.MeshBody(kanefem.Mesh.rectangle(1.0, 0.1, 10, 2, cell="quad"),
+    ...                          E=2.1e11, nu=0.3, rho=7800, thickness=0.01)
+    >>> dof_map = [(k // 2, k % 2) for k in range(plate.ndof)]
+    >>> model = kanefem.ImportedModel(plate.mass_matrix(), plate.stiffness_matrix(), dof_map, plate.mesh)
+    >>> model.ndof == plate.ndof
+    True
+    """
+
+    storage = "sparse"
+    _default_supports = None
+
+    def __init__(self, mass, stiffness, dof_map, mesh):
+        from .meshes import Mesh
+
+        _, sp, _ = _scipy()
+        if not isinstance(mesh, Mesh):
+            if type(mesh).__name__ == "Mesh" and hasattr(mesh, "points"):  # a meshio mesh
+                mesh = Mesh.from_meshio(mesh)
+            else:
+                raise TypeError(f"mesh must be a kanefem.Mesh or a meshio.Mesh, got {type(mesh).__name__}")
+        self.mesh, self.dim = mesh, mesh.dim
+        self.nodes = np.asarray(mesh.points if hasattr(mesh, "points") else mesh.nodes, float)[:, : self.dim]
+        self.n_nodes = self.nodes.shape[0]
+        self.dofs_per_node = self.dim
+        self.dof_names = ("ux", "uy", "uz")[: self.dim]
+        self.ndof = self.n_nodes * self.dim
+        M, K = (self._matrix_arg(name, X) for name, X in (("mass", mass), ("stiffness", stiffness)))
+        if M.shape != K.shape:
+            raise ValueError(f"mass {M.shape} and stiffness {K.shape} must have the same shape")
+        perm = self._dof_permutation(dof_map, M.shape[0])
+        # node-major numbering: new DOF node * dim + k holds old row perm[new]
+        P = sp.csr_matrix((np.ones(self.ndof), (np.arange(self.ndof), perm)), shape=(self.ndof,) * 2)
+        self._M = sp.csr_matrix(P @ M @ P.T)
+        self._K = sp.csr_matrix(P @ K @ P.T)
+        self._check_definite()
+        self._m = self._nodal_mass()
+        self._geometric = False
+
+    @staticmethod
+    def _matrix_arg(name, X):
+        _, sp, _ = _scipy()
+        X = sp.csr_matrix(X, dtype=float) if sp.issparse(X) else sp.csr_matrix(_checks.array(name, X, ndim=2))
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(f"{name} must be square, got shape {X.shape}")
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError(f"{name} has non-finite entries")
+        asym = abs(X - X.T).max() if X.nnz else 0.0
+        big = abs(X).max() if X.nnz else 0.0
+        if asym > 1e-10 * big:
+            raise ValueError(f"{name} is not symmetric: max |X - X^T| = {asym:.3g}, max |X| = {big:.3g}")
+        return X
+
+    def _dof_permutation(self, dof_map, n):
+        """perm[node * dim + k] = the matrix row of (node, k), checked by name."""
+        m = _checks.array("dof_map", dof_map, ndim=2)
+        if m.shape != (n, 2):
+            raise ValueError(f"dof_map must have shape ({n}, 2) (one (node, component) row per matrix row), "
+                             f"got {m.shape}")
+        if not np.all(m == np.round(m)):
+            raise ValueError("dof_map must hold integers (node, component)")
+        m = m.astype(np.int64)
+        if n != self.ndof:
+            raise ValueError(f"dof_map: the matrices have {n} rows, the mesh's {self.n_nodes} nodes x {self.dim} "
+                             f"components {self.ndof} DOFs (every component of every node once)")
+        if m[:, 0].min() < 0 or m[:, 0].max() >= self.n_nodes:
+            raise ValueError(f"dof_map: node {int(m[:, 0].max() if m[:, 0].max() >= self.n_nodes else m[:, 0].min())} "
+                             f"is not one of the mesh's {self.n_nodes} nodes")
+        if m[:, 1].min() < 0 or m[:, 1].max() >= self.dim:
+            raise ValueError(f"dof_map: components must be 0..{self.dim - 1} (translations; rotational DOFs "
+                             "are not supported)")
+        key = m[:, 0] * self.dim + m[:, 1]
+        perm = np.full(self.ndof, -1)
+        perm[key] = np.arange(n)
+        if np.any(perm < 0):
+            k = int(np.flatnonzero(perm < 0)[0])
+            raise ValueError(f"dof_map: (node {k // self.dim}, component {k % self.dim}) appears twice or never")
+        return perm
+
+    def _check_definite(self):
+        """M positive definite, K positive semidefinite (K + delta M definite), by factors."""
+        _, sp, _ = _scipy()
+        from .sparse import Factor
+
+        def pivots(A):
+            try:
+                return Factor(sp.csr_matrix(A), symmetric=True).lu.U.diagonal()
+            except RuntimeError:
+                return np.array([-1.0])
+        if not (pivots(self._M) > 0).all():
+            raise ValueError("mass is not positive definite (a factor of M has a pivot <= 0)")
+        scale = float(np.max(self._K.diagonal() / self._M.diagonal()))
+        if not (pivots(self._K + 1e-8 * scale * self._M) > 0).all():
+            raise ValueError("stiffness is not positive semidefinite (K + 1e-8 (k/m)_max M has a pivot <= 0)")
+
+    def _nodal_mass(self):
+        """m_ab from M's component blocks, checked: no coupling between components and the
+        same block for each."""
+        d = self.dim
+        M = self._M.tocoo()
+        ca, cb = M.row % d, M.col % d
+        big = np.abs(M.data).max()
+        cross = np.abs(M.data[ca != cb]).max(initial=0.0)
+        if cross > 1e-10 * big:
+            raise ValueError(f"mass couples different displacement components ({cross:.3g} against {big:.3g}): "
+                             "rotational or non-isotropic mass is not supported")
+        _, sp, _ = _scipy()
+        blocks = [sp.csr_matrix((M.data[(ca == k) & (cb == k)],
+                                 (M.row[(ca == k) & (cb == k)] // d, M.col[(ca == k) & (cb == k)] // d)),
+                                shape=(self.n_nodes,) * 2) for k in range(d)]
+        for k in range(1, d):
+            diff = abs(blocks[k] - blocks[0]).max() if (blocks[k] - blocks[0]).nnz else 0.0
+            if diff > 1e-8 * big:
+                raise ValueError(f"mass: component {k}'s nodal mass differs from component 0's by {diff:.3g}: "
+                                 "the invariants need one nodal mass for every component")
+        return blocks[0]
+
+    @classmethod
+    def read(cls, mass, stiffness, dof_map, mesh):
+        """Read M and K from Matrix Market files (``scipy.io.mmread``), the DOF map from a
+        text file of two integer columns (node, component) or an array, and the mesh from a
+        file (``Mesh.read``: Gmsh, Abaqus .inp, VTU, ...) or a Mesh.  Errors name the file."""
+        import scipy.io
+
+        from .meshes import Mesh
+
+        mats = []
+        for name, p in (("mass", mass), ("stiffness", stiffness)):
+            p = _checks.path(name, p)
+            try:
+                X = scipy.io.mmread(p)
+            except (OSError, ValueError, IndexError, TypeError) as exc:
+                raise ValueError(f"{name}: {p}: not a readable Matrix Market file ({type(exc).__name__}: {exc})") from None
+            try:
+                mats.append(cls._matrix_arg(name, X))
+            except ValueError as exc:
+                raise ValueError(f"{p}: {exc}") from None
+        if isinstance(dof_map, (str, bytes)) or hasattr(dof_map, "__fspath__"):
+            p = _checks.path("dof_map", dof_map)
+            try:
+                dof_map = np.loadtxt(p, dtype=float, ndmin=2)
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"dof_map: {p}: not two columns of integers ({exc})") from None
+        if not isinstance(mesh, Mesh) and (isinstance(mesh, str) or hasattr(mesh, "__fspath__")):
+            mesh = Mesh.read(mesh)
+        return cls(mats[0], mats[1], dof_map, mesh)
+
+    # what ReducedBody and the Body contract read
+    def mass_matrix(self):
+        """M in node-major order (ndof = nodes x dim), CSR."""
+        return self._M
+
+    def stiffness_matrix(self):
+        """K in node-major order, CSR."""
+        return self._K
+
+    def inertia_invariants(self) -> dict:
+        """S (a dim x dim nested list of CSR), s (dim, dim, ndof), Mo (dim, ndof) from M and
+        the node coordinates (the class's formulas)."""
+        _, sp, _ = _scipy()
+        d, nn = self.dim, self.n_nodes
+        m = self._m
+        S = [[sp.csr_matrix(sp.kron(m, sp.csr_matrix(([1.0], ([i], [j])), shape=(d, d)))) for j in range(d)]
+             for i in range(d)]
+        s = np.zeros((d, d, self.ndof))
+        Mo = np.zeros((d, self.ndof))
+        mx = m @ self.nodes
+        m1 = np.asarray(m.sum(axis=1)).ravel()
+        for i in range(d):
+            Mo[i, i::d] = m1
+            for j in range(d):
+                s[i, j, i::d] = mx[:, j]
+        assert nn * d == self.ndof
+        return {"S": S, "s": s, "Mo": Mo}
+
+    @property
+    def model(self) -> dict:
+        return {"element": "imported", "nodes": self.n_nodes, "dim": self.dim}
+
+    def _straight_kg(self):
+        return False
+
+    def _node_index(self, node, name="node"):
+        return _checks.index(name, node, self.n_nodes, "nodes")
+
+    def node_set(self, selector):
+        """As MeshBody.node_set: a set name, a predicate on the coordinates, indices."""
+        from .meshes import MeshBody
+
+        return MeshBody.node_set(self, selector)
+
+    def support_mask(self, supports):
+        """As MeshBody.support_mask."""
+        from .meshes import MeshBody
+
+        return MeshBody.support_mask(self, supports)
+
+    def constraint_matrix(self, supports):
+        return np.eye(self.ndof)[self.support_mask(supports)]
+
+    def displacement_field(self, d):
+        from .meshes import MeshBody
+
+        return MeshBody.displacement_field(self, d)
+
+    def write_vtu(self, path, displacement=None, point_data=None, stresses=False):
+        """The mesh with a displacement field (no stresses: no elements)."""
+        if stresses:
+            raise NotSupportedError("ImportedModel does not support stresses: its elements are not known")
+        data = dict(point_data or {})
+        if displacement is not None:
+            data["displacement"] = self.displacement_field(displacement)
+        return self.mesh.write(path, point_data=data, file_format="vtu")
+
+    def write_modes(self, path, result, instant=0, stresses=False):
+        """Mode shapes as VTU point data ``mode_k_f=...Hz`` (MeshBody.write_modes without stresses)."""
+        from .meshes import MeshBody
+
+        if stresses:
+            raise NotSupportedError("ImportedModel does not support stresses: its elements are not known")
+        return MeshBody.write_modes(self, path, result, instant, stresses=False)
+
+    def stresses(self, d, at="gauss"):
+        raise NotSupportedError("ImportedModel does not support stresses: its elements are not known "
+                                "(import the mesh as a MeshBody to recover stresses)")
+
+    section_forces = stresses
