@@ -588,6 +588,20 @@ class ReducedBody(FlexibleBody):
             raise _not_supported(self, what, "load it with ReducedBody.load(path, full=the full body)")
         return self.full
 
+    def project(self, f):
+        """Forces on the full body's DOFs as generalized forces on the reduced coordinates,
+        V^T f: an array (full.ndof,) or (n, full.ndof), or a HarmonicLoad (its amplitude
+        projected) for :func:`kanefem.simulate`."""
+        from .simulate import HarmonicLoad
+
+        if isinstance(f, HarmonicLoad):
+            return HarmonicLoad(self.project(f.amplitude), f.omega, f.phase)
+        f = _checks.array("f", f)
+        n = self.basis_matrix.shape[0]
+        if f.shape[-1] != n or f.ndim > 2:
+            raise ValueError(f"f must have shape ({n},) or (k, {n}) (the full body's DOFs), got {f.shape}")
+        return f @ self.basis_matrix
+
     def stresses(self, d, at="gauss"):
         """Stresses of the expanded displacements on the full mesh (``full.stresses``)."""
         return self._full("stresses").stresses(self.expand(d), at)
