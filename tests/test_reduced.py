@@ -3,6 +3,7 @@ the prestress K_G of a full body projected once onto a Craig-Bampton or free-int
 basis, run by the core's solvers as a body of given matrices."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -123,6 +124,12 @@ def test_free_interface_converges_as_modes_are_added():
     np.testing.assert_allclose(free.eigenvalues(7, supports=None).frequencies_hz[3:],
                                full.eigenvalues(7, supports="free-free").frequencies_hz[3:], rtol=1e-8)
     assert free.kept["attachment"] == 0 and free.dof_names[0] == "q1"
+    # held at node 0 (supports of the normal modes), node 0's attachment modes vanish and are
+    # dropped; the other end's three are kept, and the clamped-free modes are exact
+    held = ReducedBody(full, interface=[0, -1], basis="free-interface", n_modes=4, supports="clamped-free")
+    assert held.kept["attachment"] == 3 and held.ndof == 7
+    np.testing.assert_allclose(held.eigenvalues(4, supports=None).frequencies_hz,
+                               full.eigenvalues(4, supports="clamped-free").frequencies_hz, rtol=1e-7)
 
 
 def test_cutoff_keeps_the_modes_below_it():
@@ -375,8 +382,17 @@ def test_bad_imported_matrices_are_named(tmp_path):
     with pytest.raises(ValueError, match="node 999"):
         kanefem.ImportedModel(M, K, far, plate.mesh)
     (tmp_path / "junk.mtx").write_text("not a matrix\n")
-    with pytest.raises(ValueError, match="junk.mtx: not a readable Matrix Market"):
+    with pytest.raises(ValueError, match="mass: .*junk.mtx: not a Matrix Market file"):
         kanefem.ImportedModel.read(tmp_path / "junk.mtx", tmp_path / "junk.mtx", dm, plate.mesh)
+    # a header declaring more entries than the file holds: refused before SciPy allocates
+    (tmp_path / "lying.mtx").write_text("%%MatrixMarket matrix coordinate real general\n100000 100000 900000000\n1 1 1.0\n")
+    mass_file = exported(plate, tmp_path)[0]
+    with pytest.raises(ValueError, match="stiffness: .*lying.mtx: the header declares"):
+        kanefem.ImportedModel.read(mass_file, tmp_path / "lying.mtx", dm, plate.mesh)
+    if hasattr(os, "mkfifo"):  # a FIFO is refused, not waited on
+        os.mkfifo(tmp_path / "fifo.mtx")
+        with pytest.raises(ValueError, match="fifo.mtx: is a FIFO"):
+            kanefem.ImportedModel.read(tmp_path / "fifo.mtx", tmp_path / "K.mtx", dm, plate.mesh)
 
 
 def test_save_and_load(tmp_path, solid_blade):
@@ -408,7 +424,7 @@ def test_save_and_load(tmp_path, solid_blade):
     with pytest.raises(ValueError, match="other.npz: not a kanefem reduced body"):
         ReducedBody.load(tmp_path / "other.npz")
     (tmp_path / "text.npz").write_text("hello")
-    with pytest.raises(ValueError, match="text.npz: not a readable NPZ"):
+    with pytest.raises(ValueError, match="text.npz: not a readable reduced body NPZ file"):
         ReducedBody.load(tmp_path / "text.npz")
     z = dict(np.load(path))
     z["K"] = z["K"] + np.triu(np.ones_like(z["K"]), 1)
@@ -418,8 +434,13 @@ def test_save_and_load(tmp_path, solid_blade):
     z = dict(np.load(path))
     z["obj"] = np.array([object()], dtype=object)
     np.savez(tmp_path / "pickled.npz", **z)
-    with pytest.raises(ValueError, match="pickled.npz"):
+    with pytest.raises(ValueError, match="pickled.npz: member 'obj.npy' has dtype object"):
         ReducedBody.load(tmp_path / "pickled.npz")
+    z = dict(np.load(path))
+    z["version"] = np.array("one")
+    np.savez(tmp_path / "vtext.npz", **z)
+    with pytest.raises(ValueError, match="vtext.npz: array 'version' is of dtype <U3"):
+        ReducedBody.load(tmp_path / "vtext.npz")
 
 
 def test_responses_and_stresses_converge_as_modes_are_added():

@@ -35,6 +35,8 @@ _DOF_MOTION = {"u": ("t", 0), "v": ("t", 1), "w": ("t", 2), "ux": ("t", 0), "uy"
 _MASTER_DOFS = {2: ("ux", "uy", "rz"), 3: ("ux", "uy", "uz", "rx", "ry", "rz")}
 #: the bases offered
 BASES = ("craig-bampton", "free-interface")
+#: the most normal modes a reduced body keeps (its matrices are dense: 1000 modes, 8 MB each)
+MAX_MODES = 1000
 
 
 def _scipy():
@@ -97,6 +99,8 @@ def _lowest_modes(K, M, n_modes, cutoff, shift, what):
     shift-invert mode about ``shift`` (below the lowest eigenvalue)."""
     la, sp, spla = _scipy()
     n = K.shape[0]
+    if n_modes == 0:
+        return np.zeros(0), np.zeros((n, 0))
     if not sp.issparse(K):
         if cutoff is None:
             lam, phi = la.eigh(K, M, subset_by_index=[0, n_modes - 1])
@@ -109,6 +113,9 @@ def _lowest_modes(K, M, n_modes, cutoff, shift, what):
     k = n_modes if cutoff is None else min(12, n - 2)
     while True:
         if k >= n - 1:
+            if n > MAX_MODES:
+                raise ValueError(f"cutoff_hz: more than {k} modes lie below the cut-off ({what}); give n_modes "
+                                 f"or a lower cutoff_hz")
             lam, phi = la.eigh(K.toarray(), M.toarray())
         else:
             lam, phi = spla.eigsh(K, k=k, M=M, sigma=shift, OPinv=op, which="LM")
@@ -116,10 +123,16 @@ def _lowest_modes(K, M, n_modes, cutoff, shift, what):
         lam, phi = lam[order], phi[:, order]
         if cutoff is None or lam[-1] > cutoff or k >= n - 1:
             break
+        if k >= MAX_MODES:
+            raise ValueError(f"cutoff_hz: more than {MAX_MODES} modes lie below the cut-off ({what}); give "
+                             "n_modes or a lower cutoff_hz")
         k = min(2 * k, n - 1)
     if cutoff is not None:
         keep = lam <= cutoff
         lam, phi = lam[keep], phi[:, keep]
+        if lam.size > MAX_MODES:
+            raise ValueError(f"cutoff_hz: {lam.size} modes lie below the cut-off ({what}), more than {MAX_MODES}; "
+                             "give n_modes or a lower cutoff_hz")
     else:
         lam, phi = lam[:n_modes], phi[:, :n_modes]
     # M-normalize (ARPACK's vectors are M-orthonormal to its tolerance)
@@ -208,10 +221,11 @@ class ReducedBody(FlexibleBody):
         if (n_modes is None) == (cutoff_hz is None):
             raise TypeError("give the normal modes kept as n_modes or as cutoff_hz (one of them)")
         if n_modes is not None:
-            n_modes = _checks.integer("n_modes", n_modes, minimum=0, maximum=body.ndof)
+            n_modes = _checks.integer("n_modes", n_modes, minimum=0, maximum=min(body.ndof, MAX_MODES))
         cutoff = None
         if cutoff_hz is not None:
-            cutoff = (2 * math.pi * _checks.real("cutoff_hz", cutoff_hz, positive=True)) ** 2
+            with np.errstate(over="ignore"):  # a cut-off beyond every mode: inf
+                cutoff = float((2 * np.pi * np.float64(_checks.real("cutoff_hz", cutoff_hz, positive=True))) ** 2)
         if geometric_stiffness is None:  # when the full body has elements to stress
             geometric_stiffness = isinstance(body, FlexibleBody)
         geometric = _checks.flag("geometric_stiffness", geometric_stiffness)
@@ -242,7 +256,7 @@ class ReducedBody(FlexibleBody):
         self.kept = {"basis": self.basis, "n_boundary": self.n_boundary, "n_modes": int(lam.size),
                      "frequencies_hz": np.sqrt(np.maximum(lam, 0.0)) / (2 * math.pi),
                      "cutoff_hz": None if cutoff_hz is None else float(cutoff_hz),
-                     "attachment": nb if self.basis == "free-interface" else 0,
+                     "attachment": V.shape[1] - lam.size if self.basis == "free-interface" else 0,
                      "interface": [list(map(int, np.atleast_1d(i))) for i in items]}
         KG = self._geometric_cases(ps) if geometric else None
         self._set_core(self._projected(V, KG), names)
@@ -259,6 +273,9 @@ class ReducedBody(FlexibleBody):
             interface = []
         if isinstance(interface, (str, int, np.integer)) or callable(interface):
             interface = [interface]
+        if not isinstance(interface, (list, tuple, np.ndarray)):
+            raise TypeError(f"interface must be a list of items (a node index, several nodes, a node-set name or a "
+                            f"predicate), got {_checks._short(interface)}")
         rows, cols, vals, names, items, positions = [], [], [], [], [], []
         taken = np.zeros(n, dtype=bool)
         nb = 0
@@ -267,7 +284,11 @@ class ReducedBody(FlexibleBody):
                 node = body._node_index(item, f"interface[{k}]")
                 nodes = np.array([node])
             elif hasattr(body, "node_set"):
-                nodes = body.node_set(item)
+                try:
+                    nodes = body.node_set(item)
+                except (TypeError, ValueError) as exc:  # the mesh's message speaks of supports
+                    raise type(exc)(f"interface[{k}] = {_checks._short(item)}: "
+                                    f"{str(exc).removeprefix('supports: ')}") from None
             else:
                 nodes = np.unique([body._node_index(v, f"interface[{k}]") for v in np.atleast_1d(item)])
             if nodes.size == 0:
@@ -382,9 +403,17 @@ class ReducedBody(FlexibleBody):
             W = np.hstack([Phi, Psi])
         else:
             W = Phi
-        # the reduced eigenproblem makes the coordinates modal (and drops nothing)
-        Kr, Mr = _project(W, Kf), _project(W, Mf)
-        mu, X = _scipy()[0].eigh(0.5 * (Kr + Kr.T), 0.5 * (Mr + Mr.T))
+        # an M-orthonormal basis of the columns' span (an attachment mode of a supported
+        # interface DOF is zero: dropped), then the reduced eigenproblem makes it modal
+        la = _scipy()[0]
+        norms = np.sqrt(np.einsum("ij,ij->j", W, np.asarray(Mf @ W)))
+        W = W[:, norms > 0] / norms[norms > 0]
+        if W.shape[1] == 0:
+            raise ValueError(f"n_modes = {lam.size} and an interface with no free DOF: the basis is empty")
+        mu, U = la.eigh(_project(W, Mf))
+        keep = mu > 1e-12 * mu.max()
+        W = W @ (U[:, keep] / np.sqrt(mu[keep]))
+        _, X = la.eigh(_project(W, Kf))
         V = np.zeros((full.ndof, W.shape[1]))
         V[free] = W @ X
         return V, lam
@@ -681,30 +710,41 @@ class ReducedBody(FlexibleBody):
             naming the file: not an NPZ of this schema, another schema version, a missing or
             malformed array, matrices the core refuses, a ``full`` of another size.
         """
+        from .sweep import read_npz
+
         path = _checks.path("path", path)
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}
-        except (OSError, ValueError, EOFError) as exc:
-            raise ValueError(f"{path}: not a readable NPZ file ({type(exc).__name__}: {exc})") from None
-        if "schema" not in arrays or str(arrays["schema"]) != SCHEMA:
+        # the sweep store's checked reader: regular file, sizes, headers, no objects, CRCs
+        arrays = read_npz(path, ValueError, "reduced body NPZ file")
+        def kind(name, kinds, ndim):
+            a = arrays.get(name)
+            if a is None or a.dtype.kind not in kinds or a.ndim != ndim:
+                got = "missing" if a is None else f"of dtype {a.dtype} and {a.ndim} dimension(s)"
+                raise ValueError(f"{path}: array {name!r} is {got} (schema {SCHEMA!r} version {SCHEMA_VERSION})")
+            return a
+
+        if str(arrays.get("schema", "")) != SCHEMA or arrays["schema"].dtype.kind != "U":
             raise ValueError(f"{path}: not a kanefem reduced body (schema {SCHEMA!r} expected)")
-        version = int(arrays.get("version", -1))
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"{path}: schema version {version}, this kanefem reads version {SCHEMA_VERSION}")
-        need = ("S", "K", "s", "Mo", "V", "dof_names", "basis", "n_boundary", "frequencies_hz", "cutoff_hz",
-                "interface_nodes", "interface_ptr", "interface_positions", "full_ndof")
-        missing = [k for k in need if k not in arrays]
-        if missing:
-            raise ValueError(f"{path}: arrays missing: {', '.join(missing)}")
-        inv = {k: np.asarray(arrays[k], dtype=float) for k in ("S", "K", "s", "Mo", "R", "KG") if k in arrays}
-        V = np.asarray(arrays["V"], dtype=float)
-        n = inv["K"].shape[0] if inv["K"].ndim == 2 else -1
-        ptr = arrays["interface_ptr"]
-        if (V.ndim != 2 or V.shape[1] != n or len(arrays["dof_names"]) != n or ptr.ndim != 1
-                or ptr.size < 1 or ptr[-1] != arrays["interface_nodes"].size or np.any(np.diff(ptr) < 0)):
+        version = kind("version", "iu", 0)
+        if int(version) != SCHEMA_VERSION:
+            raise ValueError(f"{path}: schema version {int(version)}, this kanefem reads version {SCHEMA_VERSION}")
+        inv = {k: kind(k, "f", nd) for k, nd in (("S", 3), ("K", 2), ("s", 2), ("Mo", 2))}
+        inv.update({k: kind(k, "f", 3) for k in ("R", "KG") if k in arrays})
+        V = kind("V", "f", 2)
+        ptr, nodes = kind("interface_ptr", "iu", 1), kind("interface_nodes", "iu", 1)
+        names = kind("dof_names", "U", 1)
+        for name, kinds, nd in (("basis", "U", 0), ("n_boundary", "iu", 0), ("frequencies_hz", "f", 1),
+                                ("cutoff_hz", "f", 0), ("interface_positions", "f", 2), ("full_ndof", "iu", 0)):
+            kind(name, kinds, nd)
+        n = inv["K"].shape[0]
+        if (V.shape[1] != n or names.size != n or ptr.size < 1 or ptr[0] != 0 or ptr[-1] != nodes.size
+                or np.any(np.diff(ptr.astype(np.int64)) < 0) or not 0 <= int(arrays["n_boundary"]) <= n
+                or int(arrays["full_ndof"]) != V.shape[0]):
             raise ValueError(f"{path}: the arrays do not fit together (K {inv['K'].shape}, V {V.shape}, "
-                             f"{len(arrays['dof_names'])} DOF names, interface_ptr {ptr.shape})")
+                             f"{names.size} DOF names, interface_ptr {ptr.shape}, n_boundary "
+                             f"{int(arrays['n_boundary'])})")
+        for name in ("V", "frequencies_hz", "interface_positions"):
+            if not np.all(np.isfinite(arrays[name])):
+                raise ValueError(f"{path}: array {name!r} has non-finite entries")
         if full is not None and getattr(full, "ndof", None) != V.shape[0]:
             raise ValueError(f"full has {getattr(full, 'ndof', None)} DOFs, the file's basis {V.shape[0]}")
         basis = str(arrays["basis"])
@@ -715,9 +755,9 @@ class ReducedBody(FlexibleBody):
         self.basis_matrix = V
         V.setflags(write=False)
         self.n_boundary = int(arrays["n_boundary"])
-        self.interface = [arrays["interface_nodes"][a:b] for a, b in zip(ptr[:-1], ptr[1:])]
+        self.interface = [nodes[a:b] for a, b in zip(ptr[:-1], ptr[1:])]
         self.interface_positions = np.asarray(arrays["interface_positions"], float)
-        names = tuple(str(x) for x in arrays["dof_names"])
+        names = tuple(str(x) for x in names)
         self._interface_names = names[: self.n_boundary]
         self._supported = basis == "craig-bampton"
         cutoff = float(arrays["cutoff_hz"])
@@ -731,6 +771,74 @@ class ReducedBody(FlexibleBody):
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{path}: {exc}") from None
         return self
+
+
+#: the largest Matrix Market or DOF map file ImportedModel.read reads (it is read whole)
+MATRIX_FILE_MAX = 8 << 30
+
+
+def _read_matrix_market(name, path, raw):
+    """A real matrix from the bytes of a Matrix Market file (coordinate or array, general or
+    symmetric), parsed here with NumPy and checked at every step: the banner, a size line
+    the file can hold, ASCII text, exactly the declared number of entries, integer indices
+    in range.  (SciPy's ``mmread`` reads the same files, but its C++ reader crashed the
+    process on a damaged file, a NUL byte in an entry: docs/theory.md section 3.16.)"""
+    _, sp, _ = _scipy()
+    where = f"{name}: {path}"
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where}: not a Matrix Market file: byte {exc.start} is not ASCII") from None
+    if "\x00" in text:
+        raise ValueError(f"{where}: not a Matrix Market file: it holds a NUL byte")
+    lines = text.split("\n")
+    banner = lines[0].strip().lower().split()
+    if len(banner) != 5 or banner[0] != "%%matrixmarket" or banner[1] != "matrix" or \
+            banner[2] not in ("coordinate", "array") or banner[3] not in ("real", "integer", "double") or \
+            banner[4] not in ("general", "symmetric"):
+        raise ValueError(f"{where}: not a Matrix Market file of a real general or symmetric matrix "
+                         f"(banner {lines[0][:80]!r})")
+    k = 1
+    while k < len(lines) and (not lines[k].strip() or lines[k].lstrip().startswith("%")):
+        k += 1
+    coordinate = banner[2] == "coordinate"
+    want = 3 if coordinate else 2
+    try:
+        dims = [int(v) for v in lines[k].split()] if k < len(lines) else []
+    except ValueError:
+        dims = []
+    if len(dims) != want or min(dims) < 0 or dims[0] != dims[1] or dims[0] > 2**31 - 1:
+        raise ValueError(f"{where}: the size line {lines[k][:80] if k < len(lines) else ''!r} is not {want} "
+                         "non-negative integers of a square matrix")
+    n = dims[0]
+    count = dims[2] if coordinate else n * n
+    if count * (4 if coordinate else 2) > len(raw):
+        raise ValueError(f"{where}: the header declares {dims}, more than the file's {len(raw)} bytes hold")
+    try:
+        values = np.array("\n".join(lines[k + 1:]).split(), dtype=float)
+    except ValueError as exc:
+        raise ValueError(f"{where}: an entry is not a number ({exc})") from None
+    if values.size != count * (want if coordinate else 1):
+        raise ValueError(f"{where}: {values.size} numbers after the size line, the header declares "
+                         f"{count} entries")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{where}: the matrix has non-finite entries")
+    symmetric = banner[4] == "symmetric"
+    if coordinate:
+        e = values.reshape(count, 3)
+        ij = e[:, :2]
+        if not (np.all(ij == np.round(ij)) and np.all(ij >= 1) and np.all(ij <= n)):
+            raise ValueError(f"{where}: entry indices must be integers in 1..{n}")
+        i, j, v = ij[:, 0].astype(np.int64) - 1, ij[:, 1].astype(np.int64) - 1, e[:, 2]
+        if symmetric:
+            if np.any(j > i):
+                raise ValueError(f"{where}: a symmetric file lists the lower triangle only (an entry above it)")
+            off = i != j
+            i, j, v = np.r_[i, j[off]], np.r_[j, i[off]], np.r_[v, v[off]]
+        return sp.csr_matrix((v, (i, j)), shape=(n, n))
+    if symmetric:
+        raise ValueError(f"{where}: a symmetric array file is not supported (give a general array or coordinates)")
+    return sp.csr_matrix(values.reshape(n, n, order="F"))
 
 
 #: the NPZ schema of a saved reduced body (ReducedBody.save): its name and version
@@ -883,29 +991,29 @@ class ImportedModel:
 
     @classmethod
     def read(cls, mass, stiffness, dof_map, mesh):
-        """Read M and K from Matrix Market files (``scipy.io.mmread``), the DOF map from a
+        """Read M and K from Matrix Market files (the files ``scipy.io.mmwrite`` writes and FE
+        codes export: coordinate or array, general or symmetric, real), the DOF map from a
         text file of two integer columns (node, component) or an array, and the mesh from a
         file (``Mesh.read``: Gmsh, Abaqus .inp, VTU, ...) or a Mesh.  Errors name the file."""
-        import scipy.io
+        import io
 
+        from ._io import read_bytes
         from .meshes import Mesh
 
         mats = []
         for name, p in (("mass", mass), ("stiffness", stiffness)):
             p = _checks.path(name, p)
-            try:
-                X = scipy.io.mmread(p)
-            except (OSError, ValueError, IndexError, TypeError) as exc:
-                raise ValueError(f"{name}: {p}: not a readable Matrix Market file ({type(exc).__name__}: {exc})") from None
+            X = _read_matrix_market(name, p, read_bytes(p, limit=MATRIX_FILE_MAX, what="Matrix Market file"))
             try:
                 mats.append(cls._matrix_arg(name, X))
             except ValueError as exc:
                 raise ValueError(f"{p}: {exc}") from None
         if isinstance(dof_map, (str, bytes)) or hasattr(dof_map, "__fspath__"):
             p = _checks.path("dof_map", dof_map)
+            raw = read_bytes(p, limit=MATRIX_FILE_MAX, what="DOF map")
             try:
-                dof_map = np.loadtxt(p, dtype=float, ndmin=2)
-            except (OSError, ValueError) as exc:
+                dof_map = np.loadtxt(io.BytesIO(raw), dtype=float, ndmin=2)
+            except (ValueError, UnicodeError, IndexError) as exc:
                 raise ValueError(f"dof_map: {p}: not two columns of integers ({exc})") from None
         if not isinstance(mesh, Mesh) and (isinstance(mesh, str) or hasattr(mesh, "__fspath__")):
             mesh = Mesh.read(mesh)
