@@ -172,6 +172,20 @@ def test_reduced_beam_blade_stiffens_as_the_full_one():
     assert abs(soft - lam0) < 1e-3 * (slopes[0] * Om**2)
     with pytest.raises(kanefem.NotSupportedError, match="geometric_stiffness"):
         plain.eigenvalues(1, omega=(0.0, 0.0, Om), supports="clamped", geometric_stiffness=True)
+    assert red.kept["geometric_stiffness"] and not plain.kept["geometric_stiffness"]
+
+
+def test_free_body_has_no_prestress_by_default():
+    """A free-interface plate with no supports has no static prestress: by default the
+    reduced body is made without K_G (and says so); asked for, the full body's error names
+    the supports."""
+    plate = plate_body("quad")
+    red = ReducedBody(plate, interface=[root], basis="free-interface", n_modes=5)
+    assert not red.kept["geometric_stiffness"] and red.kept["attachment"] == 3  # the rigid edge: ux, uy, rz
+    with pytest.raises(ValueError, match="supports that hold the body"):
+        ReducedBody(plate, interface=[root], basis="free-interface", n_modes=5, geometric_stiffness=True)
+    held = ReducedBody(plate, interface=[root], basis="free-interface", n_modes=5, prestress_supports={root: "fixed"})
+    assert held.kept["geometric_stiffness"]
 
 
 def test_reduced_solid_blade_stiffens_as_the_full_one(solid_blade):

@@ -171,8 +171,9 @@ class ReducedBody(FlexibleBody):
         Free-interface only: the full body's supports of the normal modes (default none).
     geometric_stiffness : bool, optional
         Project the prestress K_G of the unit load cases (docs/theory.md section 2.11) so
-        that ``geometric_stiffness=True`` works on the reduced body; default on for a
-        kanefem body, off (and not supported) for an :class:`ImportedModel`.
+        that ``geometric_stiffness=True`` works on the reduced body.  Default: on for a
+        kanefem body whose prestress supports hold it (``kept["geometric_stiffness"]`` says
+        whether it was made), off for an :class:`ImportedModel` (not supported there).
     prestress_supports : optional
         The full body's supports of that prestress; default: the interface held (every
         interface DOF fixed) for Craig-Bampton, ``supports`` for free-interface.
@@ -186,7 +187,8 @@ class ReducedBody(FlexibleBody):
     kept : dict
         What was kept: ``basis``, ``n_boundary`` (interface DOFs), ``n_modes``,
         ``frequencies_hz`` of the kept normal modes, ``cutoff_hz``, ``attachment`` (the
-        residual attachment modes of a free-interface basis), ``interface`` (the items).
+        residual attachment modes of a free-interface basis), ``interface`` (the items),
+        ``geometric_stiffness`` (whether the K_G basis was projected).
 
     Notes
     -----
@@ -226,7 +228,8 @@ class ReducedBody(FlexibleBody):
         if cutoff_hz is not None:
             with np.errstate(over="ignore"):  # a cut-off beyond every mode: inf
                 cutoff = float((2 * np.pi * np.float64(_checks.real("cutoff_hz", cutoff_hz, positive=True))) ** 2)
-        if geometric_stiffness is None:  # when the full body has elements to stress
+        explicit = geometric_stiffness is not None
+        if not explicit:  # when the full body has elements to stress and supports that hold it
             geometric_stiffness = isinstance(body, FlexibleBody)
         geometric = _checks.flag("geometric_stiffness", geometric_stiffness)
         if geometric and isinstance(body, ImportedModel):
@@ -258,7 +261,14 @@ class ReducedBody(FlexibleBody):
                      "cutoff_hz": None if cutoff_hz is None else float(cutoff_hz),
                      "attachment": V.shape[1] - lam.size if self.basis == "free-interface" else 0,
                      "interface": [list(map(int, np.atleast_1d(i))) for i in items]}
-        KG = self._geometric_cases(ps) if geometric else None
+        KG = None
+        if geometric:
+            try:
+                KG = self._geometric_cases(ps)
+            except ValueError:  # the prestress supports leave the body free
+                if explicit:
+                    raise
+        self.kept["geometric_stiffness"] = KG is not None
         self._set_core(self._projected(V, KG), names)
 
     # ------------------------------------------------------------ the basis
@@ -765,7 +775,8 @@ class ReducedBody(FlexibleBody):
         self.kept = {"basis": basis, "n_boundary": self.n_boundary, "n_modes": int(freqs.size),
                      "frequencies_hz": freqs, "cutoff_hz": None if math.isnan(cutoff) else cutoff,
                      "attachment": 0 if self._supported else len(names) - freqs.size,
-                     "interface": [list(map(int, i)) for i in self.interface]}
+                     "interface": [list(map(int, i)) for i in self.interface],
+                     "geometric_stiffness": "KG" in inv}
         try:
             self._set_core(inv, names)
         except (ValueError, TypeError) as exc:
