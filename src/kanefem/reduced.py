@@ -676,7 +676,7 @@ class ReducedBody(FlexibleBody):
 
     def save(self, path):
         """Write the reduced body to an NPZ file of the schema ``kanefem.reduced`` version
-        :data:`SCHEMA_VERSION` (docs/theory.md section 3.16; no pickled objects), atomically.
+        ``SCHEMA_VERSION`` (1) (docs/theory.md section 3.16; no pickled objects), atomically.
 
         Arrays: ``schema`` (the name), ``version``, ``S`` (dim^2, n, n), ``K`` (n, n), ``s``
         (dim^2, n), ``Mo`` (dim, n), ``R`` and ``KG`` when present, ``V`` (full ndof, n) the
@@ -709,7 +709,7 @@ class ReducedBody(FlexibleBody):
         Parameters
         ----------
         path : str or os.PathLike
-            An NPZ file of the schema ``kanefem.reduced``, version :data:`SCHEMA_VERSION`.
+            An NPZ file of the schema ``kanefem.reduced``, version ``SCHEMA_VERSION`` (1).
         full : FlexibleBody or ImportedModel, optional
             The full body it was reduced from, for stresses and VTU output of expanded
             results (``expand`` works without it: the basis is in the file).

@@ -448,7 +448,7 @@ def read_npz(path, error=ValueError, what="file"):
 
 def read_point(path):
     """A point's arrays (outputs and the reserved metadata) from its NPZ file, every part
-    checked (see DamagedPointError and :func:`read_npz`) and the metadata (parameters as a
+    checked (see DamagedPointError and ``read_npz``) and the metadata (parameters as a
     JSON object, study and version as strings, seconds a finite number)."""
     data = read_npz(path, DamagedPointError, "sweep point")
     for name, kind in (("__params__", "U"), ("__study__", "U"), ("__version__", "U"), ("__seconds__", "f")):
