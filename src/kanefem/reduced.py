@@ -582,6 +582,16 @@ class ReducedBody(FlexibleBody):
         if not self._has_kg:
             raise _not_supported(self, "geometric_stiffness", "build it with geometric_stiffness=True")
 
+    def _eig_context(self, supports, geometric=False, constraints=None):
+        """As the base's, but the projected K_G basis does not depend on the supports, so
+        it also combines with constraints (a free-interface body held through
+        :meth:`interface_rows`)."""
+        if geometric:
+            self._geometric_basis(supports)
+        if constraints is not None:
+            return self._projected_context(supports, geometric, constraints)
+        return self._supports_context(supports, geometric)
+
     def _axial_rows(self, motion, supports, end_forces):
         if end_forces is not None and np.any(_checks.array("end_forces", end_forces, shape=(2,)) != 0):
             raise _not_supported(self, "end_forces", "loads on the interface DOFs (a reduced body has no end "
