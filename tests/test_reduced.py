@@ -285,6 +285,8 @@ def test_bad_input_is_named(solid_blade):
         ReducedBody(beam(), interface=[0])
     with pytest.raises(ValueError, match="basis"):
         ReducedBody(beam(), interface=[0], n_modes=2, basis="guyan")
+    with pytest.raises(TypeError, match="supports = 'clamped-free'.*free-interface"):
+        ReducedBody(beam(), interface=[0], n_modes=2, supports="clamped-free")
     red = ReducedBody(beam(), interface=[0, -1], n_modes=2)
     with pytest.raises(kanefem.NotSupportedError, match="end_forces"):
         red.axial_force(omega=3.0, end_forces=(1.0, 0.0))

@@ -235,6 +235,10 @@ class ReducedBody(FlexibleBody):
         if geometric and isinstance(body, ImportedModel):
             raise _not_supported(body, "geometric_stiffness", "imported matrices carry no elements to take a "
                                  "prestress from; give geometric_stiffness=False")
+        if self.basis == "craig-bampton" and supports is not None:
+            raise TypeError(f"supports = {_checks._short(supports)}: the supports of the normal modes are for a "
+                            "free-interface basis; a Craig-Bampton basis holds the interface (prestress_supports "
+                            "sets its K_G's)")
         T, nb, items, names, positions = self._interface_map(interface)
         if self.basis == "craig-bampton":
             if nb == 0:
