@@ -360,6 +360,25 @@ static void add_geo(int ne, int nr, const double **rows, const double *wt, doubl
         }
 }
 
+/* M = sum_i S_ii and, for a planar body, the basis of kf_body_combine (P allocated
+ * like M, zero): P0 = S_xx - S_yy, P1 = S_yx - S_xy, P2 = S_xy + S_yx. */
+static void mass_and_basis(kf_body *b)
+{
+    int dim = b->dim;
+    kf_mat_zero(&b->M);
+    for (int i = 0; i < dim; i++)
+        kf_mat_axpy(&b->M, 1.0, &b->S[i * dim + i]);
+    if (dim == 2) {
+        const kf_mat *Sxx = &b->S[0], *Sxy = &b->S[1], *Syx = &b->S[2], *Syy = &b->S[3];
+        kf_mat_axpy(&b->P[0], 1.0, Sxx);
+        kf_mat_axpy(&b->P[0], -1.0, Syy);
+        kf_mat_axpy(&b->P[1], 1.0, Syx);
+        kf_mat_axpy(&b->P[1], -1.0, Sxy);
+        kf_mat_axpy(&b->P[2], 1.0, Sxy);
+        kf_mat_axpy(&b->P[2], 1.0, Syx);
+    }
+}
+
 /*
  * Integrate and assemble the invariants and K.  Each element's matrices are
  * summed over its quadrature points first, then added to the body once: for a
@@ -506,18 +525,7 @@ static int assemble(kf_body *b, kf_error *err)
     }
     free(work);
     free(pos);
-    kf_mat_zero(&b->M);
-    for (int i = 0; i < dim; i++)
-        kf_mat_axpy(&b->M, 1.0, &b->S[i * dim + i]);
-    if (dim == 2) { /* the planar basis of kf_body_combine */
-        const kf_mat *Sxx = &b->S[0], *Sxy = &b->S[1], *Syx = &b->S[2], *Syy = &b->S[3];
-        kf_mat_axpy(&b->P[0], 1.0, Sxx);
-        kf_mat_axpy(&b->P[0], -1.0, Syy);
-        kf_mat_axpy(&b->P[1], 1.0, Syx);
-        kf_mat_axpy(&b->P[1], -1.0, Sxy);
-        kf_mat_axpy(&b->P[2], 1.0, Sxy);
-        kf_mat_axpy(&b->P[2], 1.0, Syx);
-    }
+    mass_and_basis(b);
     return KF_OK;
 }
 
@@ -765,6 +773,138 @@ int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel
     if (!rc)
         rc = body_build(out, kinds[0], nnode, coords, nel, conn, els, ptr, sec, NULL, storage, err);
     free(els);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- given (reduced) bodies */
+
+/* dst (dense n x n, allocated) = the row-major src; symmetric: src must equal its
+ * transpose to a relative tol of its largest entry (KF_EINVAL naming `name`), and dst is
+ * made exactly symmetric (the mean of the two triangles). */
+static int given_matrix(kf_mat *dst, int n, const double *src, int symmetric, const char *name,
+                        int index, kf_error *err)
+{
+    int rc = kf_mat_alloc(dst, KF_DENSE, n, 0, 0, err);
+    if (rc)
+        return rc;
+    double big = 0.0;
+    for (size_t k = 0; k < (size_t)n * n; k++) {
+        if (!isfinite(src[k]))
+            return kf_fail(err, KF_EINVAL, name, "%s[%d] entry (%d, %d) is %g: must be finite",
+                           name, index, (int)(k / n), (int)(k % n), src[k]);
+        big = fabs(src[k]) > big ? fabs(src[k]) : big;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double v = src[(size_t)i * n + j];
+            if (symmetric) {
+                double w = src[(size_t)j * n + i];
+                if (fabs(v - w) > 1e-10 * big)
+                    return kf_fail(err, KF_EINVAL, name, "%s[%d] is not symmetric: entry (%d, %d) "
+                                   "= %.17g, (%d, %d) = %.17g", name, index, i, j, v, j, i, w);
+                v = i < j ? 0.5 * (v + w) : i > j ? 0.5 * (w + v) : v;
+            }
+            dst->a[i + (size_t)j * dst->ld] = v;
+        }
+    return KF_OK;
+}
+
+int kf_body_create_given(kf_body **out, int dim, int n, const double *S, const double *R,
+                         const double *K, const double *s, const double *Mo, int nkg,
+                         const double *KG, kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    if (dim != 2 && dim != 3)
+        return kf_fail(err, KF_EINVAL, "dim", "dim = %d must be 2 or 3", dim);
+    if (n < 1 || n > KF_BODY_DENSE_MAX)
+        return kf_fail(err, KF_EINVAL, "n", "n = %d coordinates: a given body takes 1..%d", n,
+                       KF_BODY_DENSE_MAX);
+    int dd = dim * dim;
+    if (nkg != 0 && nkg != dim + dd)
+        return kf_fail(err, KF_EINVAL, "KG", "nkg = %d: a given body's K_G basis has 0 or dim + "
+                       "dim^2 = %d load cases", nkg, dim + dd);
+    if (!S || !K || !s || !Mo || (nkg && !KG))
+        return kf_fail(err, KF_EINVAL, "S", "S, K, s, Mo (and KG with nkg > 0) must not be NULL");
+    for (size_t k = 0; k < (size_t)(dd + dim) * n; k++) {
+        double v = k < (size_t)dd * n ? s[k] : Mo[k - (size_t)dd * n];
+        if (!isfinite(v))
+            return kf_fail(err, KF_EINVAL, k < (size_t)dd * n ? "s" : "Mo",
+                           "the first moments must be finite (entry %zu is %g)", k, v);
+    }
+    kf_body *b = kf_calloc(1, sizeof *b);
+    if (!b)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a body");
+    b->el = NULL;
+    b->kind = -1;
+    b->dim = dim;
+    b->nnode = 1; /* no nodes: one "node" of n coordinates (kf_body_ode's end DOFs are 0) */
+    b->ndofn = n;
+    b->ndof = n;
+    b->nel = 0;
+    b->reduced = b->given = 1;
+    b->has_second = R != NULL;
+    b->has_geometric = b->prestress = nkg > 0;
+    b->nkg = nkg;
+    b->s = kf_calloc((size_t)dd * n, sizeof(double));
+    b->Mo = kf_calloc((size_t)dim * n, sizeof(double));
+    int rc = KF_OK;
+    size_t nn = (size_t)n * n;
+    if (!b->s || !b->Mo) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a body of %d coordinates", n);
+        goto fail;
+    }
+    memcpy(b->s, s, (size_t)dd * n * sizeof(double));
+    memcpy(b->Mo, Mo, (size_t)dim * n * sizeof(double));
+    /* S_ij for i <= j as given (S_ii exactly symmetric), S_ji = S_ij^T exactly */
+    for (int i = 0; i < dim && !rc; i++)
+        for (int j = i; j < dim && !rc; j++) {
+            const double *Sij = S + (size_t)(i * dim + j) * nn, *Sji = S + (size_t)(j * dim + i) * nn;
+            rc = given_matrix(&b->S[i * dim + j], n, Sij, i == j, "S", i * dim + j, err);
+            if (rc || i == j)
+                continue;
+            double big = 0.0;
+            for (size_t k = 0; k < nn; k++)
+                big = fabs(Sij[k]) > big ? fabs(Sij[k]) : big;
+            for (int r = 0; r < n && !rc; r++)
+                for (int c = 0; c < n; c++)
+                    if (!(fabs(Sji[(size_t)c * n + r] - Sij[(size_t)r * n + c]) <= 1e-10 * big)) {
+                        rc = kf_fail(err, KF_EINVAL, "S", "S[%d] is not the transpose of S[%d]: "
+                                     "entry (%d, %d) = %.17g, transposed %.17g", j * dim + i,
+                                     i * dim + j, c, r, Sji[(size_t)c * n + r],
+                                     Sij[(size_t)r * n + c]);
+                        break;
+                    }
+            if (!rc)
+                rc = kf_mat_alloc(&b->S[j * dim + i], KF_DENSE, n, 0, 0, err);
+            for (int r = 0; r < n && !rc; r++)
+                for (int c = 0; c < n; c++)
+                    b->S[j * dim + i].a[c + (size_t)r * n] = b->S[i * dim + j].a[r + (size_t)c * n];
+        }
+    if (!rc)
+        rc = given_matrix(&b->K, n, K, 1, "K", 0, err);
+    for (int k = 0; k < dd && !rc && R; k++) /* R_ij = R_ji (docs/theory.md 2.9): symmetric */
+        rc = given_matrix(&b->R[k], n, R + (size_t)k * nn, 1, "R", k, err);
+    for (int k = 0; k < nkg && !rc; k++)
+        rc = given_matrix(&b->KG[k], n, KG + (size_t)k * nn, 1, "KG", k, err);
+    if (!rc)
+        rc = kf_mat_alloc(&b->M, KF_DENSE, n, 0, 0, err);
+    for (int k = 0; k < 3 && !rc && dim == 2; k++)
+        rc = kf_mat_alloc_like(&b->P[k], &b->M, err);
+    if (rc)
+        goto fail;
+    mass_and_basis(b); /* as assemble makes them */
+    for (int i = 0; i < n; i++)
+        if (!(kf_mat_get(&b->M, i, i) > 0.0)) {
+            rc = kf_fail(err, KF_EINVAL, "S", "the mass matrix sum_i S_ii has diagonal entry %d = "
+                         "%g: every coordinate must carry mass", i, kf_mat_get(&b->M, i, i));
+            goto fail;
+        }
+    *out = b;
+    return KF_OK;
+fail:
+    kf_body_free(b);
     return rc;
 }
 
@@ -1309,6 +1449,7 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
     r->prestress = b->prestress;
     r->nkg = b->nkg;
     r->reduced = 1;
+    r->given = b->given;
     memcpy(r->end_axis, b->end_axis, sizeof r->end_axis);
     r->xa = b->xa;
     r->xb = b->xb;

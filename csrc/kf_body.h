@@ -48,6 +48,23 @@ int kf_body_create_refs(kf_body **out, int kind, int nnode, const double *coords
 int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel,
                          const int *kinds, const int *ptr, const int *conn,
                          const kf_section *sec, int storage, kf_error *err);
+/*
+ * A body from given dense invariants, not from elements: the reduced body of
+ * docs/theory.md section 3.16, whose n coordinates are the amplitudes of a
+ * reduction basis V (S_ij = V^T S_ij V, ... projected once by the caller).  All
+ * arrays row-major: S holds dim*dim blocks n x n (block i dim + j), R the same or
+ * NULL (no second-order rotation invariants), K n x n, s dim*dim vectors of n, Mo
+ * dim vectors of n, KG nkg matrices n x n with nkg 0 (no K_G) or dim + dim^2: the
+ * prestress basis of the unit load cases a_i, (E + W W)_ij (kf_body_set_prestress's
+ * order, without end loads).  S_ji must equal S_ij^T, K, R_ii and KG symmetric, to a
+ * relative 1e-10 (then made exactly so: S_ji is set to S_ij^T); M = sum S_ii must have a
+ * positive diagonal.  Dense storage; KF_EINVAL naming the array otherwise.  The body
+ * has no mesh: kf_body_set_prestress, kf_body_axial_force and direct quadrature
+ * refuse it; every combination, eigen context and integrator takes it.
+ */
+int kf_body_create_given(kf_body **out, int dim, int n, const double *S, const double *R,
+                         const double *K, const double *s, const double *Mo, int nkg,
+                         const double *KG, kf_error *err);
 /* The shared sparse pattern of a CSR body, or NULL. */
 const kf_pattern *kf_body_pattern(const kf_body *b);
 void kf_body_free(kf_body *b);

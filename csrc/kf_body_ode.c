@@ -402,7 +402,8 @@ static int axial_force(kf_body_ode *o, const kf_frame *F, double *c, kf_error *e
         return 0;
     const kf_body *rb = o->rb;
     double f_first = 0.0, f_last = 0.0;
-    for (int k = 0; o->o.loads && k < (rb->prestress ? rb->dim : 1); k++) {
+    /* a given (reduced) body has no end nodes: no end loads */
+    for (int k = 0; o->o.loads && !rb->given && k < (rb->prestress ? rb->dim : 1); k++) {
         double a0 = rb->prestress ? rb->end_axis[0][k] : 1.0;
         double a1 = rb->prestress ? rb->end_axis[1][k] : 1.0;
         f_first += a0 * o->Q[o->u_first + k];

@@ -43,6 +43,9 @@ int kf_body_inertia_forces_direct(const kf_body *b, const double *d, const doubl
     if (rc)
         return rc;
 
+    if (b->given)
+        return kf_fail(err, KF_EINVAL, "body", "a given (reduced) body has no elements to "
+                       "integrate over: its inertia forces come from the invariants");
     const kf_element_type *el = b->el;
     int dim = b->dim;
     double mu = el->mu(&b->sec);

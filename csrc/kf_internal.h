@@ -164,7 +164,8 @@ struct kf_body {
      * kf_body_set_prestress for one support set (section 2.11), end_axis the unit
      * directions of the two end loads of a line body; see kf_body_geometric */
     int has_geometric, prestress, nkg;
-    int reduced; /* made by kf_body_reduce: no mesh */
+    int reduced; /* made by kf_body_reduce or kf_body_create_given: no mesh */
+    int given;   /* made by kf_body_create_given (a reduced body): no elements at all */
     double end_axis[2][KF_MAX_DIM];
     /* planar bodies: the invariants in the basis the motion terms use, so that
      * sum c_ij S_ij = (a+d)/2 M + (a-d)/2 D + (c-b)/2 G + (b+c)/2 P for

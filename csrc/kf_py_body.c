@@ -262,6 +262,56 @@ done:
     return result;
 }
 
+/* A body from given dense invariants (kf_body_create_given): S (dim*dim, n, n), R the
+ * same or None, K (n, n), s (dim*dim, n), Mo (dim, n), KG (nkg, n, n) or None. */
+static PyObject *py_body_create_given(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"S", "K", "s", "Mo", "R", "KG", NULL};
+    f64_arg S = {"S", 3, {-1, -1, -1}}, K = {"K", 2, {-1, -1}}, s = {"s", 2, {-1, -1}},
+            Mo = {"Mo", 2, {-1, -1}}, R = {"R", 3, {-1, -1, -1}, 1}, KG = {"KG", 3, {-1, -1, -1}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&|O&O&", kwlist, f64_conv, &S, f64_conv,
+                                     &K, f64_conv, &s, f64_conv, &Mo, f64_conv, &R, f64_conv, &KG))
+        return NULL;
+    PyObject *result = NULL;
+    npy_intp nb = f64_dim(&S, 0), n = f64_dim(&S, 1);
+    int dim = nb == 4 ? 2 : nb == 9 ? 3 : 0;
+    if (!dim) {
+        fail(PyExc_ValueError, "S must hold dim * dim = 4 or 9 blocks, got %zd", (Py_ssize_t)nb);
+        goto done;
+    }
+    if (n < 1 || n > INT_LIMIT) {
+        fail(PyExc_ValueError, "S has %zd coordinates: need 1..%d", (Py_ssize_t)n, INT_LIMIT);
+        goto done;
+    }
+    if (f64_expect(&S, 2, n, "square blocks") || f64_expect(&K, 0, n, "S's size") ||
+        f64_expect(&K, 1, n, "S's size") || f64_expect(&s, 0, nb, "dim * dim rows") ||
+        f64_expect(&s, 1, n, "S's size") || f64_expect(&Mo, 0, dim, "dim rows") ||
+        f64_expect(&Mo, 1, n, "S's size"))
+        goto done;
+    if (R.arr && (f64_expect(&R, 0, nb, "dim * dim blocks") || f64_expect(&R, 1, n, "S's size") ||
+                  f64_expect(&R, 2, n, "S's size")))
+        goto done;
+    if (KG.arr && (f64_expect(&KG, 1, n, "S's size") || f64_expect(&KG, 2, n, "S's size")))
+        goto done;
+    int nkg = KG.arr ? (int)f64_dim(&KG, 0) : 0;
+    kf_body *body = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_create_given(&body, dim, (int)n, f64_data(&S), f64_data(&R), f64_data(&K),
+                              f64_data(&s), f64_data(&Mo), nkg, f64_data(&KG), &err);
+    Py_END_ALLOW_THREADS
+    result = body_capsule(rc, body, &err);
+done:
+    f64_release(&S);
+    f64_release(&K);
+    f64_release(&s);
+    f64_release(&Mo);
+    f64_release(&R);
+    f64_release(&KG);
+    return result;
+}
+
 static PyObject *py_body_info(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"body", NULL};
@@ -569,6 +619,10 @@ PyMethodDef kf_py_body_methods[] = {
        "body_create_mixed(kinds (nel,), coords (nnode, dim), conn (flat), ptr (nel + 1), "
        "section, storage=-1) -> body (kf_body_create_mixed: element e of kind kinds[e] on "
        "nodes conn[ptr[e]:ptr[e + 1]])"),
+    KW("body_create_given", py_body_create_given,
+       "body_create_given(S (dim*dim, n, n), K (n, n), s (dim*dim, n), Mo (dim, n), R=None, "
+       "KG=None (nkg, n, n)) -> body from given dense invariants (kf_body_create_given: a "
+       "reduced body)."),
     KW("body_info", py_body_info, "body_info(body) -> dict of sizes and storage."),
     KW("body_pattern", py_body_pattern,
        "body_pattern(body) -> {indptr, indices}: the CSR pattern all matrices of a sparse body "

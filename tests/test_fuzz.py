@@ -25,8 +25,9 @@ the studies and symbolic (the first wave), and the spatial bodies (Beam3D, Bar3D
 from_mesh, 3-vector rates, ``frames=`` arrays and the builders of kanefem.frames,
 spatial motions), the mesh bodies (Mesh builders, MeshBody, the sparse eigen solver
 and Newmark), the planar mechanisms (tables, builders, kinematics, rigid motion,
-joint forces, the elastic links one way and two ways) and sweeps (studies, stores,
-resume, SweepResult).  Files (TOML, stores) go to scratch folders that the test
+joint forces, the elastic links one way and two ways), sweeps (studies, stores,
+resume, SweepResult) and reduced bodies (ReducedBody of beams and plates, their NPZ files,
+ImportedModel.read of damaged Matrix Market files, issue 21).  Files (TOML, stores) go to scratch folders that the test
 process removes when it ends.  Untrusted files (issue 17) have their own probes
 (``mesh_file``, ``toml_file``, ``store_file``): a valid file of every format Mesh.read
 reads, of the TOML configurations and of a sweep store, damaged by hypothesis
@@ -2185,6 +2186,110 @@ def probe_store_file(d):
     return Call(call, names_of(kanefem.sweep, extra=(folder, path, "store")),
                 also=(OSError,) if held in ("missing", "dangling") else ())
 
+
+# ---------------------------------------------------------------- reduced bodies (issue 21)
+
+
+def reduced_full(which):
+    """A small full body to reduce (built inside the call)."""
+    if which == "beam":
+        return kanefem.PlanarBeam(1.0, 6, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+    if which == "beam3d":
+        return kanefem.Beam3D(1.0, 4, E=2.1e11, A=1e-4, Izz=1e-8, Iyy=2e-8, J=2e-8, rho=7800)
+    return kanefem.MeshBody(kanefem.Mesh.rectangle(1.0, 0.1, 4, 1, cell="quad"), E=2.1e11, nu=0.3, rho=7800,
+                            thickness=0.01)
+
+
+def left_edge(x):
+    return x[:, 0] <= 1e-9
+
+
+@probe(weight=2)
+def probe_reduced_body(d):
+    """ReducedBody of a small beam, spatial beam or plate (Craig-Bampton and free-interface,
+    modes or a cut-off, rigid interfaces), then its eigenvalues, motion terms, K_G, a
+    short simulation, expansion and projection."""
+    which = d.draw(st.sampled_from(["beam", "beam3d", "plate"]), "full body")
+    valid_interface = st.sampled_from([[0], [0, -1], [[0, 1]], [0, [4, 5]]] if which != "plate"
+                                      else [[left_edge], [left_edge, 4], ["nowhere"]])
+    kw = d.kwargs(interface=Arg(valid_interface, st.one_of(HOSTILE, st.sampled_from(
+                      [[99], [[]], ["x"], [0, 0], [[0, 0.5]], [lambda x: 1.0], [raising_callback]]))),
+                  basis=Arg(st.sampled_from(["craig-bampton", "free-interface"]), HOSTILE_TEXT),
+                  n_modes=Arg(st.integers(0, 5), HOSTILE_MODES),
+                  cutoff_hz=Arg(positive(10.0, 1e5), HOSTILE),
+                  geometric_stiffness=Arg(st.sampled_from([None, True, False]), HOSTILE_FLAG),
+                  supports=Arg(st.sampled_from([None, "free-free", "clamped-free"]), HOSTILE_SUPPORTS))
+    n = d.value("n", Arg(st.integers(1, 3), HOSTILE_MODES))
+    om = d.value("omega", Arg(signed(50.0), HOSTILE))
+    esup = d.value("eigen supports", Arg(st.sampled_from([None, "clamped", "free", {0: "pinned"}]),
+                                         st.one_of(HOSTILE_SUPPORTS, st.sampled_from([{5: "clamped"}, {0: ("q1",)}]))))
+    geo = d.value("geometric", Arg(st.booleans(), HOSTILE_FLAG))
+
+    def call():
+        red = kanefem.ReducedBody(reduced_full(which), **kw)
+        sup = esup if red.basis == "craig-bampton" else None
+        r = red.eigenvalues(n, omega=om, supports=sup, geometric_stiffness=geo)
+        t = red.motion_terms(om, 1.0)
+        q = red.expand(r)
+        f = red.project(np.ones(red.full.ndof))
+        s = kanefem.simulate(red, kanefem.Motion.constant_speed(5.0), 1e-3, dt=1e-4, supports=sup)
+        return red, repr(red), red.kept, r, t, q, f, s
+
+    return Call(call, names_of(kanefem.ReducedBody, kanefem.ReducedBody.eigenvalues, kanefem.ReducedBody.motion_terms,
+                               kanefem.ReducedBody.support_mask, kanefem.simulate,
+                               extra=("interface", "basis", "supports", "geometric_stiffness", "n_modes")))
+
+
+@functools.lru_cache(maxsize=None)
+def reduced_file_bytes(what):
+    """A valid file of the reduced-body schema (NPZ), or Matrix Market M / K, as bytes."""
+    import scipy.io
+
+    plate = reduced_full("plate")
+    folder = scratch()
+    if what == "npz":
+        kanefem.ReducedBody(plate, interface=[left_edge], n_modes=2).save(os.path.join(folder, "r.npz"))
+        name = "r.npz"
+    else:
+        X = plate.mass_matrix() if what == "mass" else plate.stiffness_matrix()
+        scipy.io.mmwrite(os.path.join(folder, "X.mtx"), X)
+        name = "X.mtx"
+    with open(os.path.join(folder, name), "rb") as f:
+        return f.read()
+
+
+@probe(weight=1)
+def probe_reduced_file(d):
+    """ReducedBody.load on a damaged NPZ of its schema, ImportedModel.read on damaged Matrix
+    Market files (and a damaged DOF map)."""
+    what = d.draw(st.sampled_from(["npz", "mass", "stiffness", "map"]), "file")
+    folder = scratch()
+    plate = reduced_full("plate")
+    paths = {}
+    for name in ("mass", "stiffness"):
+        paths[name] = os.path.join(folder, name + ".mtx")
+        with open(paths[name], "wb") as f:
+            f.write(reduced_file_bytes(name))
+    paths["map"] = os.path.join(folder, "map.txt")
+    with open(paths["map"], "w") as f:
+        f.write("".join(f"{k // 2} {k % 2}\n" for k in range(plate.ndof)))
+    paths["npz"] = os.path.join(folder, "r.npz")
+    valid = reduced_file_bytes("npz") if what == "npz" else open(paths[what], "rb").read()
+    os.unlink(paths[what]) if os.path.exists(paths[what]) else None
+    held = place(d, paths[what], damaged_bytes(d, valid))
+
+    def call():
+        tight_memory()
+        if what == "npz":
+            red = kanefem.ReducedBody.load(paths["npz"])
+            return red, red.eigenvalues(1), red.expand(np.ones(red.ndof))
+        model = kanefem.ImportedModel.read(paths["mass"], paths["stiffness"], paths["map"], plate.mesh)
+        red = kanefem.ReducedBody(model, interface=[left_edge], n_modes=2)
+        return red.eigenvalues(1)
+
+    return Call(call, names_of(kanefem.ReducedBody.load, kanefem.ImportedModel.read, kanefem.ImportedModel,
+                               extra=(paths[what], "mass", "stiffness", "dof_map")),
+                also=(OSError,) if held in ("missing", "dangling") else ())
 
 # ---------------------------------------------------------------- bounds, flags, conflicts (issue 17, items 4-7)
 # (helper hardbounds; the probes of untrusted files are in their own block)

@@ -53,6 +53,9 @@ from .bodies import (  # noqa: E402
 # --- meshes: plane and solid elements from meshes
 from .meshes import Mesh, MeshBody  # noqa: E402
 
+# --- reduced bodies: invariants projected onto a reduction basis (Craig-Bampton, free-interface)
+from .reduced import ImportedModel, ReducedBody  # noqa: E402
+
 # --- stresses: strains and stresses of meshes, section forces of beams
 from .stresses import StressResult, von_mises  # noqa: E402
 
@@ -139,6 +142,8 @@ __all__ = [
     # meshes
     "Mesh",
     "MeshBody",
+    "ReducedBody",
+    "ImportedModel",
     # stresses
     "StressResult",
     "von_mises",

@@ -378,14 +378,19 @@ class _Store:
         return atomic_write(self.path(params), lambda f: np.savez(f, **record, **meta), mode="wb")
 
 
-def _npy_member(z, info, path):
-    """One array of a point's NPZ file, its header checked before anything is allocated:
-    shape x itemsize + header must be the member's size (a header declaring 2^30 doubles in
-    a 1 KB file is refused), the dtype a number, bool or string (no objects)."""
+class _Refused(Exception):
+    """What read_npz found wrong (raised as its caller's error class, with this message)."""
+
+
+def _npy_member(z, info, path, error, what):
+    """One array of an NPZ file, its header checked before anything is allocated: shape x
+    itemsize + header must be the member's size (a header declaring 2^30 doubles in a 1 KB
+    file is refused), the dtype a number, bool or string (no objects); ``error`` (naming
+    the file and member) otherwise."""
     fmt = np.lib.format
     where = f"{path}: member {info.filename!r}"
     if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
-        raise DamagedPointError(f"{where} is compressed: kanefem stores points uncompressed")
+        raise error(f"{where} is compressed: kanefem writes {what}s uncompressed")
     with z.open(info) as f:
         version = fmt.read_magic(f)
         if version == (1, 0):
@@ -393,52 +398,59 @@ def _npy_member(z, info, path):
         elif version in ((2, 0), (3, 0)):
             shape, fortran, dtype = fmt.read_array_header_2_0(f)
         else:
-            raise DamagedPointError(f"{where}: NPY format version {version} is not one numpy writes for a point")
+            raise error(f"{where}: NPY format version {version} is not one numpy writes for a {what}")
         if dtype.hasobject or dtype.kind not in "biufcUS" or dtype.names:
-            raise DamagedPointError(f"{where} has dtype {dtype}: a point holds numbers, bools and strings only")
+            raise error(f"{where} has dtype {dtype}: a {what} holds numbers, bools and strings only")
         count = math.prod(shape)
         need = count * dtype.itemsize + f.tell()
         if need != info.file_size:
-            raise DamagedPointError(f"{where}: its header declares shape {shape} of {dtype} ({need} bytes with "
-                                    f"the header), but the member has {info.file_size} bytes")
+            raise error(f"{where}: its header declares shape {shape} of {dtype} ({need} bytes with "
+                        f"the header), but the member has {info.file_size} bytes")
         raw = bytearray(f.read(count * dtype.itemsize))
         f.read()  # to the end: the CRC is checked there (a bit flipped in the data)
     if len(raw) != count * dtype.itemsize:
-        raise DamagedPointError(f"{where} is truncated")
+        raise error(f"{where} is truncated")
     return np.frombuffer(raw, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
-def read_point(path):
-    """A point's arrays (outputs and the reserved metadata) from its NPZ file, every part
-    checked (see DamagedPointError): a regular file within a zip whose members' declared
-    sizes fit the file, NPY headers that agree with their members' sizes, CRCs, and the
-    metadata (parameters as a JSON object, study and version as strings, seconds a
-    finite number)."""
+def read_npz(path, error=ValueError, what="file"):
+    """The arrays of an NPZ file that kanefem wrote (a sweep point, a reduced body), every
+    part checked before it is allocated: a regular file (not a link, folder or FIFO: lstat)
+    within a zip whose members' declared sizes fit the file, one uncompressed .npy per
+    name, NPY headers that agree with their members' sizes, no objects (never unpickled),
+    CRCs.  Anything else raises ``error`` naming the file (a missing file: FileNotFoundError)."""
     path = Path(path)
     try:
         st = os.lstat(path)
         if not stat.S_ISREG(st.st_mode):
-            raise DamagedPointError(f"{path}: not a regular file (a symbolic link, a folder, a FIFO?): "
-                                    "a point is a file the sweep wrote")
+            raise _Refused(f"{path}: not a regular file (a symbolic link, a folder, a FIFO?): "
+                           f"a {what} is a file kanefem wrote")
         data = {}
         with zipfile.ZipFile(path) as z:
             infos = z.infolist()
             total = sum(i.file_size for i in infos)
             if total > st.st_size:
-                raise DamagedPointError(f"{path}: its members declare {total} bytes, more than the file's "
-                                        f"{st.st_size}")
+                raise _Refused(f"{path}: its members declare {total} bytes, more than the file's {st.st_size}")
             for info in infos:
                 name = info.filename
                 if not name.endswith(".npy") or name[:-4] in data:
-                    raise DamagedPointError(f"{path}: member {name!r} is not one array of a point")
-                data[name[:-4]] = _npy_member(z, info, path)
-    except DamagedPointError:
-        raise
+                    raise _Refused(f"{path}: member {name!r} is not one array of a {what}")
+                data[name[:-4]] = _npy_member(z, info, path, _Refused, what)
+    except _Refused as exc:
+        raise error(str(exc)) from None
     except FileNotFoundError:
         raise
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, TypeError, OverflowError,
             SyntaxError, UnicodeError, NotImplementedError, RuntimeError) as exc:
-        raise DamagedPointError(f"{path}: not a readable sweep point ({type(exc).__name__}: {exc})") from None
+        raise error(f"{path}: not a readable {what} ({type(exc).__name__}: {exc})") from None
+    return data
+
+
+def read_point(path):
+    """A point's arrays (outputs and the reserved metadata) from its NPZ file, every part
+    checked (see DamagedPointError and ``read_npz``) and the metadata (parameters as a
+    JSON object, study and version as strings, seconds a finite number)."""
+    data = read_npz(path, DamagedPointError, "sweep point")
     for name, kind in (("__params__", "U"), ("__study__", "U"), ("__version__", "U"), ("__seconds__", "f")):
         a = data.get(name)
         if a is None or a.shape != () or a.dtype.kind != kind:

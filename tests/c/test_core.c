@@ -2635,6 +2635,98 @@ static void test_stepper(void)
     kf_mat_free(&like);
 }
 
+/* A body of given dense invariants (kf_body_create_given, docs/theory.md section 3.16):
+ * given a spatial beam's own S_ij, K, s, Mo (the identity basis) it has the beam's motion
+ * terms and eigenvalues; bad arrays are refused naming them. */
+static void test_given_body(void)
+{
+    kf_section sec = {.E = 2.1e11, .rho = 7800, .A = 1e-4, .Izz = 1e-8, .Iyy = 2.5e-8, .J = 2.2e-8,
+                      .nu = 0.3, .ref = {0.0, 1.0, 0.0}};
+    kf_error err = {0};
+    kf_body *b = straight3(KF_BEAM3D, 4, 1.0, &sec), *g = NULL;
+    int n = kf_body_ndof(b);
+    size_t nn = (size_t)n * n;
+    double *S = calloc(9 * nn, sizeof(double)), *K = calloc(nn, sizeof(double));
+    double *s = calloc((size_t)9 * n, sizeof(double)), *Mo = calloc((size_t)3 * n, sizeof(double));
+    for (int k = 0; k < 9; k++) {
+        kf_mat_to_rowmajor(kf_body_S(b, k / 3, k % 3), S + k * nn);
+        memcpy(s + (size_t)k * n, kf_body_s(b, k / 3, k % 3), (size_t)n * sizeof(double));
+    }
+    for (int i = 0; i < 3; i++)
+        memcpy(Mo + (size_t)i * n, kf_body_Mo(b, i), (size_t)n * sizeof(double));
+    kf_mat_to_rowmajor(kf_body_stiffness(b), K);
+    CHECK(kf_body_create_given(&g, 3, n, S, NULL, K, s, Mo, 0, NULL, &err) == KF_OK, "%s", err.msg);
+    if (g) {
+        kf_frame f = {{0.5, -1.0, 30.0}, {2.0, 3.0, -4.0}, {0, 0, 0}, {1.0, -9.81, 0.5}};
+        kf_mat C1 = {0}, C2 = {0}, K1 = {0}, K2 = {0};
+        double *q1 = calloc((size_t)3 * n, sizeof(double)), *q2 = calloc((size_t)3 * n, sizeof(double));
+        kf_mat_alloc_like(&C1, kf_body_mass(b), NULL);
+        kf_mat_alloc_like(&K1, kf_body_mass(b), NULL);
+        kf_mat_alloc_like(&C2, kf_body_mass(g), NULL);
+        kf_mat_alloc_like(&K2, kf_body_mass(g), NULL);
+        CHECK(kf_body_motion_terms(b, &f, &C1, NULL, &K1, q1, q1 + n, q1 + 2 * n, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_body_motion_terms(g, &f, &C2, NULL, &K2, q2, q2 + n, q2 + 2 * n, &err) == KF_OK, "%s", err.msg);
+        double d = 0.0, big = 0.0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                d = fmax(d, fabs(kf_mat_get(&C1, i, j) - kf_mat_get(&C2, i, j)));
+                d = fmax(d, fabs(kf_mat_get(&K1, i, j) - kf_mat_get(&K2, i, j)));
+                big = fmax(big, fabs(kf_mat_get(&K1, i, j)));
+            }
+        for (int i = 0; i < 3 * n; i++)
+            d = fmax(d, fabs(q1[i] - q2[i]));
+        CHECK(d <= 1e-14 * big, "given motion terms differ by %g (scale %g)", d, big);
+        /* eigenvalues clamped at node 0, spinning */
+        unsigned char *fixed = calloc((size_t)n, 1);
+        for (int k = 0; k < 6; k++)
+            fixed[k] = 1;
+        kf_eig *e1 = NULL, *e2 = NULL;
+        CHECK(kf_eig_create(&e1, b, fixed, 0, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_eig_create(&e2, g, fixed, 0, &err) == KF_OK, "%s", err.msg);
+        kf_eig_opts o = {.n_modes = 3};
+        double l1[3], l2[3], i1[3], i2[3];
+        if (e1 && e2) {
+            CHECK(kf_eig_solve(e1, 1, &f, NULL, &o, l1, i1, NULL, NULL, &err) == KF_OK, "%s", err.msg);
+            CHECK(kf_eig_solve(e2, 1, &f, NULL, &o, l2, i2, NULL, NULL, &err) == KF_OK, "%s", err.msg);
+            for (int k = 0; k < 3; k++)
+                CHECK(fabs(l1[k] - l2[k]) <= 1e-9 * fabs(l1[k]), "mode %d: %g vs %g", k, l1[k], l2[k]);
+        }
+        kf_eig_free(e1);
+        kf_eig_free(e2);
+        free(fixed);
+        free(q1);
+        free(q2);
+        kf_mat_free(&C1);
+        kf_mat_free(&C2);
+        kf_mat_free(&K1);
+        kf_mat_free(&K2);
+        /* no mesh: the prestress and direct quadrature refuse it */
+        CHECK(kf_body_set_prestress(g, 12, s, NULL, &err) == KF_EINVAL, "prestress of a given body");
+        kf_body_free(g);
+    }
+    /* bad arrays, each named */
+    K[1] += 1.0;
+    CHECK(kf_body_create_given(&g, 3, n, S, NULL, K, s, Mo, 0, NULL, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "K") && g == NULL, "%s", err.msg);
+    K[1] -= 1.0;
+    S[1 * nn + 1] += 1.0; /* S_xy no longer S_yx^T */
+    CHECK(kf_body_create_given(&g, 3, n, S, NULL, K, s, Mo, 0, NULL, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "S"), "%s", err.msg);
+    S[1 * nn + 1] -= 1.0;
+    Mo[0] = NAN;
+    CHECK(kf_body_create_given(&g, 3, n, S, NULL, K, s, Mo, 0, NULL, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "Mo"), "%s", err.msg);
+    CHECK(kf_body_create_given(&g, 3, n, S, NULL, K, s, Mo, 5, K, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "KG"), "%s", err.msg);
+    CHECK(kf_body_create_given(&g, 4, n, S, NULL, K, s, Mo, 0, NULL, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "dim"), "%s", err.msg);
+    free(S);
+    free(K);
+    free(s);
+    free(Mo);
+    kf_body_free(b);
+}
+
 int main(void)
 {
     test_gauss();
@@ -2669,6 +2761,7 @@ int main(void)
     test_csr();
     test_spatial();
     test_stresses();
+    test_given_body();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -1,0 +1,1126 @@
+"""Reduced flexible bodies: the inertia invariants projected onto a reduction basis once
+(docs/theory.md section 3.16).
+
+A :class:`ReducedBody` is made from any kanefem body (PlanarBeam, Beam3D, MeshBody, ...)
+with a Craig-Bampton basis (static constraint modes of the interface DOFs plus
+fixed-interface normal modes; a rigid interface of many nodes condensed to one node first,
+RBE2-like) or a free-interface basis (normal modes plus residual attachment modes).  Its
+coordinates are the amplitudes q of the basis columns, d = V q, and its invariants are
+
+    S_ij^r = V^T S_ij V,   s_ij^r = V^T s_ij,   Mo_i^r = V^T Mo_i,   K^r = V^T K V,
+    R_ij^r = V^T R_ij V,   K_G,c^r = V^T K_G,c V   (the prestress unit load cases),
+
+handed to the C core as a body of given matrices (``kf_body_create_given``): every motion
+term, eigen solve and integrator step of the core then runs on it unchanged, at a cost set
+by the number of modes, not by the mesh.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _checks, _core, frames
+from .bodies import FlexibleBody, NotSupportedError, _not_supported
+
+__all__ = ["ReducedBody", "ImportedModel"]
+
+#: how each DOF name of the full bodies moves under a rigid motion of an interface: a
+#: translation along axis k ("t", k) or a rotation about axis k ("r", k)
+_DOF_MOTION = {"u": ("t", 0), "v": ("t", 1), "w": ("t", 2), "ux": ("t", 0), "uy": ("t", 1),
+               "uz": ("t", 2), "theta": ("r", 2), "theta_x": ("r", 0), "theta_y": ("r", 1),
+               "theta_z": ("r", 2)}
+#: the DOFs of a condensed (rigid) interface node, planar and spatial
+_MASTER_DOFS = {2: ("ux", "uy", "rz"), 3: ("ux", "uy", "uz", "rx", "ry", "rz")}
+#: the bases offered
+BASES = ("craig-bampton", "free-interface")
+#: the most normal modes a reduced body keeps (its matrices are dense: 1000 modes, 8 MB each)
+MAX_MODES = 1000
+
+
+def _scipy():
+    import scipy.linalg as la
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    return la, sp, spla
+
+
+def _to_dense_or_csr(X):
+    _, sp, _ = _scipy()
+    return sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, float)
+
+
+def _project(V, X, symmetric=True):
+    """V^T X V (dense m x m) for a dense or sparse X; made exactly symmetric for a
+    symmetric X (V^T X V loses symmetry to round-off: a static constraint mode's K V
+    cancels to the size of its round-off)."""
+    P = np.asarray(V.T @ np.asarray(X @ V))
+    return 0.5 * (P + P.T) if symmetric else P
+
+
+class _SymmetricFactor:
+    """A factor of a symmetric positive definite matrix (dense Cholesky or SuperLU), refused
+    with ``error`` when it is singular: a pivot below 1e-13 of the largest diagonal entry
+    (a free rigid-body motion leaves one at round-off)."""
+
+    def __init__(self, A, error):
+        la, sp, _ = _scipy()
+        self.sparse = sp.issparse(A)
+        self.A = A
+        if self.sparse:
+            from .sparse import Factor
+
+            try:
+                self.fac = Factor(sp.csr_matrix(A), symmetric=True)
+            except RuntimeError:
+                raise error from None
+            pivots = np.abs(self.fac.lu.U.diagonal())
+        else:
+            try:
+                self.fac = la.cho_factor(A)
+            except la.LinAlgError:
+                raise error from None
+            pivots = np.diag(self.fac[0]) ** 2
+        if pivots.size and pivots.min() < 1e-13 * np.abs(A.diagonal()).max():
+            raise error
+
+    def solve(self, B):
+        la, _, _ = _scipy()
+        B = np.asarray(B, float)
+        X = self.fac.solve(B) if self.sparse else la.cho_solve(self.fac, B)
+        return np.asarray(X).reshape(B.shape)
+
+
+def _lowest_modes(K, M, n_modes, cutoff, shift, what):
+    """The lowest eigenpairs of K phi = lam M phi (M-normalized): n_modes of them, or all
+    below cutoff (rad^2/s^2).  Dense matrices by LAPACK, sparse ones by ARPACK in
+    shift-invert mode about ``shift`` (below the lowest eigenvalue)."""
+    la, sp, spla = _scipy()
+    n = K.shape[0]
+    if n_modes == 0:
+        return np.zeros(0), np.zeros((n, 0))
+    if not sp.issparse(K):
+        if cutoff is None:
+            lam, phi = la.eigh(K, M, subset_by_index=[0, n_modes - 1])
+        else:
+            lam, phi = la.eigh(K, M, subset_by_value=[-np.inf, cutoff])
+        return lam, phi
+    A = sp.csr_matrix(K - shift * M) if shift else sp.csr_matrix(K)
+    fac = _SymmetricFactor(A, ValueError(f"{what}: K - sigma M is singular"))
+    op = spla.LinearOperator((n, n), matvec=fac.solve, dtype=float)
+    k = n_modes if cutoff is None else min(12, n - 2)
+    while True:
+        if k >= n - 1:
+            if n > MAX_MODES:
+                raise ValueError(f"cutoff_hz: more than {k} modes lie below the cut-off ({what}); give n_modes "
+                                 f"or a lower cutoff_hz")
+            lam, phi = la.eigh(K.toarray(), M.toarray())
+        else:
+            lam, phi = spla.eigsh(K, k=k, M=M, sigma=shift, OPinv=op, which="LM")
+        order = np.argsort(lam)
+        lam, phi = lam[order], phi[:, order]
+        if cutoff is None or lam[-1] > cutoff or k >= n - 1:
+            break
+        if k >= MAX_MODES:
+            raise ValueError(f"cutoff_hz: more than {MAX_MODES} modes lie below the cut-off ({what}); give "
+                             "n_modes or a lower cutoff_hz")
+        k = min(2 * k, n - 1)
+    if cutoff is not None:
+        keep = lam <= cutoff
+        lam, phi = lam[keep], phi[:, keep]
+        if lam.size > MAX_MODES:
+            raise ValueError(f"cutoff_hz: {lam.size} modes lie below the cut-off ({what}), more than {MAX_MODES}; "
+                             "give n_modes or a lower cutoff_hz")
+    else:
+        lam, phi = lam[:n_modes], phi[:, :n_modes]
+    # M-normalize (ARPACK's vectors are M-orthonormal to its tolerance)
+    phi = phi / np.sqrt(np.einsum("ij,ij->j", phi, np.asarray(M @ phi)))
+    return lam, phi
+
+
+class ReducedBody(FlexibleBody):
+    """A flexible body in reduced coordinates: the inertia invariants, K and the prestress
+    K_G of a full kanefem body projected once onto a reduction basis (docs/theory.md
+    section 3.16).
+
+    Parameters
+    ----------
+    body : FlexibleBody or ImportedModel
+        The full body (PlanarBeam, Beam3D, Bar3D, AxialBar, MeshBody, any FlexibleBody), or
+        an FE model's imported matrices; it is kept (``full``) for expansion, stresses and
+        output.
+    interface : list, optional
+        The interface: each item a node index (its DOFs stay physical coordinates of the
+        reduced body) or several nodes (an array of indices, or for a mesh a node-set name
+        or predicate) condensed to one rigid interface node at their centroid (RBE2: the
+        nodes follow its translations and rotations; DOFs ``ux, uy, rz`` in the plane,
+        ``ux, uy, uz, rx, ry, rz`` in space).  Required for Craig-Bampton.
+    basis : {"craig-bampton", "free-interface"}
+        Craig-Bampton: the static constraint modes of the interface DOFs plus the
+        fixed-interface normal modes; coordinates (interface DOFs, modal amplitudes).
+        Free-interface: the normal modes of the body held by ``supports`` plus one residual
+        attachment mode per interface DOF; coordinates the modal amplitudes of the
+        reduced problem (mass-normalized, ascending).
+    n_modes : int, optional
+        The number of normal modes kept.
+    cutoff_hz : float, optional
+        Instead of n_modes: keep every normal mode below this frequency [Hz].
+    supports : optional
+        Free-interface only: the full body's supports of the normal modes (default none).
+    geometric_stiffness : bool, optional
+        Project the prestress K_G of the unit load cases (docs/theory.md section 2.11) so
+        that ``geometric_stiffness=True`` works on the reduced body.  Default: on for a
+        kanefem body whose prestress supports hold it (``kept["geometric_stiffness"]`` says
+        whether it was made), off for an :class:`ImportedModel` (not supported there).
+    prestress_supports : optional
+        The full body's supports of that prestress; default: the interface held (every
+        interface DOF fixed) for Craig-Bampton, ``supports`` for free-interface.
+
+    Attributes
+    ----------
+    full : FlexibleBody
+        The full body.
+    basis_matrix : ndarray, shape (full.ndof, ndof)
+        V, with d_full = V q.
+    kept : dict
+        What was kept: ``basis``, ``n_boundary`` (interface DOFs), ``n_modes``,
+        ``frequencies_hz`` of the kept normal modes, ``cutoff_hz``, ``attachment`` (the
+        residual attachment modes of a free-interface basis), ``interface`` (the items),
+        ``geometric_stiffness`` (whether the K_G basis was projected).
+
+    Notes
+    -----
+    Supports of a Craig-Bampton body name interface items: ``"clamped"`` (every interface
+    DOF, the default), ``"free"`` (or None), or ``{item: kind}`` with kind ``"clamped"``/
+    ``"fixed"``, ``"pinned"`` (the translations) or a tuple of its DOF names.  A
+    free-interface body has no physical coordinates: it takes no supports (constraints
+    through :meth:`interface_rows` and ``constraints=``).
+
+    Examples
+    --------
+    >>> import kanefem
+    >>> beam = kanefem.PlanarBeam(1.0, 40, E=2.1e11, A=1e-4, I=1e-8, rho=7800)
+    >>> red = kanefem.ReducedBody(beam, interface=[0], n_modes=6)
+    >>> red.ndof                                   # 3 root DOFs + 6 modes
+    9
+    >>> f = red.eigenvalues(2, supports="clamped").frequencies_hz
+    >>> g = beam.eigenvalues(2, supports="clamped-free").frequencies_hz
+    >>> bool(abs(f[0] / g[0] - 1) < 1e-9)
+    True
+    """
+
+    _kind = "reduced"
+
+    def __init__(self, body, interface=None, *, basis="craig-bampton", n_modes=None, cutoff_hz=None,
+                 supports=None, geometric_stiffness=None, prestress_supports=None):
+        if not isinstance(body, (FlexibleBody, ImportedModel)) or isinstance(body, ReducedBody):
+            raise TypeError(f"body must be a full kanefem body (PlanarBeam, Beam3D, MeshBody, ...) or an "
+                            f"ImportedModel, got {body!r}")
+        self.full = body
+        self.basis = _checks.choice("basis", basis, BASES)
+        if (n_modes is None) == (cutoff_hz is None):
+            raise TypeError("give the normal modes kept as n_modes or as cutoff_hz (one of them)")
+        if n_modes is not None:
+            n_modes = _checks.integer("n_modes", n_modes, minimum=0, maximum=min(body.ndof, MAX_MODES))
+        cutoff = None
+        if cutoff_hz is not None:
+            with np.errstate(over="ignore"):  # a cut-off beyond every mode: inf
+                cutoff = float((2 * np.pi * np.float64(_checks.real("cutoff_hz", cutoff_hz, positive=True))) ** 2)
+        explicit = geometric_stiffness is not None
+        if not explicit:  # when the full body has elements to stress and supports that hold it
+            geometric_stiffness = isinstance(body, FlexibleBody)
+        geometric = _checks.flag("geometric_stiffness", geometric_stiffness)
+        if geometric and isinstance(body, ImportedModel):
+            raise _not_supported(body, "geometric_stiffness", "imported matrices carry no elements to take a "
+                                 "prestress from; give geometric_stiffness=False")
+        if self.basis == "craig-bampton" and supports is not None:
+            raise TypeError(f"supports = {_checks._short(supports)}: the supports of the normal modes are for a "
+                            "free-interface basis; a Craig-Bampton basis holds the interface (prestress_supports "
+                            "sets its K_G's)")
+        T, nb, items, names, positions = self._interface_map(interface)
+        if self.basis == "craig-bampton":
+            if nb == 0:
+                raise ValueError("interface: a Craig-Bampton basis needs interface nodes (where joints attach)")
+            V, lam = self._craig_bampton(T, nb, n_modes, cutoff, interface)
+            fixed_full = np.asarray(abs(T[:, :nb]).sum(axis=1)).ravel() > 0
+            names = tuple(names) + tuple(f"q{k + 1}" for k in range(V.shape[1] - nb))
+            ps = fixed_full if prestress_supports is None else body.support_mask(prestress_supports)
+            self._supported = True
+        else:
+            self._free_supports = body.support_mask(supports)
+            V, lam = self._free_interface(T, nb, n_modes, cutoff)
+            names = tuple(f"q{k + 1}" for k in range(V.shape[1]))
+            ps = self._free_supports if prestress_supports is None else body.support_mask(prestress_supports)
+            self._supported = False
+        self.basis_matrix = V
+        self.basis_matrix.setflags(write=False)
+        self.n_boundary = nb if self.basis == "craig-bampton" else 0
+        self.interface = items
+        self.interface_positions = positions
+        self._interface_names = names[: self.n_boundary]
+        self.kept = {"basis": self.basis, "n_boundary": self.n_boundary, "n_modes": int(lam.size),
+                     "frequencies_hz": np.sqrt(np.maximum(lam, 0.0)) / (2 * math.pi),
+                     "cutoff_hz": None if cutoff_hz is None else float(cutoff_hz),
+                     "attachment": V.shape[1] - lam.size if self.basis == "free-interface" else 0,
+                     "interface": [list(map(int, np.atleast_1d(i))) for i in items]}
+        KG = None
+        if geometric:
+            try:
+                KG = self._geometric_cases(ps)
+            except ValueError:  # the prestress supports leave the body free
+                if explicit:
+                    raise
+        self.kept["geometric_stiffness"] = KG is not None
+        self._set_core(self._projected(V, KG), names)
+
+    # ------------------------------------------------------------ the basis
+
+    def _interface_map(self, interface):
+        """T (full ndof x (nb + n_rest)), sparse: full DOFs = T [boundary DOFs; the other
+        DOFs], the interface's boundary DOFs first; the items, the boundary DOF names and
+        the interface nodes' positions."""
+        _, sp, _ = _scipy()
+        body, n, nf = self.full, self.full.ndof, self.full.dofs_per_node
+        if interface is None:
+            interface = []
+        if isinstance(interface, (str, int, np.integer)) or callable(interface):
+            interface = [interface]
+        if not isinstance(interface, (list, tuple, np.ndarray)):
+            raise TypeError(f"interface must be a list of items (a node index, several nodes, a node-set name or a "
+                            f"predicate), got {_checks._short(interface)}")
+        rows, cols, vals, names, items, positions = [], [], [], [], [], []
+        taken = np.zeros(n, dtype=bool)
+        nb = 0
+        for k, item in enumerate(interface):
+            if isinstance(item, (int, np.integer)):
+                node = body._node_index(item, f"interface[{k}]")
+                nodes = np.array([node])
+            elif hasattr(body, "node_set"):
+                try:
+                    nodes = body.node_set(item)
+                except (TypeError, ValueError) as exc:  # the mesh's message speaks of supports
+                    raise type(exc)(f"interface[{k}] = {_checks._short(item)}: "
+                                    f"{str(exc).removeprefix('supports: ')}") from None
+            else:
+                nodes = np.unique([body._node_index(v, f"interface[{k}]") for v in np.atleast_1d(item)])
+            if nodes.size == 0:
+                raise ValueError(f"interface[{k}] = {item!r} selects no node")
+            dofs = (nodes[:, None] * nf + np.arange(nf)).ravel()
+            if taken[dofs].any():
+                raise ValueError(f"interface[{k}] = {item!r} shares nodes with an earlier interface item")
+            taken[dofs] = True
+            items.append(nodes)
+            if nodes.size == 1:  # the node's own DOFs
+                for j in range(nf):
+                    rows.append(dofs[j]), cols.append(nb + j), vals.append(1.0)
+                names += [f"i{k}_{d}" for d in body.dof_names]
+                positions.append(body.nodes[nodes[0]])
+                nb += nf
+                continue
+            # a rigid interface: the nodes follow a master at their centroid (RBE2)
+            dim = body.dim
+            master = _MASTER_DOFS[dim]
+            centre = body.nodes[nodes].mean(axis=0)
+            positions.append(centre)
+            for node in nodes:
+                r = body.nodes[node] - centre
+                for j, dname in enumerate(body.dof_names):
+                    if dname not in _DOF_MOTION:
+                        raise NotSupportedError(f"interface[{k}]: a rigid interface of {type(body).__name__} "
+                                                f"DOF {dname!r} is not implemented")
+                    what, axis = _DOF_MOTION[dname]
+                    row = node * nf + j
+                    for c, expr in self._rigid_row(dim, what, axis, r):
+                        rows.append(row), cols.append(nb + c), vals.append(expr)
+            names += [f"i{k}_{d}" for d in master]
+            nb += len(master)
+        rest = np.flatnonzero(~taken)
+        rows += list(rest)
+        cols += list(nb + np.arange(rest.size))
+        vals += [1.0] * rest.size
+        T = sp.csr_matrix((vals, (rows, cols)), shape=(n, nb + rest.size))
+        T.eliminate_zeros()
+        return T, nb, items, names, np.array(positions).reshape(-1, body.dim)
+
+    @staticmethod
+    def _rigid_row(dim, what, axis, r):
+        """(master column, coefficient) pairs of one slave DOF: a translation along axis
+        takes U_axis + (Theta x r)_axis, a rotation Theta_axis."""
+        if dim == 2:  # master (ux, uy, rz): Theta x r = rz (-r_y, r_x)
+            if what == "r":
+                return [(2, 1.0)]
+            return [(axis, 1.0), (2, -r[1] if axis == 0 else r[0])]
+        if what == "r":
+            return [(3 + axis, 1.0)]
+        # (Theta x r)_a = Theta_b r_c - Theta_c r_b, (a, b, c) cyclic
+        b, c = (axis + 1) % 3, (axis + 2) % 3
+        return [(axis, 1.0), (3 + b, r[c]), (3 + c, -r[b])]
+
+    def _craig_bampton(self, T, nb, n_modes, cutoff, interface):
+        """V = T [[I, 0], [Psi, Phi]]: Psi = -K_ii^-1 K_ib the static constraint modes,
+        Phi the fixed-interface normal modes."""
+        _, sp, _ = _scipy()
+        K = self.full.stiffness_matrix()
+        M = self.full.mass_matrix()
+        Kt, Mt = T.T @ K @ T, T.T @ M @ T
+        if not sp.issparse(K):
+            Kt, Mt = np.asarray(Kt), np.asarray(Mt)
+        ni = Kt.shape[0] - nb
+        if ni < 1:
+            raise ValueError(f"interface: the interface holds all {self.full.ndof} DOFs, no interior is left")
+        if n_modes is not None and n_modes >= ni:
+            raise ValueError(f"n_modes = {n_modes}: the interior has {ni} DOFs, so at most {ni - 1} "
+                             "fixed-interface modes")
+        Kii, Kib, Mii = Kt[nb:, nb:], Kt[nb:, :nb], Mt[nb:, nb:]
+        fac = _SymmetricFactor(Kii, ValueError(
+            f"interface = {_checks._short(interface)}: "
+            f"held at the interface the body still has a free rigid-body motion (K_ii of the {ni} interior "
+            "DOFs is singular): add interface nodes, or condense several to a rigid interface"))
+        Kib_d = Kib.toarray() if sp.issparse(Kib) else Kib
+        Psi = -fac.solve(Kib_d)
+        if n_modes == 0 and cutoff is None:
+            lam, Phi = np.zeros(0), np.zeros((ni, 0))
+        else:
+            lam, Phi = _lowest_modes(Kii, Mii, n_modes, cutoff, 0.0, "the fixed-interface modes")
+        B = np.zeros((nb + ni, nb + lam.size))
+        B[:nb, :nb] = np.eye(nb)
+        B[nb:, :nb] = Psi
+        B[nb:, nb:] = Phi
+        return np.asarray(T @ B), lam
+
+    def _free_interface(self, T, nb, n_modes, cutoff):
+        """V = [Phi, Psi] M-orthonormalized: Phi the normal modes of the body on its
+        supports, Psi the residual attachment modes of the interface DOFs, G_res f with the
+        shifted residual flexibility G_res = (K - s M)^-1 - sum phi phi^T / (lam - s)."""
+        _, sp, _ = _scipy()
+        full = self.full
+        K, M = full.stiffness_matrix(), full.mass_matrix()
+        free = ~self._free_supports
+        nfree = int(free.sum())
+        if n_modes is not None and n_modes + nb > nfree:
+            raise ValueError(f"n_modes = {n_modes}: with {nb} attachment modes the body's {nfree} free DOFs "
+                             f"allow at most {nfree - nb} normal modes")
+        if sp.issparse(K):
+            K, M = sp.csr_matrix(K), sp.csr_matrix(M)
+            Kf, Mf = K[free][:, free], M[free][:, free]
+        else:
+            Kf, Mf = K[np.ix_(free, free)], M[np.ix_(free, free)]
+        # a shift below zero: rigid-body modes (lam = 0) are welcome
+        shift = -1e-6 * float(np.mean(np.asarray(Kf.diagonal()) / np.asarray(Mf.diagonal())))
+        lam, Phi = _lowest_modes(Kf, Mf, n_modes, cutoff, shift, "the free-interface modes")
+        F = np.asarray((T[:, :nb]).toarray())[free]
+        if np.abs(F).sum() and nb:
+            fac = _SymmetricFactor(Kf - shift * Mf, ValueError("K - sigma M is singular"))
+            Psi = fac.solve(F) - Phi @ ((Phi.T @ F) / (lam - shift)[:, None])
+            W = np.hstack([Phi, Psi])
+        else:
+            W = Phi
+        # an M-orthonormal basis of the columns' span (an attachment mode of a supported
+        # interface DOF is zero: dropped), then the reduced eigenproblem makes it modal
+        la = _scipy()[0]
+        norms = np.sqrt(np.einsum("ij,ij->j", W, np.asarray(Mf @ W)))
+        W = W[:, norms > 0] / norms[norms > 0]
+        if W.shape[1] == 0:
+            raise ValueError(f"n_modes = {lam.size} and an interface with no free DOF: the basis is empty")
+        mu, U = la.eigh(_project(W, Mf))
+        keep = mu > 1e-12 * mu.max()
+        W = W @ (U[:, keep] / np.sqrt(mu[keep]))
+        _, X = la.eigh(_project(W, Kf))
+        V = np.zeros((full.ndof, W.shape[1]))
+        V[free] = W @ X
+        return V, lam
+
+    # ------------------------------------------------------------ invariants
+
+    def _geometric_cases(self, fixed):
+        """K_G,c of the full body for the unit load cases a_i, (E + W W)_ij (section 2.11)
+        with the prestress of the supports ``fixed`` (a mask)."""
+        full, d = self.full, self.full.dim
+        cases = []
+        if full._straight_kg():  # N(x) of a straight line body: only a_x and (W W)_xx load it
+            last_u = (full.n_nodes - 1) * full.dofs_per_node
+            zero = full.geometric_stiffness(np.zeros(3)) * 0.0
+            def straight(omega, a):
+                motion = frames.from_rates(omega, 0.0 if np.ndim(omega) == 0 else np.zeros(3), a, dim=d)
+                c = _core.axial_force(body=full._body, frames=motion, f_first=0.0, f_last=0.0,
+                                      fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))[0]
+                return full._matrix(_core.geometric_matrix(body=full._body, coefficients=c))
+            for i in range(d):
+                cases.append(straight(0.0, np.eye(d)[0]) if i == 0 else zero)
+            spin = 1.0 if d == 2 else np.array([0.0, 0.0, 1.0])
+            for k in range(d * d):  # (W W)_xx = -1 for a unit spin about z
+                cases.append(-straight(spin, None) if k == 0 else zero)
+            return cases
+        with full._kg_lock():
+            key = fixed.tobytes()
+            if getattr(full, "_prestress_key", None) != key:
+                U, axes = full._prestress_fields(fixed)
+                _core.body_set_prestress(body=full._body, fields=U, axes=axes)
+                full._prestress_key = key
+            n = full._n_prestress_cases()
+            for c in range(d + d * d):
+                e = np.zeros(n)
+                e[c] = 1.0
+                cases.append(full._matrix(_core.geometric_matrix(body=full._body, coefficients=e)))
+        return cases
+
+    def _projected(self, V, KG):
+        """The projected invariants, as kf_body_create_given takes them."""
+        inv = self.full.inertia_invariants()
+        d = self.full.dim
+        S = np.zeros((d * d,) + (V.shape[1],) * 2)
+        for i in range(d):
+            for j in range(i, d):
+                S[i * d + j] = _project(V, inv["S"][i][j], symmetric=i == j)
+                S[j * d + i] = S[i * d + j].T
+        out = {"S": S, "K": _project(V, self.full.stiffness_matrix()),
+               "s": np.array([V.T @ inv["s"][i, j] for i in range(d) for j in range(d)]),
+               "Mo": np.array([V.T @ inv["Mo"][i] for i in range(d)])}
+        if "R" in inv:
+            out["R"] = np.array([_project(V, inv["R"][i][j]) for i in range(d) for j in range(d)])
+        if KG is not None:
+            out["KG"] = np.array([_project(V, X) for X in KG])
+        return out
+
+    def _set_core(self, inv, names):
+        """The core's body of the given invariants, and the sizes the base class reads."""
+        self._invariants = inv
+        self._body = _core.body_create_given(**inv)
+        info = _core.body_info(self._body)
+        self.ndof, self.dim = info["ndof"], info["dim"]
+        self.dofs_per_node = self.ndof
+        self.dof_names = tuple(names)
+        self._layout = self.storage = "dense"
+        self.nodes = np.zeros((1, self.dim))
+        self.nodes.setflags(write=False)
+        self.n_nodes = 1
+        self._elements = np.zeros((0, 2), dtype=np.int64)
+        from collections import OrderedDict
+
+        self._eig_cache = OrderedDict()
+        self._has_kg = "KG" in inv
+        self.rotary_inertia = "R" in inv
+
+    @property
+    def model(self) -> dict:
+        """``element`` "reduced", the full body's model (``of``) and what was kept."""
+        return {"element": "reduced", "of": None if self.full is None else self.full.model, "basis": self.basis,
+                "n_boundary": self.n_boundary, "n_modes": self.kept["n_modes"]}
+
+    @property
+    def default_supports(self):
+        return "clamped" if self._supported else None
+
+    @property
+    def _default_supports(self):
+        return "clamped" if getattr(self, "_supported", False) else None
+
+    def __repr__(self):
+        return (f"ReducedBody({type(self.full).__name__} of {self.basis_matrix.shape[0]} DOFs, basis={self.basis!r}, "
+                f"{self.n_boundary} interface DOFs + {self.kept['n_modes']} modes)")
+
+    # ------------------------------------------------------------ supports
+
+    def support_mask(self, supports) -> np.ndarray:
+        """Which coordinates the supports fix: ``"clamped"`` (every interface DOF),
+        ``"free"`` or None (none), or ``{item: kind}`` over interface items with kind
+        ``"clamped"``/``"fixed"``, ``"pinned"`` (translations) or a tuple of the item's DOF
+        names (``ux``... for a rigid interface, the full body's names for one node)."""
+        fixed = np.zeros(self.ndof, dtype=bool)
+        if supports is None or (isinstance(supports, str) and supports == "free"):
+            return fixed
+        if not self._supported:
+            raise NotSupportedError(f"ReducedBody with a free-interface basis does not support supports="
+                                    f"{supports!r}: its coordinates are modal; constrain the interface with "
+                                    "constraints=body.interface_rows(full_supports)")
+        if isinstance(supports, str):
+            if supports not in ("clamped", "fixed"):
+                raise ValueError(f"supports = {supports!r} is not 'clamped', 'free' or a dict {{item: kind}}")
+            fixed[: self.n_boundary] = True
+            return fixed
+        if not isinstance(supports, dict):
+            raise TypeError(f"supports must be 'clamped', 'free', None or a dict {{item: kind}}, got {supports!r}")
+        prefixes = [f"i{k}_" for k in range(len(self.interface))]
+        for item, kind in supports.items():
+            k = _checks.index("supports item", item, len(self.interface), "interface items")
+            cols = [c for c, nm in enumerate(self._interface_names) if nm.startswith(prefixes[k])]
+            local = [self._interface_names[c][len(prefixes[k]):] for c in cols]
+            if isinstance(kind, str):
+                if kind in ("clamped", "fixed"):
+                    chosen = local
+                elif kind == "pinned":
+                    chosen = [nm for nm in local if _DOF_MOTION.get(nm, ("r",))[0] == "t"]
+                else:
+                    raise ValueError(f"supports[{item!r}] = {kind!r} is not 'clamped', 'fixed', 'pinned' or a "
+                                     f"tuple of DOF names from {tuple(local)}")
+            else:
+                chosen = list(kind)
+                bad = [nm for nm in chosen if nm not in local]
+                if bad:
+                    raise ValueError(f"supports[{item!r}] = {kind!r}: DOF names must come from {tuple(local)}")
+            for nm in chosen:
+                fixed[cols[local.index(nm)]] = True
+        return fixed
+
+    def interface_rows(self, supports):
+        """Constraint rows on the reduced coordinates of the full body's supports:
+        ``full.constraint_matrix(supports) @ V`` (for ``constraints=`` of the eigen methods,
+        e.g. to hold a free-interface body)."""
+        return self._full("interface_rows").constraint_matrix(supports) @ self.basis_matrix
+
+    # ------------------------------------------------------------ K_G
+
+    def _straight_kg(self):
+        return False
+
+    def _n_prestress_cases(self):
+        return self.dim + self.dim**2
+
+    def _end_axes(self):
+        return np.zeros((2, self.dim))
+
+    def _geometric_basis(self, supports):
+        """The projected K_G basis was made with the body (its prestress supports)."""
+        if not self._has_kg:
+            raise _not_supported(self, "geometric_stiffness", "build it with geometric_stiffness=True")
+
+    def _eig_context(self, supports, geometric=False, constraints=None):
+        """As the base's, but the projected K_G basis does not depend on the supports, so
+        it also combines with constraints (a free-interface body held through
+        :meth:`interface_rows`)."""
+        if geometric:
+            self._geometric_basis(supports)
+        if constraints is not None:
+            return self._projected_context(supports, geometric, constraints)
+        return self._supports_context(supports, geometric)
+
+    def _axial_rows(self, motion, supports, end_forces):
+        if end_forces is not None and np.any(_checks.array("end_forces", end_forces, shape=(2,)) != 0):
+            raise _not_supported(self, "end_forces", "loads on the interface DOFs (a reduced body has no end "
+                                 "nodes); its K_G has the inertial load cases only")
+        self._geometric_basis(supports)
+        return _core.axial_force(body=self._body, frames=motion, f_first=0.0, f_last=0.0,
+                                 fixed_first=False, fixed_last=False)
+
+    # ------------------------------------------------------------ expansion and output
+
+    def expand(self, q):
+        """Reduced coordinates back to the full body's DOFs, d = V q.
+
+        Parameters
+        ----------
+        q : array_like (ndof,) or (n, ndof), EigenResult or SimulationResult
+            One state, several, the mode shapes of an eigen result or a response.
+
+        Returns
+        -------
+        ndarray (full.ndof,) or (n, full.ndof); an EigenResult with mode shapes (full.ndof,
+        n_modes) (or (nt, full.ndof, n_modes)); a SimulationResult over the full body's DOFs.
+        """
+        import dataclasses
+
+        V = self.basis_matrix
+        name = type(q).__name__
+        if name == "EigenResult":
+            if q.mode_shapes is None:
+                raise ValueError("q: the EigenResult has no mode shapes (mode_shapes=True)")
+            return dataclasses.replace(q, mode_shapes=np.einsum("fn,...nk->...fk", V, q.mode_shapes))
+        if name == "SimulationResult":
+            return dataclasses.replace(q, d=q.d @ V.T, v=q.v @ V.T, p=None,
+                                       dof_names=() if self.full is None else self.full.dof_names)
+        q = _checks.array("q", q)
+        if q.shape[-1] != self.ndof or q.ndim > 2:
+            raise ValueError(f"q must have shape ({self.ndof},) or (n, {self.ndof}), got {q.shape}")
+        return q @ V.T
+
+    def _full(self, what):
+        """The full body, for what needs its elements or mesh."""
+        if self.full is None:
+            raise _not_supported(self, what, "load it with ReducedBody.load(path, full=the full body)")
+        return self.full
+
+    def project(self, f):
+        """Forces on the full body's DOFs as generalized forces on the reduced coordinates,
+        V^T f: an array (full.ndof,) or (n, full.ndof), or a HarmonicLoad (its amplitude
+        projected) for :func:`kanefem.simulate`."""
+        from .simulate import HarmonicLoad
+
+        if isinstance(f, HarmonicLoad):
+            return HarmonicLoad(self.project(f.amplitude), f.omega, f.phase)
+        f = _checks.array("f", f)
+        n = self.basis_matrix.shape[0]
+        if f.shape[-1] != n or f.ndim > 2:
+            raise ValueError(f"f must have shape ({n},) or (k, {n}) (the full body's DOFs), got {f.shape}")
+        return f @ self.basis_matrix
+
+    def stresses(self, d, at="gauss"):
+        """Stresses of the expanded displacements on the full mesh (``full.stresses``)."""
+        return self._full("stresses").stresses(self.expand(d), at)
+
+    def section_forces(self, d, at="ends"):
+        """Section forces of the expanded displacements on the full line body."""
+        return self._full("section_forces").section_forces(self.expand(d), at)
+
+    def write_vtu(self, path, displacement=None, point_data=None, stresses=True):
+        """The full mesh with the expanded displacement (``full.write_vtu``)."""
+        disp = None if displacement is None else self.expand(displacement)
+        return self._full("write_vtu").write_vtu(path, disp, point_data, stresses)
+
+    def write_modes(self, path, result, instant=0, stresses=True):
+        """The expanded mode shapes on the full mesh (``full.write_modes``)."""
+        return self._full("write_modes").write_modes(path, self.expand(result), instant, stresses)
+
+    def write_response(self, path, result, every=1, stresses=True):
+        """The expanded response on the full mesh (``full.write_response``)."""
+        return self._full("write_response").write_response(path, self.expand(result), every, stresses)
+
+    def inertia_forces(self, d, d_t, d_tt, omega=0.0, eps=0.0, a_O=None, route="invariants", *,
+                       frames=None):
+        """Kane's F* from the projected invariants (``route="invariants"``); quadrature
+        has no elements here: ``self.full.inertia_forces(self.expand(...), route="quadrature")``
+        projected by V^T is the same check on the full body."""
+        if route == "quadrature":
+            raise _not_supported(self, "route='quadrature'",
+                                 "V^T full.inertia_forces(V d, V d_t, V d_tt, ..., route='quadrature')")
+        return super().inertia_forces(d, d_t, d_tt, omega, eps, a_O, route, frames=frames)
+
+    # ------------------------------------------------------------ files
+
+    def save(self, path):
+        """Write the reduced body to an NPZ file of the schema ``kanefem.reduced`` version
+        ``SCHEMA_VERSION`` (1) (docs/theory.md section 3.16; no pickled objects), atomically.
+
+        Arrays: ``schema`` (the name), ``version``, ``S`` (dim^2, n, n), ``K`` (n, n), ``s``
+        (dim^2, n), ``Mo`` (dim, n), ``R`` and ``KG`` when present, ``V`` (full ndof, n) the
+        basis, ``dof_names`` (n,), ``basis``, ``n_boundary``, ``frequencies_hz`` of the kept
+        modes, ``cutoff_hz`` (NaN if none), ``interface_nodes`` with ``interface_ptr`` (item k's
+        nodes at ptr[k]:ptr[k+1]), ``interface_positions``, ``full_type`` and ``full_ndof``.
+        """
+        from ._io import atomic_write
+
+        path = _checks.path("path", path)
+        if path.suffix != ".npz":
+            raise ValueError(f"path must end in .npz, got {str(path)!r}")
+        items = [np.atleast_1d(np.asarray(i, dtype=np.int64)) for i in self.interface]
+        data = dict(self._invariants)
+        data.update(schema=np.array(SCHEMA), version=np.array(SCHEMA_VERSION), V=self.basis_matrix,
+                    dof_names=np.array(self.dof_names, dtype=str), basis=np.array(self.basis),
+                    n_boundary=np.array(self.n_boundary), frequencies_hz=self.kept["frequencies_hz"],
+                    cutoff_hz=np.array(np.nan if self.kept["cutoff_hz"] is None else self.kept["cutoff_hz"]),
+                    interface_nodes=np.concatenate(items) if items else np.zeros(0, np.int64),
+                    interface_ptr=np.cumsum([0] + [i.size for i in items]).astype(np.int64),
+                    interface_positions=self.interface_positions,
+                    full_type=np.array(type(self.full).__name__ if self.full is not None else ""),
+                    full_ndof=np.array(self.basis_matrix.shape[0]))
+        return atomic_write(path, lambda f: np.savez(f, **data), mode="wb")
+
+    @classmethod
+    def load(cls, path, full=None):
+        """Read a reduced body written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            An NPZ file of the schema ``kanefem.reduced``, version ``SCHEMA_VERSION`` (1).
+        full : FlexibleBody or ImportedModel, optional
+            The full body it was reduced from, for stresses and VTU output of expanded
+            results (``expand`` works without it: the basis is in the file).
+
+        Raises
+        ------
+        ValueError
+            naming the file: not an NPZ of this schema, another schema version, a missing or
+            malformed array, matrices the core refuses, a ``full`` of another size.
+        """
+        from .sweep import read_npz
+
+        path = _checks.path("path", path)
+        # the sweep store's checked reader: regular file, sizes, headers, no objects, CRCs
+        arrays = read_npz(path, ValueError, "reduced body NPZ file")
+        def kind(name, kinds, ndim):
+            a = arrays.get(name)
+            if a is None or a.dtype.kind not in kinds or a.ndim != ndim:
+                got = "missing" if a is None else f"of dtype {a.dtype} and {a.ndim} dimension(s)"
+                raise ValueError(f"{path}: array {name!r} is {got} (schema {SCHEMA!r} version {SCHEMA_VERSION})")
+            return a
+
+        if str(arrays.get("schema", "")) != SCHEMA or arrays["schema"].dtype.kind != "U":
+            raise ValueError(f"{path}: not a kanefem reduced body (schema {SCHEMA!r} expected)")
+        version = kind("version", "iu", 0)
+        if int(version) != SCHEMA_VERSION:
+            raise ValueError(f"{path}: schema version {int(version)}, this kanefem reads version {SCHEMA_VERSION}")
+        inv = {k: kind(k, "f", nd) for k, nd in (("S", 3), ("K", 2), ("s", 2), ("Mo", 2))}
+        inv.update({k: kind(k, "f", 3) for k in ("R", "KG") if k in arrays})
+        V = kind("V", "f", 2)
+        ptr, nodes = kind("interface_ptr", "iu", 1), kind("interface_nodes", "iu", 1)
+        names = kind("dof_names", "U", 1)
+        for name, kinds, nd in (("basis", "U", 0), ("n_boundary", "iu", 0), ("frequencies_hz", "f", 1),
+                                ("cutoff_hz", "f", 0), ("interface_positions", "f", 2), ("full_ndof", "iu", 0)):
+            kind(name, kinds, nd)
+        n = inv["K"].shape[0]
+        if (V.shape[1] != n or names.size != n or ptr.size < 1 or ptr[0] != 0 or ptr[-1] != nodes.size
+                or np.any(np.diff(ptr.astype(np.int64)) < 0) or not 0 <= int(arrays["n_boundary"]) <= n
+                or int(arrays["full_ndof"]) != V.shape[0]):
+            raise ValueError(f"{path}: the arrays do not fit together (K {inv['K'].shape}, V {V.shape}, "
+                             f"{names.size} DOF names, interface_ptr {ptr.shape}, n_boundary "
+                             f"{int(arrays['n_boundary'])})")
+        for name in ("V", "frequencies_hz", "interface_positions"):
+            if not np.all(np.isfinite(arrays[name])):
+                raise ValueError(f"{path}: array {name!r} has non-finite entries")
+        if full is not None and getattr(full, "ndof", None) != V.shape[0]:
+            raise ValueError(f"full has {getattr(full, 'ndof', None)} DOFs, the file's basis {V.shape[0]}")
+        basis = str(arrays["basis"])
+        if basis not in BASES:
+            raise ValueError(f"{path}: basis = {basis!r} is not one of {BASES}")
+        self = cls.__new__(cls)
+        self.full, self.basis = full, basis
+        self.basis_matrix = V
+        V.setflags(write=False)
+        self.n_boundary = int(arrays["n_boundary"])
+        self.interface = [nodes[a:b] for a, b in zip(ptr[:-1], ptr[1:])]
+        self.interface_positions = np.asarray(arrays["interface_positions"], float)
+        names = tuple(str(x) for x in names)
+        self._interface_names = names[: self.n_boundary]
+        self._supported = basis == "craig-bampton"
+        cutoff = float(arrays["cutoff_hz"])
+        freqs = np.asarray(arrays["frequencies_hz"], float)
+        self.kept = {"basis": basis, "n_boundary": self.n_boundary, "n_modes": int(freqs.size),
+                     "frequencies_hz": freqs, "cutoff_hz": None if math.isnan(cutoff) else cutoff,
+                     "attachment": 0 if self._supported else len(names) - freqs.size,
+                     "interface": [list(map(int, i)) for i in self.interface],
+                     "geometric_stiffness": "KG" in inv}
+        try:
+            self._set_core(inv, names)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        return self
+
+
+#: the largest Matrix Market or DOF map file ImportedModel.read reads (it is read whole)
+MATRIX_FILE_MAX = 8 << 30
+
+
+def _read_matrix_market(name, path, raw):
+    """A real matrix from the bytes of a Matrix Market file (coordinate or array, general or
+    symmetric), parsed here with NumPy and checked at every step: the banner, a size line
+    the file can hold, ASCII text, exactly the declared number of entries, integer indices
+    in range.  (SciPy's ``mmread`` reads the same files, but its C++ reader crashed the
+    process on a damaged file, a NUL byte in an entry: docs/theory.md section 3.16.)"""
+    _, sp, _ = _scipy()
+    where = f"{name}: {path}"
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where}: not a Matrix Market file: byte {exc.start} is not ASCII") from None
+    if "\x00" in text:
+        raise ValueError(f"{where}: not a Matrix Market file: it holds a NUL byte")
+    lines = text.split("\n")
+    banner = lines[0].strip().lower().split()
+    if len(banner) != 5 or banner[0] != "%%matrixmarket" or banner[1] != "matrix" or \
+            banner[2] not in ("coordinate", "array") or banner[3] not in ("real", "integer", "double") or \
+            banner[4] not in ("general", "symmetric"):
+        raise ValueError(f"{where}: not a Matrix Market file of a real general or symmetric matrix "
+                         f"(banner {lines[0][:80]!r})")
+    k = 1
+    while k < len(lines) and (not lines[k].strip() or lines[k].lstrip().startswith("%")):
+        k += 1
+    coordinate = banner[2] == "coordinate"
+    want = 3 if coordinate else 2
+    try:
+        dims = [int(v) for v in lines[k].split()] if k < len(lines) else []
+    except ValueError:
+        dims = []
+    if len(dims) != want or min(dims) < 0 or dims[0] != dims[1] or dims[0] > 2**31 - 1:
+        raise ValueError(f"{where}: the size line {lines[k][:80] if k < len(lines) else ''!r} is not {want} "
+                         "non-negative integers of a square matrix")
+    n = dims[0]
+    count = dims[2] if coordinate else n * n
+    if count * (4 if coordinate else 2) > len(raw):
+        raise ValueError(f"{where}: the header declares {dims}, more than the file's {len(raw)} bytes hold")
+    try:
+        values = np.array("\n".join(lines[k + 1:]).split(), dtype=float)
+    except ValueError as exc:
+        raise ValueError(f"{where}: an entry is not a number ({exc})") from None
+    if values.size != count * (want if coordinate else 1):
+        raise ValueError(f"{where}: {values.size} numbers after the size line, the header declares "
+                         f"{count} entries")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{where}: the matrix has non-finite entries")
+    symmetric = banner[4] == "symmetric"
+    if coordinate:
+        e = values.reshape(count, 3)
+        ij = e[:, :2]
+        if not (np.all(ij == np.round(ij)) and np.all(ij >= 1) and np.all(ij <= n)):
+            raise ValueError(f"{where}: entry indices must be integers in 1..{n}")
+        i, j, v = ij[:, 0].astype(np.int64) - 1, ij[:, 1].astype(np.int64) - 1, e[:, 2]
+        if symmetric:
+            if np.any(j > i):
+                raise ValueError(f"{where}: a symmetric file lists the lower triangle only (an entry above it)")
+            off = i != j
+            i, j, v = np.r_[i, j[off]], np.r_[j, i[off]], np.r_[v, v[off]]
+        return sp.csr_matrix((v, (i, j)), shape=(n, n))
+    if symmetric:
+        raise ValueError(f"{where}: a symmetric array file is not supported (give a general array or coordinates)")
+    return sp.csr_matrix(values.reshape(n, n, order="F"))
+
+
+#: the NPZ schema of a saved reduced body (ReducedBody.save): its name and version
+SCHEMA = "kanefem.reduced"
+SCHEMA_VERSION = 1
+
+
+class ImportedModel:
+    """A full model from an FE code's mass and stiffness matrices, to be reduced by
+    :class:`ReducedBody` (docs/theory.md section 3.16).
+
+    The matrices act on translational DOFs (solid or plane-stress elements: what Abaqus
+    ``*MATRIX GENERATE``, Ansys and Nastran DMAP exports give for such meshes) listed by a
+    node/DOF map; the mesh (kanefem or meshio) gives the node coordinates.  The inertia
+    invariants follow from M and the coordinates: with the nodal mass m_ab (M's block of one
+    displacement component, the same for every component),
+    S_ij[(a,i),(b,j)] = m_ab, s_ij[(a,i)] = sum_b m_ab x_bj, Mo_i[(a,i)] = sum_b m_ab (exact
+    for isoparametric elements, whose shape functions interpolate x).  Elements are not
+    known, so there is no K_G and no stress recovery; VTU output of expanded results is
+    written on the mesh.
+
+    Parameters
+    ----------
+    mass, stiffness : array_like or scipy.sparse matrix, shape (n, n)
+        M and K, symmetric; M positive definite, K positive semidefinite.
+    dof_map : array_like of int, shape (n, 2)
+        Row r of the matrices is displacement component dof_map[r, 1] (0: x, 1: y, 2: z) of
+        node dof_map[r, 0] of the mesh; every component of every node exactly once.
+    mesh : kanefem.Mesh or meshio.Mesh
+        The mesh whose nodes the map refers to (its dimension is the model's).
+
+    Examples
+    --------
+    >>> import kanefem
+    >>> plate = kanefem.MeshBody(kanefem.Mesh.rectangle(1.0, 0.1, 10, 2, cell="quad"),
+    ...                          E=2.1e11, nu=0.3, rho=7800, thickness=0.01)
+    >>> dof_map = [(k // 2, k % 2) for k in range(plate.ndof)]
+    >>> model = kanefem.ImportedModel(plate.mass_matrix(), plate.stiffness_matrix(), dof_map, plate.mesh)
+    >>> model.ndof == plate.ndof
+    True
+    """
+
+    storage = "sparse"
+    _default_supports = None
+
+    def __init__(self, mass, stiffness, dof_map, mesh):
+        from .meshes import Mesh
+
+        _, sp, _ = _scipy()
+        if not isinstance(mesh, Mesh):
+            if type(mesh).__name__ == "Mesh" and hasattr(mesh, "points"):  # a meshio mesh
+                mesh = Mesh.from_meshio(mesh)
+            else:
+                raise TypeError(f"mesh must be a kanefem.Mesh or a meshio.Mesh, got {type(mesh).__name__}")
+        self.mesh, self.dim = mesh, mesh.dim
+        self.nodes = np.asarray(mesh.points if hasattr(mesh, "points") else mesh.nodes, float)[:, : self.dim]
+        self.n_nodes = self.nodes.shape[0]
+        self.dofs_per_node = self.dim
+        self.dof_names = ("ux", "uy", "uz")[: self.dim]
+        self.ndof = self.n_nodes * self.dim
+        M, K = (self._matrix_arg(name, X) for name, X in (("mass", mass), ("stiffness", stiffness)))
+        if M.shape != K.shape:
+            raise ValueError(f"mass {M.shape} and stiffness {K.shape} must have the same shape")
+        perm = self._dof_permutation(dof_map, M.shape[0])
+        # node-major numbering: new DOF node * dim + k holds old row perm[new]
+        P = sp.csr_matrix((np.ones(self.ndof), (np.arange(self.ndof), perm)), shape=(self.ndof,) * 2)
+        self._M = sp.csr_matrix(P @ M @ P.T)
+        self._K = sp.csr_matrix(P @ K @ P.T)
+        self._check_definite()
+        self._m = self._nodal_mass()
+        self._geometric = False
+
+    @staticmethod
+    def _matrix_arg(name, X):
+        _, sp, _ = _scipy()
+        X = sp.csr_matrix(X, dtype=float) if sp.issparse(X) else sp.csr_matrix(_checks.array(name, X, ndim=2))
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(f"{name} must be square, got shape {X.shape}")
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError(f"{name} has non-finite entries")
+        asym = abs(X - X.T).max() if X.nnz else 0.0
+        big = abs(X).max() if X.nnz else 0.0
+        if asym > 1e-10 * big:
+            raise ValueError(f"{name} is not symmetric: max |X - X^T| = {asym:.3g}, max |X| = {big:.3g}")
+        return X
+
+    def _dof_permutation(self, dof_map, n):
+        """perm[node * dim + k] = the matrix row of (node, k), checked by name."""
+        m = _checks.array("dof_map", dof_map, ndim=2)
+        if m.shape != (n, 2):
+            raise ValueError(f"dof_map must have shape ({n}, 2) (one (node, component) row per matrix row), "
+                             f"got {m.shape}")
+        if not np.all(m == np.round(m)):
+            raise ValueError("dof_map must hold integers (node, component)")
+        m = m.astype(np.int64)
+        if n != self.ndof:
+            raise ValueError(f"dof_map: the matrices have {n} rows, the mesh's {self.n_nodes} nodes x {self.dim} "
+                             f"components {self.ndof} DOFs (every component of every node once)")
+        if m[:, 0].min() < 0 or m[:, 0].max() >= self.n_nodes:
+            raise ValueError(f"dof_map: node {int(m[:, 0].max() if m[:, 0].max() >= self.n_nodes else m[:, 0].min())} "
+                             f"is not one of the mesh's {self.n_nodes} nodes")
+        if m[:, 1].min() < 0 or m[:, 1].max() >= self.dim:
+            raise ValueError(f"dof_map: components must be 0..{self.dim - 1} (translations; rotational DOFs "
+                             "are not supported)")
+        key = m[:, 0] * self.dim + m[:, 1]
+        perm = np.full(self.ndof, -1)
+        perm[key] = np.arange(n)
+        if np.any(perm < 0):
+            k = int(np.flatnonzero(perm < 0)[0])
+            raise ValueError(f"dof_map: (node {k // self.dim}, component {k % self.dim}) appears twice or never")
+        return perm
+
+    def _check_definite(self):
+        """M positive definite, K positive semidefinite (K + delta M definite), by factors."""
+        _, sp, _ = _scipy()
+        from .sparse import Factor
+
+        def pivots(A):
+            try:
+                return Factor(sp.csr_matrix(A), symmetric=True).lu.U.diagonal()
+            except RuntimeError:
+                return np.array([-1.0])
+        if not (pivots(self._M) > 0).all():
+            raise ValueError("mass is not positive definite (a factor of M has a pivot <= 0)")
+        scale = float(np.max(self._K.diagonal() / self._M.diagonal()))
+        if not (pivots(self._K + 1e-8 * scale * self._M) > 0).all():
+            raise ValueError("stiffness is not positive semidefinite (K + 1e-8 (k/m)_max M has a pivot <= 0)")
+
+    def _nodal_mass(self):
+        """m_ab from M's component blocks, checked: no coupling between components and the
+        same block for each."""
+        d = self.dim
+        M = self._M.tocoo()
+        ca, cb = M.row % d, M.col % d
+        big = np.abs(M.data).max()
+        cross = np.abs(M.data[ca != cb]).max(initial=0.0)
+        if cross > 1e-10 * big:
+            raise ValueError(f"mass couples different displacement components ({cross:.3g} against {big:.3g}): "
+                             "rotational or non-isotropic mass is not supported")
+        _, sp, _ = _scipy()
+        blocks = [sp.csr_matrix((M.data[(ca == k) & (cb == k)],
+                                 (M.row[(ca == k) & (cb == k)] // d, M.col[(ca == k) & (cb == k)] // d)),
+                                shape=(self.n_nodes,) * 2) for k in range(d)]
+        for k in range(1, d):
+            diff = abs(blocks[k] - blocks[0]).max() if (blocks[k] - blocks[0]).nnz else 0.0
+            if diff > 1e-8 * big:
+                raise ValueError(f"mass: component {k}'s nodal mass differs from component 0's by {diff:.3g}: "
+                                 "the invariants need one nodal mass for every component")
+        return blocks[0]
+
+    @classmethod
+    def read(cls, mass, stiffness, dof_map, mesh):
+        """Read M and K from Matrix Market files (the files ``scipy.io.mmwrite`` writes and FE
+        codes export: coordinate or array, general or symmetric, real), the DOF map from a
+        text file of two integer columns (node, component) or an array, and the mesh from a
+        file (``Mesh.read``: Gmsh, Abaqus .inp, VTU, ...) or a Mesh.  Errors name the file."""
+        import io
+
+        from ._io import read_bytes
+        from .meshes import Mesh
+
+        mats = []
+        for name, p in (("mass", mass), ("stiffness", stiffness)):
+            p = _checks.path(name, p)
+            X = _read_matrix_market(name, p, read_bytes(p, limit=MATRIX_FILE_MAX, what="Matrix Market file"))
+            try:
+                mats.append(cls._matrix_arg(name, X))
+            except ValueError as exc:
+                raise ValueError(f"{p}: {exc}") from None
+        if isinstance(dof_map, (str, bytes)) or hasattr(dof_map, "__fspath__"):
+            p = _checks.path("dof_map", dof_map)
+            raw = read_bytes(p, limit=MATRIX_FILE_MAX, what="DOF map")
+            try:
+                dof_map = np.loadtxt(io.BytesIO(raw), dtype=float, ndmin=2)
+            except (ValueError, UnicodeError, IndexError) as exc:
+                raise ValueError(f"dof_map: {p}: not two columns of integers ({exc})") from None
+        if not isinstance(mesh, Mesh) and (isinstance(mesh, str) or hasattr(mesh, "__fspath__")):
+            mesh = Mesh.read(mesh)
+        return cls(mats[0], mats[1], dof_map, mesh)
+
+    # what ReducedBody and the Body contract read
+    def mass_matrix(self):
+        """M in node-major order (ndof = nodes x dim), CSR."""
+        return self._M
+
+    def stiffness_matrix(self):
+        """K in node-major order, CSR."""
+        return self._K
+
+    def inertia_invariants(self) -> dict:
+        """S (a dim x dim nested list of CSR), s (dim, dim, ndof), Mo (dim, ndof) from M and
+        the node coordinates (the class's formulas)."""
+        _, sp, _ = _scipy()
+        d, nn = self.dim, self.n_nodes
+        m = self._m
+        S = [[sp.csr_matrix(sp.kron(m, sp.csr_matrix(([1.0], ([i], [j])), shape=(d, d)))) for j in range(d)]
+             for i in range(d)]
+        s = np.zeros((d, d, self.ndof))
+        Mo = np.zeros((d, self.ndof))
+        mx = m @ self.nodes
+        m1 = np.asarray(m.sum(axis=1)).ravel()
+        for i in range(d):
+            Mo[i, i::d] = m1
+            for j in range(d):
+                s[i, j, i::d] = mx[:, j]
+        assert nn * d == self.ndof
+        return {"S": S, "s": s, "Mo": Mo}
+
+    @property
+    def model(self) -> dict:
+        return {"element": "imported", "nodes": self.n_nodes, "dim": self.dim}
+
+    def _straight_kg(self):
+        return False
+
+    def _node_index(self, node, name="node"):
+        return _checks.index(name, node, self.n_nodes, "nodes")
+
+    def node_set(self, selector):
+        """As MeshBody.node_set: a set name, a predicate on the coordinates, indices."""
+        from .meshes import MeshBody
+
+        return MeshBody.node_set(self, selector)
+
+    def support_mask(self, supports):
+        """As MeshBody.support_mask."""
+        from .meshes import MeshBody
+
+        return MeshBody.support_mask(self, supports)
+
+    def constraint_matrix(self, supports):
+        return np.eye(self.ndof)[self.support_mask(supports)]
+
+    def displacement_field(self, d):
+        from .meshes import MeshBody
+
+        return MeshBody.displacement_field(self, d)
+
+    def write_vtu(self, path, displacement=None, point_data=None, stresses=False):
+        """The mesh with a displacement field (no stresses: no elements)."""
+        if stresses:
+            raise NotSupportedError("ImportedModel does not support stresses: its elements are not known")
+        data = dict(point_data or {})
+        if displacement is not None:
+            data["displacement"] = self.displacement_field(displacement)
+        return self.mesh.write(path, point_data=data, file_format="vtu")
+
+    def write_modes(self, path, result, instant=0, stresses=False):
+        """Mode shapes as VTU point data ``mode_k_f=...Hz`` (MeshBody.write_modes without stresses)."""
+        from .meshes import MeshBody
+
+        if stresses:
+            raise NotSupportedError("ImportedModel does not support stresses: its elements are not known")
+        return MeshBody.write_modes(self, path, result, instant, stresses=False)
+
+    def stresses(self, d, at="gauss"):
+        raise NotSupportedError("ImportedModel does not support stresses: its elements are not known "
+                                "(import the mesh as a MeshBody to recover stresses)")
+
+    section_forces = stresses
