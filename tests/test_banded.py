@@ -71,7 +71,9 @@ def test_eigenvalues_agree_with_the_dense_path(name):
     b, d = make(name, 100, "banded"), make(name, 100, "dense")
     om, ep = RATES[3 if name == "Beam3D" else 2]
     sup = d.default_supports
-    tol = 3e-7 if name == "PlanarBeam" else 5e-6  # the dense core's round-off, above
+    # the dense core's round-off, above; it depends on the LAPACK (Beam3D with K_G: 3e-6 with
+    # OpenBLAS, 6.4e-6 with reference LAPACK), the banded path is held to the exact value at rest
+    tol = 3e-7 if name == "PlanarBeam" else 2e-5
     for kw in (dict(), dict(omega=om), dict(omega=om, geometric_stiffness=True)):
         r, r0 = b.eigenvalues(4, **kw), d.eigenvalues(4, **kw)
         A = d.stiffness_matrix() + d.motion_terms(kw.get("omega", 0.0)).K_om

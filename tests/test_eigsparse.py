@@ -73,9 +73,10 @@ def test_sparse_path_of_a_beam_equals_the_dense_one_over_a_crank_turn_with_k_eps
     s = beam.eigenvalues_vs_time(omega, eps, 4, solver="sparse", mode_shapes=False)
     assert s.solver == "general"
     assert s.stats["continued"] >= 40, s.stats  # continuation carries the turn
-    # the dense solve of this problem (||K|| / lambda_1 ~ 1e7) is good to ~1e-9 relative:
-    # the certified sparse values agree within their bounds plus that
-    tol = s.error_bounds + 1e-9 * np.abs(d.eigenvalues)
+    # the dense solve of this problem (||K|| / lambda_1 ~ 1e7) is good to eps ||K|| / lambda_1
+    # ~ 2e-9 relative (measured 1e-9 with OpenBLAS, 1.2e-9 with reference LAPACK): the certified
+    # sparse values agree within their bounds plus 1e-8, five times that bound
+    tol = s.error_bounds + 1e-8 * np.abs(d.eigenvalues)
     assert np.all(np.abs(s.eigenvalues - d.eigenvalues) <= tol)
 
 
