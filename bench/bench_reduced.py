@@ -7,7 +7,7 @@ load, docs/theory.md section 2.11) at nt instants of the spin-up.
 * full: MeshBody.eigenvalues_vs_time (sparse shift-invert at every instant with K_G);
 * reduced: ReducedBody (the root face condensed to one rigid interface node, Craig-Bampton
   with m fixed-interface modes, K_G of the 12 unit load cases projected once; docs/theory.md
-  section 3.16), the reduction included in its time, then the same call on 6 + m coordinates.
+  section 3.18), the reduction included in its time, then the same call on 6 + m coordinates.
 
 The full mesh is solved at a few instants of the grid (every instant costs about the same:
 one factorization and one ARPACK run) and its time per instant is scaled to the grid; the

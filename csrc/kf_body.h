@@ -50,7 +50,7 @@ int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel
                          const kf_section *sec, int storage, kf_error *err);
 /*
  * A body from given dense invariants, not from elements: the reduced body of
- * docs/theory.md section 3.16, whose n coordinates are the amplitudes of a
+ * docs/theory.md section 3.18, whose n coordinates are the amplitudes of a
  * reduction basis V (S_ij = V^T S_ij V, ... projected once by the caller).  All
  * arrays row-major: S holds dim*dim blocks n x n (block i dim + j), R the same or
  * NULL (no second-order rotation invariants), K n x n, s dim*dim vectors of n, Mo

@@ -1,4 +1,4 @@
-"""Reduced bodies (issue 21, docs/theory.md section 3.16): the inertia invariants, K and
+"""Reduced bodies (issue 21, docs/theory.md section 3.18): the inertia invariants, K and
 the prestress K_G of a full body projected once onto a Craig-Bampton or free-interface
 basis, run by the core's solvers as a body of given matrices."""
 

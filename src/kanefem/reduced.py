@@ -1,5 +1,5 @@
 """Reduced flexible bodies: the inertia invariants projected onto a reduction basis once
-(docs/theory.md section 3.16).
+(docs/theory.md section 3.18).
 
 A :class:`ReducedBody` is made from any kanefem body (PlanarBeam, Beam3D, MeshBody, ...)
 with a Craig-Bampton basis (static constraint modes of the interface DOFs plus
@@ -143,7 +143,7 @@ def _lowest_modes(K, M, n_modes, cutoff, shift, what):
 class ReducedBody(FlexibleBody):
     """A flexible body in reduced coordinates: the inertia invariants, K and the prestress
     K_G of a full kanefem body projected once onto a reduction basis (docs/theory.md
-    section 3.16).
+    section 3.18).
 
     Parameters
     ----------
@@ -556,6 +556,9 @@ class ReducedBody(FlexibleBody):
                     raise ValueError(f"supports[{item!r}] = {kind!r} is not 'clamped', 'fixed', 'pinned' or a "
                                      f"tuple of DOF names from {tuple(local)}")
             else:
+                if not isinstance(kind, (tuple, list)):
+                    raise TypeError(f"supports[{item!r}] = {kind!r} is not 'clamped', 'fixed', 'pinned' or a "
+                                    f"tuple of DOF names from {tuple(local)}")
                 chosen = list(kind)
                 bad = [nm for nm in chosen if nm not in local]
                 if bad:
@@ -690,7 +693,7 @@ class ReducedBody(FlexibleBody):
 
     def save(self, path):
         """Write the reduced body to an NPZ file of the schema ``kanefem.reduced`` version
-        ``SCHEMA_VERSION`` (1) (docs/theory.md section 3.16; no pickled objects), atomically.
+        ``SCHEMA_VERSION`` (1) (docs/theory.md section 3.18; no pickled objects), atomically.
 
         Arrays: ``schema`` (the name), ``version``, ``S`` (dim^2, n, n), ``K`` (n, n), ``s``
         (dim^2, n), ``Mo`` (dim, n), ``R`` and ``KG`` when present, ``V`` (full ndof, n) the
@@ -807,7 +810,7 @@ def _read_matrix_market(name, path, raw):
     symmetric), parsed here with NumPy and checked at every step: the banner, a size line
     the file can hold, ASCII text, exactly the declared number of entries, integer indices
     in range.  (SciPy's ``mmread`` reads the same files, but its C++ reader crashed the
-    process on a damaged file, a NUL byte in an entry: docs/theory.md section 3.16.)"""
+    process on a damaged file, a NUL byte in an entry: docs/theory.md section 3.18.)"""
     _, sp, _ = _scipy()
     where = f"{name}: {path}"
     try:
@@ -873,7 +876,7 @@ SCHEMA_VERSION = 1
 
 class ImportedModel:
     """A full model from an FE code's mass and stiffness matrices, to be reduced by
-    :class:`ReducedBody` (docs/theory.md section 3.16).
+    :class:`ReducedBody` (docs/theory.md section 3.18).
 
     The matrices act on translational DOFs (solid or plane-stress elements: what Abaqus
     ``*MATRIX GENERATE``, Ansys and Nastran DMAP exports give for such meshes) listed by a

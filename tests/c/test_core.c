@@ -2635,7 +2635,7 @@ static void test_stepper(void)
     kf_mat_free(&like);
 }
 
-/* A body of given dense invariants (kf_body_create_given, docs/theory.md section 3.16):
+/* A body of given dense invariants (kf_body_create_given, docs/theory.md section 3.18):
  * given a spatial beam's own S_ij, K, s, Mo (the identity basis) it has the beam's motion
  * terms and eigenvalues; bad arrays are refused naming them. */
 static void test_given_body(void)
