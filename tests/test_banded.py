@@ -189,7 +189,10 @@ def test_spatial_symmetric_turn_is_continued_in_c_and_certified():
     previous one's basis, certified by Weyl's intervals [lambda0_k - |omega|^2, lambda0_k]
     (no full solve while |omega|^2 is below half the gaps), and every eigenvalue equals
     SciPy's eigh of the same (K + K_om(t), M) to the certificate's 1e-8 relative residual
-    (its eigenvalue error is below that)."""
+    (its eigenvalue error is below that) plus the reference's own round-off: LAPACK's eigh is
+    backward stable, so its k-th eigenvalue may be off by ~eps lambda_max / lambda_k relative
+    (2e-8 at lambda_1 here; its drivers gv/gvx/gvd spread by 1e-9 and a 40-digit Rayleigh quotient
+    puts the continued values within 1e-10, so the reference, not the path, is the looser side)."""
     import scipy.linalg as la
 
     b = make("Beam3D", 20, "dense")
@@ -202,4 +205,6 @@ def test_spatial_symmetric_turn_is_continued_in_c_and_certified():
     for k in range(0, 90, 11):
         Ko = b.motion_terms(om[k]).K_om[np.ix_(free, free)]
         ref = la.eigh(K + Ko, M, eigvals_only=True, subset_by_index=[0, 5])
-        np.testing.assert_allclose(r.eigenvalues[k], ref, rtol=1e-8)
+        lam_max = la.eigh(K + Ko, M, eigvals_only=True, subset_by_index=[K.shape[0] - 1] * 2)[0]
+        bound = 1e-8 + 4 * np.finfo(float).eps * lam_max / ref
+        assert np.all(np.abs(r.eigenvalues[k] - ref) <= bound * ref), (k, (r.eigenvalues[k] - ref) / ref)
