@@ -2727,6 +2727,249 @@ static void test_given_body(void)
     kf_body_free(b);
 }
 
+/* A body in a floating frame (kf_ffrf, docs/theory.md section 1.6): its mass
+ * properties (closed forms), its elastic rows under a prescribed frame equal to the
+ * one-way motion terms, the free accelerations solving its equations (K_G taken at
+ * them), a given body of the same invariants equal to it, a few steps of either
+ * integrator, and bad arguments refused by name. */
+static void test_floating(void)
+{
+    kf_section sec = {.E = 7e10, .rho = 2700, .A = 4e-4, .Izz = 2e-8, .Iyy = 8e-9, .J = 1e-8,
+                      .nu = 0.3, .ref = {0.0, 1.0, 0.0}};
+    kf_error err = {0};
+    double len = 1.0;
+    kf_body *b = straight3(KF_BEAM3D, 4, len, &sec);
+    int ndof = kf_body_ndof(b);
+    unsigned char *fixed = calloc((size_t)ndof, 1);
+    for (int k = 0; k < 6; k++)
+        fixed[k] = 1; /* clamped at the first node: the frame follows it */
+    kf_ffrf_desc desc = {b, fixed, NULL, {0.2, 1e-5}, 1};
+    kf_ffrf *w = NULL;
+    CHECK(kf_ffrf_create(&w, &desc, &err) == KF_OK, "%s", err.msg);
+    if (!w)
+        goto done;
+    int n = kf_ffrf_nelastic(w);
+    double m, xc[3], J0[9], mt = sec.rho * sec.A * len;
+    kf_ffrf_mass_properties(w, &m, xc, J0);
+    CHECK(fabs(m - mt) < 1e-14 * mt && fabs(xc[0] - 0.5) < 1e-15 && xc[1] == 0.0, "m %g, x_c %g", m, xc[0]);
+    /* the section points give J_xx = rho Ip L, J_yy = m L^2/12 + rho Iyy L (Gauss: exact) */
+    CHECK(fabs(J0[0] - sec.rho * (sec.Izz + sec.Iyy) * len) < 1e-12 * J0[4] &&
+              fabs(J0[4] - (mt * len * len / 12 + sec.rho * sec.Iyy * len)) < 1e-14 * J0[4] &&
+              fabs(J0[8] - (mt * len * len / 12 + sec.rho * sec.Izz * len)) < 1e-14 * J0[8],
+          "inertia %g %g %g", J0[0], J0[4], J0[8]);
+    CHECK(kf_ffrf_rigid_margin(w) > 1e-6, "margin %g", kf_ffrf_rigid_margin(w));
+    double *d = calloc((size_t)n, sizeof(double)), *dd = calloc((size_t)n, sizeof(double));
+    double *ddd = calloc((size_t)n, sizeof(double)), *x = calloc((size_t)ndof * 5, sizeof(double));
+    for (int i = 0; i < n; i++) { /* small: K_G's loads follow the frame's accelerations */
+        d[i] = 1e-6 * sin(1.0 + i);
+        dd[i] = 1e-3 * cos(2.0 * i);
+    }
+    /* prescribed: the one-way equations M d'' = -(C d' + (K + K_eps + K_om + K_G) d + q)
+     * with Rayleigh damping, on the free DOFs */
+    kf_frame f = {{0.3, -1.2, 2.0}, {0.5, 0.1, -0.7}, {0}, {1.0, -2.0, 3.0}, {0}};
+    double drive[6];
+    CHECK(kf_ffrf_prescribed(w, &f, d, dd, ddd, drive, &err) == KF_OK, "%s", err.msg);
+    kf_mat C = {0}, Ke = {0}, Ko = {0}, KG = {0};
+    kf_mat_alloc_like(&C, kf_body_mass(b), NULL);
+    kf_mat_alloc_like(&Ke, kf_body_mass(b), NULL);
+    kf_mat_alloc_like(&Ko, kf_body_mass(b), NULL);
+    kf_mat_alloc_like(&KG, kf_body_mass(b), NULL);
+    double *full = x, *y = x + ndof, *q = x + 2 * ndof, c3[3];
+    CHECK(kf_body_motion_terms(b, &f, &C, &Ke, &Ko, q, q + ndof, q + 2 * ndof, &err) == KF_OK,
+          "%s", err.msg);
+    CHECK(kf_body_axial_force(b, &f, 0.0, 0.0, 1, 0, c3, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_body_geometric(b, c3, 0.0, &KG, &err) == KF_OK, "%s", err.msg);
+    const int *map = kf_ffrf_map(w);
+    double *fv = calloc((size_t)ndof, sizeof(double)), *dv = calloc((size_t)ndof, sizeof(double));
+    for (int i = 0; i < n; i++)
+        full[map[i]] = d[i], dv[map[i]] = dd[i];
+    kf_mat_gemv(&C, 1.0, dv, 0.0, fv);
+    kf_mat_gemv(kf_body_mass(b), 0.2, dv, 1.0, fv);
+    kf_mat_gemv(kf_body_stiffness(b), 1e-5, dv, 1.0, fv);
+    kf_mat_gemv(kf_body_stiffness(b), 1.0, full, 1.0, fv);
+    kf_mat_gemv(&Ke, 1.0, full, 1.0, fv);
+    kf_mat_gemv(&Ko, 1.0, full, 1.0, fv);
+    kf_mat_gemv(&KG, 1.0, full, 1.0, fv);
+    for (int i = 0; i < ndof; i++)
+        fv[i] = -(fv[i] + q[i] + q[ndof + i] + q[2 * ndof + i]);
+    for (int i = 0; i < n; i++) /* M d'' over the free DOFs */
+        y[i] = 0.0;
+    double e = 0.0, big = 0.0;
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < n; j++)
+            s += kf_mat_get(kf_body_mass(b), map[i], map[j]) * ddd[j];
+        e = fmax(e, fabs(s - fv[map[i]]));
+        big = fmax(big, fabs(fv[map[i]]));
+    }
+    CHECK(e <= 1e-12 * big, "prescribed rows vs one-way: %g of %g", e, big);
+    /* free: the accelerations solve the equations at themselves (K_G's loads included) */
+    kf_ffrf_state st = {{0.8, -0.6, 0.0, 0.6, 0.8, 0.0, 0.0, 0.0, 1.0}, {0.1, 0.0, -0.2},
+                        {0.5, 3.0, 1.0}, d, dd};
+    double g[3] = {0.0, 0.0, -9.81}, acc[6];
+    int N = n + 6;
+    double *Mf = calloc((size_t)N * N, sizeof(double)), *ff = calloc((size_t)N, sizeof(double));
+    CHECK(kf_ffrf_accelerations(w, &st, g, acc, ddd, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_ffrf_equations(w, &st, g, acc, 0.0, 0.0, Mf, ff, &err) == KF_OK, "%s", err.msg);
+    e = big = 0.0;
+    for (int i = 0; i < N; i++) {
+        double s = -ff[i];
+        for (int j = 0; j < N; j++)
+            s += Mf[(size_t)i * N + j] * (j < 6 ? acc[j] : ddd[j - 6]);
+        e = fmax(e, fabs(s));
+        big = fmax(big, fabs(ff[i]));
+    }
+    CHECK(e <= 1e-11 * big, "free accelerations: residual %g of %g", e, big);
+    /* a given body of the same invariants and mass properties: the same accelerations */
+    {
+        size_t nn = (size_t)n * n;
+        double *S = calloc(9 * nn, sizeof(double)), *K = calloc(nn, sizeof(double));
+        double *s9 = calloc((size_t)9 * n, sizeof(double)), *Mo = calloc((size_t)3 * n, sizeof(double));
+        for (int k = 0; k < 9; k++) {
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++)
+                    S[k * nn + (size_t)i * n + j] = kf_mat_get(kf_body_S(b, k / 3, k % 3), map[i], map[j]);
+                s9[(size_t)k * n + i] = kf_body_s(b, k / 3, k % 3)[map[i]];
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++)
+                K[(size_t)i * n + j] = kf_mat_get(kf_body_stiffness(b), map[i], map[j]);
+            for (int k = 0; k < 3; k++)
+                Mo[(size_t)k * n + i] = kf_body_Mo(b, k)[map[i]];
+        }
+        double mp[13] = {m, xc[0], xc[1], xc[2]}, Ic[9], acc2[6], tr = 0.5 * (J0[0] + J0[4] + J0[8]);
+        for (int k = 0; k < 9; k++)
+            Ic[k] = (k % 4 == 0 ? tr : 0.0) - J0[k];
+        memcpy(mp + 4, Ic, sizeof Ic);
+        kf_body *gb = NULL;
+        kf_ffrf *wg = NULL;
+        CHECK(kf_body_create_given(&gb, 3, n, S, NULL, K, s9, Mo, 0, NULL, &err) == KF_OK, "%s", err.msg);
+        kf_ffrf_desc gd = {gb, NULL, mp, {0.2, 1e-5}, 0};
+        CHECK(kf_ffrf_create(&wg, &gd, &err) == KF_OK, "%s", err.msg);
+        kf_ffrf_desc gn = {gb, NULL, NULL, {0.0, 0.0}, 0};
+        kf_ffrf *bad = NULL;
+        CHECK(kf_ffrf_create(&bad, &gn, &err) == KF_EINVAL && !strcmp(err.arg, "mass") && !bad,
+              "%s", err.msg);
+        desc.geometric = 0;
+        kf_ffrf *w0 = NULL;
+        CHECK(kf_ffrf_create(&w0, &desc, &err) == KF_OK, "%s", err.msg);
+        if (wg && w0) {
+            double *d2 = calloc((size_t)n, sizeof(double));
+            CHECK(kf_ffrf_accelerations(w0, &st, g, acc, ddd, &err) == KF_OK, "%s", err.msg);
+            CHECK(kf_ffrf_accelerations(wg, &st, g, acc2, d2, &err) == KF_OK, "%s", err.msg);
+            e = big = 0.0;
+            for (int k = 0; k < 6; k++)
+                e = fmax(e, fabs(acc[k] - acc2[k])), big = fmax(big, fabs(acc[k]));
+            CHECK(e <= 1e-9 * big, "given vs elements: %g of %g", e, big);
+            free(d2);
+        }
+        kf_ffrf_free(w0);
+        kf_ffrf_free(wg);
+        kf_body_free(gb);
+        desc.geometric = 1;
+        free(S);
+        free(K);
+        free(s9);
+        free(Mo);
+    }
+    /* a few steps of each integrator: outputs finite, the orientation a unit quaternion */
+    {
+        double x0[13] = {0, 0, 0, 1, 0, 0, 0, 0.1, 0, 0, 0.5, 3.0, 1.0}, t[3] = {0.0, 1e-3, 2e-3};
+        double *rig = calloc(3 * KF_FFRF_RIGID_OUT, sizeof(double));
+        double *el = calloc((size_t)9 * n, sizeof(double)), *e0 = calloc((size_t)2 * n, sizeof(double));
+        memcpy(e0, d, (size_t)n * sizeof(double));
+        kf_ffrf_opts o = {KF_FFRF_GA, 2e-4, 0.9, 1e-8, 25, 1e-8, 1e-12, 0, NULL, NULL};
+        kf_stats sts = {0};
+        CHECK(kf_ffrf_run(w, g, x0, e0, 3, t, &o, rig, el, &sts, &err) == KF_OK, "%s", err.msg);
+        CHECK(sts.steps == 10 && kf_vec_finite(3 * KF_FFRF_RIGID_OUT, rig) &&
+                  kf_vec_finite((size_t)9 * n, el), "GA: %ld steps", sts.steps);
+        double qn = 0.0;
+        for (int k = 3; k < 7; k++)
+            qn += rig[2 * KF_FFRF_RIGID_OUT + k] * rig[2 * KF_FFRF_RIGID_OUT + k];
+        CHECK(fabs(qn - 1.0) < 1e-14, "|q|^2 - 1 = %g", qn - 1.0);
+        o.method = KF_FFRF_DP5;
+        o.dt = 0.0;
+        CHECK(kf_ffrf_run(w, g, x0, e0, 3, t, &o, rig, el, &sts, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_vec_finite((size_t)9 * n, el), "DP5 outputs");
+        kf_motion_spin spin = {{0.0, 0.0, 2.0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}, {0.0, 0.0, -9.81}};
+        double *drv = calloc(3 * 6, sizeof(double));
+        o.method = KF_FFRF_GA;
+        o.dt = 2e-4;
+        CHECK(kf_ffrf_run_prescribed(w, kf_motion_spin_eval, &spin, e0, 3, t, &o, el, drv, &sts,
+                                     &err) == KF_OK && sts.factorizations == 1,
+              "%s (%ld factorizations: one for a constant spin)", err.msg, sts.factorizations);
+        /* bad arguments, named */
+        double tb[2] = {0.0, -1.0};
+        CHECK(kf_ffrf_run(w, g, x0, e0, 2, tb, &o, rig, el, &sts, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "t"), "%s", err.msg);
+        x0[3] = x0[4] = x0[5] = x0[6] = 0.0;
+        CHECK(kf_ffrf_run(w, g, x0, e0, 3, t, &o, rig, el, &sts, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "x0"), "%s", err.msg);
+        o.dt = -1.0;
+        CHECK(kf_ffrf_run(w, g, x0, e0, 3, t, &o, rig, el, &sts, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "dt"), "%s", err.msg);
+        free(drv);
+        free(rig);
+        free(el);
+        free(e0);
+    }
+    st.R[0] = 2.0; /* not a rotation */
+    CHECK(kf_ffrf_accelerations(w, &st, g, acc, ddd, &err) == KF_EINVAL && !strcmp(err.arg, "R"),
+          "%s", err.msg);
+    free(Mf);
+    free(ff);
+    free(fv);
+    free(dv);
+    kf_mat_free(&C);
+    kf_mat_free(&Ke);
+    kf_mat_free(&Ko);
+    kf_mat_free(&KG);
+    free(d);
+    free(dd);
+    free(ddd);
+    free(x);
+    kf_ffrf_free(w);
+    /* a straight bar has no inertia about its axis: free motion refused, prescribed taken */
+    {
+        kf_body *bar = straight3(KF_BAR3D, 3, 1.0, &sec);
+        unsigned char fx[12] = {1, 1, 1};
+        kf_ffrf_desc bd = {bar, fx, NULL, {0, 0}, 0};
+        kf_ffrf *wb = NULL;
+        CHECK(kf_ffrf_create(&wb, &bd, &err) == KF_OK, "%s", err.msg);
+        if (wb) {
+            double zb[9] = {0}, ab[6];
+            kf_ffrf_state sb = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0}, {0}, zb, zb};
+            CHECK(kf_ffrf_rigid_margin(wb) < 1e-10, "margin %g", kf_ffrf_rigid_margin(wb));
+            CHECK(kf_ffrf_accelerations(wb, &sb, g, ab, zb, &err) == KF_ESING &&
+                      !strcmp(err.arg, "reference"), "%s", err.msg);
+            CHECK(kf_ffrf_prescribed(wb, &f, zb, zb, zb, NULL, &err) == KF_OK, "%s", err.msg);
+        }
+        kf_ffrf_free(wb);
+        unsigned char all[12];
+        memset(all, 1, sizeof all);
+        bd.fixed = all;
+        CHECK(kf_ffrf_create(&wb, &bd, &err) == KF_EINVAL && !strcmp(err.arg, "fixed") && !wb,
+              "%s", err.msg);
+        bd.fixed = fx;
+        bd.rayleigh[0] = -1.0;
+        CHECK(kf_ffrf_create(&wb, &bd, &err) == KF_EINVAL && !strcmp(err.arg, "rayleigh"), "%s",
+              err.msg);
+        kf_body_free(bar);
+    }
+    {
+        kf_body *pb = straight_body(KF_BEAM2, 2, 1.0, &sec);
+        kf_ffrf_desc pd = {pb, NULL, NULL, {0, 0}, 0};
+        kf_ffrf *wp = NULL;
+        CHECK(kf_ffrf_create(&wp, &pd, &err) == KF_EINVAL && !strcmp(err.arg, "body"), "%s",
+              err.msg);
+        kf_body_free(pb);
+    }
+done:
+    free(fixed);
+    kf_body_free(b);
+}
+
 int main(void)
 {
     test_gauss();
@@ -2762,6 +3005,7 @@ int main(void)
     test_spatial();
     test_stresses();
     test_given_body();
+    test_floating();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
