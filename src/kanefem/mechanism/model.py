@@ -556,8 +556,16 @@ class Mechanism(MechanismFiles):
                  "lam": tuple(s.lam if math.isfinite(s.lam) else None for s in splines)}
         return self._motion(tt, z, zd, zdd, drive, stats)
 
-    def _motion(self, t, z, zd, zdd, force, stats):
-        k = self.kinematics(z, zd, zdd)
+    def _motion(self, t, z, zd, zdd, force, stats, run=None):
+        """The MechanismMotion of states; its bodies' kinematics and the links' frames
+        solved here, or taken from ``run`` (a two-way run's, at its output times)."""
+        if run is None:
+            k = self.kinematics(z, zd, zdd)
+        else:
+            nt, nb = len(t), len(self.bodies)
+            kin = run["kin"]
+            k = {n: kin[:, i].reshape(nt, nb, 3) for i, n in enumerate(("q", "qd", "qdd"))}
+            k["frames"] = {L.name: run["frames"][:, i] for i, L in enumerate(self.links)}
         return MechanismMotion(t=np.array(t, float), z=z, zd=zd, zdd=zdd, force=force, q=k["q"],
                                qd=k["qd"], qdd=k["qdd"], frames=k["frames"], stats=dict(stats),
                                mechanism=self)
@@ -852,8 +860,8 @@ class Mechanism(MechanismFiles):
         def run(refine):
             try:
                 return _core.mech_flex_simulate(self._core, links, bodies, fixed, drive_records, functions, z0, zd0,
-                                                x0, tt, refine=refine,
-                                                max_steps=max_steps, **options)
+                                                x0, tt, refine=refine, max_steps=max_steps,
+                                                frames=self._frames, **options)
             except _core.LinAlgError as e:
                 if refine == 1:
                     raise
@@ -911,7 +919,7 @@ class Mechanism(MechanismFiles):
                      geometric_stiffness={L.name: L.geometric_stiffness for L in self.links},
                      axial_force="joint forces and axial inertia of the coupled solution, at every step" +
                      (" (extrapolated from the two steps before)" if options["extrapolate"] else ""))
-        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats)
+        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats, r)
         d, dd, off = {}, {}, 0
         nfree = sum(len(f) for f in free)
         for L, f in zip(self.links, free):
