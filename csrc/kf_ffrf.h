@@ -61,6 +61,9 @@ typedef struct kf_ffrf_desc {
     int geometric;      /* 0 or 1 */
 } kf_ffrf_desc;
 
+/* The floating body keeps its own copy of the body's invariants on the elastic DOFs
+ * (the body may be freed after) and, in its workspace, the last state evaluated: one
+ * thread uses it at a time. */
 int kf_ffrf_create(kf_ffrf **out, const kf_ffrf_desc *desc, kf_error *err);
 void kf_ffrf_free(kf_ffrf *w);
 /* The number of elastic coordinates and their DOF indices in the body (increasing). */

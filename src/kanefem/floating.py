@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -254,7 +255,8 @@ class FloatingBody:
         For a body without elements (a ReducedBody loaded without its full body):
         ``(mass, centre, inertia)``, the mass [kg], the mass centre (3,) in the body frame
         [m] and the inertia tensor about it (3, 3) [kg m^2] of the full body.  A body of
-        elements (or a ReducedBody with its full body) has its own: give none.
+        elements (or a ReducedBody with its full body) has its own: giving them is a
+        TypeError.
 
     Attributes
     ----------
@@ -331,15 +333,15 @@ class FloatingBody:
                 fixed = mask = body.support_mask(reference)
             except (ValueError, TypeError) as exc:  # the body's message names its supports
                 raise type(exc)(f"reference = {_checks._short(reference)}: {exc}") from None
-            core, kg = body._body, self._kg_available(body, reduced)
+            core, kg = body._body, None
         self._fixed = fixed
-        if geometric_stiffness is None:
-            geometric = kg
-        else:
-            geometric = _checks.flag("geometric_stiffness", geometric_stiffness)
-            if geometric and not kg:
-                raise _not_supported(body, "geometric_stiffness with these reference conditions",
-                                     self._kg_reason or "it has no K_G basis")
+        asked = None if geometric_stiffness is None else _checks.flag("geometric_stiffness", geometric_stiffness)
+        if kg is None and asked is not False:  # a prestress is made only when it may be used
+            kg = self._kg_available(body, reduced)
+        geometric = kg if asked is None else asked
+        if geometric and not kg:
+            raise _not_supported(body, "geometric_stiffness with these reference conditions",
+                                 self._kg_reason or "it has no K_G basis")
         self.geometric_stiffness = geometric
         prestress = geometric and not mean and not reduced and not body._straight_kg()
         with body._kg_lock() if prestress else contextlib.nullcontext():
@@ -347,11 +349,19 @@ class FloatingBody:
                 body._geometric_basis(reference)
             self._ffrf = _core.ffrf_create(body=core, fixed=mask, mass=mass,
                                            rayleigh=np.array([damping.alpha, damping.beta]), geometric=geometric)
+        # the core's floating body keeps the last state in its workspace: one call at a time
+        # (the core runs with the GIL released); other floating bodies run in parallel
+        self._lock = threading.Lock()
         info = _core.ffrf_info(ffrf=self._ffrf)
         self.n_elastic = info["n"]
         self._map = info["map"]
         self.mass, self.centre, self.inertia = info["mass"], info["centre"], info["inertia"]
         self.rigid_margin = info["margin"]
+
+    def _call(self, fn, **kw):
+        """A call of the core on this floating body, one at a time."""
+        with self._lock:
+            return fn(ffrf=self._ffrf, **kw)
 
     def __repr__(self):
         ref = self.reference if isinstance(self.reference, str) else "supports"
@@ -367,11 +377,12 @@ class FloatingBody:
         from .reduced import ImportedModel
 
         full = getattr(body, "full", None) if reduced else None
-        if not reduced:
+        if not reduced or full is not None:
             if given is not None:
-                raise TypeError("mass_properties: a body of elements has its own (integrated from its points); "
-                                "give none")
-            return None
+                raise TypeError("mass_properties: a body of elements (or a ReducedBody with its full body) has its "
+                                "own (integrated from its points); give none")
+            if not reduced:
+                return None
         if given is not None:
             if not isinstance(given, (tuple, list)) or len(given) != 3:
                 raise TypeError(f"mass_properties must be (mass, centre (3,), inertia (3, 3)), got "
@@ -568,7 +579,7 @@ class FloatingBody:
         s = self._state(state)
         acc = None if accelerations is None else _checks.array("accelerations", accelerations, shape=(6,))
         f1, f2 = _checks.array("end_forces", end_forces, shape=(2,))
-        r = _core.ffrf_equations(ffrf=self._ffrf, gravity=self._gravity(gravity), acc=acc, f_first=float(f1),
+        r = self._call(_core.ffrf_equations, gravity=self._gravity(gravity), acc=acc, f_first=float(f1),
                                  f_last=float(f2), **s)
         return r["M"], r["f"]
 
@@ -584,7 +595,7 @@ class FloatingBody:
         d_tt : ndarray, shape (ndof,)
             Elastic accelerations over the body's DOFs.
         """
-        r = _core.ffrf_accelerations(ffrf=self._ffrf, gravity=self._gravity(gravity), **self._state(state))
+        r = self._call(_core.ffrf_accelerations, gravity=self._gravity(gravity), **self._state(state))
         return r["acc"][:3], r["acc"][3:], self._full_of(r["ddd"])
 
     def _states(self, x):
@@ -594,7 +605,7 @@ class FloatingBody:
 
     def _momenta(self, state, gravity):
         s = self._state(state)
-        r = _core.ffrf_equations(ffrf=self._ffrf, gravity=gravity, **s)
+        r = self._call(_core.ffrf_equations, gravity=gravity, **s)
         u = np.concatenate([s["v"], s["omega"], s["dd"]])
         return s, r["M"], r["M"] @ u
 
@@ -616,14 +627,14 @@ class FloatingBody:
     def _strain(self, q):
         """1/2 q^T K q: the elastic rows' forces at rest, without loads, are -K q (K_G's
         coefficients vanish there)."""
-        r = _core.ffrf_equations(ffrf=self._ffrf, R=np.eye(3), v=np.zeros(3), omega=np.zeros(3), d=q,
+        r = self._call(_core.ffrf_equations, R=np.eye(3), v=np.zeros(3), omega=np.zeros(3), d=q,
                                  dd=np.zeros_like(q), gravity=np.zeros(3), acc=np.zeros(6))
         return -0.5 * q @ r["f"][6:]
 
     def _first_moment(self, q):
         """S_d = Mo^T d (body axes) from the mass matrix's coupling: its translation rows at
         R = I are Mo^T."""
-        r = _core.ffrf_equations(ffrf=self._ffrf, R=np.eye(3), v=np.zeros(3), omega=np.zeros(3), d=q,
+        r = self._call(_core.ffrf_equations, R=np.eye(3), v=np.zeros(3), omega=np.zeros(3), d=q,
                                  dd=np.zeros_like(q), gravity=np.zeros(3))
         return r["M"][:3, 6:] @ q
 
@@ -764,14 +775,14 @@ class FloatingBody:
         try:
             if motion is None:
                 x0 = np.concatenate([initial.position, _quaternion_of(s["R"]), s["v"], s["omega"]])
-                r = _core.ffrf_run(ffrf=self._ffrf, gravity=g, x0=x0, e0=e0, t=tt, method=METHODS[method], dt=dt,
+                r = self._call(_core.ffrf_run, gravity=g, x0=x0, e0=e0, t=tt, method=METHODS[method], dt=dt,
                                    rho_inf=rho_inf, tol=_checks.real("tol", tol, positive=True),
                                    max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000),
                                    rtol=_checks.tolerance("rtol", rtol),
                                    atol=_checks.real("atol", atol, positive=True), max_steps=max_steps,
                                    progress=prog.fn)
             else:
-                r = _core.ffrf_run_prescribed(ffrf=self._ffrf, motion=motion._core_motion(g), e0=e0, t=tt, dt=dt,
+                r = self._call(_core.ffrf_run_prescribed, motion=motion._core_motion(g), e0=e0, t=tt, dt=dt,
                                               rho_inf=rho_inf, max_steps=max_steps, progress=prog.fn)
         finally:
             prog.close()
