@@ -57,9 +57,10 @@ struct kf_ffrf {
     double *z, *Hb, *Gdd, *fe, *KGd, *tmp;
     /* of the last free residual: a_cL - g_L, d' and d'', and for the iteration matrix
      * S_ij d' (9 n) and G_k d'' (3 n) */
-    double y[3];
-    const double *cur_dd, *cur_ddd;
-    double *Sdd9, *Gddd;
+    double y[3], R[9];
+    const double *cur_ddd;
+    double *cur_dd, *Sdd9, *Gddd; /* cur_dd: a copy of the state's d' */
+    int have_state;                /* kf_ffrf_rows was called: kf_ffrf_tangent may follow */
     /* the iteration matrix: its elastic block built and factored in place (LU), and
      * for free motion its border: Jer (n x 6, column-major), Jre (6 x n, row-major),
      * Jrr (6 x 6, column-major), Y = Jee^-1 Jer and the Schur complement's LU */
@@ -336,7 +337,7 @@ int kf_ffrf_create(kf_ffrf **out, const kf_ffrf_desc *desc, kf_error *err)
     int n = w->n, nkg = desc->geometric ? kf_body_nkg(b) : 0;
     size_t nn = (size_t)n;
     w->buf = kf_calloc(9 * nn + 9 * nn + 3 * nn + 3 * nn + nn + (size_t)nkg * nn + nn + 18 * nn +
-                           12 * nn, sizeof(double));
+                           13 * nn, sizeof(double));
     w->ipiv = kf_calloc(nn, sizeof(int));
     if (!w->buf || !w->ipiv) {
         rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a floating body of %d coordinates", n);
@@ -354,6 +355,7 @@ int kf_ffrf_create(kf_ffrf **out, const kf_ffrf_desc *desc, kf_error *err)
     w->Jre = p, p += 6 * nn;
     w->Sdd9 = p, p += 9 * nn;
     w->Gddd = p, p += 3 * nn;
+    w->cur_dd = p, p += nn;
     w->Y = p;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
@@ -554,7 +556,8 @@ static int free_state(kf_ffrf *w, const double *R, const double *om, const doubl
         aLg[i] -= gL[i];
     memcpy(w->eps, eps, sizeof eps);
     memcpy(w->y, aLg, sizeof aLg);
-    w->cur_dd = dd;
+    memcpy(w->R, R, sizeof w->R);
+    memcpy(w->cur_dd, dd, (size_t)w->n * sizeof(double));
     loads_of(w, om, eps, aLg, l);
     int rc = add_geometric(w, l, f_first, f_last, d, w->fe, err);
     return rc ? rc : finite_or_range(w, err);
@@ -956,54 +959,102 @@ static int check_state(const kf_ffrf *w, const kf_ffrf_state *s, const double *g
     return KF_OK;
 }
 
-int kf_ffrf_equations(kf_ffrf *w, const kf_ffrf_state *s, const double g[3], const double *acc,
-                      double f_first, double f_last, double *M, double *f, kf_error *err)
+/* The rigid rows of the mass matrix at the last free_state, in global translation axes:
+ * Mrr (6 x 6) and Mre (6 x n), row-major with leading dimensions ldr, lde. */
+static void rigid_rows(const kf_ffrf *w, double *Mrr, size_t ldr, double *Mre, size_t lde)
 {
-    int rc = check_state(w, s, g, err), n = w->n, N = n + NR;
-    if (rc)
-        return rc;
-    if ((acc && !kf_vec_finite(6, acc)) || !isfinite(f_first) || !isfinite(f_last))
-        return kf_fail(err, KF_EINVAL, "acc", "the accelerations and end loads must be finite");
-    if ((rc = free_state(w, s->R, s->omega, s->d, s->dd, g, acc, f_first, f_last, err)))
-        return rc;
-    const double *R = s->R;
-    if (f) {
-        rot(R, 0, w->fr, f);
-        memcpy(f + 3, w->fr + 3, 3 * sizeof(double));
-        memcpy(f + NR, w->fe, (size_t)n * sizeof(double));
-    }
-    if (!M)
-        return KF_OK;
-    /* rows (v, omega, d'); translation rows and columns turned to global axes */
+    const double *R = w->R;
+    int n = w->n;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double tw = 0.0;
             for (int k = 0; k < 3; k++)
                 tw += R[3 * i + k] * w->Mrr[6 * k + 3 + j];
-            M[(size_t)i * N + j] = i == j ? w->m : 0.0;
-            M[(size_t)i * N + 3 + j] = tw;
-            M[(size_t)(3 + j) * N + i] = tw;
-            M[(size_t)(3 + i) * N + 3 + j] = w->J[3 * i + j];
+            Mrr[i * ldr + j] = i == j ? w->m : 0.0;
+            Mrr[i * ldr + 3 + j] = tw;
+            Mrr[(3 + j) * ldr + i] = tw;
+            Mrr[(3 + i) * ldr + 3 + j] = w->J[3 * i + j];
         }
+    for (int i = 0; i < 3; i++) {
+        double *t = Mre + i * lde, *r = Mre + (3 + i) * lde;
+        for (int c = 0; c < n; c++)
+            t[c] = R[3 * i] * kf_body_Mo(w->b, 0)[c] + R[3 * i + 1] * kf_body_Mo(w->b, 1)[c] +
+                   R[3 * i + 2] * kf_body_Mo(w->b, 2)[c];
+        memcpy(r, w->Hb + (size_t)i * n, (size_t)n * sizeof(double));
+    }
+}
+
+int kf_ffrf_rows(kf_ffrf *w, const kf_ffrf_state *s, const double g[3], const double *acc,
+                 double f_first, double f_last, double *Mrr, double *Mre, double *f, kf_error *err)
+{
+    int rc = check_state(w, s, g, err), n = w->n;
+    if (rc)
+        return rc;
+    if ((acc && !kf_vec_finite(6, acc)) || !isfinite(f_first) || !isfinite(f_last))
+        return kf_fail(err, KF_EINVAL, "acc", "the accelerations and end loads must be finite");
+    w->have_state = 0;
+    if ((rc = free_state(w, s->R, s->omega, s->d, s->dd, g, acc, f_first, f_last, err)))
+        return rc;
+    w->have_state = 1;
+    if (f) {
+        rot(s->R, 0, w->fr, f);
+        memcpy(f + 3, w->fr + 3, 3 * sizeof(double));
+        memcpy(f + NR, w->fe, (size_t)n * sizeof(double));
+    }
+    if (Mrr && Mre)
+        rigid_rows(w, Mrr, NR, Mre, (size_t)n);
+    return KF_OK;
+}
+
+int kf_ffrf_equations(kf_ffrf *w, const kf_ffrf_state *s, const double g[3], const double *acc,
+                      double f_first, double f_last, double *M, double *f, kf_error *err)
+{
+    int n = w->n, rc = kf_ffrf_rows(w, s, g, acc, f_first, f_last, NULL, NULL, f, err);
+    size_t N = (size_t)n + NR;
+    if (rc || !M)
+        return rc;
+    /* rows (v, omega, d'): the rigid rows, their transpose, the constant elastic block */
+    rigid_rows(w, M, N, M + NR, N);
     const kf_mat *Mee = kf_body_mass(w->b);
     for (int r = 0; r < n; r++) {
-        for (int i = 0; i < 3; i++) {
-            double v = 0.0;
-            for (int k = 0; k < 3; k++)
-                v += R[3 * i + k] * kf_body_Mo(w->b, k)[r];
-            M[(size_t)i * N + NR + r] = M[(size_t)(NR + r) * N + i] = v;
-            M[(size_t)(3 + i) * N + NR + r] = M[(size_t)(NR + r) * N + 3 + i] =
-                w->Hb[(size_t)i * n + r];
-        }
+        for (int i = 0; i < NR; i++)
+            M[(NR + r) * N + i] = M[i * N + NR + r];
         for (int c = 0; c < n; c++)
-            M[(size_t)(NR + r) * N + NR + c] = kf_mat_get(Mee, r, c);
+            M[(NR + r) * N + NR + c] = kf_mat_get(Mee, r, c);
     }
+    return KF_OK;
+}
+
+int kf_ffrf_tangent(kf_ffrf *w, const double *ddd, double cm, double cv, double cd, kf_mat *Jee,
+                    double *Jer, double *Jre, double *Jrr, kf_error *err)
+{
+    if (!w->have_state)
+        return kf_fail(err, KF_EINVAL, "state", "kf_ffrf_tangent needs the state of a kf_ffrf_rows "
+                       "call before it");
+    if (!ddd || !Jee || !Jer || !Jre || !Jrr)
+        return kf_fail(err, KF_EINVAL, "ddd", "kf_ffrf_tangent: NULL argument");
+    if (!kf_mat_conform(Jee, kf_body_mass(w->b)))
+        return kf_fail(err, KF_EINVAL, "Jee", "Jee does not conform with the elastic mass matrix");
+    if (!isfinite(cm) || !isfinite(cv) || !isfinite(cd) || !kf_vec_finite((size_t)w->n, ddd))
+        return kf_fail(err, KF_EINVAL, "ddd", "the coefficients and d'' must be finite");
+    int n = w->n;
+    w->cur_ddd = ddd;
+    int rc = free_matrix(w, w->R, cm, cv, cd, err);
+    if (rc)
+        return rc;
+    kf_mat_copy(Jee, &w->LU);
+    memcpy(Jer, w->Jer, NR * (size_t)n * sizeof(double));
+    memcpy(Jre, w->Jre, NR * (size_t)n * sizeof(double));
+    for (int a = 0; a < NR; a++) /* row-major, as the rows */
+        for (int c = 0; c < NR; c++)
+            Jrr[a * NR + c] = w->Jrr[a + NR * c];
     return KF_OK;
 }
 
 int kf_ffrf_accelerations(kf_ffrf *w, const kf_ffrf_state *s, const double g[3], double *acc,
                           double *ddd, kf_error *err)
 {
+    w->have_state = 0; /* the workspace moves to this call's state */
     int rc = check_state(w, s, g, err), n = w->n;
     if (!rc)
         rc = need_regular(w, err);
@@ -1096,6 +1147,7 @@ static int prescribed_accel(kf_ffrf *w, const double *aLg, double *ddd, kf_error
 int kf_ffrf_prescribed(kf_ffrf *w, const kf_frame *frame, const double *d, const double *dd,
                        double *ddd, double *drive, kf_error *err)
 {
+    w->have_state = 0; /* the workspace moves to this call's state */
     if (!frame || !d || !dd || !ddd)
         return kf_fail(err, KF_EINVAL, "frame", "a frame, d, d' and an output are needed");
     if (!kf_vec_finite((size_t)w->n, d) || !kf_vec_finite((size_t)w->n, dd))
@@ -1439,6 +1491,8 @@ int kf_ffrf_run(kf_ffrf *w, const double g[3], const double *x0, const double *e
                 kf_stats *stats, kf_error *err)
 {
     kf_stats st = {0};
+    if (w)
+        w->have_state = 0;
     int rc = (!w || !g || !x0 || !rigid || !elastic)
                  ? kf_fail(err, KF_EINVAL, "", "kf_ffrf_run: NULL argument")
                  : check_run(o, nt, t, err);
@@ -1471,6 +1525,8 @@ int kf_ffrf_run_prescribed(kf_ffrf *w, kf_motion_fn *motion, void *motion_params
                            double *elastic, double *drive, kf_stats *stats, kf_error *err)
 {
     kf_stats st = {0};
+    if (w)
+        w->have_state = 0;
     int rc = (!w || !motion || !elastic)
                  ? kf_fail(err, KF_EINVAL, "", "kf_ffrf_run_prescribed: NULL argument")
                  : check_run(o, nt, t, err);

@@ -108,6 +108,29 @@ int kf_ffrf_equations(kf_ffrf *w, const kf_ffrf_state *s, const double g[3], con
                       double f_first, double f_last, double *M, double *f, kf_error *err);
 
 /*
+ * The same equations as the blocks a mechanism's projection assembles, at O(ne) cost:
+ * the rigid rows M_rr (6 x 6) and M_re (6 x ne), row-major (both or neither), and f
+ * (6 + ne, or NULL); M_er = M_re^T, and the elastic block is the constant
+ * kf_ffrf_mass.  The state is kept for kf_ffrf_tangent.
+ */
+int kf_ffrf_rows(kf_ffrf *w, const kf_ffrf_state *s, const double g[3], const double *acc,
+                 double f_first, double f_last, double *Mrr, double *Mre, double *f,
+                 kf_error *err);
+
+/*
+ * The tangent cm dR/da + cv dR/du + cd dR/dq of the residual R = M(d) u' - f at the
+ * state of the last kf_ffrf_rows (and its accelerations acc), with d'' = ddd (ne), in
+ * the rows and columns (r_c, theta, d) (theta a small rotation of the frame, right-
+ * trivialized: R (I + [theta]x)): Jee (conforming with kf_ffrf_mass: the elastic block,
+ * band or dense), Jer (ne x 6, column-major: the elastic rows over the rigid columns),
+ * Jre (6 x ne, row-major), Jrr (6 x 6, row-major).  What a generalized-alpha Newton on a
+ * mechanism with this body needs (the floating body's own free run uses it).  Left out:
+ * the turning of the translation rows' own residual (zero at the solution).
+ */
+int kf_ffrf_tangent(kf_ffrf *w, const double *ddd, double cm, double cv, double cd, kf_mat *Jee,
+                    double *Jer, double *Jre, double *Jrr, kf_error *err);
+
+/*
  * The accelerations of the free body at a state (no joints, gravity g):
  * acc (6: r_c'' global, omega' body) and ddd (ne), solved with K_G's
  * dependence on the accelerations taken exactly (one bordered solve).
