@@ -160,6 +160,43 @@ int kf_body_next_point(const kf_body *b, kf_qpoint *p)
     return 1;
 }
 
+int kf_body_mass_properties(const kf_body *b, double *m, double xc[3], double Ic[9],
+                            kf_error *err)
+{
+    if (b->reduced || !b->nel)
+        return kf_fail(err, KF_EINVAL, "body", "a %s body has no elements to integrate its mass "
+                       "properties from (its full body has)", b->given ? "given" : "reduced");
+    /* two passes: the second moments about the mass centre itself, not by the
+     * difference of moments about the frame's origin, which cancels for a body
+     * far from it */
+    double s0 = 0.0, s1[3] = {0.0, 0.0, 0.0};
+    kf_qpoint p = {0};
+    while (kf_body_next_point(b, &p)) {
+        double w = elem_type(b, p.e)->mu(&b->sec) * p.w;
+        s0 += w;
+        for (int i = 0; i < b->dim; i++)
+            s1[i] += w * p.x[i];
+    }
+    for (int i = 0; i < 3; i++)
+        xc[i] = s0 > 0.0 ? s1[i] / s0 : 0.0;
+    for (int k = 0; k < 9; k++)
+        Ic[k] = 0.0;
+    p = (kf_qpoint){0};
+    while (kf_body_next_point(b, &p)) {
+        double w = elem_type(b, p.e)->mu(&b->sec) * p.w, r[3] = {0};
+        for (int i = 0; i < b->dim; i++)
+            r[i] = p.x[i] - xc[i];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Ic[3 * i + j] += w * r[i] * r[j];
+    }
+    *m = s0;
+    if (!(s0 > 0.0) || !isfinite(s0) || !kf_vec_finite(9, Ic))
+        return kf_fail(err, KF_ERANGE, "body", "the body's mass %g or its second moments are not "
+                       "positive and finite", s0);
+    return KF_OK;
+}
+
 /* ---------------------------------------------------------------- sparse pattern */
 
 static int cmp_int(const void *x, const void *y)

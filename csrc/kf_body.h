@@ -65,6 +65,15 @@ int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel
 int kf_body_create_given(kf_body **out, int dim, int n, const double *S, const double *R,
                          const double *K, const double *s, const double *Mo, int nkg,
                          const double *KG, kf_error *err);
+/*
+ * The rigid-body mass properties of a body of elements, integrated over the
+ * points of its invariants (kf_body_next_point): the mass m, the mass centre
+ * xc and the second moments about it, Ic = int (x - xc)(x - xc)^T dm (3 x 3,
+ * row-major; a planar body's z entries zero).  KF_EINVAL for a body without
+ * elements (a given or reduced body: its full body has them).
+ */
+int kf_body_mass_properties(const kf_body *b, double *m, double xc[3], double Ic[9],
+                            kf_error *err);
 /* The shared sparse pattern of a CSR body, or NULL. */
 const kf_pattern *kf_body_pattern(const kf_body *b);
 void kf_body_free(kf_body *b);

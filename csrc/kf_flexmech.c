@@ -107,24 +107,6 @@ void kf_flexmech_free(kf_flexmech *w)
 
 int kf_flexmech_nelastic(const kf_flexmech *w) { return w->nd; }
 
-/* Element quadrature: mass, first and second moments of the elements. */
-static void rigid_properties(const kf_body *b, double *m, double xc[2], double *Jc)
-{
-    double mu = b->el->mu(&b->sec), s0 = 0.0, s1[2] = {0.0, 0.0}, s2 = 0.0;
-    kf_qpoint p = {0};
-    while (kf_body_next_point(b, &p)) {
-        double w = mu * p.w;
-        s0 += w;
-        s1[0] += w * p.x[0];
-        s1[1] += w * p.x[1];
-        s2 += w * (p.x[0] * p.x[0] + p.x[1] * p.x[1]);
-    }
-    *m = s0;
-    xc[0] = s0 > 0.0 ? s1[0] / s0 : 0.0;
-    xc[1] = s0 > 0.0 ? s1[1] / s0 : 0.0;
-    *Jc = s2 - s0 * (xc[0] * xc[0] + xc[1] * xc[1]);
-}
-
 static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *err)
 {
     const kf_mech *m = w->m;
@@ -163,7 +145,12 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
         if (!in->fixed[i])
             L->map[L->nf++] = i;
     /* the rigid body of the elements must be the mechanism's body */
-    rigid_properties(b, &L->m, L->xc, &L->Jc);
+    double xc[3], Ic[9];
+    int rc0 = kf_body_mass_properties(b, &L->m, xc, Ic, err);
+    if (rc0)
+        return rc0;
+    L->xc[0] = xc[0], L->xc[1] = xc[1];
+    L->Jc = Ic[0] + Ic[4]; /* about z */
     kf_mech_desc d;
     kf_mech_describe(m, &d);
     double mb = d.mass[in->body], Jb = d.inertia[in->body];
@@ -865,13 +852,8 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         if (!isfinite(t[i]) || (i > 0 && !(t[i] > t[i - 1])))
             return kf_fail(err, KF_EINVAL, "t", "output times must be finite and strictly "
                            "increasing (t[%d] = %g)", i, t[i]);
-    if (!(o->dt > 0.0 && isfinite(o->dt)))
-        return kf_fail(err, KF_EINVAL, "dt", "dt = %g must be > 0", o->dt);
-    if (!(o->rho_inf >= 0.0 && o->rho_inf <= 1.0))
-        return kf_fail(err, KF_EINVAL, "rho_inf", "rho_inf = %g must lie in [0, 1]", o->rho_inf);
-    if (!(o->tol > 0.0 && o->tol < 1.0) || o->max_iter < 1)
-        return kf_fail(err, KF_EINVAL, "tol", "tol = %g must lie in (0, 1) and max_iter = %d be "
-                       ">= 1", o->tol, o->max_iter);
+    if ((rc = kf_check_ga_run(o->dt, o->rho_inf, o->tol, o->max_iter, err)))
+        return rc;
     for (int i = 0; i < nz; i++)
         if (!isfinite(z0[i]) || !isfinite(zd0[i]))
             return kf_fail(err, KF_EINVAL, "z0", "initial coordinate %d = %g, rate %g must be "

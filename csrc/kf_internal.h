@@ -268,6 +268,11 @@ int kf_mech_check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error
 
 /* ---------------------------------------------------------------- integration (kf_ode.c) */
 
+/* KF_EINVAL naming the bad one unless the fixed-step runs on kf_ga (the mechanisms' and
+ * the floating bodies') have dt > 0, rho_inf in [0, 1], tol in (0, 1), max_iter >= 1
+ * (kf_integrate.c). */
+int kf_check_ga_run(double dt, double rho_inf, double tol, int max_iter, kf_error *err);
+
 /* KF_EINVAL unless there are nout >= 1 output times, finite, >= t0 and
  * non-decreasing; the message calls them name. */
 int kf_check_outputs(double t0, int nout, const double *tout, const char *name, kf_error *err);

@@ -325,6 +325,27 @@ static PyObject *py_body_info(PyObject *self, PyObject *args, PyObject *kw)
                          "ku", M->ku, "nnz", M->kind == KF_CSR ? M->pat->nnz : 0);
 }
 
+/* body_mass_properties(body) -> {mass, centre (3,), second_moments (3, 3)} (kf_body_mass_properties) */
+static PyObject *py_body_mass_properties(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", NULL};
+    kf_body *b;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
+        return NULL;
+    double m, xc[3], Ic[9];
+    kf_error err = {0};
+    int rc = kf_body_mass_properties(b, &m, xc, Ic, &err);
+    if (rc)
+        return raise_status(rc, &err);
+    npy_intp three[2] = {3, 3};
+    PyArrayObject *sm = (PyArrayObject *)PyArray_SimpleNew(2, three, NPY_DOUBLE);
+    if (!sm)
+        return NULL;
+    memcpy(PyArray_DATA(sm), Ic, sizeof Ic);
+    return Py_BuildValue("{s:d,s:N,s:N}", "mass", m, "centre", new_vector(xc, 3),
+                         "second_moments", sm);
+}
+
 /* The shared pattern of a CSR body: {"indptr": (ndof + 1,), "indices": (nnz,)}, int32. */
 static PyObject *py_body_pattern(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -624,6 +645,9 @@ PyMethodDef kf_py_body_methods[] = {
        "KG=None (nkg, n, n)) -> body from given dense invariants (kf_body_create_given: a "
        "reduced body)."),
     KW("body_info", py_body_info, "body_info(body) -> dict of sizes and storage."),
+    KW("body_mass_properties", py_body_mass_properties,
+       "body_mass_properties(body) -> {mass, centre, second_moments} integrated over the "
+       "points of the invariants (kf_body_mass_properties)."),
     KW("body_pattern", py_body_pattern,
        "body_pattern(body) -> {indptr, indices}: the CSR pattern all matrices of a sparse body "
        "share (their values come from body_matrix, body_combine, motion_terms)."),

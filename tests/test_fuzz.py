@@ -2241,6 +2241,77 @@ def probe_reduced_body(d):
                                extra=("interface", "basis", "supports", "geometric_stiffness", "n_modes")))
 
 
+# ---------------------------------------------------------------- floating bodies (issue 22)
+
+
+def floating_body(which):
+    """A small spatial body to float (built inside the call)."""
+    if which == "beam3d":
+        return kanefem.Beam3D(0.5, 3, E=7e10, A=4e-4, Izz=2e-8, Iyy=8e-9, J=1e-8, rho=2700.0)
+    if which == "bar3d":
+        return kanefem.Bar3D.from_mesh([[0, 0, 0], [0.6, 0, 0], [0.3, 0.4, 0.1]], [[0, 1], [1, 2], [2, 0]],
+                                       E=7e10, A=4e-4, rho=2700.0)
+    if which == "solid":
+        return kanefem.MeshBody(kanefem.Mesh.box(0.2, 0.05, 0.02, 2, 1, 1), E=7e10, nu=0.3, rho=2700.0,
+                                storage="dense")
+    if which == "planar":
+        return kanefem.PlanarBeam(0.5, 2, E=7e10, A=4e-4, I=2e-8, rho=2700.0)
+    return kanefem.ReducedBody(kanefem.Beam3D(0.5, 4, E=7e10, A=4e-4, Izz=2e-8, Iyy=8e-9, J=1e-8, rho=2700.0),
+                               interface=[0], n_modes=3)
+
+
+@probe(weight=2)
+def probe_floating_body(d):
+    """FloatingBody of a spatial beam, a truss, a solid mesh, a reduced body (or a planar
+    body, refused), its states, equations, accelerations and motions, free (generalized-
+    alpha, Newmark, DP5) or with a prescribed frame, and its invariants over the result."""
+    which = d.draw(st.sampled_from(["beam3d", "bar3d", "solid", "reduced"] + (["planar"] if d.p else [])), "body")
+    body = floating_body(which)
+    n = body.ndof
+    refs = {"beam3d": ["clamped-free", "mean-axes", "pinned-pinned"],
+            "bar3d": [{0: "fixed", 1: ("v", "w"), 2: ("w",)}, "mean-axes"],
+            "solid": ["mean-axes"], "reduced": [{0: "clamped"}, "mean-axes"], "planar": [None]}[which]
+    kw = d.kwargs(reference=Arg(st.sampled_from(refs + [None]), st.one_of(HOSTILE_SUPPORTS, HOSTILE_TEXT)),
+                  damping=Arg(st.sampled_from([None, kanefem.Rayleigh(0.1, 1e-6)]), HOSTILE),
+                  geometric_stiffness=Arg(st.sampled_from([None, False]), HOSTILE_FLAG),
+                  mass_properties=Arg(st.none(), st.one_of(HOSTILE, st.just((1.0, np.zeros(3), np.eye(3))))))
+    skw = d.kwargs(position=Arg(floats_array((3,), -1, 1), hostile_array((3,))),
+                   rotation=Arg(st.one_of(st.none(), unit_quaternions(1).map(lambda q: q[0])),
+                                st.one_of(hostile_array((3, 3)), hostile_array((4,)), st.just(np.zeros(4)))),
+                   velocity=Arg(floats_array((3,), -1, 1), hostile_array((3,))),
+                   omega=Arg(floats_array((3,), -20, 20), hostile_array((3,))),
+                   d_t=Arg(st.none(), hostile_array((n,))))
+    rkw = d.kwargs(t=Arg(st.sampled_from([np.linspace(0.0, 2e-3, 3), np.array([0.0, 1e-3])]),
+                         st.one_of(hostile_array((3,)), st.just(np.array([0.0, 0.0]))), optional=False),
+                   method=Arg(st.sampled_from(["generalized-alpha", "newmark", "dp5"]), HOSTILE_TEXT),
+                   dt=Arg(st.floats(2e-4, 1e-3), HOSTILE),
+                   rho_inf=Arg(st.floats(0.0, 1.0), HOSTILE),
+                   tol=Arg(st.floats(1e-10, 1e-6), HOSTILE),
+                   max_iter=Arg(st.integers(5, 40), HOSTILE_INT),
+                   rtol=Arg(st.floats(1e-8, 1e-5), HOSTILE),
+                   max_steps=Arg(st.integers(10, 20000), HOSTILE_INT),
+                   gravity=Arg(st.one_of(st.none(), floats_array((3,), -10, 10)), hostile_array((3,))))
+    prescribed = d.draw(st.booleans(), "prescribed")
+    motion = draw_spatial_motion(d, 0.01) if prescribed else None
+    acc = d.value("accelerations", Arg(st.one_of(st.none(), floats_array((6,), -10, 10)), hostile_array((6,))))
+
+    def call():
+        fb = kanefem.FloatingBody(body, **kw)
+        s = fb.state(**skw)
+        M, f = fb.equations(s, accelerations=acc)
+        out = [fb, repr(fb), M, f, fb.energy(s), fb.momentum(s), fb.angular_momentum(s)]
+        if fb.rigid_margin > 1e-10:
+            out.append(fb.accelerations(s))
+        if prescribed or fb.rigid_margin > 1e-10:
+            r = fb.simulate(initial=s, motion=motion, progress=False, **rkw)
+            out += [r, r.table()]
+        return out
+
+    return Call(call, names_of(kanefem.FloatingBody, kanefem.FloatingBody.state, kanefem.FloatingBody.equations,
+                               kanefem.FloatingBody.simulate, extra=("body", "motion", "omega", "R", "state",
+                                                                     "d", "dd", "x0", "e0", "fixed", "t")))
+
+
 @functools.lru_cache(maxsize=None)
 def reduced_file_bytes(what):
     """A valid file of the reduced-body schema (NPZ), or Matrix Market M / K, as bytes."""

@@ -140,6 +140,42 @@ def _lowest_modes(K, M, n_modes, cutoff, shift, what):
     return lam, phi
 
 
+def geometric_cases(full, fixed):
+    """K_G,c of a full body for the unit load cases a_i, (E + W W)_ij (docs/theory.md
+    section 2.11) with the prestress of the supports ``fixed`` (a mask): a list of
+    dim + dim^2 matrices in the body's storage (a straight line body's N(x) loads only
+    by a_x and (W W)_xx, its other cases zero).  Raises ValueError where the supports
+    leave the body free (a prestress needs supports that hold it)."""
+    d = full.dim
+    cases = []
+    if full._straight_kg():  # N(x) of a straight line body: only a_x and (W W)_xx load it
+        last_u = (full.n_nodes - 1) * full.dofs_per_node
+        zero = full.geometric_stiffness(np.zeros(3)) * 0.0
+        def straight(omega, a):
+            motion = frames.from_rates(omega, 0.0 if np.ndim(omega) == 0 else np.zeros(3), a, dim=d)
+            c = _core.axial_force(body=full._body, frames=motion, f_first=0.0, f_last=0.0,
+                                  fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))[0]
+            return full._matrix(_core.geometric_matrix(body=full._body, coefficients=c))
+        for i in range(d):
+            cases.append(straight(0.0, np.eye(d)[0]) if i == 0 else zero)
+        spin = 1.0 if d == 2 else np.array([0.0, 0.0, 1.0])
+        for k in range(d * d):  # (W W)_xx = -1 for a unit spin about z
+            cases.append(-straight(spin, None) if k == 0 else zero)
+        return cases
+    with full._kg_lock():
+        key = fixed.tobytes()
+        if getattr(full, "_prestress_key", None) != key:
+            U, axes = full._prestress_fields(fixed)
+            _core.body_set_prestress(body=full._body, fields=U, axes=axes)
+            full._prestress_key = key
+        n = full._n_prestress_cases()
+        for c in range(d + d * d):
+            e = np.zeros(n)
+            e[c] = 1.0
+            cases.append(full._matrix(_core.geometric_matrix(body=full._body, coefficients=e)))
+    return cases
+
+
 class ReducedBody(FlexibleBody):
     """A flexible body in reduced coordinates: the inertia invariants, K and the prestress
     K_G of a full kanefem body projected once onto a reduction basis (docs/theory.md
@@ -437,34 +473,7 @@ class ReducedBody(FlexibleBody):
     def _geometric_cases(self, fixed):
         """K_G,c of the full body for the unit load cases a_i, (E + W W)_ij (section 2.11)
         with the prestress of the supports ``fixed`` (a mask)."""
-        full, d = self.full, self.full.dim
-        cases = []
-        if full._straight_kg():  # N(x) of a straight line body: only a_x and (W W)_xx load it
-            last_u = (full.n_nodes - 1) * full.dofs_per_node
-            zero = full.geometric_stiffness(np.zeros(3)) * 0.0
-            def straight(omega, a):
-                motion = frames.from_rates(omega, 0.0 if np.ndim(omega) == 0 else np.zeros(3), a, dim=d)
-                c = _core.axial_force(body=full._body, frames=motion, f_first=0.0, f_last=0.0,
-                                      fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))[0]
-                return full._matrix(_core.geometric_matrix(body=full._body, coefficients=c))
-            for i in range(d):
-                cases.append(straight(0.0, np.eye(d)[0]) if i == 0 else zero)
-            spin = 1.0 if d == 2 else np.array([0.0, 0.0, 1.0])
-            for k in range(d * d):  # (W W)_xx = -1 for a unit spin about z
-                cases.append(-straight(spin, None) if k == 0 else zero)
-            return cases
-        with full._kg_lock():
-            key = fixed.tobytes()
-            if getattr(full, "_prestress_key", None) != key:
-                U, axes = full._prestress_fields(fixed)
-                _core.body_set_prestress(body=full._body, fields=U, axes=axes)
-                full._prestress_key = key
-            n = full._n_prestress_cases()
-            for c in range(d + d * d):
-                e = np.zeros(n)
-                e[c] = 1.0
-                cases.append(full._matrix(_core.geometric_matrix(body=full._body, coefficients=e)))
-        return cases
+        return geometric_cases(self.full, fixed)
 
     def _projected(self, V, KG):
         """The projected invariants, as kf_body_create_given takes them."""
