@@ -297,8 +297,12 @@ def _reduced_link(t, base):
     def where(key):
         value = t.pop(key)
         if base is None and isinstance(value, str) and value and "\x00" not in value:
-            return _Path(value).absolute()
-        return referenced(_Path(".") if base is None else base, value, f"link {name!r}: {key}")
+            path = _Path(value).absolute()
+        else:
+            path = referenced(_Path(".") if base is None else base, value, f"link {name!r}: {key}")
+        if not path.exists():
+            raise ValueError(f"link {name!r}: {key} = {value!r}: no such file ({path})")
+        return path
 
     geometric = _checks.flag(f"link {name!r}: geometric_stiffness", t.get("geometric_stiffness", True))
     if "body" in t:

@@ -164,7 +164,11 @@ class ElasticLink:
                 raise ValueError(f"{self.name}: a MeshBody link needs its reference conditions as "
                                  "{selector: kind} (each selector, a node, a node set or a predicate, a port "
                                  f"where joints attach), got supports = {supports!r}")
-            items = list(supports.items()) if isinstance(supports, dict) else list(supports)
+            items = list(supports.items()) if isinstance(supports, dict) else supports
+            if not (isinstance(items, (list, tuple)) and items and
+                    all(isinstance(p, (list, tuple)) and len(p) == 2 for p in items)):
+                raise TypeError(f"{self.name}: supports of a MeshBody link must be a dict {{selector: kind}} or "
+                                f"(selector, kind) pairs, one per port, got {_checks._short(supports)}")
             model = ReducedBody(body, [sel for sel, _ in items], n_modes="all",
                                 geometric_stiffness=geometric, prestress_supports="free" if geometric else None)
             model_supports = {k: kind for k, (_, kind) in enumerate(items)}
@@ -180,9 +184,9 @@ class ElasticLink:
         object.__setattr__(self, "_fixed", fixed)
         object.__setattr__(self, "start", _point(f"{self.name}: start", self.start))
         object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
+        if isinstance(self.damping, (str, bytes)) or not hasattr(self.damping, "__len__") or len(self.damping) != 2:
+            raise TypeError(f"{self.name}: damping must be (alpha, beta), got {_checks._short(self.damping)}")
         damping = tuple(_checks.real(f"{self.name}: damping", v, nonnegative=True) for v in self.damping)
-        if len(damping) != 2:
-            raise ValueError(f"{self.name}: damping must be (alpha, beta), got {self.damping!r}")
         object.__setattr__(self, "damping", damping)
         if geometric:
             self._check_load_cases("geometric_stiffness=True")
