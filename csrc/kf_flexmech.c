@@ -51,6 +51,9 @@ typedef struct flink {
     int *map;                   /* nf free DOF indices */
     double m, xc[2], Jc;        /* the body as a rigid body (kf_body_rigid) */
     double *M, *K, *G;          /* nf x nf, column-major, reduced to the free DOFs */
+    /* Mp = S_xx + S_yy: the in-plane mass of the centrifugal and rotary terms; M itself for
+     * a planar body, the x, y part of a spatial body's (M - S_zz) in planar motion */
+    double *Mp;
     double *Mox, *Moy, *b, *h;  /* nf */
     double alpha, beta;         /* Rayleigh */
     /* K_G = sum_c kg[c] KG[c] over the body's basis (nf x nf each): straight, the x^k
@@ -203,9 +206,10 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
     const kf_mech *m = w->m;
     flink *L = w->L + l;
     const kf_body *b = in->fe;
-    if (!b || kf_body_dim(b) != 2)
+    if (!b || !(kf_body_dim(b) == 2 || (kf_body_dim(b) == 3 && b->given)))
         return kf_fail(err, KF_EINVAL, "links", "links[%d] needs a planar body (of dimension "
-                       "2)", l);
+                       "2) or a spatial body of given invariants (a reduced one) moving in the "
+                       "plane", l);
     if (in->body < 0 || in->body >= kf_mech_nbody(m))
         return kf_fail(err, KF_EINVAL, "links", "links[%d].body = %d is not a body of the "
                        "mechanism (0..%d)", l, in->body, kf_mech_nbody(m) - 1);
@@ -280,9 +284,9 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
     L->fixed_first = in->fixed[0] != 0;
     L->fixed_last = b->given ? 0 : in->fixed[(size_t)(b->nnode - 1) * b->ndofn] != 0;
     /* the reduced dense matrices and vectors */
-    int nf = L->nf, nkg = L->geometric ? L->nkg : 0;
+    int nf = L->nf, nkg = L->geometric ? L->nkg : 0, spatial = kf_body_dim(b) == 3;
     size_t nn = (size_t)nf * nf;
-    L->M = kf_calloc((4 + (size_t)nkg) * nn + 4 * (size_t)nf + 1, sizeof(double));
+    L->M = kf_calloc((4 + (size_t)nkg + (size_t)spatial) * nn + 4 * (size_t)nf + 1, sizeof(double));
     if (!L->M)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate links[%d] (%d DOFs)", l, nf);
     L->K = L->M + nn;
@@ -294,6 +298,7 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
     L->b = L->Moy + nf;
     L->h = L->b + nf;
     L->KGs = L->h + nf; /* kgs = 0 matches its zeros */
+    L->Mp = spatial ? L->KGs + nn : L->M;
     const kf_mat *M = kf_body_mass(b), *K = kf_body_stiffness(b);
     const kf_mat *Syx = kf_body_S(b, 1, 0), *Sxy = kf_body_S(b, 0, 1);
     for (int j = 0; j < nf; j++)
@@ -302,6 +307,9 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
             L->M[i + (size_t)j * nf] = kf_mat_get(M, I, Jj);
             L->K[i + (size_t)j * nf] = kf_mat_get(K, I, Jj);
             L->G[i + (size_t)j * nf] = kf_mat_get(Syx, I, Jj) - kf_mat_get(Sxy, I, Jj);
+            if (spatial)
+                L->Mp[i + (size_t)j * nf] = kf_mat_get(kf_body_S(b, 0, 0), I, Jj) +
+                                            kf_mat_get(kf_body_S(b, 1, 1), I, Jj);
         }
     const double *mox = kf_body_Mo(b, 0), *moy = kf_body_Mo(b, 1);
     const double *sxx = kf_body_s(b, 0, 0), *syy = kf_body_s(b, 1, 1);
@@ -461,7 +469,7 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         double Sdd[2] = {dotn(nf, L->Mox, ddl), dotn(nf, L->Moy, ddl)};
         /* M d into this link's slot of F_d (overwritten at the end) */
         double *Fd = w->Fd + L->off;
-        matvec(L, L->M, dl, Fd);
+        matvec(L, L->Mp, dl, Fd); /* Mp d: the rotary terms (M d for a planar body) */
         double dMd = dotn(nf, dl, Fd), dMdd = dotn(nf, ddl, Fd); /* d.M d'  = d'.M d */
         double Irho = L->Jc + 2.0 * dotn(nf, L->b, dl) + dMd;
         /* mass blocks: rigid part of the link body */
@@ -748,7 +756,7 @@ static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
                                  : J->a + I + (size_t)C * np;
                 *e = w->Mbar[I + (size_t)C * np] +
                      (cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
-                      cd * (K - om * om * L->M[ij] + al * L->G[ij]));
+                      cd * (K - om * om * L->Mp[ij] + al * L->G[ij]));
             }
     }
 }

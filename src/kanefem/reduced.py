@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from . import _checks, _core, frames
+from . import _checks, _core, _interrupt, frames
 from .bodies import FlexibleBody, NotSupportedError, _not_supported
 
 __all__ = ["ReducedBody", "ImportedModel"]
@@ -509,12 +509,22 @@ class ReducedBody(FlexibleBody):
             p, q = (k + 1) % 3, (k + 2) % 3
             B.append(sv[q, p] - sv[p, q])
         B = np.array(B).T
+        norms = np.linalg.norm(B, axis=0)
+        if norms.min() <= 1e-10 * norms.max():  # a rigid motion without inertia cannot relieve a load
+            motion = ["translation along x", "translation along y", "translation along z", "rotation about x",
+                      "rotation about y", "rotation about z"]
+            k = int(np.argmin(norms))
+            name = motion[k] if d == 3 else motion[k if k < 2 else 5]
+            raise ValueError(f"prestress_supports='free': the {name} of the free {type(full).__name__} carries no "
+                             "inertia (a line body without its sections' rotary inertia), so inertia relief cannot "
+                             "balance a load about it; give geometric_stiffness=False, or reduce a mesh")
+        K = full.stiffness_matrix()
+        B = B * (abs(K).max() / norms)  # each column at K's scale (the same u: lambda rescaled)
         F = [-Mo[i] for i in range(d)] + [-sv[i, j] for i in range(d) for j in range(d)]
         # a unit generalized force on interface DOF k: full-body forces f with T_b^T f = e_k
         # (one node: the DOF itself; a rigid item: its resultant spread over the nodes)
         Tb = np.asarray(T[:, :nb].toarray())
         F = np.array(F + list((Tb @ np.linalg.inv(Tb.T @ Tb)).T))
-        K = full.stiffness_matrix()
         nr = B.shape[1]
         rhs = np.zeros((n + nr, F.shape[0]))
         rhs[:n] = F.T
@@ -524,7 +534,7 @@ class ReducedBody(FlexibleBody):
         if sp.issparse(K):
             A = sp.bmat([[sp.csr_matrix(K), sp.csr_matrix(B)], [sp.csr_matrix(B.T), None]], format="csc")
             try:
-                X = spla.splu(A).solve(rhs)
+                X = _interrupt.call(spla.splu, A).solve(rhs)
             except RuntimeError:
                 raise bad from None
         else:

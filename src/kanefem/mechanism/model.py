@@ -990,7 +990,7 @@ def quasi_static(body, frame, fixed):
     (K + K_eps + K_om) d = -q_a - q_eps - q_om over the DOFs not in ``fixed`` (a boolean
     mask, e.g. ``body.support_mask(supports)``), ``frame`` a record of
     ``kanefem.FRAME_DTYPE`` (omega, eps, a - g in the frame); d (ndof,)."""
-    terms = body.motion_terms(frame["omega"][2], frame["eps"][2], frame["a"][:2])
+    terms = body.motion_terms(frames=np.asarray(frame).reshape(1))
     K = body.stiffness_matrix() + terms.K_eps + terms.K_om
     f = -(terms.q_a + terms.q_eps + terms.q_om)
     free = ~np.asarray(fixed, bool)

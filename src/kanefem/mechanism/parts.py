@@ -82,11 +82,12 @@ class ElasticLink:
     name : str
     body : PlanarBeam, AxialBar, ReducedBody or MeshBody
         The flexible body.  A straight :class:`~kanefem.PlanarBeam` or
-        :class:`~kanefem.AxialBar` on its frame's x axis; a planar Craig-Bampton
-        :class:`~kanefem.ReducedBody` (of a beam, a plane mesh or imported matrices:
-        joints at its interface items); or a small plane :class:`~kanefem.MeshBody`,
-        which the link reduces exactly (``model``: Craig-Bampton with every
-        fixed-interface mode, the interface the items its ``supports`` name).
+        :class:`~kanefem.AxialBar` on its frame's x axis; a Craig-Bampton
+        :class:`~kanefem.ReducedBody` (of a beam, a plane or solid mesh or imported
+        matrices: joints at its interface items; a spatial one moves in the frame's x-y
+        plane, docs/theory.md section 5.12); or a small :class:`~kanefem.MeshBody`, which
+        the link reduces exactly (``model``: Craig-Bampton with every fixed-interface mode,
+        the interface the items its ``supports`` name).
     start : (float, float)
         Where the frame origin (x = 0 of the body) is in the drawing [m].
     angle : float
@@ -95,9 +96,10 @@ class ElasticLink:
         Reference conditions, as the body's ``support_mask`` takes them.  Default: a
         beam's ``"pinned-pinned"`` (u = v = 0 at both ends, the frame through the end
         joints; an AxialBar's ``"fixed-fixed"``), a reduced body's ``"pinned"`` (the
-        translations of every interface item; ``"clamped"`` where it has one item).  A
-        MeshBody link needs them: ``{selector: kind}``, each selector (a node, a node set
-        or a predicate) a port.
+        translations of every interface item; ``"clamped"`` where it has one item; a
+        spatial body's first item also held against rotation about x and y, a hinge about
+        z, so that the frame stays in the plane).  A MeshBody link needs them:
+        ``{selector: kind}``, each selector (a node, a node set or a predicate) a port.
     damping : (float, float)
         Rayleigh damping (alpha [1/s], beta [s]) of the elastic coordinates.
     geometric_stiffness : bool
@@ -143,10 +145,6 @@ class ElasticLink:
         if not isinstance(body, (PlanarBeam, AxialBar, ReducedBody, MeshBody)):
             raise TypeError(f"{self.name}: body must be a PlanarBeam or an AxialBar, a ReducedBody or a "
                             f"plane MeshBody, got {type(body).__name__}")
-        if body.dim != 2:
-            raise NotSupportedError(f"{self.name}: a planar mechanism's link needs a planar body (dim 2); a "
-                                    f"{type(body).__name__} of dim {body.dim} moves in the spatial mechanism "
-                                    "(issue 22)")
         if getattr(body, "rotary_inertia", False):  # docs/theory.md section 2.9
             raise NotSupportedError(f"{self.name}: an elastic link does not support a body with rotary "
                                     "inertia (the mechanism's K_om is -omega^2 M); give rotary_inertia=False")
@@ -158,7 +156,7 @@ class ElasticLink:
                                         "a Craig-Bampton basis keeps (basis='craig-bampton')")
             model = body
             if supports is None:
-                supports = "pinned" if len(body.interface) > 1 else "clamped"
+                supports = _default_supports(body)
         elif isinstance(body, MeshBody):
             if supports is None or isinstance(supports, str):
                 raise ValueError(f"{self.name}: a MeshBody link needs its reference conditions as "
@@ -313,6 +311,25 @@ class ElasticLink:
         if self.model is self.body:
             return d
         return self.model.expand(d)
+
+
+def _default_supports(red):
+    """A reduced link's default reference conditions: ``"clamped"`` with one interface
+    item; ``"pinned"`` (every item's translations) for a planar body; for a spatial one also
+    the first item's rotations about x and y (a hinge about z: the frame stays in the plane)."""
+    from ..reduced import _DOF_MOTION
+
+    if len(red.interface) == 1:
+        return "clamped"
+    if red.dim == 2:
+        return "pinned"
+    out = {}
+    for k in range(len(red.interface)):
+        local = [nm[len(f"i{k}_"):] for nm in red._interface_names if nm.startswith(f"i{k}_")]
+        motion = {nm: _DOF_MOTION.get(nm, {"rx": ("r", 0), "ry": ("r", 1), "rz": ("r", 2)}.get(nm)) for nm in local}
+        out[k] = tuple(nm for nm in local if motion[nm] is not None and (motion[nm][0] == "t" or (
+            k == 0 and motion[nm] != ("r", 2))))
+    return out
 
 
 # ---------------------------------------------------------------- joints and forces
