@@ -41,7 +41,7 @@ class MechanismFiles:
         """A mechanism from the tables of a TOML file (:meth:`to_toml`).
 
         ``base``: the folder the files of reduced links are named from (relative paths
-        that must stay inside it, :func:`kanefem._io.referenced`); default the current
+        that must stay inside it, ``kanefem._io.referenced``); default the current
         folder, where absolute paths are taken as they are (a definition made in code)."""
         known = {"mechanism", "body", "link", "joint", "spring", "coordinate", "run", "sweep"}
         if not isinstance(data, Mapping):

@@ -68,7 +68,7 @@ class ElasticLink:
     The link's frame (the body's own axes: a beam's x axis, a mesh's coordinates) has its
     origin at ``start`` and its x axis along ``angle`` in the drawing.  In the rigid model
     the link is the rigid body of its flexible body: mass, mass centre and inertia about
-    it from its invariants (:func:`kanefem._core.body_rigid`: a straight beam's are
+    it from its invariants (the core's ``kf_body_rigid``: a straight beam's are
     ``rho A L``, mid length, ``m L^2 / 12``; a reduced body's follow from its projected
     invariants).  Its elastic displacements are measured in that frame with the
     reference conditions ``supports``, which must hold the link's rigid motion (checked:
