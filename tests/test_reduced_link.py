@@ -419,6 +419,12 @@ def test_reduced_link_toml_round_trip_and_the_command_line(tmp_path, beam_rod):
     assert {"mechanism.toml", "mechanism_rod.npz", "eigenvalues_rod.csv"} <= {p.name for p in out.iterdir()}
     assert main(["mechanism", str(out / "mechanism.toml"), "--out", str(tmp_path / "again"), "--points", "21",
                  "--no-plots"]) == 0
+    # a sweep of such a file: every point reads the link's file by its absolute path (its
+    # description is read again elsewhere)
+    assert main(["mechanism", str(path), "--out", str(tmp_path / "sweep"), "--points", "11", "--no-plots",
+                 "--sweep", "coordinate.crank.speed=100:150:2", "--store", str(tmp_path / "store")]) == 0
+    freqs = np.loadtxt(tmp_path / "sweep" / "sweep_frequencies.csv", delimiter=",", skiprows=1, usecols=(3, 4, 5))
+    assert freqs.shape == (4, 3) and np.all(freqs > 100.0)
 
 
 def test_bad_links_are_refused_by_name(beam_rod):

@@ -15,6 +15,7 @@ import math
 import os
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -45,8 +46,6 @@ def write_model(model, path, args, sweep=None):
     and ``[sweep]``, the grid of ``--sweep``; the models' ``from_toml`` skip both, the
     command line reads them back (``--config FILE``, or the file given again).
     Atomically; returns the path."""
-    from pathlib import Path
-
     from .mechanism import Mechanism
 
     path = Path(path)  # a mechanism's reduced links' bodies are saved beside its file
@@ -465,6 +464,10 @@ def _mechanism_sweep(args, mech, tables, grid, folder):
     if args.two_way or args.animate:
         raise ValueError("--sweep computes the one-way motion and eigenvalues per point: without "
                          "--two-way and --animate")
+    from .mechanism.files import absolute_files
+
+    # a reduced link's file named by its absolute path: every point reads the same file
+    tables = absolute_files(tables, Path(args.file).parent)
     description = json.dumps({k: v for k, v in tables.items() if k not in ("run", "sweep")}, sort_keys=True)
     study = functools.partial(studies.mechanism_links, description=description, duration=args.duration,
                               revolutions=args.revolutions, points=args.points, n_modes=args.modes,
@@ -618,7 +621,6 @@ def _example_description(path):
 
 
 def _cmd_examples(args):
-    from pathlib import Path
 
     from .mechanism import EXAMPLES, example
 

@@ -338,6 +338,25 @@ def _reduced_link(t, base):
     return ElasticLink(body=body, supports=supports, **t)
 
 
+def absolute_files(tables, base):
+    """The tables with each [[link]]'s ``body`` or ``mesh`` file named by its absolute path,
+    resolved from ``base`` (the TOML file's folder) as ``from_toml`` does (inside it): for a
+    description read again elsewhere (a sweep's points)."""
+    from .._io import referenced
+
+    out = dict(tables)
+    links = []
+    for t in tables.get("link", []):
+        t = dict(t) if isinstance(t, Mapping) else t
+        for key in ("body", "mesh"):
+            if isinstance(t, dict) and key in t:
+                t[key] = str(referenced(base, t[key], f"link {t.get('name', '?')!r}: {key}"))
+        links.append(t)
+    if "link" in tables:
+        out["link"] = links
+    return out
+
+
 def _reduced_link_table(L, folder, stem, used):
     """The [[link]] table of a reduced link: its body saved as ``<stem>_<link>.npz`` in
     ``folder`` (named relatively), or the file it was read from."""
