@@ -114,6 +114,9 @@ class ElasticLink:
         half a swing; docs/theory.md section 5.12).  The one-way
         :meth:`Mechanism.link_eigenvalues` takes its own ``geometric_stiffness``
         argument.
+    model : FlexibleBody
+        What the link computes with (set from ``body``): the body itself, or a MeshBody's
+        exact reduction.
 
     Raises
     ------
