@@ -723,20 +723,23 @@ static int reactions(kf_flexmech *w, const double *a, kf_error *err)
 /* K_G of a link at its current axial force (kept while that force is the same) */
 static const double *geometric(flink *L)
 {
-    int changed = 0;
-    for (int c = 0; c < L->nkg; c++)
-        changed |= L->kg[c] != L->kgs[c];
+    int changed = L->kg[0] != L->kgs[0] || L->kg[1] != L->kgs[1] || L->kg[2] != L->kgs[2];
+    for (int c = 3; c < L->nkg && !changed; c++)
+        changed = L->kg[c] != L->kgs[c];
     if (changed) {
         for (int j = 0; j < L->nf; j++)
             for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
                 size_t ij = i + (size_t)j * L->nf;
-                double v = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
-                           L->kg[2] * L->KG[2][ij];
-                for (int c = 3; c < L->nkg; c++)
-                    v += L->kg[c] * L->KG[c][ij];
-                L->KGs[ij] = v;
+                L->KGs[ij] = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
+                             L->kg[2] * L->KG[2][ij];
             }
-        memcpy(L->kgs, L->kg, sizeof L->kg);
+        for (int c = 3; c < L->nkg; c++) { /* a prestress basis' other cases */
+            const double *X = L->KG[c], k = L->kg[c];
+            for (int j = 0; k != 0.0 && j < L->nf; j++)
+                for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
+                    L->KGs[i + (size_t)j * L->nf] += k * X[i + (size_t)j * L->nf];
+        }
+        memcpy(L->kgs, L->kg, (size_t)L->nkg * sizeof(double));
     }
     return L->KGs;
 }
@@ -785,13 +788,20 @@ static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
             /* band storage (no free rigid coordinate): A(I,C) at a[kl + ku + I - C + C ld] */
             double *e = band ? J->a + (size_t)C * J->ld + J->kl + J->ku : J->a + (size_t)C * np;
             int shift = band ? nf + L->off - C : nf + L->off; /* e[shift + i]: row I = nf + off + i */
-            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
-                size_t ij = i + (size_t)j * L->nf;
-                double v = cM * L->M[ij] + cK * L->K[ij] + cG * L->G[ij];
-                if (spatial)
-                    v += cP * L->Mp[ij];
-                e[shift + i] = KG ? v + cd * KG[ij] : v;
-            }
+            int lo = band_lo(L, j), hi = band_hi(L, j);
+            const double *Mj = L->M + (size_t)j * L->nf, *Kj = L->K + (size_t)j * L->nf,
+                         *Gj = L->G + (size_t)j * L->nf, *Pj = L->Mp + (size_t)j * L->nf,
+                         *KGj = KG ? KG + (size_t)j * L->nf : NULL;
+            if (spatial) /* the centrifugal term on Mp apart */
+                for (int i = lo; i < hi; i++) {
+                    double v = cM * Mj[i] + cK * Kj[i] + cG * Gj[i] + cP * Pj[i];
+                    e[shift + i] = KGj ? v + cd * KGj[i] : v;
+                }
+            else
+                for (int i = lo; i < hi; i++) {
+                    double v = cM * Mj[i] + cK * Kj[i] + cG * Gj[i];
+                    e[shift + i] = KGj ? v + cd * KGj[i] : v;
+                }
         }
     }
 }
