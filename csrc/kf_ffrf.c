@@ -327,9 +327,9 @@ int kf_ffrf_create(kf_ffrf **out, const kf_ffrf_desc *desc, kf_error *err)
         rc = given_mass(w, desc->mass, err);
     else if (desc->mass)
         rc = kf_fail(err, KF_EINVAL, "mass", "a body of elements has its own mass properties "
-                     "(kf_body_mass_properties): give none");
+                     "(kf_body_rigid): give none");
     else
-        rc = kf_body_mass_properties(b, &w->m, w->xc, w->Ic, err);
+        rc = kf_body_rigid(b, &w->m, w->xc, NULL, w->Ic, err);
     if (!rc)
         rc = kf_body_reduce(b, w->n, w->map, 0, &w->b, err);
     if (rc)

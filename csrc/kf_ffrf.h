@@ -47,7 +47,7 @@ typedef struct kf_ffrf kf_ffrf;
  * flag per DOF (nonzero: held in the frame), or NULL: none (coordinates that
  * carry no rigid motion, e.g. elastic modes orthogonal to the rigid ones).
  * mass: NULL for a body of elements (integrated from its points by
- * kf_body_mass_properties); for a given body its 13 mass properties m, x_c (3)
+ * kf_body_rigid); for a given body its 13 mass properties m, x_c (3)
  * and the second moments int xbar xbar^T dm about x_c (3 x 3, row-major), from
  * the full body it was reduced from.  geometric: add K_G of the body's basis
  * (kf_body_nkg > 0; for a prestress basis made with the reference conditions

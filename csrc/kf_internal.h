@@ -92,8 +92,9 @@ void *kf_calloc(size_t count, size_t size);
 #define KF_MAX_EDOF 81    /* DOFs per element (hex27: 27 nodes x 3) */
 #define KF_MAX_STRAIN 6
 /* geometric stiffness basis matrices: 3 (a straight line body's x^k basis) or the
- * prestress load cases, dim + dim^2 + 2 (docs/theory.md section 2.11) */
-#define KF_MAX_KG 14
+ * prestress load cases, dim + dim^2 + 2 (docs/theory.md section 2.11), or a given
+ * body's dim + dim^2 + its coordinate load cases (section 3.18): KF_BODY_MAX_KG */
+#define KF_MAX_KG KF_BODY_MAX_KG
 #define KF_MAX_ENODE 27
 
 /*

@@ -320,7 +320,7 @@ class FloatingBody:
         mean = isinstance(reference, str) and reference == "mean-axes"
         if mean:
             if mass is None:  # the given body of the projection takes the elements' own
-                p = _core.body_mass_properties(body=body._body)
+                p = _core.body_rigid(body=body._body)
                 mass = np.concatenate([[p["mass"]], p["centre"], p["second_moments"].ravel()])
             core = self._mean_axes(body, mass)  # a body of the invariants projected on the modes
             fixed, mask, kg = None, np.zeros(self.modes.shape[1], dtype=bool), self._has_kg
@@ -397,7 +397,7 @@ class FloatingBody:
                 raise ValueError("mass_properties inertia is not an inertia tensor (a moment exceeds the sum of "
                                  "the other two)")
         elif isinstance(full, FlexibleBody):
-            p = _core.body_mass_properties(body=full._body)
+            p = _core.body_rigid(body=full._body)
             m, c, Ic = p["mass"], p["centre"], p["second_moments"]
         elif isinstance(full, ImportedModel):
             X, mab = full.nodes, full._m

@@ -3171,6 +3171,169 @@ done:
     kf_body_free(b);
 }
 
+/* A planar beam given back as a body of given invariants (the identity basis) with a K_G
+ * basis of coordinate load cases (docs/theory.md section 3.18): its rigid body from the
+ * invariants equals the beam's by quadrature; as a link with ports at the beam's nodes its
+ * coupled equations equal the beam link's; K_G of a field's stress (kf_body_prestress_matrix)
+ * is the straight basis' of its axial force; bad links and bases refused naming them. */
+static void test_given_link(void)
+{
+    const double len = 2.0, om = 3.0;
+    kf_section sec = {7e10, 3000.0, 4e-4, 2e-7};
+    kf_body *b = straight_body(KF_BEAM2, 4, len, &sec), *g = NULL;
+    int n = kf_body_ndof(b), nn = n * n, nkg = 6 + 3;
+    kf_error err = {0};
+    double *S = calloc(4 * (size_t)nn, sizeof(double)), *K = calloc((size_t)nn, sizeof(double));
+    double *s = calloc(4 * (size_t)n, sizeof(double)), *Mo = calloc(2 * (size_t)n, sizeof(double));
+    double *KG = calloc((size_t)nkg * nn, sizeof(double));
+    for (int k = 0; k < 4; k++) {
+        kf_mat_to_rowmajor(kf_body_S(b, k / 2, k % 2), S + (size_t)k * nn);
+        memcpy(s + (size_t)k * n, kf_body_s(b, k / 2, k % 2), (size_t)n * sizeof(double));
+    }
+    for (int i = 0; i < 2; i++)
+        memcpy(Mo + (size_t)i * n, kf_body_Mo(b, i), (size_t)n * sizeof(double));
+    kf_mat_to_rowmajor(kf_body_stiffness(b), K);
+    for (int c = 0; c < nkg; c++) /* any symmetric matrices: K scaled */
+        for (int k = 0; k < nn; k++)
+            KG[(size_t)c * nn + k] = (c + 1) * 1e-9 * K[k];
+    CHECK(kf_body_create_given(&g, 2, n, S, NULL, K, s, Mo, nkg, KG, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_body_nload(g) == 3 && kf_body_nkg(g) == nkg && kf_body_nload(b) == 0, "nload %d",
+          kf_body_nload(g));
+    kf_frame f = {{0.0, 0.0, om}, {0.0, 0.0, 2.0}, {0, 0, 0}, {1.0, -9.81, 0.0}};
+    double c[9];
+    CHECK(kf_body_geometric_coefficients(g, &f, 5.0, 6.0, 0, 0, c, &err) == KF_OK && c[0] == 1.0 &&
+              c[5] == -om * om && c[6] == 0.0 && c[7] == 0.0 && c[8] == 0.0,
+          "coefficients of the load cases %g %g %g", c[6], c[7], c[8]);
+    /* the rigid body: m = rho A L, centre L / 2, J = m L^2 / 12, both ways */
+    double m1, m2, c1[3], c2[3], J1[9], J2[9], m = 3000.0 * 4e-4 * len;
+    CHECK(kf_body_rigid(b, &m1, c1, J1, NULL, &err) == KF_OK && kf_body_rigid(g, &m2, c2, J2, NULL, &err) == KF_OK,
+          "%s", err.msg);
+    CHECK(fabs(m1 - m) < 1e-14 * m && fabs(m2 - m) < 1e-13 * m && fabs(c1[0] - 1.0) < 1e-14 &&
+              fabs(c2[0] - 1.0) < 1e-13 && fabs(c2[1]) < 1e-13 && fabs(J1[8] - m * len * len / 12) <
+              1e-13 * m && fabs(J2[8] - J1[8]) < 1e-12 * J1[8] && J2[0] == 0.0,
+          "rigid: %g %g, %g %g, %g %g", m1, m2, c1[0], c2[0], J1[8], J2[8]);
+    /* K_G of a uniform stretch u = eps x: N = E A eps, the straight basis' c0 matrix */
+    double *u = calloc((size_t)n, sizeof(double)), eps = 1e-4;
+    for (int i = 0; i < n / 3; i++)
+        u[3 * i] = eps * len * i / 4;
+    kf_mat P = {0}, Q = {0};
+    kf_mat_alloc_like(&P, kf_body_mass(b), NULL);
+    kf_mat_alloc_like(&Q, kf_body_mass(b), NULL);
+    double N[3] = {7e10 * 4e-4 * eps, 0.0, 0.0};
+    CHECK(kf_body_prestress_matrix(b, u, NULL, NULL, &P, &err) == KF_OK &&
+              kf_body_geometric(b, N, 0.0, &Q, &err) == KF_OK, "%s", err.msg);
+    double dmax = 0.0, big = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            dmax = fmax(dmax, fabs(kf_mat_get(&P, i, j) - kf_mat_get(&Q, i, j)));
+            big = fmax(big, fabs(kf_mat_get(&Q, i, j)));
+        }
+    CHECK(dmax < 1e-12 * big && big > 0.0, "K_G of the stretch: %g of %g", dmax, big);
+    CHECK(kf_body_prestress_matrix(g, u, NULL, NULL, &P, &err) == KF_EINVAL, "a given body's field");
+    kf_mat_free(&P);
+    kf_mat_free(&Q);
+    free(u);
+    /* a hub turning with the arm welded at node 0: the given link (ports at the nodes) has
+     * the beam link's equations */
+    double mass[2] = {0.0, m}, inertia[2] = {5.0, J1[8]};
+    double q0[6] = {0.0, 0.0, 0.0, len / 2, 0.0, 0.0};
+    kf_joint joints[2] = {{KF_REVOLUTE, {-1, 0}, {0.0, 0.0}, {0.0, 0.0}},
+                          {KF_WELD, {0, 1}, {0.0, 0.0}, {-len / 2, 0.0}}};
+    kf_coord coords[1] = {{KF_COORD_JOINT, 0, "hub"}};
+    kf_mech_desc d = {.nbody = 2, .mass = mass, .inertia = inertia, .q0 = q0, .njoint = 2,
+                      .joints = joints, .ncoord = 1, .coords = coords};
+    kf_mech *mech = NULL;
+    CHECK(kf_mech_create(&mech, &d, &err) == KF_OK, "%s", err.msg);
+    unsigned char fixed[15] = {1, 1, 1};
+    double xy[10];
+    int dof[15];
+    for (int i = 0; i < 5; i++) {
+        xy[2 * i] = len * i / 4;
+        xy[2 * i + 1] = 0.0;
+        for (int k = 0; k < 3; k++)
+            dof[3 * i + k] = 3 * i + k;
+    }
+    kf_mech_link lb = {1, b, fixed, {0.0, 0.0}, 0}, lg = {1, g, fixed, {0.0, 0.0}, 1, 5, xy, dof};
+    kf_flexmech *wb = NULL, *wg = NULL;
+    CHECK(kf_flexmech_create(&wb, mech, 1, &lb, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_flexmech_create(&wg, mech, 1, &lg, &err) == KF_OK, "%s", err.msg);
+    kf_mech_drive speed[1] = {{KF_DRIVE_SPEED, om}};
+    double z0[1] = {0.4}, zd[1] = {om}, dz[12], ddz[12], zdd[1], ddb[12], ddg[12], force[2];
+    for (int i = 0; i < 12; i++) {
+        dz[i] = 1e-3 * sin(i + 1.0);
+        ddz[i] = 1e-2 * cos(i + 1.0);
+    }
+    lb.geometric = 0;
+    if (wb && wg) {
+        CHECK(kf_flexmech_dynamics(wb, speed, 0.0, 0.0, z0, z0, zd, dz, ddz, zdd, ddb, force, NULL,
+                                   &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_flexmech_dynamics(wg, speed, 0.0, 0.0, z0, z0, zd, dz, ddz, zdd, ddg, force + 1, NULL,
+                                   &err) == KF_OK, "%s", err.msg);
+    }
+    double worst = 0.0, size = 0.0;
+    for (int i = 0; i < 12; i++) {
+        worst = fmax(worst, fabs(ddb[i] - ddg[i]));
+        size = fmax(size, fabs(ddb[i]));
+    }
+    /* the given link adds K_G of its (made-up) basis: compare without it */
+    kf_flexmech_free(wg);
+    wg = NULL;
+    lg.geometric = 0;
+    CHECK(kf_flexmech_create(&wg, mech, 1, &lg, &err) == KF_OK, "%s", err.msg);
+    if (wg) {
+        CHECK(kf_flexmech_dynamics(wg, speed, 0.0, 0.0, z0, z0, zd, dz, ddz, zdd, ddg, force + 1, NULL,
+                                   &err) == KF_OK, "%s", err.msg);
+        worst = 0.0;
+        for (int i = 0; i < 12; i++)
+            worst = fmax(worst, fabs(ddb[i] - ddg[i]));
+        CHECK(worst <= 1e-11 * size && size > 0.0, "given link d'' off by %g of %g", worst, size);
+    }
+    kf_flexmech_free(wb);
+    kf_flexmech_free(wg);
+    /* a given link needs its ports; a port's coordinate out of range; a joint loading a
+     * coordinate with no load case */
+    kf_mech_link noport = {1, g, fixed, {0.0, 0.0}, 0};
+    CHECK(kf_flexmech_create(&wg, mech, 1, &noport, &err) == KF_EINVAL && strstr(err.msg, "ports"),
+          "%s", err.msg);
+    dof[4] = n;
+    CHECK(kf_flexmech_create(&wg, mech, 1, &lg, &err) == KF_EINVAL && strstr(err.msg, "port 1"),
+          "%s", err.msg);
+    dof[4] = 4;
+    for (int k = 0; k < 3; k++) { /* the weld at node 4, whose coordinates have no load case */
+        dof[3 * 4 + k] = k;
+        dof[k] = 12 + k;
+    }
+    xy[0] = len;
+    xy[8] = 0.0;
+    lg.geometric = 1;
+    unsigned char tip[15] = {0};
+    tip[12] = tip[13] = tip[14] = 1;
+    lg.fixed = tip;
+    kf_mech_free(mech);
+    q0[3] = -len / 2;
+    joints[1].p1[0] = len / 2;
+    CHECK(kf_mech_create(&mech, &d, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_flexmech_create(&wg, mech, 1, &lg, &err) == KF_EINVAL && !strcmp(err.arg, "geometric"),
+          "%s", err.msg);
+    kf_mech_free(mech);
+    /* more load cases than coordinates */
+    kf_body_free(g);
+    CHECK(kf_body_create_given(&g, 2, n, S, NULL, K, s, Mo, 0, NULL, &err) == KF_OK, "%s", err.msg);
+    kf_body_free(g);
+    g = NULL;
+    free(KG);
+    KG = calloc((size_t)(6 + n + 1) * nn, sizeof(double));
+    CHECK(kf_body_create_given(&g, 2, n, S, NULL, K, s, Mo, 6 + n + 1, KG, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "KG") && !g,
+          "%s", err.msg);
+    free(S);
+    free(K);
+    free(s);
+    free(Mo);
+    free(KG);
+    kf_body_free(b);
+}
+
 int main(void)
 {
     test_gauss();
@@ -3208,6 +3371,7 @@ int main(void)
     test_given_body();
     test_floating();
     test_floating_tangent();
+    test_given_link();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
