@@ -1289,3 +1289,109 @@ done:
     free(order);
     return rc;
 }
+
+/* ================================================================ compensated products (issue 19)
+ *
+ * Ogita, Rump & Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 26 (2005):
+ * Dot2 forms a dot product as if in twice the working precision from error-free
+ * transformations: TwoProduct (Dekker's split into 26-bit halves, whose products are
+ * exact) and TwoSum (Knuth).  Each operation below is its own statement, and no product
+ * meets a sum in one expression except where the product is exact (the split halves'),
+ * so a compiler that contracts a * b + c into one fused operation (allowed within an
+ * expression by C11's FP_CONTRACT) changes no result.
+ */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#define KF_SPLITTER 134217729.0 /* 2^27 + 1 */
+
+int kf_csr_dot2(int n, int ncol, const int *indptr, const int *indices, const double *values,
+                int k, const double *X, const double *Xlo, double *y, double *err,
+                kf_error *errinfo)
+{
+    if (n < 0 || ncol < 0 || k < 0)
+        return kf_fail(errinfo, KF_EINVAL, "A", "kf_csr_dot2: shape (%d, %d) x %d columns", n,
+                       ncol, k);
+    if (!indptr || (n > 0 && k > 0 && (!y || !X)))
+        return kf_fail(errinfo, KF_EINVAL, "A", "kf_csr_dot2: NULL argument");
+    if (indptr[0] != 0)
+        return kf_fail(errinfo, KF_EINVAL, "A", "indptr[0] = %d must be 0", indptr[0]);
+    for (int i = 0; i < n; i++)
+        if (indptr[i + 1] < indptr[i])
+            return kf_fail(errinfo, KF_EINVAL, "A", "indptr[%d] = %d < indptr[%d] = %d", i + 1,
+                           indptr[i + 1], i, indptr[i]);
+    if (n > 0 && indptr[n] > 0 && (!indices || !values))
+        return kf_fail(errinfo, KF_EINVAL, "A", "kf_csr_dot2: NULL argument");
+    for (int q = 0; n > 0 && q < indptr[n]; q++)
+        if (indices[q] < 0 || indices[q] >= ncol)
+            return kf_fail(errinfo, KF_EINVAL, "A", "indices[%d] = %d is out of 0..%d", q,
+                           indices[q], ncol - 1);
+    if (k == 0 || n == 0)
+        return KF_OK;
+    /* per row: s (y), c (the compensation), |A| |X|, |A| |Xlo| and A Xlo */
+    double *scr = kf_calloc((size_t)4 * k, sizeof(double));
+    if (!scr)
+        return kf_fail(errinfo, KF_ENOMEM, "", "kf_csr_dot2: cannot allocate %d doubles", 4 * k);
+    double *restrict c = scr, *restrict absh = scr + k, *restrict absl = scr + 2 * (size_t)k;
+    double *restrict t = scr + 3 * (size_t)k;
+    const double u = DBL_EPSILON / 2.0;
+    for (int i = 0; i < n; i++) {
+        double *restrict s = y + (size_t)i * k;
+        for (int j = 0; j < k; j++)
+            s[j] = c[j] = absh[j] = absl[j] = t[j] = 0.0;
+        for (int q = indptr[i]; q < indptr[i + 1]; q++) {
+            const double a = values[q];
+            const double ca = KF_SPLITTER * a;
+            const double ca2 = ca - a;
+            const double ah = ca - ca2;
+            const double al = a - ah;
+            const double aa = fabs(a);
+            const double *restrict x = X + (size_t)indices[q] * k;
+            for (int j = 0; j < k; j++) {
+                const double b = x[j];
+                const double cb = KF_SPLITTER * b;
+                const double cb2 = cb - b;
+                const double bh = cb - cb2;
+                const double bl = b - bh;
+                const double p = a * b;
+                /* TwoProduct: e = a b - p exactly (each partial product is exact) */
+                const double hh = ah * bh;
+                const double e1 = hh - p;
+                const double hl = ah * bl;
+                const double e2 = e1 + hl;
+                const double lh = al * bh;
+                const double e3 = e2 + lh;
+                const double ll = al * bl;
+                const double e = e3 + ll;
+                /* TwoSum: s + p = sn + f exactly */
+                const double s0 = s[j];
+                const double sn = s0 + p;
+                const double z = sn - s0;
+                const double f = (s0 - (sn - z)) + (p - z);
+                s[j] = sn;
+                c[j] += f + e;
+                absh[j] += aa * fabs(b);
+            }
+            if (Xlo) {
+                const double *restrict xl = Xlo + (size_t)indices[q] * k;
+                for (int j = 0; j < k; j++) {
+                    t[j] += a * xl[j];
+                    absl[j] += aa * fabs(xl[j]);
+                }
+            }
+        }
+        const double L = (double)(indptr[i + 1] - indptr[i]);
+        const double gL = L * u / (1.0 - L * u), gL2 = (L + 2.0) * u / (1.0 - (L + 2.0) * u);
+        double *restrict ei = err ? err + (size_t)i * k : NULL;
+        for (int j = 0; j < k; j++) {
+            const double cj = c[j] + t[j];
+            const double yj = s[j] + cj;
+            s[j] = yj;
+            if (ei)
+                ei[j] = u * fabs(yj) + gL * gL * absh[j] + gL2 * absl[j] + 2.0 * u * fabs(cj);
+        }
+    }
+    free(scr);
+    return KF_OK;
+}

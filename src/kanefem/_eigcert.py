@@ -1,7 +1,7 @@
 """Refined and certified eigenpairs on sparse matrices (docs/theory.md section 3.17).
 
-* ``matvec2``: A X for a CSR matrix in twice the working precision (Ogita-Rump-Oishi
-  Dot2: error-free products and sums, vectorized over the rows of a padded layout), so
+* ``Compensated``: A X for a CSR matrix in twice the working precision (Ogita-Rump-Oishi
+  Dot2: error-free products and sums, in the C core, ``kf_csr_dot2``), so
   that the residual of a stiff, ill-conditioned problem (a 1000-element beam has
   ||K|| / lambda_1 ~ 1e12) is not lost to rounding;
 * ``rayleigh_ritz``: the Ritz pairs of (A, M) on a basis, with A Q in that precision;
@@ -19,10 +19,9 @@ import math
 
 import numpy as np
 
-from . import _checks
+from . import _checks, _core
 
 EPS = np.finfo(float).eps / 2  # unit roundoff
-_SPLIT = 2.0**27 + 1.0
 
 
 def _two_sum(a, b):
@@ -31,21 +30,10 @@ def _two_sum(a, b):
     return s, (a - (s - bb)) + (b - bb)
 
 
-def _split(a):
-    """Dekker's split a = hi + lo, each with at most 26 significant bits."""
-    c = _SPLIT * a
-    hi = c - (c - a)
-    return hi, a - hi
-
-
-def _two_prod_split(a, ah, al, b, bh, bl):
-    """p = fl(a b) and its rounding error exactly, from the operands' splits."""
-    p = a * b
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-class Padded:
-    """A CSR matrix in padded rows (n, L): the layout of the vectorized Dot2.  ``plain``:
+class Compensated:
+    """A CSR matrix whose products A X the core forms in twice the working precision
+    (``kf_csr_dot2``: Ogita-Rump-Oishi Dot2, error-free products by Dekker's split and
+    error-free sums, with an elementwise bound on the error; GIL released).  ``plain``:
     products in the working precision (a well-conditioned matrix such as a mass matrix,
     whose products need no more; their rounding is still bounded)."""
 
@@ -53,46 +41,34 @@ class Padded:
         plain = _checks.flag("plain", plain)
         self.plain = plain
         A = A.tocsr()
-        A.sort_indices()
-        n = A.shape[0]
-        counts = np.diff(A.indptr)
-        self.L = int(counts.max()) if n else 0
-        self.n = n
-        slot = np.arange(A.nnz) - np.repeat(A.indptr[:-1], counts)
-        rows = np.repeat(np.arange(n), counts)
-        self.V = np.zeros((n, self.L))
-        self.J = np.zeros((n, self.L), dtype=np.intp)
-        self.V[rows, slot] = A.data
-        self.J[rows, slot] = A.indices
-        self.Vh, self.Vl = _split(self.V)
+        A.sum_duplicates()
+        self.n = A.shape[0]
+        self.L = int(np.diff(A.indptr).max()) if self.n else 0
         self.A = A
-        self.absA = abs(A)
+        self.indptr = A.indptr.astype(np.int32, copy=False)
+        self.indices = A.indices.astype(np.int32, copy=False)
+        self._abs = None
 
-    def matvec2(self, X):
-        """A X with the error of twice the working precision: (hi, lo) with hi + lo =
-        A X (1 + O(eps^2 L))."""
-        X = np.asarray(X, dtype=float)
-        shape = (self.n,) + X.shape[1:]
-        s = np.zeros(shape)
-        c = np.zeros(shape)
-        extra = (slice(None),) + (None,) * (X.ndim - 1)
-        Xh, Xl = _split(X)
-        for j in range(self.L):
-            J = self.J[:, j]
-            p, ep = _two_prod_split(self.V[:, j][extra], self.Vh[:, j][extra], self.Vl[:, j][extra],
-                                    X[J], Xh[J], Xl[J])
-            s, es = _two_sum(s, p)
-            c += ep + es
-        return s, c
+    @property
+    def absA(self):
+        if self._abs is None:
+            self._abs = abs(self.A)
+        return self._abs
 
-    def rounding(self, X):
-        """|A| |X| times L eps^2: a bound on the error of matvec2 (hi + lo)."""
-        return (2.0 * self.L * EPS * EPS) * (self.absA @ np.abs(X))
+    def product(self, Xh, Xl=None):
+        """(A (Xh + Xl) rounded once, a bound on its error), Xh 1-D or 2-D."""
+        one = Xh.ndim == 1
+        Xh = np.ascontiguousarray(Xh.reshape(Xh.shape[0], -1), dtype=float)
+        if Xl is not None:
+            Xl = np.ascontiguousarray(Xl.reshape(Xh.shape), dtype=float)
+        y, err = _core.csr_dot2(indptr=self.indptr, indices=self.indices, values=self.A.data, x=Xh, xlo=Xl,
+                                ncol=self.A.shape[1])
+        return (y[:, 0], err[:, 0]) if one else (y, err)
 
 
 def accurate(P, X):
     """A X rounded once, X a double-double pair (hi, lo) or an array, and a bound on its
-    error (elementwise): hi + lo of matvec2 on X's high part, plus A lo."""
+    error (elementwise): Dot2 of X's high part plus A lo (``Compensated.product``)."""
     if isinstance(X, tuple):
         Xh, Xl = X
     else:
@@ -104,13 +80,7 @@ def accurate(P, X):
     if P.plain:  # a well-conditioned matrix (mass): the working precision, its error bounded
         y = P.A @ Xh + (0.0 if Xl is None else P.A @ Xl)
         return y, (2 * P.L * EPS) * (P.absA @ (np.abs(Xh) + (0.0 if Xl is None else np.abs(Xl))))
-    hi, lo = P.matvec2(Xh)
-    err = P.rounding(Xh)
-    if Xl is not None:
-        lo = lo + P.A @ Xl
-        err = err + (2 * P.L * EPS) * (P.absA @ np.abs(Xl))
-    y = hi + lo
-    return y, EPS * np.abs(y) + err
+    return P.product(np.asarray(Xh, dtype=float), Xl)
 
 
 def dd_sub(X, C):
@@ -125,7 +95,7 @@ def _fast(a, b):
     return s, b - (s - a)
 
 
-def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None):
+def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None, MF=None):
     """Inverse iteration u <- F^-1 M u for each column, in double-double: with
     A u = theta M u + r, F^-1 M u = (u - F^-1 r) / (theta - sigma), so the step is
     u - F^-1 r with r computed accurately (never rescaled: a rescaled double vector is
@@ -135,17 +105,32 @@ def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None):
     Returns ((hi, lo), theta, (A U, its error, M U, its error)) with theta the Rayleigh
     quotients and the products those of the returned U (for ``certify``)."""
     U = (np.array(U, dtype=float), np.zeros_like(U, dtype=float))
+    best = None
     for step in range(steps + 1):
         AU, eA = accurate(PA, U)
         MU, eM = accurate(PM, U)
-        products = (AU, eA, MU, eM)
         u = U[0] + U[1]
         theta = np.einsum("ik,ik->k", u, AU) / np.einsum("ik,ik->k", u, MU)
+        R = AU - MU * theta
+        res = (_m_inv_norm(MF, R) if MF is not None else np.linalg.norm(R, axis=0)) / np.sqrt(np.abs(np.einsum("ik,ik->k", u, MU)))
+        if best is not None:
+            # a step that more than doubles a column's residual (in the M^-1 norm of the
+            # certificate) is undone for it: where the factor's own error cond(F) eps nears
+            # one, F^-1 r is no correction at all (a 1e4-element beam, cond(K) ~ 1e16).  A
+            # smaller rise is kept: the deflation against the other columns, themselves
+            # refined, removes it at the next step
+            worse = ~(res <= 2.0 * best[-1])
+            if worse.any():
+                Ub, AUb, eAb, MUb, eMb, thb, resb = best
+                for X, Xb in ((U[0], Ub[0]), (U[1], Ub[1]), (AU, AUb), (eA, eAb), (MU, MUb), (eM, eMb)):
+                    X[:, worse] = Xb[:, worse]
+                theta[worse], res[worse] = thb[worse], resb[worse]
+        best = (U, AU, eA, MU, eM, theta, res)
         if step == steps:
             break
         U = dd_sub(U, F.solve(AU - MU * theta))
         U = _deflate(U, PM.A, Y)
-    return U, theta, products
+    return U, theta, (AU, eA, MU, eM)
 
 
 def _deflate(U, M, Y=None):

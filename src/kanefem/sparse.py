@@ -225,6 +225,85 @@ class Factor:
         return x
 
 
+#: the widest band (largest |i - j| of a stored entry) that :func:`factor` factors by band
+#: LAPACK; a line body's band is 2 n_dof,node - 1 (5 planar, 11 spatial beams)
+BAND_MAX = 64
+
+
+def bandwidth(A):
+    """The largest |i - j| over the stored entries of a CSR matrix."""
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    return int(np.abs(rows - A.indices).max()) if A.nnz else 0
+
+
+class BandFactor:
+    """A band factorization by LAPACK, with the interface of :class:`Factor`: Cholesky
+    (``dpbtrf``) of a symmetric matrix, which exists exactly when it is positive definite
+    (Sylvester's inertia: no pivot <= 0; otherwise RuntimeError, as SuperLU's for a
+    singular matrix), or LU with partial pivoting (``dgbtrf``) of a general one.  O(n b^2)
+    to factor and O(n b) per solve for a half-bandwidth b: a line body's matrices
+    (docs/theory.md section 3.16), where SuperLU's setup costs 20-50x more."""
+
+    def __init__(self, A, symmetric, b=None):
+        from scipy.linalg import lapack
+
+        A = A.tocsr()
+        self.n = n = A.shape[0]
+        self.b = b = bandwidth(A) if b is None else b
+        self.symmetric = symmetric
+        self.order = None
+        rows = np.repeat(np.arange(n), np.diff(A.indptr))
+        cols = A.indices
+        if symmetric:
+            low = rows >= cols
+            ab = np.zeros((b + 1, n), order="F")
+            ab[(rows - cols)[low], cols[low]] = A.data[low]  # LAPACK's lower band storage
+            self.diag = ab[0].copy()
+            c, info = lapack.dpbtrf(ab, lower=1, overwrite_ab=1)  # O(n b^2): no interrupt needed
+            if info != 0:
+                raise RuntimeError(f"the matrix is not positive definite (pivot {info} <= 0)")
+            self.c = c
+        else:
+            ab = np.zeros((3 * b + 1, n), order="F")
+            ab[2 * b + rows - cols, cols] = A.data
+            lu, piv, info = lapack.dgbtrf(ab, b, b, overwrite_ab=1)
+            if info != 0:
+                raise RuntimeError(f"the matrix is singular (U[{info - 1}, {info - 1}] = 0)")
+            self.c, self.piv = lu, piv
+        self.nnz = int(self.c.size)
+
+    def pivot_ratios(self, A=None):
+        """|pivot_k| / |A_kk|: the Cholesky factor's squared diagonal over A's diagonal."""
+        if not self.symmetric:
+            raise NotImplementedError("pivot ratios of a band LU")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.c[0] ** 2 / np.abs(self.diag)
+
+    def solve(self, b):
+        from scipy.linalg import lapack
+
+        b = np.asarray(b, dtype=float)
+        if self.symmetric:
+            x, info = lapack.dpbtrs(self.c, b, lower=1)
+        else:
+            x, info = lapack.dgbtrs(self.c, self.b, self.b, b, self.piv)
+        if info != 0:  # pragma: no cover - LAPACK's argument checks
+            raise RuntimeError(f"band solve: LAPACK info = {info}")
+        return x
+
+
+def factor(A, symmetric, order=None):
+    """The factor of a sparse matrix: by band LAPACK (:class:`BandFactor`) when its band is
+    at most BAND_MAX wide and no fill-reducing order is given (a line body), else SuperLU
+    (:class:`Factor`)."""
+    A = A.tocsr()
+    if order is None:
+        b = bandwidth(A)
+        if b <= BAND_MAX and b < A.shape[0]:
+            return BandFactor(A, symmetric, b)
+    return Factor(A, symmetric, order=order)
+
+
 def _arpack(solve, n, k, v0=None, **kw):
     """ARPACK's eigsh or eigs (solve) with a deterministic start vector (the same answer
     on every run: ARPACK's own start is random) and, when an Arnoldi cycle finds no
@@ -329,7 +408,10 @@ class SparseEigen:
             raise ValueError("the supports fix every DOF: nothing can move")
         # the body's mass matrix (it may hold inertia beyond sum S_ii, e.g. rotary inertia)
         self.M = self.red.matrix(body._values("M") if self.mesh else body.mass_matrix())
-        self.K = self.combine(np.zeros((body.dim, body.dim)), 1.0)
+        if self.mesh:
+            self.K = self.combine(np.zeros((body.dim, body.dim)), 1.0)
+        else:
+            self.K = self.red.matrix(body.combination(np.zeros((body.dim, body.dim)), 1.0))
         dk, dm = self.K.diagonal(), self.M.diagonal()
         self.scale = float(np.max(np.abs(dk) / dm))
         self.F = None
@@ -343,14 +425,21 @@ class SparseEigen:
         self.order = getattr(self.red, "order", None)
         from . import _eigcert
 
-        self.PM = _eigcert.Padded(self.M, plain=True)
-        # sum WW_ij S_ij = -w^2 M for in-plane spin exactly when S_xx + S_yy = M (a plane
-        # body without rotary inertia beyond its S): then the exact shift of section 3.6
-        if body.dim == 2:
-            D = self.combine(-np.eye(2), 0.0, second=True) + self.M
-            self.exact_shift = bool(abs(D).max() <= 1e-14 * abs(self.M).max()) if D.nnz else True
-        else:
-            self.exact_shift = False
+        self.PM = _eigcert.Compensated(self.M, plain=True)
+        self._exact_shift = None
+
+    @property
+    def exact_shift(self):
+        """Whether sum WW_ij S_ij = -w^2 M for in-plane spin: S_xx + S_yy = M (a plane
+        body without rotary inertia beyond its S), the exact shift of section 3.6 (decided
+        at the first instant that turns)."""
+        if self._exact_shift is None:
+            if self.body.dim == 2:
+                D = self.combine(-np.eye(2), 0.0, second=True) + self.M
+                self._exact_shift = bool(abs(D).max() <= 1e-14 * abs(self.M).max()) if D.nnz else True
+            else:
+                self._exact_shift = False
+        return self._exact_shift
 
     def combine(self, coef, stiffness, second=False):
         """stiffness K + sum coef_ij S_ij over the free DOFs (CSR); second: with the
@@ -360,29 +449,61 @@ class SparseEigen:
         coef = np.asarray(coef, dtype=float)
         if self.mesh:
             return self.red.matrix(_core.body_combine(body=self.body._body, coef=coef, stiffness=float(stiffness)))
-        # other bodies: the reduced S_ij once (S_ji = S_ij^T), then sparse sums per call
+        # other bodies: K and the reduced S_ij (and R_ij) once, each as its values on one
+        # shared pattern (the union of theirs, a band for a line body), then an axpy over
+        # those values per call (section 3.16's argument on the free DOFs)
         d = self.body.dim
+        if stiffness != 0.0 and not np.any(coef):
+            return self.K if stiffness == 1.0 else stiffness * self.K
         if not hasattr(self, "_S"):
-            self._S = {}
-            for i in range(d):
-                for j in range(i, d):
-                    E = np.zeros((d, d))
-                    E[i, j] = 1.0
-                    self._S[i, j] = self.red.matrix(self.body.combination(E, 0.0))
-                    self._S[j, i] = self._S[i, j].T.tocsr()
-            Z = np.zeros((d, d))
-            self._K = self.red.matrix(self.body.combination(Z, 1.0))
-            self._R = {}
-            if self.body.model.get("rotary_inertia"):  # the body has the invariants R_ij
-                self._R = {(i, j): self.red.matrix(self.body._matrix(_core.body_matrix(self.body._body, "R", i, j)))
-                           for i in range(d) for j in range(d)}
-        A = stiffness * self._K
+            self._shared_pattern()
+        data = stiffness * self._Kd
         for (i, j), S in self._S.items():
             if coef[i, j] != 0.0:
-                A = A + coef[i, j] * S
-                if second and self._R:
-                    A = A + coef[i, j] * self._R[i, j]
-        return A.tocsr()
+                data = data + coef[i, j] * S
+                if second and (i, j) in self._R:
+                    data = data + coef[i, j] * self._R[i, j]
+        sp, _, _ = _scipy()
+        return sp.csr_matrix((data, self._pattern[1], self._pattern[0]), shape=(self.red.n, self.red.n))
+
+    def _shared_pattern(self):
+        """K, S_ij (S_ji = S_ij^T) and R_ij of a body that is not a mesh as value arrays on
+        the union of their free-DOF patterns (made once, at the first motion term)."""
+        sp, _, _ = _scipy()
+        d, n = self.body.dim, self.red.n
+        mats = {}
+        for i in range(d):
+            for j in range(i, d):
+                E = np.zeros((d, d))
+                E[i, j] = 1.0
+                mats["S", i, j] = self.red.matrix(self.body.combination(E, 0.0))
+                mats["S", j, i] = mats["S", i, j].T.tocsr()
+        if self.body.model.get("rotary_inertia"):  # the body has the invariants R_ij
+            for i in range(d):
+                for j in range(d):
+                    mats["R", i, j] = self.red.matrix(self.body._matrix(_core.body_matrix(self.body._body, "R", i, j)))
+        mats["K"] = self.K
+        union = None
+        for X in mats.values():
+            X.sum_duplicates()
+            P = sp.csr_matrix((np.ones(X.nnz), X.indices, X.indptr), shape=(n, n))
+            union = P if union is None else union + P
+        union.sort_indices()
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(union.indptr))
+        keys = rows * n + union.indices
+
+        def values(X):
+            X = X.tocsr()
+            X.sum_duplicates()
+            r = np.repeat(np.arange(n, dtype=np.int64), np.diff(X.indptr))
+            out = np.zeros(keys.shape[0])
+            out[np.searchsorted(keys, r * n + X.indices)] = X.data
+            return out
+
+        self._pattern = (union.indptr, union.indices)
+        self._Kd = values(mats.pop("K"))
+        self._S = {key[1:]: values(X) for key, X in mats.items() if key[0] == "S"}
+        self._R = {key[1:]: values(X) for key, X in mats.items() if key[0] == "R"}
 
     @property
     def delta(self):
@@ -398,7 +519,7 @@ class SparseEigen:
         where it would stall shift-invert and refinement."""
         if self.F is None:
             try:
-                F = Factor(self.K, symmetric=True, order=self.order)
+                F = factor(self.K, True, self.order)
                 piv = F.pivot_ratios(self.K)
                 if np.all(np.isfinite(piv)) and piv.min() > 1e-13:
                     self.F, self._delta = F, 0.0
@@ -406,12 +527,12 @@ class SparseEigen:
                 pass
             if self.F is None:
                 self._delta = 1e-8 * self.scale
-                self.F = Factor(self.K + self._delta * self.M, symmetric=True, order=self.order)
+                self.F = factor(self.K + self._delta * self.M, True, self.order)
         return self.F
 
     def factor_mass(self):
         if self.MF is None:
-            self.MF = Factor(self.M, symmetric=True)
+            self.MF = factor(self.M, True)
         return self.MF
 
     def matrix(self, frame, include_eps, kg=None):
@@ -446,7 +567,7 @@ class SparseEigen:
         first-order ones through their left Ritz vectors."""
         from . import _eigcert as ec
 
-        PA = ec.Padded(A)
+        PA = ec.Compensated(A)
         MF = self.factor_mass()
         if np.iscomplexobj(X) or np.iscomplexobj(theta):
             theta = np.asarray(theta, dtype=complex)
@@ -459,7 +580,7 @@ class SparseEigen:
         if not symmetric:
             th_r, _, Y = ec.rayleigh_ritz(PA, self.M, X, False)
             Y = None if np.iscomplexobj(th_r) else Y[:, [int(np.argmin(np.abs(th_r - t))) for t in theta]]
-        U, theta, products = ec.inverse_refine(PA, self.PM, F, X, theta, steps, Y)
+        U, theta, products = ec.inverse_refine(PA, self.PM, F, X, theta, steps, Y, MF)
         theta, bound = ec.certify(PA, self.PM, MF, theta, U, Y, symmetric, products=products)
         X = U[0] + U[1]
         X = X / np.sqrt(np.einsum("ik,ik->k", X, self.M @ X))
@@ -472,7 +593,13 @@ class SparseEigen:
         _, spla, _ = _scipy()
         n = self.red.n
         if F is None:
-            F = Factor(A - sigma * self.M, symmetric and definite, order=self.order)
+            S = A - sigma * self.M
+            try:  # Cholesky where sigma lies below the spectrum (a band factor proves it)
+                F = factor(S, symmetric and definite, self.order)
+            except RuntimeError:
+                if not (symmetric and definite):
+                    raise
+                F = factor(S, False, self.order)  # not definite after all: a general LU
         op = spla.LinearOperator((n, n), matvec=F.solve, dtype=float)
         if n <= k + 1 or (not symmetric and n <= k + 2):
             raise ValueError(f"n_modes = {k} is too many for {n} free DOFs with the sparse solver "
@@ -671,8 +798,8 @@ class Quadratic:
         self.C = ctx.combine(2.0 * W[:d, :d], 0.0)
         if alpha or beta:
             self.C = self.C + alpha * ctx.M + beta * ctx.K
-        self.PK = ec.Padded(self.K)
-        self.PC = ec.Padded(self.C)
+        self.PK = ec.Compensated(self.K)
+        self.PC = ec.Compensated(self.C)
         self.M = ctx.M
 
     def residual(self, s, X):
