@@ -118,6 +118,18 @@ int kf_csr_dot2(int n, int ncol, const int *indptr, const int *indices, const do
                 int k, const double *X, const double *Xlo, double *y, double *err,
                 kf_error *errinfo);
 
+/*
+ * Band Cholesky A = L L^T of a symmetric positive definite matrix of order n and
+ * half-bandwidth b, in place in LAPACK's lower band layout: ab[d + j (b + 1)] =
+ * A(j + d, j) for 0 <= d <= b (column j's diagonal first), overwritten by L.  It exists
+ * exactly when A is positive definite (Sylvester's inertia): a pivot <= 0 (or not
+ * finite) returns KF_ENOTPD with *pivot its index (else *pivot = -1).  O(n b^2).
+ */
+int kf_band_cholesky(int n, int b, double *ab, int *pivot, kf_error *err);
+/* Solve L L^T X = B in place for k right-hand sides, B n x k row-major (a row's k
+ * entries contiguous), with kf_band_cholesky's factor.  O(n b k). */
+int kf_band_cholesky_solve(int n, int b, const double *ab, int k, double *B, kf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -355,6 +355,70 @@ done:
     return result;
 }
 
+static PyObject *py_band_cholesky(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"ab", NULL};
+    f64_arg ab = {"ab", 2, {-1, -1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, f64_conv, &ab))
+        return NULL;
+    PyArrayObject *L = (PyArrayObject *)PyArray_NewCopy(ab.arr, NPY_CORDER);
+    f64_release(&ab);
+    if (!L)
+        return NULL;
+    npy_intp n = PyArray_DIM(L, 0), w = PyArray_DIM(L, 1);
+    if (w < 1) {
+        Py_DECREF(L);
+        return fail(PyExc_ValueError, "ab must have shape (n, b + 1), b >= 0, got (%zd, %zd)",
+                    (Py_ssize_t)n, (Py_ssize_t)w);
+    }
+    kf_error err = {0};
+    int rc, pivot;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_band_cholesky((int)n, (int)w - 1, PyArray_DATA(L), &pivot, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        Py_DECREF(L);
+        return raise_status(rc, &err);
+    }
+    return (PyObject *)L;
+}
+
+static PyObject *py_band_cholesky_solve(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"L", "b", NULL};
+    f64_arg L = {"L", 2, {-1, -1}}, B = {"b", -1, {-1, -1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, f64_conv, &L, f64_conv, &B))
+        return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *X = NULL;
+    int nd = PyArray_NDIM(B.arr);
+    npy_intp n = f64_dim(&L, 0), w = f64_dim(&L, 1);
+    if ((nd != 1 && nd != 2) || PyArray_DIM(B.arr, 0) != n || w < 1) {
+        fail(PyExc_ValueError, "b must have shape (%zd,) or (%zd, k) for a factor of shape (%zd, %zd)",
+             (Py_ssize_t)n, (Py_ssize_t)n, (Py_ssize_t)n, (Py_ssize_t)w);
+        goto done;
+    }
+    if (!(X = (PyArrayObject *)PyArray_NewCopy(B.arr, NPY_CORDER)))
+        goto done;
+    npy_intp k = nd == 2 ? PyArray_DIM(X, 1) : 1;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_band_cholesky_solve((int)n, (int)w - 1, f64_data(&L), (int)k, PyArray_DATA(X), &err);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else {
+        result = (PyObject *)X;
+        X = NULL;
+    }
+done:
+    Py_XDECREF(X);
+    f64_release(&L);
+    f64_release(&B);
+    return result;
+}
+
 /* This file's functions of kanefem._core (PyInit__core adds the table). */
 PyMethodDef kf_py_eig_methods[] = {
     /* eigenvalues */
@@ -375,4 +439,9 @@ PyMethodDef kf_py_eig_methods[] = {
     KW("csr_dot2", py_csr_dot2,
        "csr_dot2(indptr, indices, values, x (ncol, k), xlo=None, ncol=None) -> (y, err): "
        "A (x + xlo) with A x in twice the precision, and a bound on its error (kf_csr_dot2)."),
+    KW("band_cholesky", py_band_cholesky,
+       "band_cholesky(ab (n, b + 1)) -> L: Cholesky factor of a symmetric positive definite band "
+       "matrix, ab[j, d] = A(j + d, j) (kf_band_cholesky; LinAlgError if not definite)."),
+    KW("band_cholesky_solve", py_band_cholesky_solve,
+       "band_cholesky_solve(L (n, b + 1), b (n,) or (n, k)) -> x (kf_band_cholesky_solve)."),
     {NULL, NULL, 0, NULL}};

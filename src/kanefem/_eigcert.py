@@ -95,7 +95,7 @@ def _fast(a, b):
     return s, b - (s - a)
 
 
-def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None, MF=None):
+def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None):
     """Inverse iteration u <- F^-1 M u for each column, in double-double: with
     A u = theta M u + r, F^-1 M u = (u - F^-1 r) / (theta - sigma), so the step is
     u - F^-1 r with r computed accurately (never rescaled: a rescaled double vector is
@@ -103,34 +103,27 @@ def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None, MF=None):
     (theta - sigma) / (lambda_j - sigma): the rounding noise of a double vector, which
     lives in the stiff modes and sets a residual floor of eps ||A|| ||u||, is removed.
     Returns ((hi, lo), theta, (A U, its error, M U, its error)) with theta the Rayleigh
-    quotients and the products those of the returned U (for ``certify``)."""
-    U = (np.array(U, dtype=float), np.zeros_like(U, dtype=float))
-    best = None
+    quotients and the products those of the returned U (for ``certify``), and the same
+    triple for the given U (where the factor's own error cond(F) eps nears one, F^-1 r is
+    no correction at all: the caller keeps, per column, the one whose certificate is
+    smaller)."""
+    Uh = np.array(U, dtype=float)
+    Ul = np.zeros_like(Uh)
+    M = PM.A
+    first = None
     for step in range(steps + 1):
-        AU, eA = accurate(PA, U)
-        MU, eM = accurate(PM, U)
-        u = U[0] + U[1]
+        AU, eA = PA.product(Uh, Ul if step else None)
+        u = Uh + Ul
+        MU = M @ u
         theta = np.einsum("ik,ik->k", u, AU) / np.einsum("ik,ik->k", u, MU)
-        R = AU - MU * theta
-        res = (_m_inv_norm(MF, R) if MF is not None else np.linalg.norm(R, axis=0)) / np.sqrt(np.abs(np.einsum("ik,ik->k", u, MU)))
-        if best is not None:
-            # a step that more than doubles a column's residual (in the M^-1 norm of the
-            # certificate) is undone for it: where the factor's own error cond(F) eps nears
-            # one, F^-1 r is no correction at all (a 1e4-element beam, cond(K) ~ 1e16).  A
-            # smaller rise is kept: the deflation against the other columns, themselves
-            # refined, removes it at the next step
-            worse = ~(res <= 2.0 * best[-1])
-            if worse.any():
-                Ub, AUb, eAb, MUb, eMb, thb, resb = best
-                for X, Xb in ((U[0], Ub[0]), (U[1], Ub[1]), (AU, AUb), (eA, eAb), (MU, MUb), (eM, eMb)):
-                    X[:, worse] = Xb[:, worse]
-                theta[worse], res[worse] = thb[worse], resb[worse]
-        best = (U, AU, eA, MU, eM, theta, res)
+        eM = (2 * PM.L * EPS) * (PM.absA @ (np.abs(Uh) + np.abs(Ul))) if step in (0, steps) else None
+        if step == 0:
+            first = ((Uh, Ul), theta, (AU, eA, MU, eM))
         if step == steps:
             break
-        U = dd_sub(U, F.solve(AU - MU * theta))
-        U = _deflate(U, PM.A, Y)
-    return U, theta, (AU, eA, MU, eM)
+        Uh, Ul = dd_sub((Uh, Ul), F.solve(AU - MU * theta))
+        Uh, Ul = _deflate((Uh, Ul), M, Y)
+    return (Uh, Ul), theta, (AU, eA, MU, eM), first
 
 
 def _deflate(U, M, Y=None):
@@ -221,7 +214,8 @@ def certify(PA, PM, MF, theta, U, Y=None, symmetric=True, neighbours=None, produ
     theta = np.asarray(theta)
     R = AU - MU * theta
     bound_r = eA + np.abs(theta) * eM + 2 * EPS * (np.abs(AU) + np.abs(theta * MU))
-    eps = (_m_inv_norm(MF, R) + _m_inv_norm(MF, bound_r)) / norm_u
+    both = _m_inv_norm(MF, np.concatenate([R, bound_r.astype(R.dtype)], axis=-1))  # one solve
+    eps = (both[..., :R.shape[-1]] + both[..., R.shape[-1]:]) / norm_u
     if not symmetric:
         if Y is None:
             return theta, np.full(theta.shape, np.inf)

@@ -237,12 +237,13 @@ def bandwidth(A):
 
 
 class BandFactor:
-    """A band factorization by LAPACK, with the interface of :class:`Factor`: Cholesky
-    (``dpbtrf``) of a symmetric matrix, which exists exactly when it is positive definite
-    (Sylvester's inertia: no pivot <= 0; otherwise RuntimeError, as SuperLU's for a
-    singular matrix), or LU with partial pivoting (``dgbtrf``) of a general one.  O(n b^2)
-    to factor and O(n b) per solve for a half-bandwidth b: a line body's matrices
-    (docs/theory.md section 3.16), where SuperLU's setup costs 20-50x more."""
+    """A band factorization, with the interface of :class:`Factor`: Cholesky in the core
+    (``kf_band_cholesky``) of a symmetric matrix, which exists exactly when it is
+    positive definite (Sylvester's inertia: no pivot <= 0; otherwise RuntimeError, as
+    SuperLU's for a singular matrix), or LU with partial pivoting (LAPACK ``dgbtrf``) of a
+    general one.  O(n b^2) to factor and O(n b) per solve for a half-bandwidth b: a line
+    body's matrices (docs/theory.md section 3.16), where SuperLU's setup costs 20-50x
+    more."""
 
     def __init__(self, A, symmetric, b=None):
         from scipy.linalg import lapack
@@ -256,13 +257,13 @@ class BandFactor:
         cols = A.indices
         if symmetric:
             low = rows >= cols
-            ab = np.zeros((b + 1, n), order="F")
-            ab[(rows - cols)[low], cols[low]] = A.data[low]  # LAPACK's lower band storage
-            self.diag = ab[0].copy()
-            c, info = lapack.dpbtrf(ab, lower=1, overwrite_ab=1)  # O(n b^2): no interrupt needed
-            if info != 0:
-                raise RuntimeError(f"the matrix is not positive definite (pivot {info} <= 0)")
-            self.c = c
+            ab = np.zeros((n, b + 1))  # ab[j, d] = A(j + d, j): LAPACK's lower band, column-major
+            ab[cols[low], (rows - cols)[low]] = A.data[low]
+            self.diag = ab[:, 0].copy()
+            try:
+                self.c = _core.band_cholesky(ab=ab)
+            except np.linalg.LinAlgError as e:
+                raise RuntimeError(str(e)) from None
         else:
             ab = np.zeros((3 * b + 1, n), order="F")
             ab[2 * b + rows - cols, cols] = A.data
@@ -277,16 +278,15 @@ class BandFactor:
         if not self.symmetric:
             raise NotImplementedError("pivot ratios of a band LU")
         with np.errstate(divide="ignore", invalid="ignore"):
-            return self.c[0] ** 2 / np.abs(self.diag)
+            return self.c[:, 0] ** 2 / np.abs(self.diag)
 
     def solve(self, b):
         from scipy.linalg import lapack
 
         b = np.asarray(b, dtype=float)
         if self.symmetric:
-            x, info = lapack.dpbtrs(self.c, b, lower=1)
-        else:
-            x, info = lapack.dgbtrs(self.c, self.b, self.b, b, self.piv)
+            return _core.band_cholesky_solve(L=self.c, b=b)
+        x, info = lapack.dgbtrs(self.c, self.b, self.b, b, self.piv)
         if info != 0:  # pragma: no cover - LAPACK's argument checks
             raise RuntimeError(f"band solve: LAPACK info = {info}")
         return x
@@ -560,12 +560,21 @@ class SparseEigen:
             self.rest[p] = (mu, X, bound)
         return self.rest[p]
 
-    def certified(self, A, theta, X, symmetric, F, steps=2):
+    def certified(self, A, theta, X, symmetric, F, steps=2, count=None):
         """Refine real Ritz pairs (theta, X) of (A, M) by inverse iteration in
         double-double with the factor F, and bound each eigenvalue's error (section 3.17).
         Returns (theta, X M-normalized, bounds); the bounds of complex pairs are
-        first-order ones through their left Ritz vectors."""
+        first-order ones through their left Ritz vectors.  ``count``: only the first
+        count pairs are refined and bounded (the wanted ones and the neighbour above,
+        which Kato-Temple needs); the others are returned as given, bound inf."""
         from . import _eigcert as ec
+
+        q = X.shape[1]
+        if count is not None and count < q and not (np.iscomplexobj(X) or np.iscomplexobj(theta)):
+            th, U, bd = self.certified(A, np.asarray(theta)[:count], X[:, :count], symmetric, F, steps)
+            rest = X[:, count:] / np.sqrt(np.einsum("ik,ik->k", X[:, count:], self.M @ X[:, count:]))
+            return (np.concatenate([th, np.asarray(theta)[count:]]), np.column_stack([U, rest]),
+                    np.concatenate([bd, np.full(q - count, np.inf)]))
 
         PA = ec.Compensated(A)
         MF = self.factor_mass()
@@ -580,9 +589,17 @@ class SparseEigen:
         if not symmetric:
             th_r, _, Y = ec.rayleigh_ritz(PA, self.M, X, False)
             Y = None if np.iscomplexobj(th_r) else Y[:, [int(np.argmin(np.abs(th_r - t))) for t in theta]]
-        U, theta, products = ec.inverse_refine(PA, self.PM, F, X, theta, steps, Y, MF)
+        U, theta, products, first = ec.inverse_refine(PA, self.PM, F, X, theta, steps, Y)
         theta, bound = ec.certify(PA, self.PM, MF, theta, U, Y, symmetric, products=products)
         X = U[0] + U[1]
+        if steps:
+            # per column the smaller certificate of the refined and the given pair: where
+            # cond(F) eps nears one (a 1e4-element beam) the refinement is no refinement
+            th0, bound0 = ec.certify(PA, self.PM, MF, first[1], first[0], Y, symmetric, products=first[2])
+            keep = bound0 < bound
+            if keep.any():
+                theta, bound, X = theta.copy(), bound.copy(), X.copy()
+                theta[keep], bound[keep], X[:, keep] = th0[keep], bound0[keep], first[0][0][:, keep]
         X = X / np.sqrt(np.einsum("ik,ik->k", X, self.M @ X))
         return theta, X, bound
 
@@ -652,25 +669,32 @@ class SparseEigen:
         return None
 
 
-def _instant(ctx, f, X, m, ms, p, rest, w2, e_norm, skew, include_eps, stats, kg=None):
+def _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps, stats, kg=None, one=False):
     """The ms lowest eigenpairs at one frame: (theta, imag, U, bounds, the next
     continuation basis X).  The planar shift if it applies, else certified continuation
-    from X, else ARPACK (sections 3.12, 3.17)."""
-    mu, Xr, rest_bound = rest
+    from X (the modes at rest when None), else ARPACK (sections 3.12, 3.17); a single
+    instant (``one``) goes to ARPACK straight away: the modes at rest would cost a solve
+    of their own."""
     imag = np.zeros(ms)
-    if (ctx.exact_shift or w2 == 0.0) and not skew and kg is None:
+    count = min(ms + 1, p)
+    if (w2 == 0.0 or ctx.exact_shift) and not skew and kg is None:
         # sum WW_ij S_ij = -w^2 M exactly: every eigenvalue shifts, no shape changes
+        mu, Xr, rest_bound = ctx.at_rest(p)
         stats["shifted"] += 1
         return mu[:ms] - w2, imag, Xr[:, :ms], rest_bound[:ms] + np.finfo(float).eps * np.abs(mu[:ms]), X
     A, symmetric = ctx.matrix(f, include_eps, kg)
-    # brackets of the ms lowest eigenvalues: [mu_k - |w|^2 - |e|, mu_k + |e|] (without K_G)
-    lo, hi = mu[0] - w2 - e_norm, mu[ms - 1] + e_norm
-    scale = abs(mu[p - 1]) + w2 + e_norm
-    separated = kg is None and ms < p and mu[ms] - w2 - e_norm > hi
-    got = ctx.continue_from(A, X, ms, symmetric, (lo, hi, scale)) if separated else None
+    got = None
+    if not one and kg is None:
+        mu = ctx.at_rest(p)[0]
+        X = ctx.at_rest(p)[1] if X is None else X
+        # brackets of the ms lowest eigenvalues: [mu_k - |w|^2 - |e|, mu_k + |e|] (without K_G)
+        lo, hi = mu[0] - w2 - e_norm, mu[ms - 1] + e_norm
+        scale = abs(mu[p - 1]) + w2 + e_norm
+        if ms < p and mu[ms] - w2 - e_norm > hi:
+            got = ctx.continue_from(A, X, ms, symmetric, (lo, hi, scale))
     if got is not None:
         theta, U, its = got
-        theta, U, bound = ctx.certified(A, theta, U, symmetric, ctx.factor_rest())
+        theta, U, bound = ctx.certified(A, theta, U, symmetric, ctx.factor_rest(), count=count)
         if np.all(bound[:ms] <= ctx.CERT_TOL * (np.abs(theta[:ms]) + w2 + e_norm + 100 * ctx.delta)):
             stats["continued"] += 1
             stats["iterations"] += its
@@ -680,7 +704,7 @@ def _instant(ctx, f, X, m, ms, p, rest, w2, e_norm, skew, include_eps, stats, kg
     lam, V = ctx.full(A, p, symmetric, -(w2 + e_norm + ctx.delta), definite=kg is None)
     stats["full_solves"] += 1
     if np.all(lam.imag == 0.0):
-        theta, U, bound = ctx.certified(A, lam.real, V.real, symmetric, ctx.last_factor)
+        theta, U, bound = ctx.certified(A, lam.real, V.real, symmetric, ctx.last_factor, count=count)
         return theta[:ms], imag, U[:, :ms], bound[:ms], U
     # a complex pair: its two columns are the real and imaginary parts of its vector
     _, _, bound = ctx.certified(A, lam, V, symmetric, ctx.last_factor)
@@ -696,12 +720,12 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
     red = ctx.red
     nt = frames.shape[0]
     m = n_modes
-    p = min(m + ctx.GUARD, red.n - 2)
+    # the subspace: the wanted modes and one above (Kato-Temple's neighbour) at a single
+    # instant; over a time grid GUARD more, whose brackets certify the continuation
+    p = min(m + (1 if nt == 1 else ctx.GUARD), red.n - 2)
     if p < m + 1:
         raise ValueError(f"n_modes = {m} is too many for {red.n} free DOFs with the sparse solver "
                          "(use solver='dense')")
-    rest = ctx.at_rest(p)
-    mu, Xr, _ = rest
     ms = min(m + 2, p) if tracked else m
     lam_re = np.zeros((nt, m))
     lam_im = np.zeros((nt, m))
@@ -709,7 +733,7 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
     shapes = np.zeros((nt, red.ndof, m)) if vectors else None
     stats = {"full_solves": 0, "continued": 0, "iterations": 0, "shifted": 0, "repeated": 0}
     general = False
-    X = Xr
+    X = None
     prev = None
     dim = ctx.body.dim
     last = None  # the previous instant's rates and processed (theta, imag, U, bound)
@@ -727,8 +751,8 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
             theta, imag, U, bd = last[1]
             stats["repeated"] += 1
         else:
-            theta, imag, U, bd, X = _instant(ctx, f, X, m, ms, p, rest, w2, e_norm, skew, include_eps,
-                                             stats, kt)
+            theta, imag, U, bd, X = _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps,
+                                             stats, kt, one=nt == 1)
             U = np.array(U, dtype=float)
             if np.all(imag == 0.0):
                 U = U / np.sqrt(np.einsum("ik,ik->k", U, ctx.M @ U))
