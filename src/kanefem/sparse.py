@@ -304,6 +304,16 @@ def factor(A, symmetric, order=None):
     return Factor(A, symmetric, order=order)
 
 
+
+
+
+#: ARPACK's relative tolerance: every pair it returns is refined in twice the precision
+#: and certified afterwards (section 3.17), so its own convergence to machine precision
+#: (eigsh's default) buys nothing; 1e-8 leaves residuals whose Kato-Temple bound is
+#: ~1e-16 relative and costs 10-30 % fewer iterations
+ARPACK_TOL = 1e-8
+
+
 def _arpack(solve, n, k, v0=None, **kw):
     """ARPACK's eigsh or eigs (solve) with a deterministic start vector (the same answer
     on every run: ARPACK's own start is random) and, when an Arnoldi cycle finds no
@@ -312,7 +322,7 @@ def _arpack(solve, n, k, v0=None, **kw):
     if v0 is None:
         v0 = 1.0 + 0.5 * np.cos(0.7 * np.arange(n))
     try:
-        return solve(k=k, v0=v0, **kw)
+        return solve(k=k, v0=v0, tol=ARPACK_TOL, **kw)
     except (spla.ArpackError, spla.ArpackNoConvergence):
         ncv = min(n - 1, max(4 * k + 1, 40))
         return solve(k=k, v0=v0, ncv=ncv, maxiter=max(10 * n, 1000), **kw)
