@@ -35,9 +35,11 @@ class Compensated:
     (``kf_csr_dot2``: Ogita-Rump-Oishi Dot2, error-free products by Dekker's split and
     error-free sums, with an elementwise bound on the error; GIL released).  ``plain``:
     products in the working precision (a well-conditioned matrix such as a mass matrix,
-    whose products need no more; their rounding is still bounded)."""
+    whose products need no more; their rounding is still bounded).  ``plain_part``: the
+    operator is A + plain_part, the second's products in the working precision (the
+    motion terms next to a stiff K: Dot2 over K's entries only)."""
 
-    def __init__(self, A, plain=False):
+    def __init__(self, A, plain=False, plain_part=None):
         plain = _checks.flag("plain", plain)
         self.plain = plain
         A = A.tocsr()
@@ -48,6 +50,11 @@ class Compensated:
         self.indptr = A.indptr.astype(np.int32, copy=False)
         self.indices = A.indices.astype(np.int32, copy=False)
         self._abs = None
+        self.D = None
+        if plain_part is not None:
+            self.D = plain_part.tocsr()
+            self.LD = int(np.diff(self.D.indptr).max()) if self.n else 0
+            self.absD = abs(self.D)
 
     @property
     def absA(self):
@@ -63,6 +70,14 @@ class Compensated:
             Xl = np.ascontiguousarray(Xl.reshape(Xh.shape), dtype=float)
         y, err = _core.csr_dot2(indptr=self.indptr, indices=self.indices, values=self.A.data, x=Xh, xlo=Xl,
                                 ncol=self.A.shape[1])
+        if self.D is not None:
+            # + D (Xh + Xl): the sum rounded (u |x|), the product (gamma_L |D| |x|), the
+            # sum with y (u |y + D x|)
+            x = Xh if Xl is None else Xh + Xl
+            dy = self.D @ x
+            ax = np.abs(Xh) if Xl is None else np.abs(Xh) + np.abs(Xl)
+            y = y + dy
+            err = err + (self.LD + 2) * EPS / (1 - (self.LD + 2) * EPS) * (self.absD @ ax) + EPS * np.abs(y)
         return (y[:, 0], err[:, 0]) if one else (y, err)
 
 
