@@ -738,7 +738,9 @@ def _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps, stats, kg=None,
         # certified as it is, refined in twice the precision only where the certificate
         # asks (section 3.17): a continued pair's plain residual often certifies it
         target = ctx.CERT_TOL * (np.abs(theta[:ms]) + w2 + e_norm + 100 * ctx.delta)
-        for steps in (0, 2):
+        # as is first while that served the instant before (a stiff body's plain residual
+        # rarely certifies: then straight to the refinement)
+        for steps in (0, 2) if stats["refined"] * 2 <= stats["continued"] else (2,):
             th, Ur, bound = ctx.certified(A, theta, U, symmetric, ctx.factor_rest(), steps=steps, count=count,
                                           target=target, D=D)
             if np.all(bound[:ms] <= target):
