@@ -402,6 +402,7 @@ typedef struct {
     double *Hc, *Hlu; /* the Rayleigh quotient kept, and its shifted LU (inverse iteration) */
     int *hpiv;
     double *Au; /* a Ritz vector times A */
+    double *Hq, *Zq, *wq; /* the Davidson step's projected matrix (q = p + ms), its vectors, values */
     int *ipiv, *iwork, *order, *sel;
     unsigned char *used;
     int lwork, liwork;
@@ -413,6 +414,7 @@ static void ws_free(eig_ws *w)
     free(w->wr); free(w->wi); free(w->VR); free(w->work); free(w->tau); free(w->U);
     free(w->theta_re); free(w->theta_im); free(w->Yprev); free(w->phi); free(w->Xp);
     free(w->lam_s); free(w->Zs); free(w->Hc); free(w->Hlu); free(w->hpiv); free(w->Au);
+    free(w->Hq); free(w->Zq); free(w->wq);
     free(w->ipiv); free(w->iwork); free(w->order); free(w->sel); free(w->used);
 }
 
@@ -448,6 +450,9 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->Hlu = kf_calloc((size_t)p * p, sizeof(double));
     w->hpiv = kf_calloc((size_t)p, sizeof(int));
     w->Au = kf_calloc((size_t)n, sizeof(double));
+    w->Hq = kf_calloc((size_t)(p + ms) * (p + ms), sizeof(double));
+    w->Zq = kf_calloc((size_t)(p + ms) * (p + ms), sizeof(double));
+    w->wq = kf_calloc((size_t)(p + ms), sizeof(double));
     w->wr = kf_calloc((size_t)n, sizeof(double));
     w->wi = kf_calloc((size_t)n, sizeof(double));
     w->theta_re = kf_calloc((size_t)n, sizeof(double));
@@ -461,7 +466,7 @@ static int ws_alloc(eig_ws *w, int n, int p, int ms, int m, kf_error *err)
     w->order = kf_calloc((size_t)n, sizeof(int));
     w->sel = kf_calloc((size_t)m, sizeof(int));
     w->used = kf_calloc((size_t)ms, 1);
-    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->lam_s || !w->Zs || !w->AX || !w->U || !w->H || !w->Z || !w->Hc || !w->Hlu || !w->hpiv || !w->Au || !w->wr ||
+    if (!w->A || !w->LU || !w->VR || !w->X || !w->Xp || !w->lam_s || !w->Zs || !w->AX || !w->U || !w->H || !w->Z || !w->Hc || !w->Hlu || !w->hpiv || !w->Au || !w->Hq || !w->Zq || !w->wq || !w->wr ||
         !w->wi || !w->theta_re || !w->theta_im || !w->tau || !w->work || !w->Yprev || !w->phi ||
         !w->ipiv || !w->iwork || !w->order || !w->sel || !w->used) {
         ws_free(w);
@@ -651,28 +656,64 @@ static int orth_thin(eig_ws *w, double *X, kf_error *err)
  * because these are the per-instant products of the continuation, thin (p ~ 6): a
  * reference BLAS spends about 7 instructions per multiply-add on them (callgrind), this
  * loop, which reads each column of A once for all p columns, about 2. */
+/* C = A B, A m x k (lda m), B k x c (ldb k), C m x c, column-major: by columns of A,
+ * each read once for all c columns (thin products: c ~ 6-18). */
+static void thin_nn(int m, int k, int c, const double *restrict A, const double *restrict B,
+                    double *restrict C)
+{
+    memset(C, 0, (size_t)m * c * sizeof(double));
+    for (int l = 0; l < k; l++) {
+        const double *restrict a = A + (size_t)l * m;
+        int j = 0;
+        for (; j + 3 < c; j += 4) { /* four columns per pass over a: a[i] loaded once */
+            const double b0 = B[l + (size_t)j * k], b1 = B[l + (size_t)(j + 1) * k];
+            const double b2 = B[l + (size_t)(j + 2) * k], b3 = B[l + (size_t)(j + 3) * k];
+            double *restrict c0 = C + (size_t)j * m, *restrict c1 = c0 + m;
+            double *restrict c2 = c1 + m, *restrict c3 = c2 + m;
+            for (int i = 0; i < m; i++) {
+                const double ai = a[i];
+                c0[i] += ai * b0;
+                c1[i] += ai * b1;
+                c2[i] += ai * b2;
+                c3[i] += ai * b3;
+            }
+        }
+        for (; j < c; j++) {
+            const double b = B[l + (size_t)j * k];
+            double *restrict cj = C + (size_t)j * m;
+            for (int i = 0; i < m; i++)
+                cj[i] += a[i] * b;
+        }
+    }
+}
+
+/* C = A^T B, A m x r (lda m), B m x c (ldb m), C r x c: dot products of columns, in four
+ * partial sums (independent chains). */
+static void thin_tn(int m, int r, int c, const double *restrict A, const double *restrict B,
+                    double *restrict C)
+{
+    for (int j = 0; j < c; j++)
+        for (int i = 0; i < r; i++) {
+            const double *ai = A + (size_t)i * m, *bj = B + (size_t)j * m;
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            int l = 0;
+            for (; l + 3 < m; l += 4) {
+                s0 += ai[l] * bj[l];
+                s1 += ai[l + 1] * bj[l + 1];
+                s2 += ai[l + 2] * bj[l + 2];
+                s3 += ai[l + 3] * bj[l + 3];
+            }
+            for (; l < m; l++)
+                s0 += ai[l] * bj[l];
+            C[i + (size_t)j * r] = (s0 + s1) + (s2 + s3);
+        }
+}
+
 static void rayleigh_quotient(int n, int p, const double *A, const double *B, double *AX,
                               double *H)
 {
-    memset(AX, 0, (size_t)n * p * sizeof(double));
-    for (int l = 0; l < n; l++) {
-        const double *a = A + (size_t)l * n;
-        for (int j = 0; j < p; j++) {
-            double b = B[l + (size_t)j * n];
-            double *c = AX + (size_t)j * n;
-            if (b != 0.0)
-                for (int i = 0; i < n; i++)
-                    c[i] += a[i] * b;
-        }
-    }
-    for (int j = 0; j < p; j++)
-        for (int i = 0; i < p; i++) {
-            const double *bi = B + (size_t)i * n, *cj = AX + (size_t)j * n;
-            double s = 0.0;
-            for (int l = 0; l < n; l++)
-                s += bi[l] * cj[l];
-            H[i + (size_t)j * p] = s;
-        }
+    thin_nn(n, n, p, A, B, AX);
+    thin_tn(n, p, p, B, AX, H);
 }
 
 static int ritz_certify(eig_ws *w, const double *B, const double *lam0, double r, double anorm,
@@ -776,6 +817,109 @@ static int continuation(eig_ws *w, const double *lam0, double r, double snorm, i
     return 0;
 }
 
+/*
+ * Certified continuation of a symmetric instant by Davidson steps with the at-rest
+ * operator (issue 19; docs/theory.md section 3.14): A = A0 + D with A0 = V0 Lambda0 V0^T
+ * known, so (A0 - tau I)^-1 = V0 (Lambda0 - tau)^-1 V0^T costs two products and no
+ * factorization.  From the orthonormal basis X (n x p, the previous instant's): Ritz
+ * pairs of A on X; where the ms lowest are not certified (ritz_certify's residual and
+ * Weyl disc tests), the basis [X, C] with C = (A0 - tau I)^-1 R (R the ms residuals) is
+ * orthonormalized, A is applied to C only (A X is at hand), and Rayleigh-Ritz on the
+ * p + ms columns (dsyevr) gives the next X and A X with no product with A.  One step
+ * per instant over a spinning Beam3D's turn where a shifted LU cost 4/3 n^3 / n^2 p more.
+ * Scratch: w->LU holds [X, C] and [A X, A C] (n x 2(p + ms) <= n^2, checked by the
+ * caller).  Returns 1 (certified: theta_re, U, and X for the next instant), 0, or < 0.
+ */
+static int davidson(eig_ws *w, const kf_eig *e, const double *lam0, double r, double snorm,
+                    int *iters, kf_error *err)
+{
+    int n = w->n, p = w->p, ms = w->ms, q = p + ms, rc;
+    if (ms >= n || p >= n || lam0[ms] - lam0[ms - 1] <= 2.0 * r)
+        return 0;
+    double anorm = snorm + r;
+    double *B = w->LU, *AB = w->LU + (size_t)n * q, *C = B + (size_t)n * p, *AC = AB + (size_t)n * p;
+    double lo = lam0[0] - r, span = lam0[ms - 1] - lam0[0];
+    double scale = fabs(lam0[0]) > fabs(lam0[p]) ? fabs(lam0[0]) : fabs(lam0[p]);
+    double tau = lo - 0.05 * span - 1e-4 * scale - DBL_MIN;
+    int lis = w->liwork - 2 * n, *isuppz = w->iwork + lis;
+    /* X: the previous instant's Ritz basis, nearly this instant's: its Rayleigh quotients
+     * x_k^T A x_k stand for Ritz values in the first residuals (the Rayleigh-Ritz on
+     * [X, C] below rotates within X too) */
+    thin_nn(n, n, p, w->A, w->X, w->AX);
+    for (int k = 0; k < p; k++)
+        w->wq[k] = kf_dot(n, w->X + (size_t)k * n, w->AX + (size_t)k * n);
+    for (int it = 0; it <= KF_EIG_MAXIT; it++) {
+        /* X, A X: the Ritz basis with values wq; certify the ms lowest */
+        double top = fabs(w->wq[ms - 1]);
+        int ok = it > 0; /* the first pass forms residuals only: Ritz values come next */
+        for (int k = 0; k < ms; k++) {
+            const double th = w->wq[k], *u = w->X + (size_t)k * n, *au = w->AX + (size_t)k * n;
+            double *rk = C + (size_t)k * n, res2 = 0.0;
+            for (int i = 0; i < n; i++) {
+                rk[i] = au[i] - th * u[i];
+                res2 += rk[i] * rk[i];
+            }
+            double res = sqrt(res2) / kf_nrm2(n, u);
+            double tol = 1e-8 * (fabs(th) > 1e-3 * top ? fabs(th) : 1e-3 * top) +
+                         64.0 * DBL_EPSILON * anorm;
+            int inside = 0;
+            for (int j = 0; j < ms && !inside; j++)
+                inside = fabs(th - lam0[j]) <= r + res;
+            ok &= res <= tol && inside;
+        }
+        if (ok) {
+            for (int k = 0; k < ms; k++) {
+                memcpy(w->U + (size_t)k * n, w->X + (size_t)k * n, (size_t)n * sizeof(double));
+                normalize(n, w->U + (size_t)k * n);
+                w->theta_re[k] = w->wq[k];
+                w->theta_im[k] = 0.0;
+            }
+            return 1;
+        }
+        if (it == KF_EIG_MAXIT)
+            break;
+        *iters += 1;
+        /* C = V0 (Lambda0 - tau)^-1 V0^T R, the residuals R in C's place */
+        double *T = AC; /* n x ms scratch */
+        thin_tn(n, n, ms, e->V0, C, T);
+        for (int k = 0; k < ms; k++)
+            for (int i = 0; i < n; i++)
+                T[i + (size_t)k * n] /= e->lam0[i] - tau;
+        thin_nn(n, n, ms, e->V0, T, C);
+        /* B = [X, C] orthonormal: C against X and itself, twice (X is orthonormal) */
+        memcpy(B, w->X, (size_t)n * p * sizeof(double));
+        for (int k = 0; k < ms; k++) {
+            double *c = C + (size_t)k * n, before = kf_nrm2(n, c);
+            for (int pass = 0; pass < 2; pass++)
+                for (int j = 0; j < p + k; j++) {
+                    const double *b = B + (size_t)j * n;
+                    double d = kf_dot(n, b, c);
+                    for (int i = 0; i < n; i++)
+                        c[i] -= d * b[i];
+                }
+            double after = kf_nrm2(n, c);
+            if (!(after > 1e-10 * before) || !(before < HUGE_VAL))
+                return 0; /* the correction is in the basis already: no progress */
+            for (int i = 0; i < n; i++)
+                c[i] /= after;
+        }
+        /* A B = [A X, A C]; H = B^T A B */
+        memcpy(AB, w->AX, (size_t)n * p * sizeof(double));
+        rayleigh_quotient(n, ms, w->A, C, AC, w->Zq); /* A C; Zq scratch */
+        thin_tn(n, q, q, B, AB, w->Hq);
+        for (int j = 0; j < q; j++)
+            for (int i = j + 1; i < q; i++)
+                w->Hq[i + (size_t)j * q] = w->Hq[j + (size_t)i * q] =
+                    0.5 * (w->Hq[i + (size_t)j * q] + w->Hq[j + (size_t)i * q]);
+        if ((rc = kf_la_syevr(q, w->Hq, q, 1, p, w->wq, w->Zq, q, isuppz, w->work, w->lwork,
+                              w->iwork, lis, err)))
+            return -rc;
+        thin_nn(n, q, p, B, w->Zq, w->X);
+        thin_nn(n, q, p, AB, w->Zq, w->AX);
+    }
+    return 0;
+}
+
 /* Symmetric dense solve of A (lower part): lowest ms eigenpairs. */
 static int full_symmetric(eig_ws *w, kf_error *err)
 {
@@ -786,6 +930,38 @@ static int full_symmetric(eig_ws *w, kf_error *err)
     for (int k = 0; k < w->ms; k++)
         w->theta_im[k] = 0.0;
     return rc;
+}
+
+/* A += sum_ij WW_ij St_ij.  WW is symmetric and St_ji = St_ij^T (without second-order
+ * rotation invariants, section 2.9), so a pair i < j adds
+ * WW_ij (St_ij + St_ij^T): read from the one matrix, 6 passes for a spatial body
+ * instead of 9 (the column-major transpose stays in cache at the sizes the dense
+ * solver takes). */
+static void add_centrifugal(int n, int dim, const double *WW, double *const *St, int second,
+                            double *A)
+{
+    if (second) { /* St_ij + R_ij: the second-order parts are not transposes of each other */
+        for (int k = 0; k < dim * dim; k++)
+            if (WW[k] != 0.0)
+                for (size_t i = 0; i < (size_t)n * n; i++)
+                    A[i] += WW[k] * St[k][i];
+        return;
+    }
+    for (int a = 0; a < dim; a++)
+        for (int b = a; b < dim; b++) {
+            double c = WW[a * dim + b];
+            const double *S = St[a * dim + b];
+            if (c == 0.0)
+                continue;
+            if (a == b) {
+                for (size_t i = 0; i < (size_t)n * n; i++)
+                    A[i] += c * S[i];
+                continue;
+            }
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++)
+                    A[i + (size_t)j * n] += c * (S[i + (size_t)j * n] + S[j + (size_t)i * n]);
+        }
 }
 
 /* The arguments kf_eig_solve and kf_eig_gyroscopic share: n_modes, the instants'
@@ -955,10 +1131,7 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                 q0 = 0;
             }
             if (!shift_only)
-                for (int k = 0; k < dim * dim; k++)
-                    if (WW[k] != 0.0)
-                        for (size_t i = 0; i < nn; i++)
-                            w.A[i] += WW[k] * e->St[k][i];
+                add_centrifugal(n, dim, WW, e->St, e->b->has_second, w.A);
             for (int k = 0; geo && k < e->nkg; k++)
                 if (cg[k] != 0.0 && e->KGt[k])
                     for (size_t i = 0; i < nn; i++)
@@ -1012,7 +1185,10 @@ int kf_eig_solve(const kf_eig *e, int nt, const kf_frame *frame, const double *k
                         memcpy(w.X, e->V0, (size_t)n * p * sizeof(double));
                     memcpy(w.Xp, w.X, (size_t)n * p * sizeof(double));
                     double snorm = fmax(fabs(e->lam0[0]), fabs(e->lam0[n - 1]));
-                    got = continuation(&w, e->lam0, r2, snorm, &st.iterations, err);
+                    /* Davidson steps with the at-rest operator where [X, C] and their images
+                     * fit the n x n scratch; else shifted subspace iteration (an LU) */
+                    got = 2 * (p + ms) <= n ? davidson(&w, e, e->lam0, r2, snorm, &st.iterations, err)
+                                            : continuation(&w, e->lam0, r2, snorm, &st.iterations, err);
                 }
             } else if (shift_only && !geo) {
                 /* the skew part certified against the spectrum of the symmetric part:
