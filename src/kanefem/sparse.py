@@ -764,8 +764,10 @@ def _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps, stats, kg=None,
 def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None, kg=None):
     """Eigenvalues at each frame (sections 3.12, 3.17): the exact shift for in-plane
     spin of a plane body, certified continuation from the previous instant, ARPACK as the
-    safeguard; every eigenvalue refined and bounded.  Returns the arrays and stats of an
-    EigenResult (stats["error_bounds"]: (nt, n_modes))."""
+    safeguard (a single instant: ARPACK straight away); every eigenvalue bounded, refined
+    in twice the precision where its certificate asks (always after ARPACK).  Returns the
+    arrays and stats of an EigenResult (stats["error_bounds"]: (nt, n_modes);
+    stats["refined"]: continued instants that needed the refinement)."""
     red = ctx.red
     nt = frames.shape[0]
     m = n_modes
