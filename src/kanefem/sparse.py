@@ -389,6 +389,24 @@ class _IndexReduction:
     scatter = Reduction.scatter
 
 
+class _Sum:
+    """K + D applied as two products, formed only on request (``formed``): an instant's
+    matrix, whose rounded sum would cost the stiff K's digits (section 3.17)."""
+
+    def __init__(self, K, D):
+        self.K, self.D = K, D
+        self.shape = K.shape
+
+    def __matmul__(self, X):
+        return self.K @ X + self.D @ X
+
+    def __abs__(self):
+        return abs(self.K) + abs(self.D)
+
+    def formed(self):
+        return (self.K + self.D).tocsr()
+
+
 class SparseEigen:
     """Frozen-time eigenvalues of a body with fixed DOFs on sparse matrices (sections
     3.12, 3.17).
@@ -564,14 +582,14 @@ class SparseEigen:
 
     def matrix(self, frame, include_eps, kg=None, split=False):
         """A(t) = K + sum (WW [+ E])_ij S_ij [+ K_G] over the free DOFs, and whether it is
-        symmetric; ``split``: also D = A - K, the motion terms (of the order of the mass
-        matrix times the rates: products with them need no more than the working
-        precision, section 3.17)."""
+        symmetric; ``split``: (K + D unformed, whether symmetric, D), D = A - K the motion
+        terms (of the order of the mass matrix times the rates: products with them need no
+        more than the working precision, section 3.17)."""
         W, E, WW = frame_operators(frame)
         d = self.body.dim
         c = WW[:d, :d] + (E[:d, :d] if include_eps else 0.0)
         symmetric = not (include_eps and np.any(E[:d, :d] != 0.0))
-        A = self.combine(c, 1.0, second=True)
+        A = None if split else self.combine(c, 1.0, second=True)
         D = self.combine(c, 0.0, second=True) if split else None
         if kg is not None:  # K_G of the coefficients kg: the body's prestress basis or N(x) basis
             if self.kg_matrix is not None:
@@ -579,9 +597,9 @@ class SparseEigen:
             else:
                 G = _core.geometric_matrix(body=self.body._body, coefficients=kg)
                 G = self.red.matrix(G if self.mesh else self.body._matrix(G))
-            A = A + G
+            A = None if A is None else A + G
             D = None if D is None else D + G
-        return (A, symmetric, D) if split else (A, symmetric)
+        return (_Sum(self.K, D), symmetric, D) if split else (A, symmetric)
 
     def at_rest(self, p):
         """The p lowest modes of (K, M): mu (p,), X (n, p), M-normalized, and their
@@ -644,6 +662,8 @@ class SparseEigen:
         definite = _checks.flag("definite", definite)
         _, spla, _ = _scipy()
         n = self.red.n
+        if isinstance(A, _Sum):
+            A = A.formed()
         if F is None:
             S = A - sigma * self.M
             try:  # Cholesky where sigma lies below the spectrum (a band factor proves it)
