@@ -588,6 +588,7 @@ class SparseEigen:
         symmetric; ``split``: (K + D unformed, whether symmetric, D), D = A - K the motion
         terms (of the order of the mass matrix times the rates: products with them need no
         more than the working precision, section 3.17)."""
+        split = _checks.flag("split", split)
         W, E, WW = frame_operators(frame)
         d = self.body.dim
         c = WW[:d, :d] + (E[:d, :d] if include_eps else 0.0)
