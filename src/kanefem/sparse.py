@@ -619,7 +619,7 @@ class SparseEigen:
             self.rest[p] = (mu, X, bound)
         return self.rest[p]
 
-    def certified(self, A, theta, X, symmetric, F, steps=2, count=None, target=None, D=None):
+    def certified(self, A, theta, X, symmetric, F, steps=1, count=None, target=None, D=None):
         """Refine real Ritz pairs (theta, X) of (A, M) by inverse iteration in
         double-double with the factor F, and bound each eigenvalue's error (section 3.17).
         Returns (theta, X M-normalized, bounds); the bounds of complex pairs are
@@ -770,7 +770,7 @@ def _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps, stats, kg=None,
         target = ctx.CERT_TOL * (np.abs(theta[:ms]) + w2 + e_norm + 100 * ctx.delta)
         # as is first while that served the instant before (a stiff body's plain residual
         # rarely certifies: then straight to the refinement)
-        for steps in (0, 2) if stats["refined"] * 2 <= stats["continued"] else (2,):
+        for steps in (0, 1) if stats["refined"] * 2 <= stats["continued"] else (1,):
             th, Ur, bound = ctx.certified(A, theta, U, symmetric, ctx.factor_rest(), steps=steps, count=count,
                                           target=target, D=D)
             if np.all(bound[:ms] <= target):
