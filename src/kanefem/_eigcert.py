@@ -62,8 +62,10 @@ class Compensated:
             self._abs = abs(self.A)
         return self._abs
 
-    def product(self, Xh, Xl=None):
-        """(A (Xh + Xl) rounded once, a bound on its error), Xh 1-D or 2-D."""
+    def product(self, Xh, Xl=None, bound=True):
+        """(A (Xh + Xl) rounded once, a bound on its error), Xh 1-D or 2-D; ``bound``
+        False: the bound of the Dot2 part only (the plain part's is not formed; an
+        intermediate product whose bound nobody reads)."""
         one = Xh.ndim == 1
         Xh = np.ascontiguousarray(Xh.reshape(Xh.shape[0], -1), dtype=float)
         if Xl is not None:
@@ -77,7 +79,8 @@ class Compensated:
             dy = self.D @ x
             ax = np.abs(Xh) if Xl is None else np.abs(Xh) + np.abs(Xl)
             y = y + dy
-            err = err + (self.LD + 2) * EPS / (1 - (self.LD + 2) * EPS) * (self.absD @ ax) + EPS * np.abs(y)
+            if bound:
+                err = err + (self.LD + 2) * EPS / (1 - (self.LD + 2) * EPS) * (self.absD @ ax) + EPS * np.abs(y)
         return (y[:, 0], err[:, 0]) if one else (y, err)
 
 
@@ -119,7 +122,7 @@ def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None):
     lives in the stiff modes and sets a residual floor of eps ||A|| ||u||, is removed.
     Returns ((hi, lo), theta, (A U, its error, M U, its error)) with theta the Rayleigh
     quotients and the products those of the returned U (for ``certify``), and the same
-    triple for the given U (where the factor's own error cond(F) eps nears one, F^-1 r is
+    triple for the given U (its products None unless steps is 0) (where the factor's own error cond(F) eps nears one, F^-1 r is
     no correction at all: the caller keeps, per column, the one whose certificate is
     smaller)."""
     Uh = np.array(U, dtype=float)
@@ -127,14 +130,16 @@ def inverse_refine(PA, PM, F, U, theta, steps=2, Y=None):
     M = PM.A
     first = None
     for step in range(steps + 1):
-        AU, eA = PA.product(Uh, Ul if step else None)
+        last = step == steps
+        AU, eA = PA.product(Uh, Ul if step else None, bound=last)
         u = Uh + Ul
         MU = M @ u
         theta = np.einsum("ik,ik->k", u, AU) / np.einsum("ik,ik->k", u, MU)
-        eM = (2 * PM.L * EPS) * (PM.absA @ (np.abs(Uh) + np.abs(Ul))) if step in (0, steps) else None
+        eM = (2 * PM.L * EPS) * (PM.absA @ (np.abs(Uh) + np.abs(Ul))) if last else None
         if step == 0:
-            first = ((Uh, Ul), theta, (AU, eA, MU, eM))
-        if step == steps:
+            # the given pairs: their products' bounds are formed by certify if it is asked
+            first = ((Uh, Ul), theta, None if not last else (AU, eA, MU, eM))
+        if last:
             break
         Uh, Ul = dd_sub((Uh, Ul), F.solve(AU - MU * theta))
         Uh, Ul = _deflate((Uh, Ul), M, Y)
