@@ -66,6 +66,7 @@ class Compensated:
         """(A (Xh + Xl) rounded once, a bound on its error), Xh 1-D or 2-D; ``bound``
         False: the bound of the Dot2 part only (the plain part's is not formed; an
         intermediate product whose bound nobody reads)."""
+        bound = _checks.flag("bound", bound)
         one = Xh.ndim == 1
         Xh = np.ascontiguousarray(Xh.reshape(Xh.shape[0], -1), dtype=float)
         if Xl is not None:
