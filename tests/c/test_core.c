@@ -3334,6 +3334,54 @@ static void test_given_link(void)
     kf_body_free(b);
 }
 
+/* Issue 19's kernels: Dot2 over CSR (a row summing to a tiny value from terms of 1e16,
+ * exact in twice the precision; its bound), the band Cholesky (solves A x = b to
+ * round-off, refuses an indefinite matrix), and their argument checks. */
+static void test_dot2_and_band(void)
+{
+    kf_error err = {0};
+    /* row 0: 1e16 x0 + 1 x1 - 1e16 x2 with x = (1, 1, 1): exactly 1, which the working
+     * precision rounds away (1e16 + 1 = 1e16) */
+    int ptr[3] = {0, 3, 4}, idx[4] = {0, 1, 2, 1};
+    double val[4] = {1e16, 1.0, -1e16, 3.0}, x[6] = {1, 2, 1, 2, 1, 2}, y[4], e[4];
+    CHECK(kf_csr_dot2(2, 3, ptr, idx, val, 2, x, NULL, y, e, &err) == KF_OK, "%s", err.msg);
+    CHECK(y[0] == 1.0 && y[1] == 2.0 && y[2] == 3.0 && y[3] == 6.0, "dot2 %g %g %g %g", y[0], y[1], y[2],
+          y[3]);
+    CHECK(e[0] >= 0.0 && e[0] < 1e-10, "dot2 bound %g", e[0]);
+    /* x2 = 1 + 1e-16 as a pair: row 0 is then 1 - 1e16 * 1e-16 = 0 */
+    double xl[6] = {0, 0, 0, 0, 1e-16, 0};
+    CHECK(kf_csr_dot2(2, 3, ptr, idx, val, 2, x, xl, y, e, &err) == KF_OK, "%s", err.msg);
+    CHECK(fabs(y[0]) <= e[0] && e[0] < 1e-10 && y[2] == 3.0, "dot2 xlo %g (bound %g) %g", y[0], e[0], y[2]);
+    int bad[4] = {0, 1, 7, 1};
+    CHECK(kf_csr_dot2(2, 3, ptr, bad, val, 2, x, NULL, y, e, &err) == KF_EINVAL &&
+              strstr(err.msg, "indices[2]"), "%s", err.msg);
+    int badp[3] = {0, 3, 2};
+    CHECK(kf_csr_dot2(2, 3, badp, idx, val, 2, x, NULL, y, e, &err) == KF_EINVAL, "%s", err.msg);
+
+    /* tridiagonal 2, -1 (definite), b = 1: the discrete Poisson solution x_i = (i+1)(n-i)/2 */
+    enum { N = 50 };
+    double ab[2 * N], rhs[2 * N];
+    for (int j = 0; j < N; j++) {
+        ab[2 * j] = 2.0;
+        ab[2 * j + 1] = j + 1 < N ? -1.0 : 0.0;
+        rhs[2 * j] = 1.0;
+        rhs[2 * j + 1] = -1.0;
+    }
+    int piv = 0;
+    CHECK(kf_band_cholesky(N, 1, ab, &piv, &err) == KF_OK && piv == -1, "%s", err.msg);
+    CHECK(kf_band_cholesky_solve(N, 1, ab, 2, rhs, &err) == KF_OK, "%s", err.msg);
+    double worst = 0.0;
+    for (int i = 0; i < N; i++) {
+        double exact = 0.5 * (i + 1) * (N - i);
+        worst = fmax(worst, fabs(rhs[2 * i] - exact) / exact + fabs(rhs[2 * i + 1] + exact) / exact);
+    }
+    CHECK(worst < 1e-12, "band solve %g", worst);
+    double ind[4] = {1.0, 2.0, 1.0, 0.0}; /* [[1, 2], [2, 1]]: eigenvalues 3 and -1 */
+    CHECK(kf_band_cholesky(2, 1, ind, &piv, &err) == KF_ENOTPD && piv == 1, "%s", err.msg);
+    CHECK(kf_band_cholesky(-1, 1, ind, &piv, &err) == KF_EINVAL, "%s", err.msg);
+    CHECK(kf_band_cholesky_solve(2, -1, ind, 1, rhs, &err) == KF_EINVAL, "%s", err.msg);
+}
+
 int main(void)
 {
     test_gauss();
@@ -3372,6 +3420,7 @@ int main(void)
     test_floating();
     test_floating_tangent();
     test_given_link();
+    test_dot2_and_band();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
