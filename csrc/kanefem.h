@@ -39,5 +39,6 @@
 #include "kf_integrate.h"
 #include "kf_body_ode.h"
 #include "kf_mechanism.h"
+#include "kf_spatial.h"
 
 #endif /* KANEFEM_H */
