@@ -1052,8 +1052,12 @@ static void dependent_text(const kf_smech *m, kf_smech_kin *k, char *buf, size_t
             wr = snprintf(buf + used, len - used, "%sjoint '%s'", used ? ", " : "",
                           m->joints[j].name);
         } else {
-            wr = snprintf(buf + used, len - used, "%scoordinate '%s'", used ? ", " : "",
-                          m->coords[i - m->m].name);
+            const kf_scoord *C = m->coords + (i - m->m);
+            wr = C->kind == KF_SC_JOINT
+                     ? snprintf(buf + used, len - used, "%scoordinate '%s' (of joint '%s')",
+                                used ? ", " : "", C->name, m->joints[C->index].name)
+                     : snprintf(buf + used, len - used, "%scoordinate '%s'", used ? ", " : "",
+                                C->name);
         }
         if (wr < 0)
             break;
@@ -1208,6 +1212,74 @@ static void track_joint_values(const kf_smech *m, kf_smech_kin *k)
     }
 }
 
+/* The continuation stopped short of z: "the loop cannot close", and, where the last
+ * position reached (whose factors k->J holds) is close to a singular one, which rows
+ * lose rank there (a dead point ahead). */
+static int near_singular(const kf_smech *m, kf_smech_kin *k, const double *z, kf_error *err)
+{
+    int n = m->n;
+    double pmin = INFINITY, pmax = 0.0;
+    for (int i = 0; i < n; i++) {
+        double p = fabs(k->J[i + (size_t)i * n]);
+        pmin = fmin(pmin, p);
+        pmax = fmax(pmax, p);
+    }
+    char why[480], who[240] = "", last[240];
+    if (pmin < 1e-3 * pmax)
+        dependent_text(m, k, who, sizeof who);
+    if (who[0])
+        snprintf(why, sizeof why, "no position is reached along a path that keeps its branch; the "
+                 "last one reached, %s, is near a singular configuration (smallest pivot %.2g of "
+                 "the largest) where these rows lose rank: %s", coords_text(m, k->zok, last,
+                 sizeof last), pmin / pmax, who);
+    else
+        snprintf(why, sizeof why, "no position is reached from the last one (or the drawing) "
+                 "along a path that keeps its branch");
+    return cannot_close(m, z, why, err);
+}
+
+/* The rows kept out (dependent on the others at the drawing) must hold where the
+ * kept ones do: KF_EGEOM naming the joint where one does not (a dependence that held
+ * at the drawing only, or constraints that contradict each other). */
+static int dropped_rows_hold(const kf_smech *m, kf_smech_kin *k, const double *z, kf_error *err)
+{
+    if (m->m == m->mall)
+        return KF_OK;
+    int row = 0;
+    for (int j = 0; j < m->nj; j++) {
+        const kf_sjoint *J = m->joints + j;
+        int all = NROWS[J->kind], kept = 0;
+        while (row < m->m && m->kept[row] < m->jrow[j + 1]) {
+            row++;
+            kept++;
+        }
+        if (kept == all)
+            continue;
+        jctx c;
+        ctx_of_joint(m, k->q, k->R, NULL, NULL, J, &c);
+        for (int r = 0; r < all; r++) {
+            int i = m->jrow[j] + r, is_kept = 0;
+            for (int t = row - kept; t < row; t++)
+                is_kept |= m->kept[t] == i;
+            if (is_kept)
+                continue;
+            srow e;
+            joint_row(J, r, &c, &e);
+            double v = e.val * row_scale(m, J->kind, r);
+            if (!(fabs(v) <= 1e-8 * m->L)) {
+                char buf[240];
+                return kf_fail(err, KF_EGEOM, J->name, "at %s joint '%s' (%s) fails its row %s "
+                               "by %.3g m: that row, redundant at the drawing and kept out, is "
+                               "not implied by the others here (the drawing was a singular "
+                               "position, or the joints contradict each other)",
+                               coords_text(m, z, buf, sizeof buf), J->name, KIND[J->kind],
+                               row_text(J->kind, r), v);
+            }
+        }
+    }
+    return KF_OK;
+}
+
 /* The joints' coordinates at the drawing's position (k->q, k->R): jvok from
  * the offsets, tracked to the position. */
 static void start_joint_values(const kf_smech *m, kf_smech_kin *k)
@@ -1323,12 +1395,11 @@ static int position(const kf_smech *m, const double *z, kf_smech_kin *k, kf_erro
                     return rc;
                 step *= 0.5;
                 if (step < 1.0 / 8192.0) {
-                    if (last.code == KF_EGEOM && to >= 1.0) {
+                    if (last.code == KF_EGEOM) { /* a singular position, named, on the way */
                         *err = last;
                         return KF_EGEOM;
                     }
-                    return cannot_close(m, z, "no position is reached from the last one (or "
-                                        "the drawing) along a path that keeps its branch", err);
+                    return near_singular(m, k, z, err);
                 }
             }
         }
@@ -1336,6 +1407,8 @@ static int position(const kf_smech *m, const double *z, kf_smech_kin *k, kf_erro
     if (rc)
         return rc;
     body_rotations(m, k->q, k->R);
+    if ((rc = dropped_rows_hold(m, k, z, err)))
+        return rc;
     memcpy(k->z, z, (size_t)nz * sizeof(double));
     memcpy(k->qok, k->q, (size_t)nq * sizeof(double));
     memcpy(k->zok, z, (size_t)nz * sizeof(double));
@@ -1807,32 +1880,6 @@ int kf_smech_create(kf_smech **out, const kf_smech_desc *d, kf_error *err)
             kf_error e = *err;
             rc = kf_fail(err, KF_EGEOM, "bodies", "the drawing does not assemble: %.400s",
                          e.msg);
-        }
-    }
-    if (!rc) {
-        /* the rows kept out must hold where the kept ones do (else: inconsistent) */
-        int row = 0;
-        for (int j = 0; j < m->nj && !rc; j++) {
-            const kf_sjoint *J = m->joints + j;
-            jctx c;
-            ctx_of_joint(m, k.q, k.R, NULL, NULL, J, &c);
-            for (int r = 0; r < NROWS[J->kind]; r++) {
-                int i = m->jrow[j] + r;
-                if (row < m->m && m->kept[row] == i) {
-                    row++;
-                    continue;
-                }
-                srow e;
-                joint_row(J, r, &c, &e);
-                double v = e.val * row_scale(m, J->kind, r);
-                if (!(fabs(v) <= 1e-8 * m->L)) {
-                    rc = kf_fail(err, KF_EGEOM, J->name, "inconsistent constraints: joint "
-                                 "'%s' row %s depends on the others at the drawing but does not "
-                                 "hold where they do (residual %.3g m): the joints contradict "
-                                 "each other", J->name, row_text(J->kind, r), v);
-                    break;
-                }
-            }
         }
     }
     if (!rc)

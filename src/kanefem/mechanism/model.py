@@ -138,7 +138,12 @@ class Mechanism(MechanismFiles):
         self.coordinate_drives = {}
         if self.space == 3:
             self._api = _SPATIAL_API
-            self._core = _core.smech_create(**spatial.arrays(self, self.redundant == "independent"))
+            try:
+                self._core = _core.smech_create(**spatial.arrays(self, self.redundant == "independent"))
+            except ValueError as e:
+                if "redundant constraints" not in str(e):
+                    raise
+                raise ValueError(f"{e} (give Mechanism(..., redundant='independent'))") from None
             d = _core.smech_describe(self._core)
             self._q0 = np.column_stack([d["bodies"]["r"], d["bodies"]["quat"]]).ravel()
             self._z0 = np.array(d["z0"], float)
@@ -352,6 +357,27 @@ class Mechanism(MechanismFiles):
         th = q[:, b, 2]
         c, s = np.cos(th), np.sin(th)
         return np.column_stack([q[:, b, 0] + c * p[0] - s * p[1], q[:, b, 1] + s * p[0] + c * p[1]])
+
+    def _joint_values(self, q):
+        """Every joint's coordinates over q: name -> (nt, ncoord)."""
+        if self.space == 3:
+            return spatial.joint_values(self, q)
+        out = {}
+        for J in self.joints:
+            if isinstance(J, Weld):
+                out[J.name] = np.zeros((q.shape[0], 0))
+                continue
+            b0, b1 = (self._body_index(n) for n in J.bodies)
+            th = [np.zeros(q.shape[0]) if b < 0 else q[:, b, 2] for b in (b0, b1)]
+            if isinstance(J, Revolute):
+                out[J.name] = (th[1] - th[0])[:, None]
+            else:  # the slide along the axis (fixed in the first body) from the drawing's point
+                P0, P1 = (self._track(q, n, J.at) for n in J.bodies)
+                a0 = _rot(self._pose(J.bodies[0])[1]).T @ np.asarray(J.axis)
+                axis = np.column_stack([np.cos(th[0]) * a0[0] - np.sin(th[0]) * a0[1],
+                                        np.sin(th[0]) * a0[0] + np.cos(th[0]) * a0[1]])
+                out[J.name] = np.sum(axis * (P1 - P0), axis=1)[:, None]
+        return out
 
     # ------------------------------------------------------------ kinematics
 

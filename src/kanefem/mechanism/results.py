@@ -86,6 +86,13 @@ class MechanismMotion(ResultMixin):
         (spatial: (nt, 3))."""
         return self.mechanism._track(self.q, body, at)
 
+    def joint_coordinates(self) -> dict:
+        """Every joint's coordinates over the motion, independent or not: joint name ->
+        (nt, ncoord) [m or rad] (planar: a revolute's relative angle, a prismatic's slide;
+        spatial: in the order of the joint's kind, as :class:`Coordinate` names them;
+        angles continued from the drawing's values)."""
+        return self.mechanism._joint_values(self.q)
+
     def _columns(self):
         """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
         mech = self.mechanism

@@ -696,3 +696,52 @@ def from_planar(mech, name=None):
                     name=mech.name if name is None else name, redundant="independent")
     out.coordinate_drives = dict(mech.coordinate_drives)
     return out
+
+
+def xyz_angles(R) -> np.ndarray:
+    """The angles (a, b, c) of rotations R = Rx(a) Ry(b) Rz(c), (..., 3)."""
+    R = np.asarray(R, float)
+    a = np.arctan2(-R[..., 1, 2], R[..., 2, 2])
+    b = np.arctan2(np.clip(R[..., 0, 2], -1.0, 1.0), np.hypot(R[..., 0, 0], R[..., 0, 1]))
+    c = np.arctan2(-R[..., 0, 1], R[..., 0, 0])
+    return np.stack([a, b, c], axis=-1)
+
+
+def joint_values(mech, q) -> dict:
+    """Every joint's coordinates over q (nt, nb, 7): joint name -> (nt, ncoord) [m or
+    rad], as the core measures them (slides along the first body's joint axes, the
+    angles of the relative rotation, each plus the offset), angles continued from the
+    drawing's value."""
+    nt = q.shape[0]
+    Rs = {b.name: quaternions_matrices(q[:, i, 3:]) for i, b in enumerate(mech.bodies)}
+    out = {}
+    for J in mech.joints:
+        names = joint_coordinates(J)
+        if not names:
+            out[J.name] = np.zeros((nt, 0))
+            continue
+        F = joint_frame(J)
+        Fs, P = [], []
+        for n in J.bodies:
+            c0, R0 = body_pose(mech, n)
+            if n == GROUND:
+                Fs.append(np.broadcast_to(F, (nt, 3, 3)))
+            else:
+                Fs.append(Rs[n] @ (R0.T @ F))
+            P.append(track(mech, q, n, J.at))
+        rel = np.einsum("tki,tkj->tij", Fs[0], Fs[1])
+        ang = xyz_angles(rel)
+        d = P[1] - P[0]
+        vals = []
+        offset = _laws(J)[5]
+        for i, nm in enumerate(names):
+            if nm == "slide":
+                v = np.einsum("ti,ti->t", Fs[0][:, :, 2], d)
+            elif nm in ("x", "y") and isinstance(J, Planar):
+                v = np.einsum("ti,ti->t", Fs[0][:, :, "xy".index(nm)], d)
+            else:
+                k = {"angle": 2, "rx": 0, "ry": 1, "rz": 2, "angle1": 0, "angle2": 1}[nm]
+                v = np.unwrap(np.concatenate([[0.0], ang[:, k]]))[1:]
+            vals.append(v + offset[i])
+        out[J.name] = np.column_stack(vals)
+    return out
