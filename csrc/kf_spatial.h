@@ -62,7 +62,7 @@ enum kf_sjoint_kind {
     KF_SJ_FIXED = 6        /* 6: P1 = P0; z1 _|_ x0, y0; y1 _|_ x0.  None */
 };
 
-#define KF_SJ_NAME 24
+#define KF_SJ_NAME 64
 
 /* A joint between body[0] and body[1] (-1: the ground); also a typed
  * boundary record (kanefem.SJOINT_DTYPE, made by the binding from offsetof).

@@ -554,3 +554,122 @@ def test_singular_positions_name_the_joint_and_the_instant():
     short, _ = offset_slider_crank(r=0.1, l=0.12)
     with pytest.raises(GeometryError, match=r"at t = 1\.2.*near a singular configuration.*joint 'A'"):
         short.solve(duration=2.0, points=21, drives={"crank": ConstantSpeed(3.0)})
+
+
+# ---------------------------------------------------------------- TOML and URDF
+
+
+def test_spatial_toml_round_trip_gives_the_same_mechanism(tmp_path):
+    """Spatial descriptions written as TOML ([mechanism] space = "3d") and read back move
+    the same (positions and speeds of every body, by name, to round-off)."""
+    table = arm_table()
+    m, c, inertias = arm_links()
+    cases = [dh_chain(table, masses=m, centres=c, inertias=inertias), rsur()[0], offset_slider_crank()[0],
+             spherical_double_pendulum(), Mechanism.from_planar(M.slider_crank())]
+    js, bodies, _ = bennett()
+    cases.append(Mechanism(bodies, js, [Coordinate("t1", joint="J1")], redundant="independent"))
+    for mech in cases:
+        back = Mechanism.from_toml(mech.to_toml(tmp_path / "m.toml"))
+        assert back.space == 3 and back.redundant == mech.redundant
+        z = mech.drawing_coordinates()
+        assert np.abs(back.drawing_coordinates() - z).max() <= 1e-15
+        zz, zd = z[None] + 0.1, np.ones((1, len(z)))
+        k1, k2 = mech.kinematics(zz, zd), back.kinematics(zz, zd)
+        for b in mech.bodies:
+            i, j = mech._body_index(b.name), back._body_index(b.name)
+            assert np.abs(k1["q"][:, i] - k2["q"][:, j]).max() <= 1e-14
+            assert np.abs(k1["qd"][:, i] - k2["qd"][:, j]).max() <= 1e-13
+    with pytest.raises(ValueError, match="space"):
+        Mechanism.from_dict({"mechanism": {"space": "4d"}})
+    with pytest.raises(ValueError, match=r"\[\[joint\]\] 'A': unknown key\(s\) 'normal'"):
+        Mechanism.from_dict({"mechanism": {"space": "3d"}, "body": [{"name": "b", "mass": 1, "inertia": [1, 1, 1]}],
+                             "joint": [{"name": "A", "kind": "spherical", "bodies": ["ground", "b"], "at": [0, 0, 0],
+                                        "normal": [0, 0, 1]}]})
+
+
+def arm_urdf(table, m, c, inertias):
+    """The DH arm as URDF text: each joint's origin the DH constant part of the link
+    before, each link's inertial in its own (DH) frame."""
+    def rpy(R):
+        return (math.atan2(R[2, 1], R[2, 2]), math.asin(-R[2, 0]), math.atan2(R[1, 0], R[0, 0]))
+
+    def num(v):
+        return " ".join(repr(float(x)) for x in np.atleast_1d(v))
+    lines = ['<?xml version="1.0"?>', '<robot name="arm">', '  <link name="base"/>']
+    prev = np.eye(4)
+    for i, (theta, d, a, alpha) in enumerate(table):
+        # joint i turns about z of frame i-1 (standard DH): the joint frame is frame i-1
+        # turned by theta (the drawing), its child link's frame is C = Tz(d) Tx(a) Rx(alpha)
+        # after it: a massless-free split into the joint's frame and a fixed offset
+        Rt = np.array([[math.cos(theta), -math.sin(theta), 0], [math.sin(theta), math.cos(theta), 0], [0, 0, 1]])
+        lines.append(f'  <joint name="j{i + 1}" type="revolute"><parent link="{"base" if i == 0 else f"l{i}"}"/>'
+                     f'<child link="l{i + 1}"/><origin xyz="{num(prev[:3, 3])}" '
+                     f'rpy="{num(rpy(prev[:3, :3] @ Rt))}"/><axis xyz="0 0 1"/>'
+                     '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>')
+        ca, sa = math.cos(alpha), math.sin(alpha)
+        C = np.eye(4)
+        C[:3, :3] = [[1, 0, 0], [0, ca, -sa], [0, sa, ca]]
+        C[:3, 3] = (a, 0.0, d)
+        lc = C[:3, :3] @ c[i] + C[:3, 3]
+        Il = C[:3, :3] @ inertias[i] @ C[:3, :3].T
+        lines.append(f'  <link name="l{i + 1}"><inertial><origin xyz="{num(lc)}" rpy="0 0 0"/>'
+                     f'<mass value="{num(m[i])}"/><inertia ixx="{num(Il[0, 0])}" ixy="{num(Il[0, 1])}" '
+                     f'ixz="{num(Il[0, 2])}" iyy="{num(Il[1, 1])}" iyz="{num(Il[1, 2])}" izz="{num(Il[2, 2])}"/>'
+                     '</inertial></link>')
+        prev = C
+    lines.append("</robot>")
+    return "\n".join(lines)
+
+
+def test_urdf_arm_equals_the_dh_arm_and_pinocchios_own_urdf_reading(tmp_path):
+    """The DH arm written as URDF: kanefem's reading (through yourdfpy) moves as the DH
+    chain and its torques equal Pinocchio's RNEA on Pinocchio's own reading of the same
+    file (urdfdom, an independent parser), to 1e-10 of their scale."""
+    pytest.importorskip("yourdfpy")
+    pin = pytest.importorskip("pinocchio")
+    table = arm_table()
+    m, c, inertias = arm_links()
+    text = arm_urdf(table, m, c, inertias)
+    path = tmp_path / "arm.urdf"
+    path.write_text(text)
+    robot = M.from_urdf(path)
+    assert [co.name for co in robot.coordinates] == ["j1", "j2", "j3"]
+    assert np.abs(robot.drawing_coordinates()).max() <= 1e-15  # the joint angles are zero in the file
+    model = pin.buildModelFromXML(text)
+    data = model.createData()
+    rng = np.random.default_rng(5)
+    z, zd, zdd = (rng.normal(size=(6, 3)) for _ in range(3))
+    z = np.cumsum(0.1 * z, axis=0)
+    k = robot.kinematics(z, zd, zdd)
+    forces = robot._api["joint_forces"](robot._core, np.hstack([z, zd, zdd]))
+    tau = np.array([pin.rnea(model, data, z[i], zd[i], zdd[i]).copy() for i in range(6)])
+    assert np.abs(forces["drive"] - tau).max() <= 1e-10 * np.abs(tau).max()
+    # the DH chain with coordinates q = theta0 + (the URDF's)
+    arm = dh_chain(table, masses=m, centres=c, inertias=inertias)
+    k2 = arm.kinematics(z + table[:, 0], zd, zdd)
+    assert np.abs(k["q"][:, :, :3] - k2["q"][:, :, :3]).max() <= 1e-12
+
+
+@pytest.mark.parametrize("bad, message", [
+    ('<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="revolute"><parent link="a"/>'
+     '<child link="b"/><axis xyz="0 0 1"/></joint></robot>', "link 'b' has no <inertial>"),
+    ('<robot name="r"><link name="a"/><link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" '
+     'izz="3" ixy="0" ixz="0" iyz="0"/></inertial></link><joint name="j" type="revolute"><parent link="a"/>'
+     '<child link="b"/><axis xyz="0 0 1"/></joint></robot>', "link 'b'.*principal moments"),
+    ('<robot name="r"><link name="a"/><link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" '
+     'izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link><link name="c"><inertial><mass value="1"/><inertia '
+     'ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link><joint name="j" type="revolute">'
+     '<parent link="a"/><child link="b"/><axis xyz="0 0 1"/></joint><joint name="k" type="revolute"><parent '
+     'link="c"/><child link="b"/><axis xyz="0 0 1"/></joint></robot>', "closed loop"),
+    ('<!DOCTYPE r [<!ENTITY x "xx">]><robot name="r"><link name="a"/></robot>', "DOCTYPE or ENTITY"),
+    ('<robot name="r"><link name="a"/><link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" '
+     'izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link><joint name="j" type="floating"><parent link="a"/>'
+     '<child link="b"/></joint></robot>', "joint 'j' is 'floating'"),
+    ('not xml at all', "not a URDF robot"),
+])
+def test_bad_urdf_files_are_refused_by_name(tmp_path, bad, message):
+    pytest.importorskip("yourdfpy")
+    path = tmp_path / "bad.urdf"
+    path.write_text(bad)
+    with pytest.raises(M.URDFError, match=message):
+        M.from_urdf(path)

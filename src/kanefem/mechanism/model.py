@@ -310,6 +310,10 @@ class Mechanism(MechanismFiles):
             springs.append(dict(body=(b0, b1), p0=p0, p1=p1, k=S.k, L0=L0, c=S.damping))
         coords = []
         for C in self.coordinates:
+            if len(C.name) > 23:
+                raise ValueError(f"coordinate name {C.name!r} is longer than 23 characters (a planar mechanism's)")
+            if C.joint is not None and C.component is not None:
+                raise ValueError(f"{C.name}: a planar joint has one coordinate: give no component")
             if C.joint is not None:
                 J = self.joints[self._joint_index(C.joint)]
                 if isinstance(J, Weld):

@@ -362,8 +362,8 @@ class Coordinate:
 
     def __post_init__(self):
         _name("coordinate name", self.name)
-        if len(self.name) > 23:
-            raise ValueError(f"coordinate name {self.name!r} is longer than 23 characters")
+        if len(self.name) > 63:  # the core's limit (a planar mechanism's is 23: checked there)
+            raise ValueError(f"coordinate name {self.name!r} is longer than 63 characters")
         if (self.joint is None) == (self.body is None):
             raise ValueError(f"{self.name}: give either joint= or body= (with component=)")
         if self.body is not None:

@@ -44,6 +44,56 @@ def _rx(t):
     return _transform(np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]]))
 
 
+def elastic_link(name, spec, start, end, mass, inertia, centre) -> SpatialLink:
+    """A robot's elastic link: elements along the segment from ``start`` to ``end`` (the
+    drawing's points of its joint and of the next), on a rigid body of the given mass,
+    inertia tensor (global axes, about ``centre``) and centre, as the robot's description
+    gives them (one way: the rigid motion is the description's).
+
+    ``spec`` is a :class:`~kanefem.Beam3D` or :class:`~kanefem.Bar3D` of that length, or a
+    dict of a section: ``kind`` ("beam3d", the default, or "bar3d"), ``elements``
+    (default 10), the body's material and section keywords (E, A, Izz, Iyy, J, rho, ...),
+    and optionally ``y``, a direction in the drawing for the section's y axis (made
+    perpendicular to the segment; default the global axis least aligned with it)."""
+    from ..bodies import Bar3D, Beam3D
+    from .spatial import axis_frame
+
+    start, end = np.asarray(start, float), np.asarray(end, float)
+    length = float(np.linalg.norm(end - start))
+    if not length > 1e-12:
+        raise ValueError(f"elastic[{name!r}]: the link has no length between its joint and the next")
+    x = (end - start) / length
+    y_hint = None
+    if isinstance(spec, (Beam3D, Bar3D)):
+        body = spec
+        if abs(body.length - length) > 1e-9 * length or body.origin != 0.0:
+            raise ValueError(f"elastic[{name!r}]: its elements span {body.length!r} m from x = {body.origin!r}; the "
+                             f"link is {length!r} m from its joint to the next")
+    else:
+        spec = dict(_checks.mapping(f"elastic[{name!r}]", spec, "a Beam3D, a Bar3D or a dict of its section"))
+        kind = spec.pop("kind", "beam3d")
+        _checks.choice(f"elastic[{name!r}]: kind", kind, ("beam3d", "bar3d"))
+        n = _checks.integer(f"elastic[{name!r}]: elements", spec.pop("elements", 10), minimum=1,
+                            maximum=Beam3D.MAX_ELEMENTS)
+        y_hint = spec.pop("y", None)
+        try:
+            body = (Beam3D if kind == "beam3d" else Bar3D)(length, n, **spec)
+        except TypeError as e:
+            raise TypeError(f"elastic[{name!r}]: {e}") from None
+    if y_hint is None:
+        ax = axis_frame(x)
+        y = ax[:, 0]
+    else:
+        y = np.asarray(_checks.array(f"elastic[{name!r}]: y", y_hint, shape=(3,)), float)
+        y = y - (y @ x) * x
+        if not np.linalg.norm(y) > 1e-9:
+            raise ValueError(f"elastic[{name!r}]: y = {tuple(y_hint)} is along the link")
+        y /= np.linalg.norm(y)
+    Rl = np.column_stack([x, y, np.cross(x, y)])
+    return SpatialLink(name, body, start=tuple(start), orientation=Rl, mass=mass, inertia=Rl.T @ inertia @ Rl,
+                       centre=tuple(centre))
+
+
 def dh_transforms(table, convention="standard") -> list:
     """The frames of a Denavit-Hartenberg chain (4 x 4 homogeneous transforms from the
     base): frames 1..n, and where each joint is (its axis' frame).
@@ -99,11 +149,12 @@ def dh_chain(table, *, kinds=None, masses, centres=None, inertias=None, conventi
         principal moments [kg m^2] (default zero).
     convention : {"standard", "modified"}
     elastic : dict, optional
-        Link name ("link1", ...) -> a :class:`~kanefem.Beam3D` or :class:`~kanefem.Bar3D`
-        along the link (from the joint it hangs on, x along the segment to the next
-        joint): that link becomes a :class:`~kanefem.mechanism.SpatialLink` carrying
-        it, with the link's own mass properties (the table's), for the one-way
-        computations.
+        Link name ("link1", ...) -> its elements along the segment from the joint it
+        hangs on to the next joint (the last link: to its frame's origin): a
+        :class:`~kanefem.Beam3D` or :class:`~kanefem.Bar3D` of that length, or a dict of
+        a section (see :func:`elastic_link`).  That link becomes a
+        :class:`~kanefem.mechanism.SpatialLink` carrying them, with the table's mass
+        properties, for the one-way computations.
     gravity : (float, float, float)
         [m/s^2], in the base frame (default (0, 0, -9.81)).
     name : str
@@ -142,16 +193,8 @@ def dh_chain(table, *, kinds=None, masses, centres=None, inertias=None, conventi
             # the link's segment: from its joint to the next (or to its frame's origin)
             start = jframes[i][:3, 3]
             end = jframes[i + 1][:3, 3] if i + 1 < n else o
-            if np.linalg.norm(end - start) <= 1e-12:
-                raise ValueError(f"elastic[{names[i]!r}]: the link has no length between its joints")
-            x = (end - start) / np.linalg.norm(end - start)
-            from .spatial import axis_frame
-
-            ax = axis_frame(x)  # z along the segment: turn it so that x is along it
-            Rl = np.column_stack([ax[:, 2], ax[:, 0], ax[:, 1]])
-            I_frame = Rl.T @ R @ (np.diag(inert[i]) if inert.ndim == 2 else inert[i]) @ R.T @ Rl
-            bodies.append(SpatialLink(names[i], elastic[names[i]], start=tuple(start), orientation=Rl,
-                                      mass=float(m[i]), inertia=I_frame, centre=tuple(centre)))
+            I_global = R @ (np.diag(inert[i]) if inert.ndim == 2 else inert[i]) @ R.T
+            bodies.append(elastic_link(names[i], elastic[names[i]], start, end, float(m[i]), I_global, centre))
         else:
             bodies.append(SpatialBody(names[i], float(m[i]), inert[i], centre=tuple(centre), orientation=R))
         J = jframes[i]
