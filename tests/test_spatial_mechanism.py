@@ -673,3 +673,109 @@ def test_bad_urdf_files_are_refused_by_name(tmp_path, bad, message):
     path.write_text(bad)
     with pytest.raises(M.URDFError, match=message):
         M.from_urdf(path)
+
+
+# ---------------------------------------------------------------- elastic links, one way
+
+
+def spinning_blade(tilt, n_el=40):
+    """A Beam3D blade (flat section: flap stiffness Iyy < lag Izz) welded radially to a hub
+    turning about an axis tilted by ``tilt`` from z; the blade frame's z is the spin axis
+    (flap), y the lag direction."""
+    n = np.array([math.sin(tilt), 0.0, math.cos(tilt)])
+    x = np.array([math.cos(tilt), 0.0, -math.sin(tilt)])
+    beam = kanefem.Beam3D(1.0, n_el, E=70e9, A=1e-3, Izz=2e-7, Iyy=1e-8, J=1e-8, rho=2700.0)
+    hub = SpatialBody("hub", 5.0, (0.1, 0.1, 0.1))
+    blade = SpatialLink("blade", beam, start=(0, 0, 0), orientation=np.column_stack([x, np.cross(n, x), n]))
+    joints = [Revolute("spin", ("ground", "hub"), (0, 0, 0), axis=n), Fixed("root", ("hub", "blade"), (0, 0, 0))]
+    return Mechanism([hub, blade], joints, [Coordinate("psi", joint="spin")], gravity=(0, 0, 0)), beam
+
+
+def test_blade_on_a_tilted_hub_has_southwells_coefficients():
+    """The frozen-time eigenvalues of a blade on a hub spinning at Omega, with K_G from
+    its joint forces and inertial load: lambda = lambda_0 + K Omega^2 with K = 1.1933 in
+    flap and 1.1933 - 1 in lag (Southwell coefficients of a uniform cantilever, zero hub
+    radius: Wright et al. 1982).  K from three speeds, (lambda - lambda_0) / Omega^2 =
+    K + c Omega^2 + d Omega^4, to 2e-4 (the reference's 5 digits; 40 elements give the
+    continuum's to 1e-5; the solver's round-off of lambda, 1e-3 at Omega = 0, divided by
+    Omega^2 >= 100); on an untilted hub the same eigenvalues to round-off."""
+    out = {}
+    for tilt in (math.radians(35), 0.0):
+        mech, beam = spinning_blade(tilt)
+        lam = {}
+        for W in (0.0, 10.0, 20.0, 30.0):
+            motion = mech.solve(duration=0.2, points=3, drives={"psi": ConstantSpeed(W)})
+            ev = mech.link_eigenvalues(motion, n_modes=2)["blade"]
+            assert ev.geometric_stiffness and np.ptp(ev.eigenvalues, axis=0).max() <= 1e-9 * ev.eigenvalues[0, 1]
+            lam[W] = ev.eigenvalues[0]
+        Ws = np.array([10.0, 20.0, 30.0])
+        k = np.array([(lam[W] - lam[0.0]) / W**2 for W in Ws])
+        K = np.linalg.solve(np.column_stack([np.ones(3), Ws**2, Ws**4]), k)[0]
+        assert abs(K[0] - 1.1933) <= 2e-4 and abs(K[1] - 0.1933) <= 2e-4
+        out[tilt] = np.array(list(lam.values()))
+    assert np.abs(out[0.0] - out[math.radians(35)]).max() <= 1e-10 * out[0.0].max()
+
+
+def elastic_arm(frozen=False):
+    """A two-link arm (shoulder about z, elbow about y) whose upper link is a Beam3D with
+    its elements' own rigid mass (so its end loads balance its inertia exactly)."""
+    beam = kanefem.Beam3D(0.6, 12, E=70e9, A=4e-4, Izz=2e-8, Iyy=3e-9, J=5e-9, rho=2700.0)
+    upper = SpatialLink("upper", beam, start=(0, 0, 0.2), supports="clamped-free",
+                        orientation=np.eye(3))  # along x, its frame's z vertical
+    fore = SpatialBody("fore", 1.0, (1e-3, 0.012, 0.012), centre=(0.8, 0.0, 0.2))
+    joints = [Revolute("shoulder", ("ground", "upper"), (0, 0, 0.2), axis=(0, 0, 1)),
+              Revolute("elbow", ("upper", "fore"), (0.6, 0, 0.2), axis=(0, 1, 0))]
+    return Mechanism([upper, fore], joints, [Coordinate("q1", joint="shoulder"), Coordinate("q2", joint="elbow")])
+
+
+def test_a_horizontal_elastic_link_sags_as_a_cantilever_and_stays_there():
+    """The arm held still, its upper link horizontal under gravity: the link's
+    quasi-static deflection (under its frame's inertial load, the one-way model) is the
+    cantilever's under its weight, w(L) = q L^4 / (8 EI) (Hermite elements are exact at
+    the nodes for a uniform load: 1e-12 relative), down; and its one-way response from
+    there stays there (1e-6 of it: the integrator's error on a motion that is at rest)."""
+    arm = elastic_arm()
+    t = np.linspace(0.0, 0.05, 11)
+    motion = arm.inverse_dynamics(t, np.zeros((11, 2)), np.zeros((11, 2)), np.zeros((11, 2)))
+    beam = arm.link("upper").body
+    d = arm.link_quasi_static("upper", motion.frames["upper"][0])
+    q, EI, L = 2700.0 * 4e-4 * 9.81, 70e9 * 3e-9, 0.6
+    assert abs(d[6 * 12 + 2] + q * L**4 / (8 * EI)) <= 1e-12 * q * L**4 / (8 * EI)
+    r = arm.link_response(motion, "upper")
+    assert np.abs(r.d - d).max() <= 1e-6 * np.abs(d).max()
+
+
+def test_inverse_dynamics_of_an_elastic_arm_and_its_frequencies_along_it():
+    """An elastic arm along a joint trajectory given as samples: the inverse dynamics (the
+    torques the trajectory needs) equal a prescribed-path solve's, and the upper link's
+    axial force from the joint forces balances its inertia at both ends (N(0) = -F_root,
+    N(L) = F_elbow along the link, to 1e-9 of their scale: two independent computations),
+    its frequencies along the motion differing from those at rest."""
+    arm = elastic_arm()
+    t = np.linspace(0.0, 0.5, 101)
+    z = np.column_stack([1.5 * np.sin(2 * np.pi * t), 0.8 * np.sin(2 * np.pi * t) ** 2])
+    zd = np.column_stack([3 * np.pi * np.cos(2 * np.pi * t), 1.6 * np.pi * np.sin(4 * np.pi * t)])
+    zdd = np.column_stack([-6 * np.pi**2 * np.sin(2 * np.pi * t), 6.4 * np.pi**2 * np.cos(4 * np.pi * t)])
+    motion = arm.inverse_dynamics(t, z, zd, zdd)
+    paths = {"q1": ZPath(lambda s: (1.5 * np.sin(2 * np.pi * s), 3 * np.pi * np.cos(2 * np.pi * s),
+                                    -6 * np.pi**2 * np.sin(2 * np.pi * s))),
+             "q2": ZPath(lambda s: (0.8 * np.sin(2 * np.pi * s) ** 2, 1.6 * np.pi * np.sin(4 * np.pi * s),
+                                    6.4 * np.pi**2 * np.cos(4 * np.pi * s)))}
+    solved = arm.solve(t, drives=paths)
+    assert np.abs(solved.force - motion.force).max() <= 1e-10 * np.abs(motion.force).max()
+    # from samples alone (splines through them): the same to the spline's error
+    sampled = arm.inverse_dynamics(t, z)
+    assert np.abs(sampled.force[5:-5] - motion.force[5:-5]).max() <= 2e-3 * np.abs(motion.force).max()
+    forces = arm.joint_forces(motion)
+    N = forces.link_axial["upper"]
+    R = motion.rotation("upper")
+    ex = R[:, :, 0]
+    F_root = np.einsum("ti,ti->t", forces.joints[:, 0, :3], ex)  # ground on the link
+    F_elbow = -np.einsum("ti,ti->t", forces.joints[:, 1, :3], ex)  # the forearm's on the link
+    L = 0.6
+    scale = np.abs(F_root).max()
+    assert np.abs(N[:, 0] + F_root).max() <= 1e-9 * scale
+    assert np.abs(N[:, 0] + N[:, 1] * L + N[:, 2] * L**2 - F_elbow).max() <= 1e-9 * scale
+    ev = arm.link_eigenvalues(motion, n_modes=2)["upper"]
+    rest = arm.link("upper").body.eigenvalues(2, supports="clamped-free").eigenvalues
+    assert np.ptp(ev.frequencies_hz[:, 0]) > 1e-3 * math.sqrt(rest[0]) / (2 * math.pi)

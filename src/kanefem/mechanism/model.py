@@ -685,6 +685,44 @@ class Mechanism(MechanismFiles):
                  "lam": tuple(s.lam if math.isfinite(s.lam) else None for s in splines)}
         return self._motion(tt, z, zd, zdd, drive, stats)
 
+    def inverse_dynamics(self, t, z, zd=None, zdd=None, *, noise=0.0) -> MechanismMotion:
+        """The rigid inverse dynamics of a trajectory: what every coordinate needs (a
+        robot's joint torques and forces) to follow it, with no integration.
+
+        Parameters
+        ----------
+        t : array_like, shape (nt,)
+            Times [s], strictly increasing.
+        z : array_like, shape (nt, nz)
+            The coordinates at t (every one prescribed).
+        zd, zdd : array_like, shape (nt, nz), optional
+            Their rates and accelerations; both or neither.  Without them each
+            coordinate's samples are smoothed and differentiated by the cubic smoothing
+            spline of :class:`Recorded` (``noise``: the samples' standard deviation; 0,
+            the default, interpolates; None estimates it), at least 4 samples.
+
+        Returns
+        -------
+        MechanismMotion
+            ``force``: the generalized force along each coordinate (joint torque [N m] or
+            force [N]); the joint forces follow from :meth:`joint_forces`, the elastic
+            links' frequencies along it from :meth:`link_eigenvalues`.
+        """
+        tt = self._check_size(self._time_grid(t, None, None), "t")
+        z = self._states(z)
+        if z.shape[0] != tt.size:
+            raise ValueError(f"z has {z.shape[0]} rows, t {tt.size} instants")
+        if (zd is None) != (zdd is None):
+            raise ValueError("give both zd and zdd, or neither (the samples are then differentiated)")
+        if zd is None:
+            if noise is not None:
+                noise = _checks.real("noise", noise, nonnegative=True)
+            ds = [Recorded(tt, z[:, k], noise=noise) for k in range(z.shape[1])]
+            return self._recorded(ds, None, None, None)
+        zd, zdd = (self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd)))
+        drive = self._api["joint_forces"](self._core, np.hstack([z, zd, zdd]))["drive"]
+        return self._motion(tt, z, zd, zdd, drive, {})
+
     def _motion(self, t, z, zd, zdd, force, stats):
         k = self.kinematics(z, zd, zdd)
         return MechanismMotion(t=np.array(t, float), z=z, zd=zd, zdd=zdd, force=force, q=k["q"],
@@ -737,10 +775,23 @@ class Mechanism(MechanismFiles):
     def _link_frames(self, link, frames):
         """A link's frame motion (FRAME_DTYPE records) as its elements take it: as it is,
         or, for planar elements riding on a spatial link, checked to stay in the frame's
-        x-y plane and given as a planar motion (rotation about z, origin terms in x-y)."""
-        if self.space == 2 or not link.planar:
+        x-y plane and given as a planar motion (rotation about z, origin terms in x-y).
+
+        Spatial: components of omega and eps at the kinematics' round-off (within 1e-13
+        of |omega|, of |omega|^2 + |eps|; the rows' rates leave ~1e-15 where the motion has
+        none, a hub turning about a fixed axis) are zero: they would move the
+        eigenproblem to the general solver, or to a combination of every invariant
+        (docs/theory.md section 5.16)."""
+        if self.space == 2:
             return frames
         out = frames.copy()
+        om, eps = out["omega"], out["eps"]
+        w = np.linalg.norm(om, axis=-1)
+        tol = 1e-13 * (w ** 2 + np.linalg.norm(eps, axis=-1))
+        eps[np.abs(eps) <= tol[..., None]] = 0.0
+        om[np.abs(om) <= 1e-13 * w[..., None]] = 0.0
+        if not link.planar:
+            return out
         for field, cols in (("omega", [0, 1]), ("eps", [0, 1]), ("v", [2]), ("a", [2]), ("vdot", [2])):
             v = out[field]
             scale = float(np.max(np.abs(v), initial=0.0))
