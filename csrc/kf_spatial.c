@@ -824,6 +824,8 @@ typedef struct {
     double *cols;  /* n x nz */
     double *zfrom, *zt, *qpred;
     double *r, *mass6, *Q, *g, *Mz;
+    double *lam;   /* mall + nz: the multipliers of every row (joint forces) */
+    double *G;     /* (mall + nz) x n: every row's scaled gradient (redundant joint forces) */
 } kin_private;
 
 static kin_private priv(const kf_smech *m, const kf_smech_kin *k)
@@ -841,7 +843,9 @@ static kin_private priv(const kf_smech *m, const kf_smech_kin *k)
     p.mass6 = a, a += n;
     p.Q = a, a += n;
     p.g = a, a += n;
-    p.Mz = a;
+    p.Mz = a, a += (size_t)nz * nz + nz;
+    p.lam = a, a += (size_t)m->mall + nz;
+    p.G = a;
     return p;
 }
 
@@ -851,11 +855,12 @@ int kf_smech_kin_alloc(const kf_smech *m, kf_smech_kin *k, kf_error *err)
     int n = k->n = m->n, nz = k->nz = m->nz, nb = m->nb;
     /* public: z, zok (nz); q, qok (7 nb); u, ud, c, res, dq (n); A (n nz); J (n n);
      * R (9 nb); jv, jvok (3 nj); private (kin_private): wg (3 nb), Ja (n n), cols
-     * (n nz), zfrom, zt (nz), qpred (7 nb), r, mass6, Q, g (n), Mz (nz nz + nz) */
+     * (n nz), zfrom, zt (nz), qpred (7 nb), r, mass6, Q, g (n), Mz (nz nz + nz), lam
+     * (mall + nz), G ((mall + nz) n) */
     size_t nd = 2 * (size_t)nz + 14 * (size_t)nb + 5 * (size_t)n + (size_t)n * nz +
                 (size_t)n * n + 9 * (size_t)nb + 6 * (size_t)m->nj + 3 * (size_t)nb +
                 (size_t)n * n + (size_t)n * nz + 2 * (size_t)nz + 7 * (size_t)nb + 4 * (size_t)n +
-                (size_t)nz * nz + (size_t)nz + 1;
+                (size_t)nz * nz + (size_t)nz + ((size_t)m->mall + nz) * (1 + (size_t)n) + 1;
     double *buf = kf_calloc(nd, sizeof(double));
     k->ipiv = kf_calloc(2 * (size_t)n, sizeof(int));
     if (!buf || !k->ipiv) {
@@ -1585,30 +1590,88 @@ int kf_smech_dynamics(const kf_smech *m, kf_smech_kin *k, const double *tau,
     return kf_kane_reduce(nz, p.Mz, f, prescribed, zdd, drive, err);
 }
 
+/* Every row's scaled gradient (the constraint rows, all of them, then the
+ * coordinates), row-major into G ((mall + nz) x n, omega columns over L); 1 (and
+ * *bad) where a coordinate's angles are singular. */
+static int all_rows(const kf_smech *m, kf_smech_kin *k, double *G, int *bad)
+{
+    int n = m->n;
+    memset(G, 0, ((size_t)m->mall + m->nz) * n * sizeof(double));
+    for (int j = 0; j < m->nj; j++) {
+        const kf_sjoint *J = m->joints + j;
+        jctx c;
+        ctx_of_joint(m, k->q, k->R, NULL, NULL, J, &c);
+        for (int r = 0; r < NROWS[J->kind]; r++) {
+            srow e;
+            joint_row(J, r, &c, &e);
+            scatter(&e, &c, k->R, row_scale(m, J->kind, r), G + (size_t)(m->jrow[j] + r) * n, 1);
+        }
+    }
+    for (int kk = 0; kk < m->nz; kk++) {
+        srow e;
+        jctx c;
+        if (coord_row(m, kk, k->q, k->R, NULL, NULL, &e, &c)) {
+            *bad = kk;
+            return 1;
+        }
+        scatter(&e, &c, k->R, m->rs[m->m + kk], G + (size_t)(m->mall + kk) * n, 1);
+    }
+    for (size_t i = 0; i < (size_t)m->mall + m->nz; i++)
+        for (int col = 3; col < n; col += (col % 6 == 5) ? 4 : 1)
+            G[i * n + col] /= m->L;
+    return 0;
+}
+
 int kf_smech_joint_forces(const kf_smech *m, kf_smech_kin *k, const double *r, double *fj,
                           double *drive, kf_error *err)
 {
     int n = m->n, rc, bad;
     kin_private p = priv(m, k);
-    /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, factored afresh */
-    double *Jt = p.Ja, *x = k->res;
-    if (eval_rows(m, k, k->q, NULL, k->z, NULL, Jt, NULL, &bad))
-        return report_bad_coord(m, bad, k->z, err);
+    /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, in scaled units; lam holds
+     * the scaled multipliers of every row (all constraint rows, then the coordinates) */
+    double *Jt = p.Ja, *x = k->res, *lam = p.lam;
     for (int j = 0; j < n; j++)
         x[j] = r[j] / col_scale(m, j);
-    for (int j = 0; j < n; j++) /* transposed in place */
-        for (int i = 0; i < j; i++) {
-            double v = Jt[i + (size_t)j * n];
-            Jt[i + (size_t)j * n] = Jt[j + (size_t)i * n];
-            Jt[j + (size_t)i * n] = v;
-        }
-    if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
-        return rc;
-    for (int i = 0; i < n; i++)
-        x[i] *= m->rs[i];
+    if (m->m == m->mall) { /* independent rows: the square system, factored afresh */
+        if (eval_rows(m, k, k->q, NULL, k->z, NULL, Jt, NULL, &bad))
+            return report_bad_coord(m, bad, k->z, err);
+        for (int j = 0; j < n; j++) /* transposed in place */
+            for (int i = 0; i < j; i++) {
+                double v = Jt[i + (size_t)j * n];
+                Jt[i + (size_t)j * n] = Jt[j + (size_t)i * n];
+                Jt[j + (size_t)i * n] = v;
+            }
+        if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
+            return rc;
+        memcpy(lam, x, (size_t)n * sizeof(double));
+    } else {
+        /* redundant rows: the multipliers are not unique; the least-norm ones over every
+         * row (scaled), lam = G y with G^T G y = b, spread the forces over the rows as
+         * evenly as the constraints allow (the coordinates' own, the drives, are unique) */
+        int N = m->mall + m->nz;
+        if (all_rows(m, k, p.G, &bad))
+            return report_bad_coord(m, bad, k->z, err);
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b <= a; b++) {
+                double s = 0.0;
+                for (int i = 0; i < N; i++)
+                    s += p.G[(size_t)i * n + a] * p.G[(size_t)i * n + b];
+                Jt[a + (size_t)b * n] = Jt[b + (size_t)a * n] = s;
+            }
+        if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
+            return rc;
+        for (int i = 0; i < N; i++)
+            lam[i] = kf_dot(n, p.G + (size_t)i * n, x);
+    }
+    /* unscaled: the row scales (all rows in order; the square case's rows are the kept
+     * ones, which are then every row) */
+    for (int j = 0; j < m->nj; j++)
+        for (int r2 = 0; r2 < NROWS[m->joints[j].kind]; r2++)
+            lam[m->jrow[j] + r2] *= row_scale(m, m->joints[j].kind, r2);
+    for (int i = 0; i < m->nz; i++)
+        lam[m->mall + i] *= m->rs[m->m + i];
     if (fj) {
         memset(fj, 0, 6 * (size_t)m->nj * sizeof(double));
-        int row = 0;
         for (int j = 0; j < m->nj; j++) {
             const kf_sjoint *Jt2 = m->joints + j;
             jctx c;
@@ -1616,12 +1679,15 @@ int kf_smech_joint_forces(const kf_smech *m, kf_smech_kin *k, const double *r, d
             /* the generalized force of the joint's rows on the side s: -sum lambda G */
             int s = Jt2->body[1] >= 0 ? 1 : 0;
             double F[3] = {0, 0, 0}, T[3] = {0, 0, 0};
-            for (; row < m->m && m->kept[row] < m->jrow[j + 1]; row++) {
+            for (int r2 = 0; r2 < NROWS[Jt2->kind]; r2++) {
+                double l = lam[m->jrow[j] + r2];
+                if (l == 0.0)
+                    continue;
                 srow e;
-                joint_row(Jt2, m->kept[row] - m->jrow[j], &c, &e);
+                joint_row(Jt2, r2, &c, &e);
                 for (int i = 0; i < 3; i++) {
-                    F[i] -= x[row] * e.gv[s][i];
-                    T[i] -= x[row] * e.gw[s][i]; /* global: the moment about the centre */
+                    F[i] -= l * e.gv[s][i];
+                    T[i] -= l * e.gw[s][i]; /* global: the moment about the centre */
                 }
             }
             /* about the side's joint point: T - a x F; on body 1 by body 0 */
@@ -1642,7 +1708,7 @@ int kf_smech_joint_forces(const kf_smech *m, kf_smech_kin *k, const double *r, d
         }
     }
     for (int i = 0; drive && i < m->nz; i++)
-        drive[i] = -x[m->m + i];
+        drive[i] = -lam[m->mall + i];
     return KF_OK;
 }
 

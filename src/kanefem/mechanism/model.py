@@ -87,9 +87,10 @@ class Mechanism(MechanismFiles):
         Spatial: constraints that depend on others at the drawing (an overconstrained
         mechanism, such as a planar loop of revolutes in space) are an error naming
         them and the rank found, or ("independent") an independent set of them is kept
-        (rows in order, each kept unless it depends on those before it); the forces of
-        the rows left out are zero, so the joint forces of an overconstrained mechanism
-        are one of the many that balance it.
+        (rows in order, each kept unless it depends on those before it) and every
+        position checks that the others hold.  An overconstrained mechanism's joint
+        forces are not unique (its compliance would decide them): the least-norm ones
+        over every row are reported, which balance every body.
 
     Raises
     ------
