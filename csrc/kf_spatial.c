@@ -1830,8 +1830,8 @@ static int independent_rows(kf_smech *m, kf_smech_kin *k, kf_error *err)
                      "rank %d at the drawing; %d row(s) depend on those before them: %s (an "
                      "overconstrained mechanism, such as a loop of parallel revolutes in space; "
                      "or a drawing at a singular position).  Keep an independent set "
-                     "(redundant rows' forces then zero) or use joints that remove fewer "
-                     "freedoms", mall, nk, nd, list);
+                     "(the joint forces are then the least-norm ones) or use joints that "
+                     "remove fewer freedoms", mall, nk, nd, list);
     }
     free(basis);
     free(g);

@@ -34,6 +34,14 @@ def _vector(name, value):
     return tuple(float(v) for v in a)
 
 
+def _rayleigh(name, value):
+    """A link's Rayleigh damping (alpha [1/s], beta [s]), both >= 0, as a tuple."""
+    a = _checks.array(f"{name}: damping", value)
+    if a.shape != (2,):
+        raise ValueError(f"{name}: damping must be (alpha, beta), got {_checks._short(value)}")
+    return tuple(_checks.real(f"{name}: damping", float(v), nonnegative=True) for v in a)
+
+
 def _direction(name, value, dim):
     """A unit direction of dim components (a zero one refused by name)."""
     a = _checks.array(name, value, shape=(dim,))
@@ -136,10 +144,7 @@ class ElasticLink:
                                     "rotary_inertia=False")
         object.__setattr__(self, "start", _point(f"{self.name}: start", self.start))
         object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
-        damping = tuple(_checks.real(f"{self.name}: damping", v, nonnegative=True) for v in self.damping)
-        if len(damping) != 2:
-            raise ValueError(f"{self.name}: damping must be (alpha, beta), got {self.damping!r}")
-        object.__setattr__(self, "damping", damping)
+        object.__setattr__(self, "damping", _rayleigh(self.name, self.damping))
         fixed = self.body.support_mask(self.supports)
         object.__setattr__(self, "_fixed", fixed)
         object.__setattr__(self, "geometric_stiffness", _checks.flag("geometric_stiffness", self.geometric_stiffness))

@@ -168,7 +168,13 @@ def dh_chain(table, *, kinds=None, masses, centres=None, inertias=None, conventi
     """
     frames, jframes = dh_transforms(table, convention)
     n = len(frames)
-    kinds = ("revolute",) * n if kinds is None else tuple(kinds)
+    if kinds is None:
+        kinds = ("revolute",) * n
+    elif isinstance(kinds, (list, tuple)):
+        kinds = tuple(kinds)
+    else:
+        raise TypeError(f"kinds must be a sequence of 'revolute' or 'prismatic' (one per joint), got "
+                        f"{_checks._short(kinds)}")
     if len(kinds) != n:
         raise ValueError(f"kinds must have {n} entries (one per joint), got {len(kinds)}")
     for i, k in enumerate(kinds):

@@ -36,7 +36,8 @@ import numpy as np
 
 from .. import _checks, _records
 from ..bodies import AxialBar, Bar3D, Beam3D, FlexibleBody, NotSupportedError, PlanarBeam
-from .parts import GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _direction, _name
+from .parts import (GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _direction, _name,
+                    _rayleigh)
 
 # ---------------------------------------------------------------- rotations
 
@@ -275,10 +276,7 @@ class SpatialLink:
         object.__setattr__(self, "start", _point3(f"{self.name}: start", self.start))
         R = rotation(f"{self.name}: orientation", self.orientation)
         object.__setattr__(self, "orientation", tuple(float(v) for v in quaternion(R)))
-        damping = tuple(_checks.real(f"{self.name}: damping", v, nonnegative=True) for v in self.damping)
-        if len(damping) != 2:
-            raise ValueError(f"{self.name}: damping must be (alpha, beta), got {self.damping!r}")
-        object.__setattr__(self, "damping", damping)
+        object.__setattr__(self, "damping", _rayleigh(self.name, self.damping))
         supports = self.body.default_supports if self.supports is None else self.supports
         object.__setattr__(self, "supports", supports)
         object.__setattr__(self, "_fixed", self.body.support_mask(supports))
