@@ -76,6 +76,7 @@ struct kf_flexmech {
     /* workspace (create) */
     double *Mqq, *Mqd, *Fq, *Fd, *Mbar, *S, *rhs, *a0, *Vq, *tmp;
     double *z, *zd, *zdd, *tau, *drive, *fj, *y, *pv;
+    double *prod; /* absolute(): six band products over the largest link's DOFs */
     unsigned char presc[KF_KANE_MAX_NU];
     int free_idx[KF_KANE_MAX_NU], nzf;
     int *ipiv;
@@ -299,6 +300,10 @@ int kf_flexmech_create(kf_flexmech **out, const kf_mech *m, int nlink, const kf_
     size_t need = (size_t)n * n + (size_t)n * nd + (size_t)n + (size_t)nd + 2 * (size_t)np * np +
                   (size_t)np + 2 * (size_t)n + (size_t)(n > np ? n : np) + 6 * (size_t)nz +
                   3 * (size_t)w->nj + 2 * (size_t)nz + 3 * (size_t)np;
+    int maxnf = 0;
+    for (int l = 0; l < nlink; l++)
+        maxnf = w->L[l].nf > maxnf ? w->L[l].nf : maxnf;
+    need += 6 * (size_t)maxnf;
     w->buf = kf_calloc(need, sizeof(double));
     w->ipiv = kf_calloc((size_t)(np > n ? np : n), sizeof(int));
     if (!w->buf || !w->ipiv) {
@@ -324,34 +329,31 @@ int kf_flexmech_create(kf_flexmech **out, const kf_mech *m, int nlink, const kf_
     w->drive = p, p += nz;
     w->fj = p, p += 3 * (size_t)w->nj;
     w->y = p, p += 2 * (size_t)nz;
-    w->pv = p;
+    w->pv = p, p += 3 * (size_t)np;
+    w->prod = p;
     *out = w;
     return KF_OK;
 }
 
 /* ---------------------------------------------------------------- the equations at a state */
 
-static double dotn(int n, const double *a, const double *b)
+/* ya += a x, yb += b x over n entries (a column's band of two matrices) */
+static void band_axpy2(int n, const double *restrict a, const double *restrict b, double x,
+                       double *restrict ya, double *restrict yb)
 {
-    double s = 0.0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
+    for (int i = 0; i < n; i++) {
+        ya[i] += a[i] * x;
+        yb[i] += b[i] * x;
+    }
 }
 
-/* y = A x, A a link's nf x nf column-major matrix (its band) */
-static void matvec(const flink *L, const double *A, const double *x, double *y)
+/* y1 += a x1, y2 += a x2 over n entries (a column's band, two vectors) */
+static void band_axpy_two(int n, const double *restrict a, double x1, double x2,
+                          double *restrict y1, double *restrict y2)
 {
-    int n = L->nf;
-    for (int i = 0; i < n; i++)
-        y[i] = 0.0;
-    for (int j = 0; j < n; j++) {
-        double xj = x[j];
-        if (xj == 0.0)
-            continue;
-        const double *c = A + (size_t)j * n;
-        for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
-            y[i] += c[i] * xj;
+    for (int i = 0; i < n; i++) {
+        y1[i] += a[i] * x1;
+        y2[i] += a[i] * x2;
     }
 }
 
@@ -366,8 +368,10 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
     const kf_mech *m = w->m;
     int n = w->n, nd = w->nd;
     const kf_mech_kin *k = &w->kin;
-    memset(w->Mqq, 0, (size_t)n * n * sizeof(double));
-    memset(w->Mqd, 0, (size_t)n * nd * sizeof(double));
+    /* M_qq: the rigid bodies' diagonal masses and each link body's 3 x 3 block; M_qd:
+     * each link's DOFs in its body's three rows; every other entry zero (create), and
+     * every entry written here is written at every call */
+    (void)nd;
     kf_mech_mass(m, w->tmp);
     for (int i = 0; i < n; i++)
         w->Mqq[i + (size_t)i * n] = w->tmp[i];
@@ -380,13 +384,34 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         int nf = L->nf, r0 = 3 * L->body;
         const double *dl = d + L->off, *ddl = dd + L->off;
         double th = k->q[r0 + 2], om = k->qd[r0 + 2], c = cos(th), s = sin(th);
-        double Sd[2] = {dotn(nf, L->Mox, dl), dotn(nf, L->Moy, dl)};
-        double Sdd[2] = {dotn(nf, L->Mox, ddl), dotn(nf, L->Moy, ddl)};
-        /* M d into this link's slot of F_d (overwritten at the end) */
-        double *Fd = w->Fd + L->off;
-        matvec(L, L->M, dl, Fd);
-        double dMd = dotn(nf, dl, Fd), dMdd = dotn(nf, ddl, Fd); /* d.M d'  = d'.M d */
-        double Irho = L->Jc + 2.0 * dotn(nf, L->b, dl) + dMd;
+        /* the band products in one sweep over the columns (contiguous): M d, G d and,
+         * for the elastic rows, M d', G d', K d, K d' */
+        int np6 = elastic_rows ? 6 : 2;
+        double *Md = w->prod, *Gd = Md + nf, *Mdd = Gd + nf, *Gdd = Mdd + nf, *Kd = Gdd + nf,
+               *Kdd = Kd + nf;
+        memset(w->prod, 0, (size_t)np6 * nf * sizeof(double));
+        for (int j = 0; j < nf; j++) {
+            size_t c0 = (size_t)j * nf;
+            int lo = band_lo(L, j), len = band_hi(L, j) - lo;
+            band_axpy2(len, L->M + c0 + lo, L->G + c0 + lo, dl[j], Md + lo, Gd + lo);
+            if (elastic_rows) {
+                band_axpy2(len, L->M + c0 + lo, L->G + c0 + lo, ddl[j], Mdd + lo, Gdd + lo);
+                band_axpy_two(len, L->K + c0 + lo, dl[j], ddl[j], Kd + lo, Kdd + lo);
+            }
+        }
+        /* S_d = Mo d, S_d', d.M d, d'.M d (= d.M d'), b.d, b.d' */
+        double Sd[2] = {0.0, 0.0}, Sdd[2] = {0.0, 0.0}, dMd = 0.0, dMdd = 0.0, bd = 0.0, bdd = 0.0;
+        for (int i = 0; i < nf; i++) {
+            Sd[0] += L->Mox[i] * dl[i];
+            Sd[1] += L->Moy[i] * dl[i];
+            Sdd[0] += L->Mox[i] * ddl[i];
+            Sdd[1] += L->Moy[i] * ddl[i];
+            dMd += dl[i] * Md[i];
+            dMdd += ddl[i] * Md[i];
+            bd += L->b[i] * dl[i];
+            bdd += L->b[i] * ddl[i];
+        }
+        double Irho = L->Jc + 2.0 * bd + dMd;
         /* mass blocks: rigid part of the link body */
         double JS[2] = {-Sd[1], Sd[0]}, RJS[2] = {c * JS[0] - s * JS[1], s * JS[0] + c * JS[1]};
         double *Mq = w->Mqq;
@@ -396,37 +421,24 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         Mq[r0 + 2 + (size_t)(r0 + 2) * n] = Irho;
         /* M_qd rows of the body: R Mo and h + G d */
         for (int i = 0; i < nf; i++) {
-            size_t col = (size_t)(L->off + i) * n;
-            w->Mqd[r0 + col] = c * L->Mox[i] - s * L->Moy[i];
-            w->Mqd[r0 + 1 + col] = s * L->Mox[i] + c * L->Moy[i];
-            double gdi = 0.0;
-            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++)
-                gdi += L->G[i + (size_t)j * nf] * dl[j];
-            w->Mqd[r0 + 2 + col] = L->h[i] + gdi;
+            double *col = w->Mqd + (size_t)(L->off + i) * n + r0;
+            col[0] = c * L->Mox[i] - s * L->Moy[i];
+            col[1] = s * L->Mox[i] + c * L->Moy[i];
+            col[2] = L->h[i] + Gd[i];
         }
         /* velocity terms and gravity (local axes for c) */
         double wc[2] = {-om * om * Sd[0] - 2.0 * om * Sdd[1], -om * om * Sd[1] + 2.0 * om * Sdd[0]};
-        double wth = 2.0 * om * (dotn(nf, L->b, ddl) + dMdd);
+        double wth = 2.0 * om * (bdd + dMdd);
         double gL[2] = {c * g[0] + s * g[1], -s * g[0] + c * g[1]};
         w->Fq[r0] -= c * wc[0] - s * wc[1];
         w->Fq[r0 + 1] -= s * wc[0] + c * wc[1];
         w->Fq[r0 + 2] += -wth + (Sd[0] * gL[1] - Sd[1] * gL[0]);
         /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d'
          * (not needed by the joint forces alone: !elastic_rows) */
-        for (int i = 0; elastic_rows && i < nf; i++) {
-            double Mdi = Fd[i], gddi = 0.0, Kdi = 0.0, Kddi = 0.0, Mddi = 0.0;
-            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++) {
-                size_t ij = i + (size_t)j * nf;
-                gddi += L->G[ij] * ddl[j];
-                Kdi += L->K[ij] * dl[j];
-                Kddi += L->K[ij] * ddl[j];
-                Mddi += L->M[ij] * ddl[j];
-            }
-            w->tmp[i] = L->Mox[i] * gL[0] + L->Moy[i] * gL[1] + om * om * (L->b[i] + Mdi) -
-                        2.0 * om * gddi - Kdi - L->alpha * Mddi - L->beta * Kddi;
-        }
-        if (elastic_rows)
-            memcpy(Fd, w->tmp, (size_t)nf * sizeof(double));
+        double *Fd = w->Fd + L->off;
+        for (int i = 0; elastic_rows && i < nf; i++)
+            Fd[i] = L->Mox[i] * gL[0] + L->Moy[i] * gL[1] + om * om * (L->b[i] + Md[i]) -
+                    2.0 * om * Gdd[i] - Kd[i] - L->alpha * Mdd[i] - L->beta * Kdd[i];
     }
 }
 
@@ -492,11 +504,15 @@ static void project(kf_flexmech *w)
     }
     w->mbar_held = nf == 0;
 elastic_rhs:
-    for (int j = 0; j < nd; j++) {
-        double s = w->Fd[j];
-        for (int r = 0; r < n; r++)
-            s -= w->Mqd[r + (size_t)j * n] * a0[r];
-        w->rhs[nf + j] = s;
+    /* F_d - M_dq a0: a link's DOFs couple with its body's three rows only */
+    for (int l = 0; l < w->nl; l++) {
+        const flink *L = w->L + l;
+        const double *a = a0 + 3 * L->body;
+        for (int i = 0; i < L->nf; i++) {
+            int j = L->off + i;
+            const double *col = w->Mqd + (size_t)j * n + 3 * L->body;
+            w->rhs[nf + j] = w->Fd[j] - (col[0] * a[0] + col[1] * a[1] + col[2] * a[2]);
+        }
     }
 }
 
@@ -562,10 +578,22 @@ static int reactions(kf_flexmech *w, const double *a, kf_error *err)
         double s = -w->Fq[r];
         for (int c = 0; c < n; c++)
             s += w->Mqq[r + (size_t)c * n] * w->kin.qdd[c];
-        for (int j = 0; j < w->nd; j++)
-            s += w->Mqd[r + (size_t)j * n] * a[nf + j];
-        R[r] = -s;
+        R[r] = s;
     }
+    for (int l = 0; l < w->nl; l++) { /* M_qd d'': a link's body rows only */
+        const flink *L = w->L + l;
+        double *Rb = R + 3 * L->body;
+        for (int i = 0; i < L->nf; i++) {
+            int j = L->off + i;
+            const double *col = w->Mqd + (size_t)j * n + 3 * L->body;
+            double dj = a[nf + j];
+            Rb[0] += col[0] * dj;
+            Rb[1] += col[1] * dj;
+            Rb[2] += col[2] * dj;
+        }
+    }
+    for (int r = 0; r < n; r++)
+        R[r] = -R[r];
     int rc = kf_mech_joint_forces(w->m, &w->kin, R, w->fj, w->drive, err);
     for (int l = 0; !rc && l < w->nl; l++) {
         flink *L = w->L + l;
@@ -610,12 +638,13 @@ static void add_geometric(kf_flexmech *w, const double *d)
         flink *L = w->L + l;
         if (!L->geometric)
             continue;
-        const double *KG = geometric(L);
-        for (int i = 0; i < L->nf; i++) {
-            double s = 0.0;
-            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++)
-                s += KG[i + (size_t)j * L->nf] * d[L->off + j];
-            w->rhs[nf + L->off + i] -= s;
+        const double *KG = geometric(L), *dl = d + L->off;
+        double *r = w->rhs + nf + L->off;
+        for (int j = 0; j < L->nf; j++) { /* by columns (contiguous) */
+            const double *col = KG + (size_t)j * L->nf;
+            double x = dl[j];
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
+                r[i] -= col[i] * x;
         }
     }
 }
@@ -635,20 +664,20 @@ static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
         flink *L = w->L + l;
         double om = w->kin.qd[3 * L->body + 2], al = w->exact ? w->a0[3 * L->body + 2] : 0.0;
         const double *KG = L->geometric ? geometric(L) : NULL;
-        for (int j = 0; j < L->nf; j++)
+        /* Mbar's elastic block is the link's M (project): (1 + cM) M + cK K + cG G + cd K_G */
+        double cM = 1.0 + cv * L->alpha - cd * om * om, cK = cv * L->beta + cd;
+        double cG = 2.0 * cv * om + cd * al;
+        for (int j = 0; j < L->nf; j++) {
+            int C = nf + L->off + j;
+            /* band storage (no free rigid coordinate): A(I,C) at a[kl + ku + I - C + C ld] */
+            double *e = band ? J->a + (size_t)C * J->ld + J->kl + J->ku : J->a + (size_t)C * np;
+            int shift = band ? nf + L->off - C : nf + L->off; /* e[shift + i]: row I = nf + off + i */
             for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
                 size_t ij = i + (size_t)j * L->nf;
-                int I = nf + L->off + i, C = nf + L->off + j;
-                double K = L->K[ij];
-                if (KG)
-                    K += KG[ij];
-                /* band storage (no free rigid coordinate): A(I,C) at a[kl + ku + I - C + C ld] */
-                double *e = band ? J->a + (J->kl + J->ku + I - C) + (size_t)C * J->ld
-                                 : J->a + I + (size_t)C * np;
-                *e = w->Mbar[I + (size_t)C * np] +
-                     (cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
-                      cd * (K - om * om * L->M[ij] + al * L->G[ij]));
+                double v = cM * L->M[ij] + cK * L->K[ij] + cG * L->G[ij];
+                e[shift + i] = KG ? v + cd * KG[ij] : v;
             }
+        }
     }
 }
 
@@ -810,13 +839,14 @@ static int flex_jacobian(double cm, double cv, double cd, kf_mat *J, void *param
     return KF_OK;
 }
 
-/* A band LU where the iteration matrix is a band (no free rigid coordinate), else the
- * small dense LU (a few dozen unknowns: below a LAPACK call's own cost). */
+/* The core's own LU: a band LU where the iteration matrix is a narrow band (no free
+ * rigid coordinate), else dense (a few dozen unknowns): below LAPACK calls' own cost;
+ * a wide band (above 32, where LAPACK's blocked LU pays) by LAPACK. */
 static int flex_linsol(kf_linsol **out, const kf_mat *like, void *params, kf_error *err)
 {
     (void)params;
-    return like->kind == KF_BAND ? kf_linsol_lapack(out, like, err)
-                                 : kf_linsol_small(out, like, err);
+    return like->kind == KF_BAND && like->kl > 32 ? kf_linsol_lapack(out, like, err)
+                                                  : kf_linsol_small(out, like, err);
 }
 
 int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
@@ -848,6 +878,8 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
                            "finite", i, z0[i], zd0[i]);
     if (x0 && !kf_vec_finite(2 * (size_t)nd, x0))
         return kf_fail(err, KF_EINVAL, "d0", "the initial elastic state is not finite");
+    if (o->frames && (rc = kf_mech_axes_check(w->m, o->naxes, o->axes, "frames", err)))
+        return rc;
     long max_steps = o->max_steps > 0 ? o->max_steps : 100000000L;
     if (o->refine < 0 || o->refine > 1000000)
         return kf_fail(err, KF_EINVAL, "refine", "refine = %d must lie in [0, 10^6]", o->refine);
@@ -938,6 +970,15 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
             memcpy(elastic + (size_t)k * 2 * nd + nd, v0 + nf, (size_t)nd * sizeof(double));
             if (joints)
                 memcpy(joints + (size_t)k * 3 * w->nj, w->fj, 3 * (size_t)w->nj * sizeof(double));
+            if (o->kin) {
+                double *kr = o->kin + (size_t)k * 3 * w->n;
+                memcpy(kr, w->kin.q, (size_t)w->n * sizeof(double));
+                memcpy(kr + w->n, w->kin.qd, (size_t)w->n * sizeof(double));
+                memcpy(kr + 2 * w->n, w->kin.qdd, (size_t)w->n * sizeof(double));
+            }
+            for (int i = 0; o->frames && i < o->naxes; i++)
+                kf_mech_frame(w->m, &w->kin, o->axes[i].body, o->axes[i].o, o->axes[i].phi,
+                              o->frames + (size_t)k * o->naxes + i);
             k++;
         }
         if (k >= nt)

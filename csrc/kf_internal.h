@@ -66,6 +66,12 @@ int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int 
  * exactly zero pivot) or KF_ERANGE (a non-finite entry in a or b, as the
  * kf_la_* wrappers refuse it); no message (the caller knows what failed). */
 int kf_small_lu_factor(int n, double *a, int lda, int *ipiv);
+/* A^T x = b (one right-hand side) with the factors of kf_small_lu_factor. */
+int kf_small_lu_solve_trans(int n, const double *a, int lda, const int *ipiv, double *b);
+/* The same for a small band (KF_BAND storage, the LU in place as dgbtrf leaves it,
+ * ipiv 1-based as its): dgbtf2's algorithm in plain loops. */
+int kf_small_band_lu_factor(kf_mat *A, int *ipiv);
+int kf_small_band_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int ldb);
 /* Nonzero if the m x n column-major block a (leading dimension lda) is finite. */
 int kf_mat_block_finite(int m, int n, const double *a, int lda);
 int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs, double *b,

@@ -797,13 +797,15 @@ static int newton(const kf_mech *m, kf_mech_kin *k, const double *z, int *fresh,
         }
         for (int i = 0; i < n; i++)
             r[i] *= m->rs[i];
-        if (!kf_vec_finite((size_t)n, r) || !kf_vec_finite((size_t)n * n, k->J))
+        if (!kf_vec_finite((size_t)n, r)) /* J's entries: checked by its LU (KF_ERANGE) */
             return NEWTON_FAILS;
         double rmax = 0.0;
         for (int i = 0; i < n; i++)
             rmax = fmax(rmax, fabs(r[i]));
         kf_error le = {0};
         int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 1, r, &le);
+        if (rc == KF_ERANGE)
+            return NEWTON_FAILS;
         if (rc == KF_ESING) /* singular: at a solution, a dead point */
             return rmax <= 1e-12 * m->L ? NEWTON_DEAD : NEWTON_FAILS;
         if (rc) {
@@ -873,6 +875,7 @@ static int cannot_close(const kf_mech *m, const double *z, const char *why, kf_e
 static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error *err)
 {
     int n = m->n, nz = m->nz, rc, fresh = 0;
+    k->jfact = 0;
     for (int i = 0; i < nz; i++)
         if (!isfinite(z[i]))
             return kf_fail(err, KF_EINVAL, m->coords[i].name, "%s = %g must be finite",
@@ -977,6 +980,9 @@ static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error 
     memcpy(k->qok, k->q, (size_t)n * sizeof(double));
     memcpy(k->zok, z, (size_t)nz * sizeof(double));
     k->assembled = 1;
+    /* every path but a closed-form rate rule leaves the factors of J at q (or at the
+     * last Newton iterate, within round-off of it: 1e-14 L) */
+    k->jfact = !(m->guess && m->rates);
     return KF_OK;
 }
 
@@ -1096,24 +1102,33 @@ int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, doub
                          double *drive, kf_error *err)
 {
     int n = m->n, rc;
-    /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, factored afresh
-     * (transposed) in aux, after the other vectors there */
-    double *Jt = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz), *x = k->res;
-    eval_rows(m, k->q, NULL, k->cs, NULL, Jt, NULL);
-    for (int j = 0; j < n; j++) {
-        double cs = j % 3 == 2 ? m->L : 1.0;
-        for (int i = 0; i < n; i++)
-            Jt[i + (size_t)j * n] *= m->rs[i] / cs;
-        x[j] = r[j] / cs;
-    }
-    for (int j = 0; j < n; j++) /* transposed in place */
-        for (int i = 0; i < j; i++) {
-            double v = Jt[i + (size_t)j * n];
-            Jt[i + (size_t)j * n] = Jt[j + (size_t)i * n];
-            Jt[j + (size_t)i * n] = v;
+    /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, by the factors of Js
+     * the position left (kf_mech_kinematics), or (a closed-form rate rule: none) factored
+     * afresh (transposed) in aux, after the other vectors there */
+    double *x = k->res;
+    for (int j = 0; j < n; j++)
+        x[j] = r[j] / (j % 3 == 2 ? m->L : 1.0);
+    if (k->jfact) {
+        if (kf_small_lu_solve_trans(n, k->J, n, k->ipiv, x)) /* KF_ERANGE: r not finite */
+            return kf_fail(err, KF_ERANGE, "", "a mechanism system has a non-finite entry "
+                           "(values beyond the double range)");
+    } else {
+        double *Jt = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz);
+        eval_rows(m, k->q, NULL, k->cs, NULL, Jt, NULL);
+        for (int j = 0; j < n; j++) {
+            double cs = j % 3 == 2 ? m->L : 1.0;
+            for (int i = 0; i < n; i++)
+                Jt[i + (size_t)j * n] *= m->rs[i] / cs;
         }
-    if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
-        return rc;
+        for (int j = 0; j < n; j++) /* transposed in place */
+            for (int i = 0; i < j; i++) {
+                double v = Jt[i + (size_t)j * n];
+                Jt[i + (size_t)j * n] = Jt[j + (size_t)i * n];
+                Jt[j + (size_t)i * n] = v;
+            }
+        if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
+            return rc;
+    }
     for (int i = 0; i < n; i++)
         x[i] *= m->rs[i];
     for (int j = 0; fj && j < m->nj; j++) {
@@ -1155,6 +1170,23 @@ int kf_mech_reactions(const kf_mech *m, kf_mech_kin *k, double *fj, double *driv
         r[3 * b + 2] -= m->inertia[b] * k->qdd[3 * b + 2];
     }
     return kf_mech_joint_forces(m, k, r, fj, drive, err);
+}
+
+int kf_mech_axes_check(const kf_mech *m, int naxes, const kf_mech_axes *axes, const char *what,
+                       kf_error *err)
+{
+    if (naxes < 0 || (naxes > 0 && !axes))
+        return kf_fail(err, KF_EINVAL, what, "%s: %d axes and no array", what, naxes);
+    for (int i = 0; i < naxes; i++) {
+        const kf_mech_axes *a = axes + i;
+        if (a->body < -1 || a->body >= m->nb)
+            return kf_fail(err, KF_EINVAL, what, "%s[%d].body = %d is not a body (-1 the ground, "
+                           "0..%d)", what, i, a->body, m->nb - 1);
+        if (!(isfinite(a->o[0]) && isfinite(a->o[1]) && isfinite(a->phi)))
+            return kf_fail(err, KF_EINVAL, what, "%s[%d]: o = (%g, %g), phi = %g must be finite",
+                           what, i, a->o[0], a->o[1], a->phi);
+    }
+    return KF_OK;
 }
 
 void kf_mech_frame(const kf_mech *m, const kf_mech_kin *k, int b, const double o[2], double phi,

@@ -171,6 +171,7 @@ typedef struct kf_mech_kin {
     /* private */
     double *J, *res, *dq, *qok, *zok, *aux, *cs;
     int *ipiv, *ipivt;
+    int jfact;                   /* J, ipiv hold the LU of the scaled Jacobian at q */
 } kf_mech_kin;
 
 int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err);
@@ -228,6 +229,10 @@ typedef struct kf_mech_axes {
 /* The frame of an axis fixed on body b (-1: ground) at origin o (body axes)
  * and angle phi from the body's x axis, at the state k holds, gravity
  * included (a = R^T (a_O - g)); planar (omega, eps about z). */
+/* KF_EINVAL naming the first of naxes axes whose body is not one of m's (-1 the
+ * ground) or whose origin or angle is not finite; what names them ("frames"). */
+int kf_mech_axes_check(const kf_mech *m, int naxes, const kf_mech_axes *axes, const char *what,
+                       kf_error *err);
 void kf_mech_frame(const kf_mech *m, const kf_mech_kin *k, int b, const double o[2], double phi,
                    kf_frame *f);
 
@@ -361,6 +366,14 @@ typedef struct kf_flex_opts {
                       * 1: extrapolated linearly from the last two steps' converged states and
                       * held through the step, where every rigid coordinate is prescribed one
                       * solve per step (the step's equations are then affine) */
+    /* optional outputs at each output time, from the kinematics the run solved there
+     * (what kf_mech_kinematics and kf_mech_frame give for its states): kin (nt x 3 n:
+     * the bodies' q, q', q''; NULL: not wanted) and the frames of naxes axes (nt x
+     * naxes, or NULL) */
+    double *kin;
+    const kf_mech_axes *axes;
+    int naxes;
+    kf_frame *frames;
 } kf_flex_opts;
 
 /*

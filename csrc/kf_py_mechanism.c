@@ -145,20 +145,13 @@ int rates_conform(int nz, f64_arg *z, f64_arg *zd, f64_arg *zdd)
  */
 static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, rec_arg *fr)
 {
-    int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m), nb = kf_mech_nbody(m);
+    int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m);
     npy_intp nt = f64_dim(z, 0), nf = fr->arr ? fr->n : 0;
     const kf_mech_axes *ax = fr->data;
-    for (npy_intp i = 0; i < nf; i++) {
-        if (ax[i].body < -1 || ax[i].body >= nb) {
-            fail(PyExc_ValueError, "frames[%zd].body = %d is not a body (-1 the ground, 0..%d)",
-                 (Py_ssize_t)i, ax[i].body, nb - 1);
-            return NULL;
-        }
-        if (!(isfinite(ax[i].o[0]) && isfinite(ax[i].o[1]) && isfinite(ax[i].phi))) {
-            fail(PyExc_ValueError, "frames[%zd]: o = (%g, %g), phi = %g must be finite",
-                 (Py_ssize_t)i, ax[i].o[0], ax[i].o[1], ax[i].phi);
-            return NULL;
-        }
+    kf_error aerr = {0};
+    if (kf_mech_axes_check(m, (int)nf, ax, "frames", &aerr)) { /* nf <= 1e5 (rec_conv) */
+        raise_status(KF_EINVAL, &aerr);
+        return NULL;
     }
     enum { NOUT = 6 };
     static const char *names[NOUT] = {"q", "qd", "qdd", "A", "c", "Q"};
@@ -570,39 +563,45 @@ fail:
 /*
  * mech_flex_simulate(mech, links (nl,) LINK_DTYPE, bodies (nl: body capsules), fixed (nl masks),
  *                    drives (nz,) DRIVE_DTYPE, functions (nz), z0, zd0, x0, t, *, dt, rho_inf,
- *                    tol, max_iter, max_steps, progress, refine, extrapolate)
- *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), stats}
+ *                    tol, max_iter, max_steps, progress, refine, extrapolate, frames=None)
+ *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), kin (nt, 3, 3 nbody):
+ *       the bodies' q, q', q'', frames (nt, nf): of the AXES_DTYPE records asked for, stats}
  */
 static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"mech", "links", "bodies", "fixed", "drives", "functions", "z0",
                              "zd0", "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
-                             "progress", "refine", "extrapolate", NULL};
+                             "progress", "refine", "extrapolate", "frames", NULL};
     kf_mech *m;
     PyObject *bodies, *fixed, *functions, *result = NULL;
     rec_arg links = {"links", &link_descr, "LINK_DTYPE"},
-            drives = {"drives", &drive_descr, "DRIVE_DTYPE"};
+            drives = {"drives", &drive_descr, "DRIVE_DTYPE"},
+            axes = {"frames", &axes_descr, "AXES_DTYPE"};
     f64_arg z0 = {"z0", 1, {-1}}, zd0 = {"zd0", 1, {-1}}, x0 = {"x0", 1, {-1}},
             t = {"t", 1, {-1}};
     real_arg dt = {"dt", 0.0}, rho = {"rho_inf", 0.9}, tol = {"tol", 1e-10};
     int_arg max_iter = {"max_iter", 1, 1000, 25}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
     int_arg refine = {"refine", 1, 1000000, 1}, extrapolate = {"extrapolate", 0, 1, 0};
     func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&|$O&O&O&O&O&O&O&O&", kwlist,
+    PyObject *frames_in = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&|$O&O&O&O&O&O&O&O&O", kwlist,
                                      mech_conv, &m, rec_conv, &links, &bodies, &fixed, rec_conv,
                                      &drives, &functions, f64_conv, &z0, f64_conv, &zd0, f64_conv,
                                      &x0, f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
                                      &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
-                                     &progress, int_conv, &refine, int_conv, &extrapolate))
+                                     &progress, int_conv, &refine, int_conv, &extrapolate,
+                                     &frames_in))
         return NULL;
     int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
     kf_mech_drive d[KF_KANE_MAX_NU];
     links_arg la = {0};
     kf_flexmech *w = NULL;
-    PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL;
-    if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
+    PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL, *kin = NULL, *frames = NULL;
+    if ((frames_in != Py_None && !rec_conv(frames_in, &axes)) ||
+        f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
         drives_of(nz, &drives, functions, d, &python) || links_of(&links, bodies, fixed, &la))
         goto done;
+    npy_intp naxes = axes.arr ? axes.n : 0; /* at most 1e5 (rec_conv) */
     kf_error err = {0};
     int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
     if (rc) {
@@ -616,11 +615,16 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     states = (PyArrayObject *)PyArray_SimpleNew(2, sd, NPY_DOUBLE);
     elastic = (PyArrayObject *)PyArray_SimpleNew(2, ed, NPY_DOUBLE);
     joints = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
-    if (!states || !elastic || !joints)
+    npy_intp kd[3] = {nt, 3, 3 * (npy_intp)kf_mech_nbody(m)}, fd[2] = {nt, naxes};
+    kin = (PyArrayObject *)PyArray_SimpleNew(3, kd, NPY_DOUBLE);
+    Py_INCREF(frame_descr);
+    frames = (PyArrayObject *)PyArray_Zeros(2, fd, frame_descr, 0);
+    if (!states || !elastic || !joints || !kin || !frames)
         goto done;
     poll_ctx pc = poll_start(progress.fn);
     kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, steps_limit(max_steps.v), poll_cb, &pc,
-                      (int)refine.v, (int)extrapolate.v};
+                      (int)refine.v, (int)extrapolate.v, PyArray_DATA(kin), axes.data, (int)naxes,
+                      naxes ? PyArray_DATA(frames) : NULL};
     kf_stats st = {0};
     if (python) {
         rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
@@ -636,15 +640,19 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     if (rc)
         raise_status(rc, &err);
     else
-        result = Py_BuildValue("{s:O,s:O,s:O,s:N}", "states", states, "elastic", elastic,
-                               "joints", joints, "stats", stats_dict(&st));
+        result = Py_BuildValue("{s:O,s:O,s:O,s:O,s:O,s:N}", "states", states, "elastic",
+                               elastic, "joints", joints, "kin", kin, "frames", frames, "stats",
+                               stats_dict(&st));
 done:
     kf_flexmech_free(w);
     links_release(&la);
     Py_XDECREF(states);
     Py_XDECREF(elastic);
     Py_XDECREF(joints);
+    Py_XDECREF(kin);
+    Py_XDECREF(frames);
     rec_conv(NULL, &links);
+    rec_conv(NULL, &axes);
     rec_conv(NULL, &drives);
     f64_release(&z0);
     f64_release(&zd0);

@@ -1811,6 +1811,7 @@ def probe_mechanism_links(d):
                   dt=Arg(st.one_of(st.none(), st.floats(2e-4, 1e-3)), HOSTILE),
                   rho_inf=Arg(st.floats(0.0, 1.0), HOSTILE), tol=Arg(st.floats(1e-10, 1e-6), HOSTILE),
                   max_iter=Arg(st.integers(1, 30), HOSTILE_INT),
+                  axial_force=Arg(st.sampled_from(["auto", "extrapolated", "iterated"]), HOSTILE_TEXT),
                   rtol=Arg(st.one_of(st.none(), st.floats(1e-4, 0.5)),
                            st.one_of(HOSTILE, st.sampled_from([0.0, 1.0, 1e300, 5e-324, -1e-2, "1e-2", True]))),
                   atol=Arg(st.floats(0.0, 1e-6), st.one_of(HOSTILE, st.sampled_from([-1e-9, 1e300, None, "0"]))),

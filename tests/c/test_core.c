@@ -2668,6 +2668,60 @@ static double osc_period(int form, int linear, double rho, int n, int *factors, 
     return e;
 }
 
+/* The core's band LU against LAPACK's on a band that needs row interchanges (small
+ * diagonal, kl = 3, ku = 2, n = 40): the same solution to round-off (the same
+ * algorithm, dgbtf2's, so the same pivots); a zero column is singular, a NaN refused. */
+static void test_small_band_lu(kf_error *err)
+{
+    int n = 40, kl = 3, ku = 2;
+    kf_mat B;
+    CHECK(kf_mat_alloc(&B, KF_BAND, n, kl, ku, err) == KF_OK, "%s", err->msg);
+    unsigned s = 12345u;
+    for (int j = 0; j < n; j++)
+        for (int i = j - ku < 0 ? 0 : j - ku; i <= (j + kl < n ? j + kl : n - 1); i++) {
+            s = s * 1103515245u + 12345u;
+            double r = (double)(s >> 8) / 16777216.0 - 0.5; /* in [-0.5, 0.5) */
+            kf_mat_add(&B, i, j, i == j ? 0.01 * r : r);
+        }
+    kf_linsol *la = NULL, *sm = NULL;
+    CHECK(kf_linsol_lapack(&la, &B, err) == KF_OK && kf_linsol_small(&sm, &B, err) == KF_OK,
+          "%s", err->msg);
+    CHECK(kf_linsol_setup(la, &B, err) == KF_OK && kf_linsol_setup(sm, &B, err) == KF_OK,
+          "%s", err->msg);
+    double x1[80], x2[80], big = 0.0, diff = 0.0;
+    for (int i = 0; i < 2 * n; i++)
+        x1[i] = x2[i] = sin(1.0 + i);
+    CHECK(kf_linsol_solve(la, 2, x1, n, err) == KF_OK && kf_linsol_solve(sm, 2, x2, n, err) == KF_OK,
+          "%s", err->msg);
+    for (int i = 0; i < 2 * n; i++) {
+        big = fmax(big, fabs(x1[i]));
+        diff = fmax(diff, fabs(x1[i] - x2[i]));
+    }
+    CHECK(diff <= 1e-12 * big, "band LU: core and LAPACK differ by %g of %g", diff, big);
+    /* residual of the core's solution: B x = b (first right-hand side) */
+    double res = 0.0;
+    for (int i = 0; i < n; i++) {
+        double r = -sin(1.0 + i);
+        for (int j = 0; j < n; j++)
+            r += kf_mat_get(&B, i, j) * x2[j];
+        res = fmax(res, fabs(r));
+    }
+    CHECK(res <= 1e-12 * big, "band LU residual %g", res);
+    kf_mat Bz;
+    CHECK(kf_mat_alloc(&Bz, KF_BAND, n, kl, ku, err) == KF_OK, "%s", err->msg);
+    kf_mat_copy(&Bz, &B);
+    for (int i = 0; i < n; i++) /* column 7 zero: singular */
+        if (kf_mat_get(&Bz, i, 7) != 0.0)
+            kf_mat_add(&Bz, i, 7, -kf_mat_get(&Bz, i, 7));
+    CHECK(kf_linsol_setup(sm, &Bz, err) == KF_ESING, "a singular band: %s", err->msg);
+    kf_mat_add(&Bz, 5, 7, NAN);
+    CHECK(kf_linsol_setup(sm, &Bz, err) == KF_ERANGE, "a NaN in the band: %s", err->msg);
+    kf_linsol_free(la);
+    kf_linsol_free(sm);
+    kf_mat_free(&B);
+    kf_mat_free(&Bz);
+}
+
 static void test_stepper(void)
 {
     kf_error err = {0};
@@ -2682,18 +2736,16 @@ static void test_stepper(void)
                 kf_mat_add(&A, i, j, vals[i][j]);
                 kf_mat_add(&Ab, i, j, vals[i][j]);
             }
-    kf_linsol *ls[3] = {NULL, NULL, NULL};
+    kf_linsol *ls[4] = {NULL, NULL, NULL, NULL};
     CHECK(kf_linsol_lapack(&ls[0], &A, &err) == KF_OK, "%s", err.msg);
     CHECK(kf_linsol_lapack(&ls[1], &Ab, &err) == KF_OK, "%s", err.msg);
     CHECK(kf_linsol_small(&ls[2], &A, &err) == KF_OK, "%s", err.msg);
-    kf_linsol *none = NULL;
-    CHECK(kf_linsol_small(&none, &Ab, &err) == KF_EINVAL && !none,
-          "the small LU takes dense matrices only");
-    for (int k = 0; k < 3; k++) {
+    CHECK(kf_linsol_small(&ls[3], &Ab, &err) == KF_OK, "%s", err.msg);
+    for (int k = 0; k < 4; k++) {
         double b[3] = {5, 5, 3}; /* A (1, 1, 1) */
         CHECK(kf_linsol_solve(ls[k], 1, b, 3, &err) == KF_EINVAL, "solve before setup (%s)",
               kf_linsol_name(ls[k]));
-        CHECK(kf_linsol_setup(ls[k], k == 1 ? &Ab : &A, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_linsol_setup(ls[k], k % 2 ? &Ab : &A, &err) == KF_OK, "%s", err.msg);
         CHECK(kf_linsol_solve(ls[k], 1, b, 3, &err) == KF_OK &&
                   fabs(b[0] - 1) + fabs(b[1] - 1) + fabs(b[2] - 1) < 1e-14,
               "%s: x = (%g, %g, %g)", kf_linsol_name(ls[k]), b[0], b[1], b[2]);
@@ -2706,10 +2758,11 @@ static void test_stepper(void)
     kf_mat_alloc(&Z, KF_DENSE, 3, 0, 0, &err);
     CHECK(kf_linsol_setup(ls[2], &Z, &err) == KF_ESING, "a singular matrix: %s", err.msg);
     kf_mat_free(&Z);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         kf_linsol_free(ls[k]);
     kf_mat_free(&A);
     kf_mat_free(&Ab);
+    test_small_band_lu(&err);
 
     /* the stepper on m a + k d = 0: order 2 in both forms (error / 4 at half the step);
      * Newmark (shifted, rho_inf = 1 is not Newmark: am = af = 0 by hand) conserves

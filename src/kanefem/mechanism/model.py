@@ -724,8 +724,16 @@ class Mechanism(MechanismFiles):
         drive = self._api["joint_forces"](self._core, np.hstack([z, zd, zdd]))["drive"]
         return self._motion(tt, z, zd, zdd, drive, {})
 
-    def _motion(self, t, z, zd, zdd, force, stats):
-        k = self.kinematics(z, zd, zdd)
+    def _motion(self, t, z, zd, zdd, force, stats, run=None):
+        """The MechanismMotion of states; its bodies' kinematics and the links' frames
+        solved here, or taken from ``run`` (a two-way run's, at its output times)."""
+        if run is None:
+            k = self.kinematics(z, zd, zdd)
+        else:
+            nt, nb = len(t), len(self.bodies)
+            kin = run["kin"]
+            k = {n: kin[:, i].reshape(nt, nb, 3) for i, n in enumerate(("q", "qd", "qdd"))}
+            k["frames"] = {L.name: run["frames"][:, i] for i, L in enumerate(self.links)}
         return MechanismMotion(t=np.array(t, float), z=z, zd=zd, zdd=zdd, force=force, q=k["q"],
                                qd=k["qd"], qdd=k["qdd"], frames=k["frames"], stats=dict(stats),
                                mechanism=self)
@@ -957,7 +965,7 @@ class Mechanism(MechanismFiles):
     def simulate_flexible(self, t=None, *, duration=None, points=361, drives=None, z0=None,
                           zd0=None, d0=None, dd0=None, dt=None, rtol=1e-2, atol=1e-9, rho_inf=0.9, tol=1e-8,
                           max_iter=25, max_steps=2_000_000, progress=None,
-                          axial_force="iterated") -> FlexibleMotion:
+                          axial_force="auto") -> FlexibleMotion:
         """The motion with the elastic links coupled both ways (floating frames).
 
         Rigid and elastic coordinates form one system, M(p) p'' = f(t, p, p'), with
@@ -971,13 +979,14 @@ class Mechanism(MechanismFiles):
         its axial force from the coupled solution at every step: the joint forces at
         its ends at the current accelerations and its axial inertia.
 
-        The step is checked against an accuracy target (step doubling): the run is
-        repeated with every step halved, the difference of the two estimates the finer
-        run's error (Richardson, second order: difference / 3, times a margin of 1.5),
-        and while it exceeds ``rtol`` the steps are refined by the power of two the
-        estimate asks for (error ~ h^2), and checked again against a run at twice the
-        step.  The finest run is returned; ``stats["error_estimate"]`` holds its
-        estimate.
+        The step is checked against an accuracy target (step doubling): the returned
+        run is compared with a run at twice its step (half its cost), their difference
+        estimating its error (Richardson, second order: difference / 3, times a margin
+        of 1.5).  The first pair's step is chosen from ``rtol`` and the run's length so
+        that it usually meets ``rtol`` at once; while the estimate exceeds ``rtol`` the
+        steps are refined by the factor it asks for (error ~ h^2) and checked again
+        against a run at twice the step.  ``stats["error_estimate"]`` holds the returned
+        run's estimate (docs/theory.md section 5.12).
 
         Parameters
         ----------
@@ -990,9 +999,13 @@ class Mechanism(MechanismFiles):
             (default zero), checked as ``d0``; at the DOFs the link's reference
             conditions fix both are ignored (they stay zero).
         dt : float, optional
-            The first (largest) step [s]; default 1/20 of the shortest first-mode
-            period of the links at rest, at most the output interval.  Steps are equal
-            within each output interval.
+            The coarser step of the first pair of runs [s] (with ``rtol=None``: the
+            step of the one run).  Default, with ``rtol``: T1 sqrt(rtol / (2 n)), T1
+            the shortest first-mode period of the links at rest and n = max(1,
+            duration / T1) the periods the run lasts (a free vibration's phase error
+            grows as n (omega h)^2), at most T1 / 20; with ``rtol=None``: T1 / 20.
+            At most the output interval.  Steps are equal within each output
+            interval.
         rtol : float or None
             The accuracy target: the estimated error of every position at every output
             time, relative to that quantity's largest excursion over the run (per link:
@@ -1015,14 +1028,21 @@ class Mechanism(MechanismFiles):
             Most steps of one run.  Where reaching ``rtol`` needs more, the finest run
             within it is returned with a ``RuntimeWarning`` naming its estimate
             (``stats["accurate"]`` False).
-        axial_force : {"iterated", "extrapolated"}
+        axial_force : {"auto", "extrapolated", "iterated"}
             How K_G's axial force enters a step (docs/theory.md section 5.12).
-            "iterated" (default): from the joint forces of Newton's first two iterates,
-            then held.  "extrapolated": linearly from the converged states of the two
-            steps before (second order, as the scheme), held through the step; where
-            every rigid coordinate is prescribed (a driven crank) the step's equations
-            are then affine and one exact solve replaces Newton's iterations (about
-            twice as fast; ``tol`` and ``max_iter`` unused there).
+            "extrapolated": linearly from the converged states of the two steps before
+            (second order, as the scheme), held through the step; where every rigid
+            coordinate is prescribed (a driven crank) the step's equations are then
+            affine and one exact solve replaces Newton's iterations (``tol`` and
+            ``max_iter`` unused there).  "iterated": from the joint forces of Newton's
+            first two iterates, then held: no lag behind the step, for axial forces
+            that change within a step more than a straight line from the two steps
+            before follows (a sudden load, a recorded drive with jumps in its
+            acceleration), and to reproduce runs made when it was the default.  "auto"
+            (default):
+            "extrapolated" where every rigid coordinate is prescribed, "iterated"
+            where one is free (Newton iterates there anyway: the extrapolation saves
+            nothing; measured on the flexible pendulum, the same answer to 1e-4).
 
         Returns
         -------
@@ -1068,27 +1088,36 @@ class Mechanism(MechanismFiles):
         if dt is None:
             w = max(math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
                     for L in self.links)
-            dt = 2 * math.pi / w / 20
+            period = 2 * math.pi / w
+            dt = period / 20
             if tt.size > 1:
                 dt = min(dt, float(np.min(np.diff(tt))))
+            if rtol is not None:  # the first pair meets rtol at once on most runs (theory 5.12)
+                h = period * math.sqrt(rtol / (2.0 * max(1.0, float(tt[-1] - tt[0]) / period)))
+                # a whole number of steps in the shortest output interval, at most 10 % longer than h
+                gap = float(np.min(np.diff(tt))) if tt.size > 1 else dt
+                first = min(dt, gap / max(1.0, math.ceil(gap / h - 0.1)))
+                if 2 * _base_steps(tt, first) <= max_steps:  # else from 1/20 of the period, refined
+                    dt = first
         dt = _checks.real("dt", dt, positive=True)
         links = _records.links([dict(body=self._bidx[L.name], rayleigh=L.damping, geometric=L.geometric_stiffness)
                                 for L in self.links])
         bodies, fixed = [L.body._body for L in self.links], [L._fixed for L in self.links]
-        if axial_force not in ("iterated", "extrapolated"):
-            raise ValueError(f"axial_force = {axial_force!r} must be 'iterated' or 'extrapolated'")
+        _checks.choice("axial_force", axial_force, ("auto", "extrapolated", "iterated"))
+        if axial_force == "auto":  # extrapolated where it makes a step one solve
+            axial_force = "extrapolated" if all(d is not None and not isinstance(d, Torque) for d in ds) \
+                else "iterated"
         options = dict(dt=dt, rho_inf=_checks.real("rho_inf", rho_inf),
                        extrapolate=int(axial_force == "extrapolated"),
                        tol=_checks.real("tol", tol, positive=True),
                        max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000), progress=progress)
-        # steps of one run at refine = 1 (the core's rule: equal steps of at most dt)
-        base = max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
+        base = _base_steps(tt, dt)
 
         def run(refine):
             try:
                 return _core.mech_flex_simulate(self._core, links, bodies, fixed, drive_records, functions, z0, zd0,
-                                                x0, tt, refine=refine,
-                                                max_steps=max_steps, **options)
+                                                x0, tt, refine=refine, max_steps=max_steps,
+                                                frames=self._frames, **options)
             except _core.LinAlgError as e:
                 if refine == 1:
                     raise
@@ -1110,12 +1139,14 @@ class Mechanism(MechanismFiles):
         counts = dict(r["stats"])
         estimate, runs, accurate = None, 1, True
         if rtol is not None:
-            scales = _error_scales(r, self.links, free, ds, nz)
+            groups = _error_groups(self.links, free, ds, nz)
+            scales = _error_scales(r, groups, nz)
             while True:
-                # the next refinement: double, or what the last estimate asks for (error ~ h^2);
-                # the estimate always compares a run with one at twice its steps (a larger
-                # ratio would lean on a coarse run outside the asymptotic range)
-                k = 2 if estimate is None else 2 ** max(1, math.ceil(math.log2(1.25 * math.sqrt(estimate / rtol))))
+                # the next refinement: double, or the factor the last estimate asks for (error
+                # ~ h^2, with 1.25 to spare); the estimate always compares a run with one at
+                # twice its steps (a larger ratio would lean on a coarse run outside the
+                # asymptotic range); refine is even after the first pair, so refine k / 2 is whole
+                k = 2 if estimate is None else max(2, math.ceil(1.25 * math.sqrt(estimate / rtol)))
                 if refine * k * base > max_steps:
                     if estimate is None:
                         raise ValueError(f"rtol = {rtol!r}: checking the step needs twice the {base} "
@@ -1130,13 +1161,13 @@ class Mechanism(MechanismFiles):
                     runs += 1
                     for key, v in r["stats"].items():
                         counts[key] = counts.get(key, 0) + v
-                    refine *= k // 2
+                    refine = refine * k // 2
                 fine = run(refine * 2)
                 runs += 1
                 for key, v in fine["stats"].items():
                     counts[key] = counts.get(key, 0) + v
-                scales = np.maximum(scales, _error_scales(fine, self.links, free, ds, nz))
-                estimate = _error_estimate(r, fine, scales, self.links, free, ds, nz, 2, atol / rtol)
+                scales = np.maximum(scales, _error_scales(fine, groups, nz))
+                estimate = _error_estimate(r, fine, scales, groups, nz, 2, atol / rtol)
                 refine, r = refine * 2, fine
                 if estimate <= rtol:
                     break
@@ -1146,7 +1177,7 @@ class Mechanism(MechanismFiles):
                      geometric_stiffness={L.name: L.geometric_stiffness for L in self.links},
                      axial_force="joint forces and axial inertia of the coupled solution, at every step" +
                      (" (extrapolated from the two steps before)" if options["extrapolate"] else ""))
-        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats)
+        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats, r)
         d, dd, off = {}, {}, 0
         nfree = sum(len(f) for f in free)
         for L, f in zip(self.links, free):
@@ -1192,6 +1223,12 @@ def quasi_static(body, frame, fixed):
 
 
 
+def _base_steps(tt, dt):
+    """Steps of one two-way run at refine = 1 (the core's rule: equal steps of at most dt
+    in each output interval; intervals within 1e-9 of a multiple of dt take that many)."""
+    return max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
+
+
 def _error_groups(links, free, ds, nz):
     """The quantities of the two-way accuracy target, as column groups of a run's
     positions (states' z for free rigid coordinates, elastic d over each link's free
@@ -1226,18 +1263,17 @@ def _group_values(r, group, nz):
     return np.sqrt(out)
 
 
-def _error_scales(r, links, free, ds, nz):
-    """Each group's largest excursion over a run."""
-    return np.array([float(np.max(_group_values(r, g, nz), initial=0.0))
-                     for g in _error_groups(links, free, ds, nz)])
+def _error_scales(r, groups, nz):
+    """Each group's (of :func:`_error_groups`) largest excursion over a run."""
+    return np.array([float(np.max(_group_values(r, g, nz), initial=0.0)) for g in groups])
 
 
-def _error_estimate(coarse, fine, scales, links, free, ds, nz, k, floor):
+def _error_estimate(coarse, fine, scales, groups, nz, k, floor):
     """Richardson's estimate of the finer run's error (steps k times smaller, second
     order: difference / (k^2 - 1)), the largest over groups and output times relative to
     each group's peak plus ``floor`` (atol / rtol)."""
     worst = 0.0
-    for g, scale in zip(_error_groups(links, free, ds, nz), scales):
+    for g, scale in zip(groups, scales):
         where, cols, nodes = g
         if where == "z":
             diff = np.abs(fine["states"][:, cols[0]] - coarse["states"][:, cols[0]])
