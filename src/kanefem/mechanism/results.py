@@ -64,7 +64,7 @@ class MechanismMotion(ResultMixin):
 
     def body(self, name):
         """(q, q', q'') of a body by name: planar each (nt, 3), x, y, angle; spatial
-        (nt, 7), (nt, 6), (nt, 6), as :attr:`q`, :attr:`qd`, :attr:`qdd`."""
+        (nt, 7), (nt, 6), (nt, 6), as ``q``, ``qd``, ``qdd``."""
         b = self.mechanism._body_index(name)
         return self.q[:, b], self.qd[:, b], self.qdd[:, b]
 
@@ -89,7 +89,8 @@ class MechanismMotion(ResultMixin):
     def joint_coordinates(self) -> dict:
         """Every joint's coordinates over the motion, independent or not: joint name ->
         (nt, ncoord) [m or rad] (planar: a revolute's relative angle, a prismatic's slide;
-        spatial: in the order of the joint's kind, as :class:`Coordinate` names them;
+        spatial: in the order of the joint's kind, as :class:`~kanefem.mechanism.Coordinate`
+        names them;
         angles continued from the drawing's values)."""
         return self.mechanism._joint_values(self.q)
 

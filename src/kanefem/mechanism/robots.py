@@ -152,7 +152,10 @@ def dh_chain(table, *, kinds=None, masses, centres=None, inertias=None, conventi
         Link name ("link1", ...) -> its elements along the segment from the joint it
         hangs on to the next joint (the last link: to its frame's origin): a
         :class:`~kanefem.Beam3D` or :class:`~kanefem.Bar3D` of that length, or a dict of
-        a section (see :func:`elastic_link`).  That link becomes a
+        a section: ``kind`` ("beam3d", the default, or "bar3d"), ``elements`` (default
+        10), the body's material and section keywords (E, A, Izz, Iyy, J, rho, ...) and
+        optionally ``y``, a direction in the drawing for the section's y axis (made
+        perpendicular to the link; default the global axis least aligned with it).  That link becomes a
         :class:`~kanefem.mechanism.SpatialLink` carrying them, with the table's mass
         properties, for the one-way computations.
     gravity : (float, float, float)

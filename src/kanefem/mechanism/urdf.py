@@ -67,7 +67,7 @@ def from_urdf(path, *, elastic=None, gravity=(0.0, 0.0, -9.81), name=None) -> Me
         Link name -> its elements along the segment from its joint to its child joint
         (it must have exactly one): a :class:`~kanefem.Beam3D` or :class:`~kanefem.Bar3D`
         of that length, or a dict of a section (``kind``, ``elements``, E, A, Izz, Iyy,
-        J, rho, ..., ``y``; see :func:`kanefem.mechanism.robots.elastic_link`).  The link
+        J, rho, ..., ``y``; as :func:`~kanefem.mechanism.dh_chain` takes it).  The link
         keeps the file's mass properties.
     gravity : (float, float, float)
         [m/s^2], in the root link's frame.
