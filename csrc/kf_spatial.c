@@ -1151,13 +1151,15 @@ static int newton(const kf_smech *m, kf_smech_kin *k, const double *z, int *fres
         body_rotations(m, k->q, k->R);
         if (eval_rows(m, k, k->q, NULL, z, r, k->J, NULL, bad))
             return NEWTON_ANGLES;
-        if (!kf_vec_finite((size_t)n, r) || !kf_vec_finite((size_t)n * n, k->J))
+        if (!kf_vec_finite((size_t)n, r)) /* J's entries: checked by its LU (KF_ERANGE) */
             return NEWTON_FAILS;
         double rmax = 0.0;
         for (int i = 0; i < n; i++)
             rmax = fmax(rmax, fabs(r[i]));
         kf_error le = {0};
         int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 1, r, &le);
+        if (rc == KF_ERANGE)
+            return NEWTON_FAILS;
         if (rc == KF_ESING)
             return rmax <= 1e-12 * m->L ? NEWTON_DEAD : NEWTON_FAILS;
         if (rc) {
