@@ -879,3 +879,15 @@ def test_link_damping_is_checked_by_name():
         M.ElasticLink("r", kanefem.PlanarBeam(0.4, 2, E=1e9, A=1e-4, I=1e-9, rho=1e3), damping=75)
     with pytest.raises(TypeError, match="kinds must be a sequence"):
         dh_chain(arm_table(), kinds=0, masses=[1.0, 1.0, 1.0])
+
+
+def test_periodic_steady_state_of_a_spatial_mechanism():
+    """solve(steady_state=True) on the shipped arm (its base at constant speed, shoulder
+    and elbow on damped springs): the free coordinates and rates repeat after a period
+    to the shooting's 1e-9 of their scales, and the cycle attracts (|mu| < 1)."""
+    arm = Mechanism.from_toml(M.example("arm"))
+    w = math.pi
+    motion = arm.solve(duration=2 * math.pi / w, points=9, drives={"q1": ConstantSpeed(w)}, steady_state=True)
+    assert np.abs(motion.z[-1, 1:] - motion.z[0, 1:]).max() <= 1e-8
+    assert np.abs(motion.zd[-1, 1:] - motion.zd[0, 1:]).max() <= 1e-7
+    assert np.abs(motion.stats["floquet_multipliers"]).max() < 1

@@ -570,7 +570,7 @@ class Mechanism(MechanismFiles):
         lengths = []
         for b in self.bodies:
             pts = [np.asarray(J.at, float) for J in self.joints if b.name in J.bodies]
-            lengths += [float(np.hypot(*(p - q))) for i, p in enumerate(pts) for q in pts[:i]]
+            lengths += [float(np.linalg.norm(p - q)) for i, p in enumerate(pts) for q in pts[:i]]
         lengths = [x for x in lengths if x > 0.0]
         return min(lengths) if lengths else 1.0
 
