@@ -92,8 +92,9 @@ void *kf_calloc(size_t count, size_t size);
 #define KF_MAX_EDOF 81    /* DOFs per element (hex27: 27 nodes x 3) */
 #define KF_MAX_STRAIN 6
 /* geometric stiffness basis matrices: 3 (a straight line body's x^k basis) or the
- * prestress load cases, dim + dim^2 + 2 (docs/theory.md section 2.11) */
-#define KF_MAX_KG 14
+ * prestress load cases, dim + dim^2 + 2 (docs/theory.md section 2.11), or a given
+ * body's dim + dim^2 + its coordinate load cases (section 3.18): KF_BODY_MAX_KG */
+#define KF_MAX_KG KF_BODY_MAX_KG
 #define KF_MAX_ENODE 27
 
 /*
@@ -273,6 +274,11 @@ int kf_drives_check(const kf_mech_ops *ops, const void *m, const kf_mech_drive *
                     kf_error *err);
 
 /* ---------------------------------------------------------------- integration (kf_ode.c) */
+
+/* KF_EINVAL naming the bad one unless the fixed-step runs on kf_ga (the mechanisms' and
+ * the floating bodies') have dt > 0, rho_inf in [0, 1], tol in (0, 1), max_iter >= 1
+ * (kf_integrate.c). */
+int kf_check_ga_run(double dt, double rho_inf, double tol, int max_iter, kf_error *err);
 
 /* KF_EINVAL unless there are nout >= 1 output times, finite, >= t0 and
  * non-decreasing; the message calls them name. */

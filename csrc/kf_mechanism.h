@@ -308,24 +308,37 @@ int kf_mech_integrate(const kf_mech_ops *ops, const void *mech, const kf_mech_dr
 
 /*
  * Elastic links coupled both ways (docs/theory.md section 5.12).  A link is a
- * body of the mechanism whose axes are its elements' frame and whose
- * reference point (and mass and inertia) are its elements' mass centre (and
- * mass and inertia about it, checked); its elastic DOFs are those its
- * reference conditions leave free, and joints attach to it only at nodes
- * those conditions hold (checked).  The rigid and elastic coordinates form
- * one system, Kane's projection of the floating-frame equations on the
- * constraints' null space, M(p) p'' = f(t, p, p'), p = (free z, d).
+ * body of the mechanism whose axes are its flexible body's frame and whose
+ * reference point (and mass and inertia) are that body's mass centre (and mass
+ * and inertia about it, kf_body_rigid, checked); its elastic DOFs are those its
+ * reference conditions leave free, and joints attach to it only at ports (nodes,
+ * or a reduced body's interface nodes) whose translations those conditions hold
+ * (checked).  The rigid and elastic coordinates form one system, Kane's
+ * projection of the floating-frame equations on the constraints' null space,
+ * M(p) p'' = f(t, p, p'), p = (free z, d).
+ *
+ * K_G (geometric): a straight line body's from its axial force N(x) (the joint
+ * forces at its end nodes and its axial inertia, section 5.11); a body with a
+ * prestress basis of coordinate load cases (kf_body_nload: a reduced body's,
+ * section 3.18) from its inertial load cases and the joint forces and moments
+ * on the coordinates of its ports.
  */
 /* Also a typed boundary record (kanefem.LINK_DTYPE from offsetof: body,
- * rayleigh, geometric; fe and fixed are not fields of the record, the binding
- * sets them from the bodies and masks beside it). */
+ * rayleigh, geometric; fe, fixed and the ports are not fields of the record, the
+ * binding sets them from the bodies, masks and ports beside it). */
 typedef struct kf_mech_link {
-    int body;                   /* the mechanism's body that carries the elements */
-    const kf_body *fe;          /* planar elements (dimension 2) */
+    int body;                   /* the mechanism's body that carries the flexible body */
+    const kf_body *fe;          /* a planar body (dimension 2): elements or given invariants */
     const unsigned char *fixed; /* reference conditions: ndof flags */
     double rayleigh[2];         /* damping alpha M + beta K of the elastic DOFs */
-    int geometric;              /* 1: add K_G of the link's axial force (joint forces at its
-                                 * ends and axial inertia, docs/theory.md section 5.11); 0 */
+    int geometric;              /* 1: add K_G (above); 0 */
+    /* where joints may attach: nport points of the body's frame (port_xy, nport x 2,
+     * row-major) and the coordinates of their translations along x and y and of their
+     * rotation (port_dof, nport x 3, -1 where there is none); port_xy NULL: every node of
+     * a body of elements (node i: DOFs i ndofn + 0, 1, 2 as far as it has them) */
+    int nport;
+    const double *port_xy;
+    const int *port_dof;
 } kf_mech_link;
 
 typedef struct kf_flexmech kf_flexmech;

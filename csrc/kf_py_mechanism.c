@@ -488,22 +488,62 @@ static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
 
 /* ---------------------------------------------------------------- elastic links, two ways */
 
-/* Links from LINK_DTYPE records and, beside them, one body (capsule) and one
- * reference-condition mask per link; the masks are held until links_release.
- * The core validates body and rayleigh (kf_flexmech_create); geometric here. */
+/* Links from LINK_DTYPE records and, beside them, one body and one
+ * reference-condition mask per link; a body is a capsule, or (capsule, port_xy
+ * (nport, 2), port_dof (nport, 3)) with the link's ports (kf_mech_link); the masks
+ * and ports are held until links_release.  The core validates body, rayleigh and
+ * the ports' values (kf_flexmech_create); geometric and the ports' shapes here. */
 typedef struct links_arg {
     int n;
     kf_mech_link *L;
-    PyArrayObject **masks;
+    PyArrayObject **masks; /* n masks, then n port positions and n port DOFs */
 } links_arg;
 
 static void links_release(links_arg *a)
 {
-    for (int i = 0; a->masks && i < a->n; i++)
+    for (int i = 0; a->masks && i < 3 * a->n; i++)
         Py_XDECREF(a->masks[i]);
     free(a->masks);
     free(a->L);
     memset(a, 0, sizeof *a);
+}
+
+/* Link i's body: a capsule, or (capsule, port_xy, port_dof), its ports kept in a. */
+static int link_body(PyObject *item, Py_ssize_t i, kf_mech_link *L, links_arg *a)
+{
+    if (!PyTuple_Check(item))
+        return body_conv(item, &L->fe) ? 0 : -1;
+    if (PyTuple_GET_SIZE(item) != 3) {
+        fail(PyExc_ValueError, "bodies[%zd] must be a body or (body, port_xy, port_dof)", i);
+        return -1;
+    }
+    if (!body_conv(PyTuple_GET_ITEM(item, 0), &L->fe))
+        return -1;
+    PyArrayObject *xy = (PyArrayObject *)PyArray_FromAny(
+        PyTuple_GET_ITEM(item, 1), PyArray_DescrFromType(NPY_DOUBLE), 2, 2,
+        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    a->masks[a->n + i] = xy;
+    if (!xy)
+        return -1;
+    PyArrayObject *dof = (PyArrayObject *)PyArray_FromAny(
+        PyTuple_GET_ITEM(item, 2), PyArray_DescrFromType(NPY_INT), 2, 2,
+        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    a->masks[2 * a->n + i] = dof;
+    if (!dof)
+        return -1;
+    npy_intp np = PyArray_DIM(xy, 0);
+    if (PyArray_DIM(xy, 1) != 2 || PyArray_DIM(dof, 0) != np || PyArray_DIM(dof, 1) != 3 ||
+        np < 1 || np > INT_LIMIT) {
+        fail(PyExc_ValueError, "bodies[%zd]: ports need port_xy (nport, 2) and port_dof "
+             "(nport, 3), nport >= 1, got (%zd, %zd) and (%zd, %zd)", i,
+             (Py_ssize_t)PyArray_DIM(xy, 0), (Py_ssize_t)PyArray_DIM(xy, 1),
+             (Py_ssize_t)PyArray_DIM(dof, 0), (Py_ssize_t)PyArray_DIM(dof, 1));
+        return -1;
+    }
+    L->nport = (int)np;
+    L->port_xy = PyArray_DATA(xy);
+    L->port_dof = PyArray_DATA(dof);
+    return 0;
 }
 
 static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, links_arg *a)
@@ -521,7 +561,7 @@ static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, lin
     }
     a->n = (int)n;
     a->L = calloc((size_t)(n ? n : 1), sizeof *a->L);
-    a->masks = calloc((size_t)(n ? n : 1), sizeof *a->masks);
+    a->masks = calloc(3 * (size_t)(n ? n : 1), sizeof *a->masks);
     if (!a->L || !a->masks) {
         PyErr_NoMemory();
         goto fail;
@@ -532,12 +572,15 @@ static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, lin
         kf_mech_link *L = a->L + i;
         L->fe = NULL;
         L->fixed = NULL;
+        L->nport = 0;
+        L->port_xy = NULL;
+        L->port_dof = NULL;
         if (L->geometric != 0 && L->geometric != 1) {
             fail(PyExc_ValueError, "links[%zd].geometric = %d must be 0 or 1", (Py_ssize_t)i,
                  L->geometric);
             goto fail;
         }
-        if (!body_conv(PySequence_Fast_GET_ITEM(bs, i), &L->fe))
+        if (link_body(PySequence_Fast_GET_ITEM(bs, i), i, L, a))
             goto fail;
         mask_arg m = {"fixed"};
         if (!mask_conv(PySequence_Fast_GET_ITEM(fs, i), &m))

@@ -475,7 +475,7 @@ int poll_cb(double t, void *params)
 static PyMethodDef *const method_tables[] = {kf_py_lapack_methods, kf_py_body_methods,
                                              kf_py_eig_methods, kf_py_integrate_methods,
                                              kf_py_mechanism_methods, kf_py_spatial_methods,
-                                             kf_py_stress_methods};
+                                             kf_py_stress_methods, kf_py_floating_methods};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",
                                        "The C core of kanefem (internal).", -1, NULL,

@@ -156,6 +156,9 @@ KF_PY_HIDDEN int poll_cb(double t, void *params);
 /* The core's record of a failed Python callback (the exception itself stays set);
  * also used by the mechanism's drive callbacks. */
 KF_PY_HIDDEN int callback_failed(kf_error *err, const char *what, double t);
+/* A motion capsule (kanefem._core.motion_*): its callback and parameters (a Python
+ * function's take the GIL themselves); 0 with a TypeError for anything else. */
+KF_PY_HIDDEN int motion_of(PyObject *obj, kf_motion_fn **fn, void **params);
 
 /* ---------------------------------------------------------------- defined in kf_py_mechanism.c */
 
@@ -182,5 +185,6 @@ extern KF_PY_HIDDEN PyMethodDef kf_py_eig_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_integrate_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_mechanism_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_spatial_methods[];
+extern KF_PY_HIDDEN PyMethodDef kf_py_floating_methods[];
 
 #endif /* KF_PYTHON_H */

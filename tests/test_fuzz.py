@@ -1585,6 +1585,8 @@ def mechanism_of(which):
         return mech.slider_crank(elements=2, geometric_stiffness=True)
     if which == "four-bar":
         return mech.four_bar()
+    if which == "reduced slider-crank":
+        return reduced_crank()
     return mech.Mechanism.from_dict(example_tables(which))
 
 
@@ -1773,8 +1775,9 @@ def mechanism_motion(which, n=6):
 @probe(weight=2)
 def probe_mechanism_links(d):
     """The elastic links: one way (link eigenvalues, link responses on a rigid motion)
-    and two ways (simulate_flexible)."""
-    which = d.draw(st.sampled_from(["slider-crank", "windpump", "slider_crank"]), "mechanism")
+    and two ways (simulate_flexible); beam links and a reduced one (issue 21)."""
+    which = d.draw(st.sampled_from(["slider-crank", "windpump", "slider_crank", "reduced slider-crank"]),
+                   "mechanism")
     m = mechanism_of(which)
     link = m.links[0].name
     method = d.draw(st.sampled_from(["link_eigenvalues", "link_response", "simulate_flexible"]), "method")
@@ -1822,10 +1825,65 @@ def probe_mechanism_links(d):
 
     def call():
         r = m.simulate_flexible(drives=drives, **kw)
+        if which == "reduced slider-crank":
+            return r, r.displacement(link, 2), r.table()
         return r, r.deflection(link, 0.5 * m.links[0].body.length)
 
     return Call(call, mechanism_names(m, mech.Mechanism.simulate_flexible, mech.FlexibleMotion.deflection,
                                       mech.ConstantSpeed, mech.Torque, mech.Recorded, mech.Path))
+
+
+@probe(weight=1)
+def probe_reduced_link(d):
+    """ElasticLink of a reduced or meshed body (issue 21): the body, its placement, the
+    reference conditions and K_G flag, then one way and two ways in the slider-crank."""
+    which = d.draw(st.sampled_from(["reduced beam", "reduced plate", "mesh", "free-interface", "no K_G cases"]),
+                   "body")
+    kw = d.kwargs(start=Arg(st.sampled_from([(0.15, 0.0), (0.2, 0.0)]), hostile_array((2,))),
+                  angle=Arg(st.sampled_from([0.0, 0.0, 0.1]), HOSTILE),
+                  supports=Arg(st.sampled_from([None, "pinned", "clamped", {0: "pinned", 1: "pinned"}]),
+                               st.one_of(HOSTILE_SUPPORTS, st.sampled_from(["free", {0: ("v",)}, {7: "pinned"},
+                                                                            {0: "nothing"}, "pinned-pinned"]))),
+                  damping=Arg(st.sampled_from([(0.0, 0.0), (1.0, 1e-6)]), st.one_of(HOSTILE, st.just((-1.0, 0.0)))),
+                  geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG))
+    method = d.draw(st.sampled_from(["link_eigenvalues", "simulate_flexible", "to_toml"]), "method")
+
+    def call():
+        beam = kanefem.PlanarBeam(0.3, 4, E=2e11, A=2.8e-5, I=6.4e-11, rho=7870.0)
+        if which == "mesh":
+            body = kanefem.MeshBody(kanefem.Mesh.rectangle(0.3, 0.005, 4, 1, cell="quad8", origin=(0.0, -0.0025)),
+                                    E=2e11, nu=0.3, rho=7870.0, thickness=0.005)
+            ends = [int(np.argmin(np.hypot(*(body.nodes - p).T))) for p in ((0.0, 0.0), (0.3, 0.0))]
+            sup = kw.pop("supports", None)
+            if sup is None or sup == {0: "pinned", 1: "pinned"}:
+                sup = {ends[0]: "pinned", ends[1]: "pinned"}
+            link = mech.ElasticLink("rod", body, supports=sup, **kw)
+        else:
+            full = beam if which != "reduced plate" else kanefem.MeshBody(
+                kanefem.Mesh.rectangle(0.3, 0.005, 4, 1, cell="quad8", origin=(0.0, -0.0025)), E=2e11, nu=0.3,
+                rho=7870.0, thickness=0.005)
+            ends = [0, -1] if full is beam else [[int(np.argmin(np.hypot(*(full.nodes - p).T)))] for p in
+                                                  ((0.0, 0.0), (0.3, 0.0))]
+            red = kanefem.ReducedBody(full, interface=ends, n_modes=2,
+                                      basis="free-interface" if which == "free-interface" else "craig-bampton",
+                                      prestress_supports=None if which == "no K_G cases" else
+                                      ("free" if which != "free-interface" else None))
+            link = mech.ElasticLink("rod", red, **kw)
+        sc = mech.slider_crank(elements=4)
+        m = mech.Mechanism([sc.bodies[0], link, sc.bodies[2]], sc.joints, sc.coordinates, gravity=sc.gravity)
+        drives = {"crank": mech.ConstantSpeed(40.0)}
+        if method == "link_eigenvalues":
+            return m.link_eigenvalues(m.solve(duration=0.01, points=4, drives=drives), n_modes=1)
+        if method == "to_toml":
+            folder = scratch()
+            back = mech.Mechanism.from_toml(m.to_toml(os.path.join(folder, "m.toml")))
+            return back, repr(back)
+        return m.simulate_flexible(duration=2e-3, points=3, drives=drives, dt=5e-4)
+
+    return Call(call, names_of(mech.ElasticLink, mech.Mechanism, mech.Mechanism.link_eigenvalues,
+                               mech.Mechanism.simulate_flexible, kanefem.ReducedBody.support_mask,
+                               kanefem.MeshBody.support_mask, extra=("rod", "link", "body", "K_G", "geometric",
+                                                                     "supports", "start", "angle", "damping")))
 
 
 # ---------------------------------------------------------------- sweeps (issue 12)
@@ -2102,27 +2160,77 @@ def probe_mesh_file(d):
                 also=(OSError,) if held in ("missing", "dangling") else ())
 
 
+def reduced_crank():
+    """The slider-crank with its rod reduced (Craig-Bampton of a 4-element beam, both ends,
+    2 modes, the K_G load cases of a link): a mechanism whose TOML file names an NPZ."""
+    sc = kanefem.mechanism.slider_crank(elements=4)
+    rod = sc.link("rod")
+    red = kanefem.ReducedBody(rod.body, interface=[0, -1], n_modes=2, prestress_supports="free")
+    link = mech.ElasticLink("rod", red, start=rod.start)
+    return kanefem.Mechanism([sc.bodies[0], link, sc.bodies[2]], sc.joints, sc.coordinates, gravity=sc.gravity)
+
+
 @functools.lru_cache(maxsize=None)
 def toml_file_bytes(which):
-    """A valid wind-pump or mechanism TOML file (with a [run] table), as bytes."""
-    path = os.path.join(scratch(), "c.toml")
+    """A valid wind-pump or mechanism TOML file (with a [run] table), as bytes; with a
+    reduced link, also the files it names (name -> bytes: its body's NPZ, or a mesh file)."""
+    folder = scratch()
+    path = os.path.join(folder, "c.toml")
     if which == "windpump":  # the model's tables and the command line's [run], as python -m kanefem writes them
         tables = {**kanefem.WindPump().to_dict(), "run": {"rpm": 140.0, "points": 24}}
+    elif which in ("reduced link", "mesh link"):
+        tables = {**reduced_crank().to_dict(folder=folder, stem="c"), "run": {"points": 24}}
+        if which == "mesh link":  # a plane mesh reduced at load: its file and numbers in the table
+            mesh = kanefem.Mesh.rectangle(0.3, 0.005, 6, 1, cell="quad8", origin=(0.0, -0.0025))
+            mesh.write(os.path.join(folder, "rod.vtu"))
+            os.unlink(os.path.join(folder, "c_rod.npz"))
+            link = tables["link"][0]
+            del link["body"]
+            ends = [int(np.argmin(np.hypot(*(mesh.nodes - p).T))) for p in ((0.0, 0.0), (0.3, 0.0))]
+            link.update(mesh="rod.vtu", E=2e11, nu=0.3, rho=7870.0, thickness=0.005, interface=ends, modes=2)
     else:
         tables = {**kanefem.Mechanism.from_toml(kanefem.mechanism.example(which)).to_dict(), "run": {"points": 24}}
     kanefem._io.write_toml(path, tables)
-    with open(path, "rb") as f:
-        return f.read()
+    out = {}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), "rb") as f:
+            out[name] = f.read()
+    return out
 
 
 @probe(weight=1)
 def probe_toml_file(d):
-    """WindPump.from_toml and Mechanism.from_toml on damaged configuration files."""
-    which = d.draw(st.sampled_from(["windpump", "slider_crank", "four_bar"]), "configuration")
-    data = damaged_bytes(d, toml_file_bytes(which))
-    path = os.path.join(scratch(), "c.toml")
+    """WindPump.from_toml and Mechanism.from_toml on damaged configuration files; a
+    mechanism's reduced link names an NPZ file or a mesh file beside it (the file damaged
+    instead, or the name in the table pointing elsewhere)."""
+    which = d.draw(st.sampled_from(["windpump", "slider_crank", "four_bar", "reduced link", "mesh link"]),
+                   "configuration")
+    files = toml_file_bytes(which)
+    folder = scratch()
+    for name, data in files.items():
+        if name != "c.toml":
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+    target = "c.toml"
+    if len(files) > 1:
+        target = d.draw(st.sampled_from(sorted(files)), "damaged file")
+    valid = files[target]
+    if target == "c.toml" and len(files) > 1:  # the name of the linked file: elsewhere, or hostile
+        other = [n for n in files if n != "c.toml"][0]
+        swap = d.draw(st.sampled_from([other, other, "../" + other, "/etc/passwd", "", "sub/" + other,
+                                       "x\\..\\" + other]), "linked name")
+        valid = valid.replace(other.encode(), swap.encode())
+    data = damaged_bytes(d, valid)
+    path = os.path.join(folder, target)
+    if target != "c.toml":
+        os.unlink(path)
+        with open(os.path.join(folder, "c.toml"), "wb") as f:
+            f.write(files["c.toml"])
     held = place(d, path, data)
+    path = os.path.join(folder, "c.toml")
     reader = d.draw(st.sampled_from(["WindPump", "Mechanism"] if which == "windpump" else ["Mechanism"]), "reader")
+    if target != "c.toml":
+        held = "file"  # the TOML file is there; its linked file is what was placed
     write_back = d.draw(st.booleans(), "write back")
 
     def call():
@@ -2241,6 +2349,77 @@ def probe_reduced_body(d):
     return Call(call, names_of(kanefem.ReducedBody, kanefem.ReducedBody.eigenvalues, kanefem.ReducedBody.motion_terms,
                                kanefem.ReducedBody.support_mask, kanefem.simulate,
                                extra=("interface", "basis", "supports", "geometric_stiffness", "n_modes")))
+
+
+# ---------------------------------------------------------------- floating bodies (issue 22)
+
+
+def floating_body(which):
+    """A small spatial body to float (built inside the call)."""
+    if which == "beam3d":
+        return kanefem.Beam3D(0.5, 3, E=7e10, A=4e-4, Izz=2e-8, Iyy=8e-9, J=1e-8, rho=2700.0)
+    if which == "bar3d":
+        return kanefem.Bar3D.from_mesh([[0, 0, 0], [0.6, 0, 0], [0.3, 0.4, 0.1]], [[0, 1], [1, 2], [2, 0]],
+                                       E=7e10, A=4e-4, rho=2700.0)
+    if which == "solid":
+        return kanefem.MeshBody(kanefem.Mesh.box(0.2, 0.05, 0.02, 2, 1, 1), E=7e10, nu=0.3, rho=2700.0,
+                                storage="dense")
+    if which == "planar":
+        return kanefem.PlanarBeam(0.5, 2, E=7e10, A=4e-4, I=2e-8, rho=2700.0)
+    return kanefem.ReducedBody(kanefem.Beam3D(0.5, 4, E=7e10, A=4e-4, Izz=2e-8, Iyy=8e-9, J=1e-8, rho=2700.0),
+                               interface=[0], n_modes=3)
+
+
+@probe(weight=2)
+def probe_floating_body(d):
+    """FloatingBody of a spatial beam, a truss, a solid mesh, a reduced body (or a planar
+    body, refused), its states, equations, accelerations and motions, free (generalized-
+    alpha, Newmark, DP5) or with a prescribed frame, and its invariants over the result."""
+    which = d.draw(st.sampled_from(["beam3d", "bar3d", "solid", "reduced"] + (["planar"] if d.p else [])), "body")
+    body = floating_body(which)
+    n = body.ndof
+    refs = {"beam3d": ["clamped-free", "mean-axes", "pinned-pinned"],
+            "bar3d": [{0: "fixed", 1: ("v", "w"), 2: ("w",)}, "mean-axes"],
+            "solid": ["mean-axes"], "reduced": [{0: "clamped"}, "mean-axes"], "planar": [None]}[which]
+    kw = d.kwargs(reference=Arg(st.sampled_from(refs + [None]), st.one_of(HOSTILE_SUPPORTS, HOSTILE_TEXT)),
+                  damping=Arg(st.sampled_from([None, kanefem.Rayleigh(0.1, 1e-6)]), HOSTILE),
+                  geometric_stiffness=Arg(st.sampled_from([None, False]), HOSTILE_FLAG),
+                  mass_properties=Arg(st.none(), st.one_of(HOSTILE, st.just((1.0, np.zeros(3), np.eye(3))))))
+    skw = d.kwargs(position=Arg(floats_array((3,), -1, 1), hostile_array((3,))),
+                   rotation=Arg(st.one_of(st.none(), unit_quaternions(1).map(lambda q: q[0])),
+                                st.one_of(hostile_array((3, 3)), hostile_array((4,)), st.just(np.zeros(4)))),
+                   velocity=Arg(floats_array((3,), -1, 1), hostile_array((3,))),
+                   omega=Arg(floats_array((3,), -20, 20), hostile_array((3,))),
+                   d_t=Arg(st.none(), hostile_array((n,))))
+    rkw = d.kwargs(t=Arg(st.sampled_from([np.linspace(0.0, 2e-3, 3), np.array([0.0, 1e-3])]),
+                         st.one_of(hostile_array((3,)), st.just(np.array([0.0, 0.0]))), optional=False),
+                   method=Arg(st.sampled_from(["generalized-alpha", "newmark", "dp5"]), HOSTILE_TEXT),
+                   dt=Arg(st.floats(2e-4, 1e-3), HOSTILE),
+                   rho_inf=Arg(st.floats(0.0, 1.0), HOSTILE),
+                   tol=Arg(st.floats(1e-10, 1e-6), HOSTILE),
+                   max_iter=Arg(st.integers(5, 40), HOSTILE_INT),
+                   rtol=Arg(st.floats(1e-8, 1e-5), HOSTILE),
+                   max_steps=Arg(st.integers(10, 20000), HOSTILE_INT),
+                   gravity=Arg(st.one_of(st.none(), floats_array((3,), -10, 10)), hostile_array((3,))))
+    prescribed = d.draw(st.booleans(), "prescribed")
+    motion = draw_spatial_motion(d, 0.01) if prescribed else None
+    acc = d.value("accelerations", Arg(st.one_of(st.none(), floats_array((6,), -10, 10)), hostile_array((6,))))
+
+    def call():
+        fb = kanefem.FloatingBody(body, **kw)
+        s = fb.state(**skw)
+        M, f = fb.equations(s, accelerations=acc)
+        out = [fb, repr(fb), M, f, fb.energy(s), fb.momentum(s), fb.angular_momentum(s)]
+        if fb.rigid_margin > 1e-10:
+            out.append(fb.accelerations(s))
+        if prescribed or fb.rigid_margin > 1e-10:
+            r = fb.simulate(initial=s, motion=motion, progress=False, **rkw)
+            out += [r, r.table()]
+        return out
+
+    return Call(call, names_of(kanefem.FloatingBody, kanefem.FloatingBody.state, kanefem.FloatingBody.equations,
+                               kanefem.FloatingBody.simulate, extra=("body", "motion", "omega", "R", "state",
+                                                                     "d", "dd", "x0", "e0", "fixed", "t")))
 
 
 @functools.lru_cache(maxsize=None)

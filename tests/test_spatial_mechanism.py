@@ -871,11 +871,11 @@ def test_command_line_runs_the_spatial_examples(tmp_path):
 
 def test_link_damping_is_checked_by_name():
     """A link's Rayleigh damping given as one number (found by the fuzz: 'int' object is not
-    iterable, planar and spatial links alike) is a ValueError naming the link."""
+    iterable, planar and spatial links alike) is a TypeError naming the link."""
     beam = kanefem.Beam3D(0.4, 2, E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9, rho=2700.0)
-    with pytest.raises(ValueError, match="L: damping must be \\(alpha, beta\\)"):
+    with pytest.raises(TypeError, match="L: damping must be \\(alpha, beta\\)"):
         SpatialLink("L", beam, damping=75)
-    with pytest.raises(ValueError, match="r: damping must be \\(alpha, beta\\)"):
+    with pytest.raises(TypeError, match="r: damping must be \\(alpha, beta\\)"):
         M.ElasticLink("r", kanefem.PlanarBeam(0.4, 2, E=1e9, A=1e-4, I=1e-9, rho=1e3), damping=75)
     with pytest.raises(TypeError, match="kinds must be a sequence"):
         dh_chain(arm_table(), kinds=0, masses=[1.0, 1.0, 1.0])

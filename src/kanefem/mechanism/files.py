@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path as _Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,17 +26,23 @@ class MechanismFiles:
 
     @classmethod
     def from_toml(cls, path) -> "Mechanism":
-        """Read a mechanism from a TOML file (see :meth:`to_toml`)."""
+        """Read a mechanism from a TOML file (see :meth:`to_toml`); the files its
+        ``[[link]]`` tables name (a reduced body's NPZ, a mesh) are read from the file's
+        folder (relative paths inside it)."""
         path = _checks.path("path", path)
         data = read_toml(path)
         try:
-            return cls.from_dict(data)
+            return cls.from_dict(data, base=path.parent)
         except (ValueError, TypeError, KeyError) as exc:
             raise type(exc)(f"{path}: {exc}") from None
 
     @classmethod
-    def from_dict(cls, data) -> "Mechanism":
-        """A mechanism from the tables of a TOML file (:meth:`to_toml`)."""
+    def from_dict(cls, data, *, base=None) -> "Mechanism":
+        """A mechanism from the tables of a TOML file (:meth:`to_toml`).
+
+        ``base``: the folder the files of reduced links are named from (relative paths
+        that must stay inside it, ``kanefem._io.referenced``); default the current
+        folder, where absolute paths are taken as they are (a definition made in code)."""
         known = {"mechanism", "body", "link", "joint", "spring", "coordinate", "run", "sweep"}
         if not isinstance(data, Mapping):
             raise TypeError(f"data must be a dict of tables, got {_checks._short(data)}")
@@ -71,7 +78,12 @@ class MechanismFiles:
             bodies.append(RigidBody(**t))
         for t in data.get("link", []):
             t = take(t, ElasticLink, ("name", "kind", "length", "elements", "E", "A", "I", "rho", "start",
-                                      "angle", "end", "supports", "damping", "geometric_stiffness"), "link")
+                                      "angle", "end", "supports", "damping", "geometric_stiffness", "body",
+                                      "mesh", "nu", "thickness", "plane_strain", "interface", "modes",
+                                      "cutoff_hz"), "link")
+            if "body" in t or "mesh" in t:
+                bodies.append(_reduced_link(t, base))
+                continue
             kind = t.pop("kind", "beam")
             _checks.choice(f"link {t.get('name')!r}: kind", kind, ("beam", "bar"))
             start = t.pop("start", (0.0, 0.0))
@@ -161,8 +173,13 @@ class MechanismFiles:
             mech.coordinate_drives = drives
         return mech
 
-    def to_dict(self, drives=None) -> dict:
-        """The tables of :meth:`to_toml`."""
+    def to_dict(self, drives=None, *, folder=None, stem="mechanism") -> dict:
+        """The tables of :meth:`to_toml`.
+
+        A reduced link's body is a file: with ``folder`` it is saved there as
+        ``<stem>_<link>.npz`` (:meth:`~kanefem.ReducedBody.save`) and named relatively;
+        without, the file it was read from is named (absolutely), and a reduced body never
+        saved is refused."""
         if self.space == 3:
             out = {"mechanism": {"name": self.name, "space": "3d", "gravity": list(self.gravity),
                                  "redundant": self.redundant}}
@@ -176,8 +193,12 @@ class MechanismFiles:
                             "angle": b.angle} for b in rigid]
         if self.links:
             out["link"] = []
+            used = set()
             for L in self.links:
                 b = L.body
+                if not L._is_line():
+                    out["link"].append(_reduced_link_table(L, folder, stem, used))
+                    continue
                 if b.origin != 0.0:
                     raise ValueError(f"link {L.name!r}: elements from origin {b.origin} cannot be written (0 only)")
                 t = {"name": L.name, "kind": "beam" if isinstance(b, PlanarBeam) else "bar", "length": b.length,
@@ -247,7 +268,8 @@ class MechanismFiles:
         ``[sweep]``), which :meth:`from_toml` skips.
         """
         path = _checks.path("path", path)
-        return write_toml(path, self.to_dict(drives), comment=comment or self.toml_comment())
+        return write_toml(path, self.to_dict(drives, folder=path.parent, stem=path.stem),
+                          comment=comment or self.toml_comment())
 
     def toml_comment(self) -> str:
         """The comment heading the mechanism's TOML file."""
@@ -261,6 +283,120 @@ class MechanismFiles:
     @run_drives.setter
     def run_drives(self, value):
         self.coordinate_drives = value
+
+
+#: the [[link]] keys of a reduced link: the body (an NPZ file) or a mesh reduced at load
+_REDUCED_KEYS = ("name", "body", "mesh", "E", "nu", "rho", "thickness", "plane_strain", "interface", "modes",
+                 "cutoff_hz", "start", "angle", "supports", "damping", "geometric_stiffness")
+
+
+def _reduced_link(t, base):
+    """An ElasticLink of a [[link]] table naming a reduced body: ``body`` (a ReducedBody's
+    NPZ file) or ``mesh`` (a mesh file with E, nu, rho, thickness [, plane_strain], its
+    ``interface`` items and ``modes`` or ``cutoff_hz``, reduced at load by Craig-Bampton
+    with the K_G load cases of a link when ``geometric_stiffness``)."""
+    from .._io import referenced
+    from ..meshes import Mesh, MeshBody
+    from ..reduced import ReducedBody
+
+    name = t.get("name", "?")
+    extra = sorted(set(t) - set(_REDUCED_KEYS))
+    if extra:
+        raise ValueError(f"[[link]] {name!r}: a reduced link takes no key(s) {', '.join(map(repr, extra))} "
+                         f"(it has: {', '.join(_REDUCED_KEYS)})")
+    if ("body" in t) == ("mesh" in t):
+        raise ValueError(f"[[link]] {name!r}: give body (a reduced body's NPZ file) or mesh (reduced at load), "
+                         "not both")
+
+    def where(key):
+        value = t.pop(key)
+        if base is None and isinstance(value, str) and value and "\x00" not in value:
+            path = _Path(value).absolute()
+        else:
+            path = referenced(_Path(".") if base is None else base, value, f"link {name!r}: {key}")
+        if not path.exists():
+            raise ValueError(f"link {name!r}: {key} = {value!r}: no such file ({path})")
+        return path
+
+    geometric = _checks.flag(f"link {name!r}: geometric_stiffness", t.get("geometric_stiffness", True))
+    if "body" in t:
+        path = where("body")
+        for key in ("E", "nu", "rho", "thickness", "plane_strain", "interface", "modes", "cutoff_hz"):
+            if key in t:
+                raise ValueError(f"[[link]] {name!r}: {key} is for a mesh reduced at load, not a body file")
+        body = ReducedBody.load(path)
+        body._source = path
+    else:
+        path = where("mesh")
+        missing = [k for k in ("E", "nu", "rho", "thickness", "interface") if k not in t]
+        if missing or ("modes" in t) == ("cutoff_hz" in t):
+            raise ValueError(f"[[link]] {name!r}: a mesh link needs E, nu, rho, thickness, interface and modes or "
+                             f"cutoff_hz (missing: {', '.join(missing) or 'modes or cutoff_hz, one of them'})")
+        mesh = MeshBody(Mesh.read(path), E=t.pop("E"), nu=t.pop("nu"), rho=t.pop("rho"),
+                        thickness=t.pop("thickness"),
+                        plane_strain=_checks.flag(f"link {name!r}: plane_strain", t.pop("plane_strain", False)))
+        interface = t.pop("interface")
+        if not isinstance(interface, list):
+            raise TypeError(f"link {name!r}: interface must be a list of items (a node index, a list of nodes "
+                            f"or a node-set name), got {_checks._short(interface)}")
+        modes = {"n_modes": t.pop("modes")} if "modes" in t else {"cutoff_hz": t.pop("cutoff_hz")}
+        body = ReducedBody(mesh, interface, **modes, geometric_stiffness=geometric,
+                           prestress_supports="free" if geometric else None)
+    supports = t.pop("supports", None)
+    if isinstance(supports, Mapping):  # {"0" = "pinned", ...}: the interface items by index
+        try:
+            supports = {int(k): (tuple(v) if isinstance(v, list) else v) for k, v in supports.items()}
+        except ValueError:
+            raise ValueError(f"link {name!r}: supports keys must be interface item indices, got "
+                             f"{list(supports)}") from None
+    return ElasticLink(body=body, supports=supports, **t)
+
+
+def absolute_files(tables, base):
+    """The tables with each [[link]]'s ``body`` or ``mesh`` file named by its absolute path,
+    resolved from ``base`` (the TOML file's folder) as ``from_toml`` does (inside it): for a
+    description read again elsewhere (a sweep's points)."""
+    from .._io import referenced
+
+    out = dict(tables)
+    links = []
+    for t in tables.get("link", []):
+        t = dict(t) if isinstance(t, Mapping) else t
+        for key in ("body", "mesh"):
+            if isinstance(t, dict) and key in t:
+                t[key] = str(referenced(base, t[key], f"link {t.get('name', '?')!r}: {key}"))
+        links.append(t)
+    if "link" in tables:
+        out["link"] = links
+    return out
+
+
+def _reduced_link_table(L, folder, stem, used):
+    """The [[link]] table of a reduced link: its body saved as ``<stem>_<link>.npz`` in
+    ``folder`` (named relatively), or the file it was read from."""
+    from .._io import inside, safe_name
+    from ..meshes import MeshBody
+
+    if isinstance(L.body, MeshBody):
+        raise ValueError(f"link {L.name!r}: a MeshBody link cannot be written to TOML; reduce it (a ReducedBody "
+                         "link, saved as an NPZ file) or name its mesh in a [[link]] table (mesh = ...)")
+    if folder is not None:
+        name = safe_name(f"{stem}_{L.name}", used) + ".npz"
+        L.body.save(inside(folder, name))
+        ref = name
+    elif getattr(L.body, "_source", None) is not None:
+        ref = str(L.body._source)
+    else:
+        raise ValueError(f"link {L.name!r}: its ReducedBody was never saved: write the mechanism with "
+                         "to_toml(path), which saves it beside the file")
+    supports = L.supports
+    if isinstance(supports, dict):
+        supports = {str(k): (list(v) if isinstance(v, tuple) else v) for k, v in supports.items()}
+    elif not isinstance(supports, str):
+        raise ValueError(f"link {L.name!r}: supports {supports!r} cannot be written (a string or "
+                         "{item: kind})")
+    return {"name": L.name, "body": ref, "start": list(L.start), "angle": L.angle, "supports": supports,
+            "damping": list(L.damping), "geometric_stiffness": L.geometric_stiffness}
 
 
 def file_run(mech, duration=0.0, revolutions=1.0, points=361):

@@ -155,7 +155,7 @@ class Mechanism(MechanismFiles):
         self._core = _core_mech if _core_mech is not None else _core.mech_create(**self._arrays())
         self._q0 = _core.mech_describe(self._core)["q0"]
         # the elastic links' frames: origin at the elements' x = 0, body axes
-        self._frames = _records.axes([dict(body=self._bidx[L.name], o=(-L.x_centre, 0.0)) for L in self.links])
+        self._frames = _records.axes([dict(body=self._bidx[L.name], o=tuple(-L.centre_local)) for L in self.links])
 
     @classmethod
     def from_planar(cls, mechanism, name=None) -> "Mechanism":
@@ -265,7 +265,9 @@ class Mechanism(MechanismFiles):
         ``motion.frames[link]``), its reference conditions held (``quasi_static`` of ``kanefem.mechanism.model``):
         d over its DOFs, in its frame."""
         L = self.link(link)
-        return quasi_static(L.body, self._link_frames(L, np.atleast_1d(frame))[0], L._fixed)
+        if self.space == 3:
+            return quasi_static(L.body, self._link_frames(L, np.atleast_1d(frame))[0], L._fixed)
+        return L.expand(quasi_static(L.model, frame, L._fixed))
 
     def link(self, name):
         """An elastic link (ElasticLink or SpatialLink) by name."""
@@ -761,8 +763,41 @@ class Mechanism(MechanismFiles):
                  for L in self.links}
         return result(t=motion.t, joints=r["joints"], drive=r["drive"], link_axial=axial, mechanism=self)
 
+    def _link_ports(self, link):
+        """The joints at a link's ports: [(joint index, port index, sign of its force on the
+        link)] (ElasticLink.ports: a line body's nodes, a reduced body's interface items)."""
+        xy = link.ports()[0]
+        scale = max(float(np.ptp(xy, axis=0).max(initial=0.0)), 1e-300) if xy.shape[0] > 1 else 1.0
+        out = []
+        for j, J in enumerate(self.joints):
+            if link.name not in J.bodies:
+                continue
+            p = _rot(link.angle).T @ (np.asarray(J.at) - np.asarray(link.start))
+            hits = np.flatnonzero(np.hypot(xy[:, 0] - p[0], xy[:, 1] - p[1]) <= 1e-9 * scale)
+            if not hits.size:
+                where = (f"one of its end nodes {link.node_point(0)}, {link.end}" if link._is_line() else
+                         f"one of its ports {', '.join(str(link.port_point(k)) for k in range(xy.shape[0]))}")
+                raise ValueError(f"joint {J.name!r} attaches to link {link.name!r} at {J.at}, not at {where}")
+            out.append((j, int(hits[-1]), 1.0 if J.bodies[1] == link.name else -1.0))
+        return out
+
     def _link_ends(self, link):
-        """The joints at a link's first and last node: [(joint index, end 0/1, sign)]."""
+        """The joints at a line link's first and last node: [(joint index, end 0/1, sign)]
+        (a joint at an interior node is refused: its force would not enter N(x))."""
+        if self.space == 3:
+            return self._spatial_link_ends(link)
+        last = link.model.n_nodes - 1
+        out = []
+        for j, port, sign in self._link_ports(link):
+            if port not in (0, last):
+                raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at "
+                                 f"{self.joints[j].at}, not at one of its end nodes {link.node_point(0)}, "
+                                 f"{link.end}")
+            out.append((j, 0 if port == 0 else 1, sign))
+        return out
+
+    def _spatial_link_ends(self, link):
+        """A spatial link's joints at its first and last node: [(joint index, end 0/1, sign)]."""
         nodes = np.asarray(link.body.nodes, float)
         x = np.zeros((nodes.shape[0], 3))
         x[:, :nodes.shape[1]] = nodes
@@ -770,10 +805,7 @@ class Mechanism(MechanismFiles):
         for j, J in enumerate(self.joints):
             if link.name not in J.bodies:
                 continue
-            if self.space == 3:
-                p = link.rotation.T @ (np.asarray(J.at) - np.asarray(link.start))
-            else:
-                p = np.append(_rot(link.angle).T @ (np.asarray(J.at) - np.asarray(link.start)), 0.0)
+            p = link.rotation.T @ (np.asarray(J.at) - np.asarray(link.start))
             ends = [e for e, xe in ((0, x[0]), (1, x[-1])) if np.linalg.norm(p - xe) <= 1e-9 * link.body.length]
             if not ends:
                 raise ValueError(f"joint {J.name!r} attaches to link {link.name!r} at {J.at}, not at one of "
@@ -821,8 +853,12 @@ class Mechanism(MechanismFiles):
         return np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
 
     def _link_axial(self, link, q, frames, joints):
-        """N(x) of a link over a motion: the quasi-static axial equilibrium under its
-        inertial load and the joint forces at its ends (docs/theory.md section 5.11)."""
+        """K_G's coefficients of a link over a motion (docs/theory.md section 5.11): a line
+        body's N(x), the quasi-static axial equilibrium under its inertial load and the
+        joint forces at its ends; a reduced body's load-case coefficients (its frame's a
+        and E + W W, then the joint forces and moments on its interface DOFs, in its axes)."""
+        if not link._is_line():
+            return self._link_load_cases(link, q, frames, joints)
         body = link.body
         if not body._straight_kg():
             raise NotSupportedError(f"link {link.name!r}: K_G from the joint forces needs a straight line body "
@@ -850,6 +886,25 @@ class Mechanism(MechanismFiles):
             c = np.concatenate([_core.axial_force(body=body._body, frames=frames[i:i + 1], f_first=f_end[i, 0],
                                                   f_last=f_end[i, 1], fixed_first=fx[0], fixed_last=fx[1])
                                 for i in range(q.shape[0])])
+        return c
+
+    def _link_load_cases(self, link, q, frames, joints):
+        """A reduced link's K_G coefficients over a motion (nt, nkg): the inertial cases of
+        its frame (kf_body_geometric_coefficients) and, on load case dim + dim^2 + k, the
+        generalized force of the joints on coordinate k (as kf_flexmech's reactions)."""
+        model = link.model
+        c = _core.axial_force(body=model._body, frames=frames, f_first=0.0, f_last=0.0, fixed_first=False,
+                              fixed_last=False)
+        first = c.shape[1] - model._n_load
+        b = self._bidx[link.name]
+        ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
+        dofs = link.ports()[1]
+        for j, port, sign in self._link_ports(link):
+            F = joints[:, j]
+            loads = (F[:, 0] * ex[:, 0] + F[:, 1] * ex[:, 1], F[:, 1] * ex[:, 0] - F[:, 0] * ex[:, 1], F[:, 2])
+            for k, load in zip(dofs[port], loads):
+                if 0 <= k < model._n_load:
+                    c[:, first + k] += sign * load
         return c
 
     # ------------------------------------------------------------ elastic links, one way
@@ -884,20 +939,25 @@ class Mechanism(MechanismFiles):
         names = [L.name for L in self.links] if links is None else _checks.sequence("links", links)
         geometric_stiffness = _checks.flag("geometric_stiffness", geometric_stiffness)
         include_eps = _checks.flag("include_eps", include_eps)
+        links = [self.link(name) for name in names]
+        for L in links:
+            if geometric_stiffness:
+                L._check_load_cases("link_eigenvalues(geometric_stiffness=True)")
         axial = self.joint_forces(motion).link_axial if geometric_stiffness else {}
         out = {}
-        for name in names:
-            L = self.link(name)
+        for L in links:
+            name = L.name
             f = self._link_frames(L, motion.frames[name])
             ax = axial.get(name)
-            if L.body.dim == 2:
-                r = L.body.eigenvalues_vs_time(f["omega"][:, 2], f["eps"][:, 2], n_modes, supports=L.supports,
-                                               include_eps=include_eps, order=order, mode_shapes=False,
-                                               geometric_stiffness=geometric_stiffness, axial_force=ax)
+            if L.model.dim == 3:
+                r = L.model.eigenvalues_vs_time(n_modes=n_modes, supports=L._model_supports, include_eps=include_eps,
+                                                order=order, mode_shapes=False, frames=f,
+                                                geometric_stiffness=geometric_stiffness, axial_force=ax)
             else:
-                r = L.body.eigenvalues_vs_time(n_modes=n_modes, supports=L.supports, include_eps=include_eps,
-                                               order=order, mode_shapes=False, frames=f,
-                                               geometric_stiffness=geometric_stiffness, axial_force=ax)
+                r = L.model.eigenvalues_vs_time(f["omega"][:, 2], f["eps"][:, 2], n_modes,
+                                                supports=L._model_supports, include_eps=include_eps, order=order,
+                                                mode_shapes=False, geometric_stiffness=geometric_stiffness,
+                                                axial_force=ax)
             out[name] = LinkEigenvalues(t=motion.t, eigenvalues=r.eigenvalues,
                                         eigenvalues_imag=r.eigenvalues_imag,
                                         frequencies_hz=_signed_hz(r.eigenvalues), solver=r.solver,
@@ -951,14 +1011,16 @@ class Mechanism(MechanismFiles):
             gravity = self.gravity[:2]
         else:
             frame = Motion.from_rotations(t, spatial.quaternions_matrices(motion.q[:, b, 3:]), origin)
-        d0 = self.link_quasi_static(L.name, motion.frames[L.name][0]) if initial == "quasi-static" else None
+        d0 = None
+        if initial == "quasi-static":
+            d0 = quasi_static(L.model, self._link_frames(L, motion.frames[L.name])[0], L._fixed)
         if dt is None and method in ("newmark", "generalized-alpha"):
-            w1 = math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
+            w1 = math.sqrt(max(L.model.eigenvalues(1, supports=L._model_supports).eigenvalues[0], 1e-30))
             dt = min(2 * math.pi / w1 / 40, float(np.min(np.diff(t))))
-        r = simulate(L.body, frame, float(t[-1]), dt=dt, method=method, supports=L.supports,
+        r = simulate(L.model, frame, float(t[-1]), dt=dt, method=method, supports=L._model_supports,
                      damping=damping, d0=d0, t_eval=t, gravity=gravity,
                      geometric_stiffness=geometric_stiffness, **simulate_options)
-        return dataclasses.replace(r, t=motion.t.copy())
+        return L.expand(dataclasses.replace(r, t=motion.t.copy()))
 
     # ------------------------------------------------------------ elastic links, two ways
 
@@ -1071,8 +1133,9 @@ class Mechanism(MechanismFiles):
             given = {} if given is None else _checks.mapping(name, given, f"a dict {{link name: {what}}}")
             out = []
             for L, f in zip(self.links, free):
-                v = np.zeros(L.body.ndof) if L.name not in given else \
-                    _checks.array(f"{name}[{L.name!r}]", given.pop(L.name), shape=(L.body.ndof,))
+                v = np.zeros(L.model.ndof) if L.name not in given else \
+                    L._coordinates(f"{name}[{L.name!r}]", _checks.array(f"{name}[{L.name!r}]", given.pop(L.name),
+                                                                        shape=(L.body.ndof,)))
                 out.append(v[f])
             if given:
                 raise ValueError(f"{name}: unknown links {', '.join(map(repr, given))}")
@@ -1086,7 +1149,7 @@ class Mechanism(MechanismFiles):
         atol = _checks.real("atol", atol, nonnegative=True)
         max_steps = _checks.integer("max_steps", max_steps, minimum=1, maximum=MAX_STEPS_LIMIT)
         if dt is None:
-            w = max(math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
+            w = max(math.sqrt(max(L.model.eigenvalues(1, supports=L._model_supports).eigenvalues[0], 1e-30))
                     for L in self.links)
             period = 2 * math.pi / w
             dt = period / 20
@@ -1102,7 +1165,9 @@ class Mechanism(MechanismFiles):
         dt = _checks.real("dt", dt, positive=True)
         links = _records.links([dict(body=self._bidx[L.name], rayleigh=L.damping, geometric=L.geometric_stiffness)
                                 for L in self.links])
-        bodies, fixed = [L.body._body for L in self.links], [L._fixed for L in self.links]
+        # a line body's ports are its nodes (the core's default); any other's given beside it
+        bodies = [L.model._body if L._is_line() else (L.model._body, *L.ports()) for L in self.links]
+        fixed = [L._fixed for L in self.links]
         _checks.choice("axial_force", axial_force, ("auto", "extrapolated", "iterated"))
         if axial_force == "auto":  # extrapolated where it makes a step one solve
             axial_force = "extrapolated" if all(d is not None and not isinstance(d, Torque) for d in ds) \
@@ -1181,25 +1246,26 @@ class Mechanism(MechanismFiles):
         d, dd, off = {}, {}, 0
         nfree = sum(len(f) for f in free)
         for L, f in zip(self.links, free):
-            d[L.name] = np.zeros((tt.size, L.body.ndof))
-            dd[L.name] = np.zeros((tt.size, L.body.ndof))
-            d[L.name][:, f] = r["elastic"][:, off:off + len(f)]
-            dd[L.name][:, f] = r["elastic"][:, nfree + off:nfree + off + len(f)]
+            q, qd = np.zeros((tt.size, L.model.ndof)), np.zeros((tt.size, L.model.ndof))
+            q[:, f] = r["elastic"][:, off:off + len(f)]
+            qd[:, f] = r["elastic"][:, nfree + off:nfree + off + len(f)]
+            d[L.name], dd[L.name] = L.expand(q), L.expand(qd)
             off += len(f)
         return FlexibleMotion(motion=motion, d=d, d_t=dd, joints=r["joints"], stats=stats,
                               geometric_stiffness=dict(stats["geometric_stiffness"]))
 
     def _check_reference(self, link):
-        """Joints attach to a link only at nodes its reference conditions hold (u and v
-        fixed), so that the constraints see the frame's points."""
-        body = link.body
-        nd = body.dofs_per_node
-        for j, end, _ in self._link_ends(link):
-            node = 0 if end == 0 else body.n_nodes - 1
-            held = link._fixed[node * nd: node * nd + min(nd, 2)]
-            if not np.all(held):
-                raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at node "
-                                 f"{node}, where its reference conditions {link.supports!r} leave it free: "
+        """Joints attach to a link only at ports whose translations its reference
+        conditions hold, so that the constraints see the frame's points."""
+        if link._is_line():
+            self._link_ends(link)  # a line body's joints at its end nodes
+        dofs = link.ports()[1]
+        for j, port, _ in self._link_ports(link):
+            held = [link._fixed[k] for k in dofs[port][:2] if k >= 0]
+            if not all(held):
+                what = "node" if link._is_line() else "port"
+                raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at {what} "
+                                 f"{port}, where its reference conditions {link.supports!r} leave it free: "
                                  "the elastic displacement there would break the joint")
 
 
@@ -1209,10 +1275,7 @@ def quasi_static(body, frame, fixed):
     (K + K_eps + K_om) d = -q_a - q_eps - q_om over the DOFs not in ``fixed`` (a boolean
     mask, e.g. ``body.support_mask(supports)``), ``frame`` a record of
     ``kanefem.FRAME_DTYPE`` (omega, eps, a - g in the frame); d (ndof,)."""
-    if body.dim == 2:
-        terms = body.motion_terms(frame["omega"][2], frame["eps"][2], frame["a"][:2])
-    else:
-        terms = body.motion_terms(frames=np.atleast_1d(frame)[:1])
+    terms = body.motion_terms(frames=np.asarray(frame).reshape(1))
     K = body.stiffness_matrix() + terms.K_eps + terms.K_om
     f = -(terms.q_a + terms.q_eps + terms.q_om)
     free = ~np.asarray(fixed, bool)
@@ -1239,6 +1302,10 @@ def _error_groups(links, free, ds, nz):
         if ds[k] is None or isinstance(ds[k], Torque):
             groups.append(("z", [k], None))
     for L, f in zip(links, free):
+        if not L._is_line():  # a reduced link: its full body's nodes' displacements (d = V q)
+            groups.append(("v", off + np.arange(len(f)), L._translations(f)))
+            off += len(f)
+            continue
         nd = L.body.dofs_per_node
         kind = np.asarray(f) % nd
         for sel in ((kind < 2), (kind == 2)) if nd >= 3 else ((kind < 2),):
@@ -1255,6 +1322,9 @@ def _group_values(r, group, nz):
         v = r["states"][:, cols[0]]
         return np.abs(v - v[0])
     x = r["elastic"][:, cols]
+    if where == "v":  # nodes: the rows (Px, Py) of the translations of a reduced link's full body
+        px, py = nodes
+        return np.hypot(x @ px.T, x @ py.T)
     if nodes is None:
         return np.abs(x)
     # the displacement vector's length at each node (u, v of a node together)
@@ -1279,7 +1349,7 @@ def _error_estimate(coarse, fine, scales, groups, nz, k, floor):
             diff = np.abs(fine["states"][:, cols[0]] - coarse["states"][:, cols[0]])
         else:
             delta = fine["elastic"][:, cols] - coarse["elastic"][:, cols]
-            diff = _group_values({"elastic": delta[:, :]}, ("d", np.arange(len(cols)), nodes), nz)
+            diff = _group_values({"elastic": delta[:, :]}, (where, np.arange(len(cols)), nodes), nz)
         e, den = float(np.max(diff, initial=0.0)) / (k * k - 1), float(scale + floor)
         # a quantity zero throughout (atol = 0): no error where the runs agree exactly
         worst = max(worst, 0.0 if e == 0.0 else e / den if den > 0.0 else math.inf)

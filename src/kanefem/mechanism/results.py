@@ -128,9 +128,11 @@ class MechanismForces(ResultMixin):
         (springs, dampers, friction, gravity): a motor torque; zero to round-off for a
         free coordinate of a motion of the model.
     link_axial : dict
-        Per elastic link, its axial force N(x) = c0 + c1 x + c2 x^2 (tension > 0, x
-        along the elements) from the joint forces at its ends and its axial inertia:
-        (nt, 3) [N, N/m, N/m^2].
+        Per elastic link, its K_G coefficients: a line body's axial force N(x) = c0 +
+        c1 x + c2 x^2 (tension > 0, x along the elements) from the joint forces at its
+        ends and its axial inertia: (nt, 3) [N, N/m, N/m^2]; a reduced body's load-case
+        coefficients (nt, nkg): its frame's a - g [m/s^2] and E + W W row by row [1/s^2],
+        then the joint forces and moments on its interface DOFs in its axes [N, N m].
     mechanism : Mechanism
     """
 
@@ -164,7 +166,16 @@ class MechanismForces(ResultMixin):
         for k, c in enumerate(mech.coordinates):
             cols[f"{c.name}_drive_{_drive_unit(mech, k)}"] = self.drive[:, k]
         for name, c in self.link_axial.items():
-            cols[f"{name}_N0_N"], cols[f"{name}_N1_N_m"], cols[f"{name}_N2_N_m2"] = c.T
+            if mech.link(name)._is_line():
+                cols[f"{name}_N0_N"], cols[f"{name}_N1_N_m"], cols[f"{name}_N2_N_m2"] = c.T
+                continue
+            model = mech.link(name).model
+            units = ["m_s2"] * 2 + ["1_s2"] * 4 + ["N" if "_r" not in nm and "theta" not in nm else "Nm"
+                                                    for nm in model.dof_names[:model._n_load]]
+            names = ["a_x", "a_y", "EWW_xx", "EWW_xy", "EWW_yx", "EWW_yy"] + \
+                [f"F_{nm}" for nm in model.dof_names[:model._n_load]]
+            for k, (nm, u) in enumerate(zip(names, units)):
+                cols[f"{name}_kg_{nm}_{u}"] = c[:, k]
         return cols
 
 
@@ -244,9 +255,13 @@ class FlexibleMotion(ResultMixin):
         return self.motion.t
 
     def deflection(self, link, x):
-        """Lateral displacement v [m] of a link at x along it (a node), over time."""
+        """Lateral displacement v [m] of a line link at x along it (a node), over time
+        (any link: :meth:`displacement`)."""
         mech = self.motion.mechanism
-        L = mech.bodies[mech._body_index(link)]
+        L = mech.link(link)
+        if not L._is_line():
+            raise ValueError(f"deflection: link {link!r} is a {type(L.body).__name__}, not a line body: "
+                             "displacement(link, node) gives its nodes' displacements")
         x = _checks.real("x", x)  # nan is no node (it found node 0, whose deflection is zero)
         nodes = L.body.nodes[:, 0]
         i = int(np.argmin(np.abs(nodes - x)))
@@ -254,9 +269,35 @@ class FlexibleMotion(ResultMixin):
             raise ValueError(f"x = {x} is not a node of {link} (nodes at {nodes.tolist()})")
         return self.d[link][:, i * L.body.dofs_per_node + 1]
 
+    def displacement(self, link, node):
+        """The displacement (u, v) [m] of a node of a link in its frame over time, (nt, 2):
+        a line body's node, a MeshBody link's mesh node, a ReducedBody link's full body's
+        node (expanded, d = V q)."""
+        mech = self.motion.mechanism
+        L = mech.link(link)
+        d = self.d[L.name]
+        if L._is_line():
+            b = L.body
+            node = _checks.index("node", node, b.n_nodes, "nodes")
+            nd = b.dofs_per_node
+            return np.column_stack([d[:, node * nd], d[:, node * nd + 1] if nd > 1 else np.zeros(d.shape[0])])
+        red = L.model
+        rows = red._translation_rows()
+        if rows is None:
+            raise ValueError(f"displacement: the full body of link {link!r} is not known (a version 1 file "
+                             "loaded without it): expand d with its basis")
+        rx, ry, nn = rows
+        node = _checks.index("node", node, nn, "nodes of its full body")
+        zero = np.zeros(d.shape[0])
+        if L.model is not L.body:  # a MeshBody link: d is over the mesh's DOFs already
+            return np.column_stack([d[:, rx[node]], d[:, ry[node]] if ry is not None else zero])
+        V = red.basis_matrix
+        return np.column_stack([d @ V[rx[node]], d @ V[ry[node]] if ry is not None else zero])
+
     def _columns(self):
         """t_s, the coordinates (two ways) and each link's lateral deflection at its
-        middle node ``<link>_v_mid_m`` (see :mod:`kanefem._results` for the names)."""
+        middle node ``<link>_v_mid_m`` (a reduced link: at its full body's node nearest its
+        mass centre; see :mod:`kanefem._results` for the names)."""
         m = self.motion
         mech = m.mechanism
         cols = {"t_s": m.t}
@@ -264,8 +305,12 @@ class FlexibleMotion(ResultMixin):
             cols.update(_coordinate_columns(mech, k, m.z[:, k], m.zd[:, k], None, m.force[:, k]))
         for L in mech.links:
             body = L.body
-            node = (body.n_nodes - 1) // 2
-            v = self.d[L.name][:, node * body.dofs_per_node + 1] if body.dofs_per_node > 1 else np.zeros(len(m.t))
+            if L._is_line():
+                node = (body.n_nodes - 1) // 2
+                v = self.d[L.name][:, node * body.dofs_per_node + 1] if body.dofs_per_node > 1 \
+                    else np.zeros(len(m.t))
+            else:
+                v = self.displacement(L.name, L._middle_node())[:, 1]
             cols[f"{L.name}_v_mid_m"] = v
         return cols
 

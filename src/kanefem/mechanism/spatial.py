@@ -299,6 +299,27 @@ class SpatialLink:
         """Whether its elements are planar (they ride in the frame's x-y plane)."""
         return self.body.dim == 2
 
+    # the interface the mechanism's link methods share with ElasticLink: a line body is its
+    # own model, its reference conditions as given, its DOFs the model's
+    @property
+    def model(self):
+        """The body the link's one-way computations run on (its elements)."""
+        return self.body
+
+    @property
+    def _model_supports(self):
+        return self.supports
+
+    def _is_line(self):
+        return True
+
+    def _check_load_cases(self, what):
+        """A line body's K_G needs no load cases."""
+
+    def expand(self, x):
+        """Results over the model's DOFs are the body's (the identity)."""
+        return x
+
     @property
     def rotation(self) -> np.ndarray:
         """The frame's (and the link body's) axes in the drawing."""
