@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+struct kf_smech_axes; /* csrc/kf_spatial.h */
+
 /* ================================================================ planar mechanisms (issue 11)
  *
  * Rigid bodies in the plane joined by revolute, prismatic and welded joints,
@@ -323,22 +325,33 @@ int kf_mech_integrate(const kf_mech_ops *ops, const void *mech, const kf_mech_dr
  * section 3.18) from its inertial load cases and the joint forces and moments
  * on the coordinates of its ports.
  */
-/* Also a typed boundary record (kanefem.LINK_DTYPE from offsetof: body,
- * rayleigh, geometric; fe, fixed and the ports are not fields of the record, the
- * binding sets them from the bodies, masks and ports beside it). */
+/* A link of a planar mechanism (kf_flexmech_create) or a spatial one
+ * (kf_flexmech_create_spatial, csrc/kf_spatial.h).  Also a typed boundary record
+ * (kanefem.LINK_DTYPE from offsetof: body, rayleigh, geometric; fe, fixed, the ports
+ * and mass are not fields of the record, the binding sets them from the bodies, masks
+ * and ports beside it). */
 typedef struct kf_mech_link {
     int body;                   /* the mechanism's body that carries the flexible body */
-    const kf_body *fe;          /* a planar body (dimension 2): elements or given invariants */
+    const kf_body *fe;          /* planar: a body of dimension 2 (elements or given
+                                 * invariants), or a spatial body of given invariants moving
+                                 * in the plane; spatial: a body of dimension 3 in dense or
+                                 * band storage (elements or given invariants) */
     const unsigned char *fixed; /* reference conditions: ndof flags */
     double rayleigh[2];         /* damping alpha M + beta K of the elastic DOFs */
     int geometric;              /* 1: add K_G (above); 0 */
-    /* where joints may attach: nport points of the body's frame (port_xy, nport x 2,
-     * row-major) and the coordinates of their translations along x and y and of their
-     * rotation (port_dof, nport x 3, -1 where there is none); port_xy NULL: every node of
-     * a body of elements (node i: DOFs i ndofn + 0, 1, 2 as far as it has them) */
+    /* where joints may attach: nport points of the body's frame (port_xy, nport x dim,
+     * row-major: dim 2 planar, 3 spatial) and the coordinates of their translations and
+     * rotations (port_dof, row-major; planar nport x 3: along x, y and the rotation;
+     * spatial nport x 6: along x, y, z and about x, y, z; -1 where there is none);
+     * port_xy NULL: every node of a body of elements (node i: DOFs i ndofn + 0, 1, ... as
+     * far as it has them) */
     int nport;
     const double *port_xy;
     const int *port_dof;
+    /* spatial, a body of given invariants: its 13 mass properties (kf_ffrf_desc.mass: m,
+     * x_c, the second moments about x_c) from its full body; NULL: from its invariants
+     * (kf_body_rigid: the rigid motions must lie in its span, as a Craig-Bampton body's) */
+    const double *mass;
 } kf_mech_link;
 
 typedef struct kf_flexmech kf_flexmech;
@@ -387,7 +400,14 @@ typedef struct kf_flex_opts {
     const kf_mech_axes *axes;
     int naxes;
     kf_frame *frames;
+    /* spatial: the naxes axes of the frames (in place of axes); kin rows of
+     * kf_flexmech_kin_width: the bodies' q (7 nbody), u, u' (6 nbody each) */
+    const struct kf_smech_axes *saxes;
 } kf_flex_opts;
+
+/* The numbers per output instant of kf_flex_opts.kin: 3 n (planar: q, q', q''), 19
+ * nbody (spatial: q, u, u'). */
+int kf_flexmech_kin_width(const kf_flexmech *w);
 
 /*
  * Integrate from z0, zd0 and the elastic x0 = (d, d') (or NULL: at rest,
@@ -395,8 +415,9 @@ typedef struct kf_flex_opts {
  * (Newton's method on the accelerations at each step, the effective matrix M
  * + gamma' (alpha M + beta K) + beta' (K + K_G) over the elastic DOFs).
  * states: nt x 4 nz as kf_mech_simulate's; elastic: nt x 2 nelastic (d, d');
- * joints: nt x 3 njoint or NULL.  KF_EGEOM (when and where), KF_ENOCONV
- * (Newton, naming dt), KF_EDIVERGE, KF_ESTEPS.
+ * joints: nt x 3 njoint (spatial: nt x 6 njoint, as kf_smech_joint_forces) or
+ * NULL.  KF_EGEOM (when and where), KF_ENOCONV (Newton, naming dt),
+ * KF_EDIVERGE, KF_ESTEPS.
  */
 int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
                     const double *zd0, const double *x0, int nt, const double *t,

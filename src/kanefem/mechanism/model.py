@@ -734,7 +734,11 @@ class Mechanism(MechanismFiles):
         else:
             nt, nb = len(t), len(self.bodies)
             kin = run["kin"]
-            k = {n: kin[:, i].reshape(nt, nb, 3) for i, n in enumerate(("q", "qd", "qdd"))}
+            if self.space == 3:  # per instant q (7 nb), u, u' (6 nb each)
+                k = {"q": kin[:, :7 * nb].reshape(nt, nb, 7), "qd": kin[:, 7 * nb:13 * nb].reshape(nt, nb, 6),
+                     "qdd": kin[:, 13 * nb:].reshape(nt, nb, 6)}
+            else:
+                k = {n: kin[:, i].reshape(nt, nb, 3) for i, n in enumerate(("q", "qd", "qdd"))}
             k["frames"] = {L.name: run["frames"][:, i] for i, L in enumerate(self.links)}
         return MechanismMotion(t=np.array(t, float), z=z, zd=zd, zdd=zdd, force=force, q=k["q"],
                                qd=k["qd"], qdd=k["qdd"], frames=k["frames"], stats=dict(stats),
@@ -765,18 +769,21 @@ class Mechanism(MechanismFiles):
 
     def _link_ports(self, link):
         """The joints at a link's ports: [(joint index, port index, sign of its force on the
-        link)] (ElasticLink.ports: a line body's nodes, a reduced body's interface items)."""
+        link)] (``ports``: a line body's nodes, a reduced body's interface items)."""
         xy = link.ports()[0]
         scale = max(float(np.ptp(xy, axis=0).max(initial=0.0)), 1e-300) if xy.shape[0] > 1 else 1.0
+        R = link.rotation if self.space == 3 else _rot(link.angle)
         out = []
         for j, J in enumerate(self.joints):
             if link.name not in J.bodies:
                 continue
-            p = _rot(link.angle).T @ (np.asarray(J.at) - np.asarray(link.start))
-            hits = np.flatnonzero(np.hypot(xy[:, 0] - p[0], xy[:, 1] - p[1]) <= 1e-9 * scale)
+            p = R.T @ (np.asarray(J.at) - np.asarray(link.start))
+            hits = np.flatnonzero(np.linalg.norm(xy - p, axis=1) <= 1e-9 * scale) if self.space == 3 else \
+                np.flatnonzero(np.hypot(xy[:, 0] - p[0], xy[:, 1] - p[1]) <= 1e-9 * scale)
             if not hits.size:
-                where = (f"one of its end nodes {link.node_point(0)}, {link.end}" if link._is_line() else
-                         f"one of its ports {', '.join(str(link.port_point(k)) for k in range(xy.shape[0]))}")
+                where = (f"one of its end nodes {tuple(link.node_point(0))}, {tuple(link.node_point(-1))}"
+                         if link._is_line() else
+                         f"one of its ports {', '.join(str(tuple(link.port_point(k))) for k in range(xy.shape[0]))}")
                 raise ValueError(f"joint {J.name!r} attaches to link {link.name!r} at {J.at}, not at {where}")
             out.append((j, int(hits[-1]), 1.0 if J.bodies[1] == link.name else -1.0))
         return out
@@ -1116,9 +1123,9 @@ class Mechanism(MechanismFiles):
         """
         if not self.links:
             raise ValueError("the mechanism has no elastic links: use solve()")
-        if self.space == 3:
-            raise NotSupportedError("simulate_flexible: elastic links coupled both ways are planar so far; "
-                                    "a spatial mechanism's links run one way (link_eigenvalues, link_response)")
+        for L in self.links:
+            if self.space == 3:
+                L._two_way()
         ds = self._drives(drives)
         nz = len(self.coordinates)
         tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
@@ -1166,6 +1173,7 @@ class Mechanism(MechanismFiles):
         links = _records.links([dict(body=self._bidx[L.name], rayleigh=L.damping, geometric=L.geometric_stiffness)
                                 for L in self.links])
         # a line body's ports are its nodes (the core's default); any other's given beside it
+        # (a spatial reduced body's mass properties from its invariants: None)
         bodies = [L.model._body if L._is_line() else (L.model._body, *L.ports()) for L in self.links]
         fixed = [L._fixed for L in self.links]
         _checks.choice("axial_force", axial_force, ("auto", "extrapolated", "iterated"))
@@ -1308,7 +1316,8 @@ def _error_groups(links, free, ds, nz):
             continue
         nd = L.body.dofs_per_node
         kind = np.asarray(f) % nd
-        for sel in ((kind < 2), (kind == 2)) if nd >= 3 else ((kind < 2),):
+        nt = min(L.body.dim, nd)  # the translations of a node come first (u, v[, w]), then its rotations
+        for sel in ((kind < nt), (kind >= nt)):
             cols = off + np.flatnonzero(sel)
             if cols.size:
                 groups.append(("d", cols, np.asarray(f)[sel] // nd))
@@ -1322,9 +1331,9 @@ def _group_values(r, group, nz):
         v = r["states"][:, cols[0]]
         return np.abs(v - v[0])
     x = r["elastic"][:, cols]
-    if where == "v":  # nodes: the rows (Px, Py) of the translations of a reduced link's full body
-        px, py = nodes
-        return np.hypot(x @ px.T, x @ py.T)
+    if where == "v":  # nodes: the rows (Px, Py[, Pz]) of the translations of a reduced link's full body
+        v = [x @ P.T for P in nodes]
+        return np.hypot(*v) if len(v) == 2 else np.sqrt(sum(c * c for c in v))
     if nodes is None:
         return np.abs(x)
     # the displacement vector's length at each node (u, v of a node together)
