@@ -266,7 +266,7 @@ class Mechanism(MechanismFiles):
         d over its DOFs, in its frame."""
         L = self.link(link)
         if self.space == 3:
-            return quasi_static(L.body, self._link_frames(L, np.atleast_1d(frame))[0], L._fixed)
+            frame = self._link_frames(L, np.atleast_1d(frame))[0]
         return L.expand(quasi_static(L.model, frame, L._fixed))
 
     def link(self, name):
@@ -898,17 +898,30 @@ class Mechanism(MechanismFiles):
     def _link_load_cases(self, link, q, frames, joints):
         """A reduced link's K_G coefficients over a motion (nt, nkg): the inertial cases of
         its frame (kf_body_geometric_coefficients) and, on load case dim + dim^2 + k, the
-        generalized force of the joints on coordinate k (as kf_flexmech's reactions)."""
+        generalized force of the joints on coordinate k, in its axes (as kf_flexmech's
+        reactions: in space the force and the moment about the link's own joint point)."""
         model = link.model
         c = _core.axial_force(body=model._body, frames=frames, f_first=0.0, f_last=0.0, fixed_first=False,
                               fixed_last=False)
         first = c.shape[1] - model._n_load
         b = self._bidx[link.name]
-        ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
         dofs = link.ports()[1]
+        if self.space == 3:
+            R = spatial.quaternions_matrices(q[:, b, 3:])
+        else:
+            ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
         for j, port, sign in self._link_ports(link):
             F = joints[:, j]
-            loads = (F[:, 0] * ex[:, 0] + F[:, 1] * ex[:, 1], F[:, 1] * ex[:, 0] - F[:, 0] * ex[:, 1], F[:, 2])
+            if self.space == 3:
+                f, m = F[:, :3], F[:, 3:]
+                if sign < 0:  # the link is the joint's first body: the reaction, about its point
+                    J = self.joints[j]
+                    P = [self._track(q, name, J.at) for name in J.bodies]
+                    f, m = -f, -(m + np.cross(P[1] - P[0], f))
+                loads = np.concatenate([np.einsum("tki,tk->ti", R, f), np.einsum("tki,tk->ti", R, m)], axis=1).T
+                sign = 1.0
+            else:
+                loads = (F[:, 0] * ex[:, 0] + F[:, 1] * ex[:, 1], F[:, 1] * ex[:, 0] - F[:, 0] * ex[:, 1], F[:, 2])
             for k, load in zip(dofs[port], loads):
                 if 0 <= k < model._n_load:
                     c[:, first + k] += sign * load
@@ -1269,7 +1282,7 @@ class Mechanism(MechanismFiles):
             self._link_ends(link)  # a line body's joints at its end nodes
         dofs = link.ports()[1]
         for j, port, _ in self._link_ports(link):
-            held = [link._fixed[k] for k in dofs[port][:2] if k >= 0]
+            held = [link._fixed[k] for k in dofs[port][:self.space] if k >= 0]
             if not all(held):
                 what = "node" if link._is_line() else "port"
                 raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at {what} "
