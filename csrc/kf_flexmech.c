@@ -1419,16 +1419,37 @@ typedef struct flex_run {
     double t0;
     const double *z0;
     int geo, extrapolate;
+    /* the rigid columns of the iteration matrix by differences (rigid_fd): the last
+     * residual's iterate and value, scratch (np each) and the evaluations they took */
+    int rigid_fd, it;
+    double t1;
+    const double *p1, *v1, *a1;
+    double *R0, *Rp, *pp, *vv, *D;
+    long extra;
 } flex_run;
 
 /* The residual Mbar(p) a - rhs(p, v) of the projected equations at the iterate;
  * K_G at this iterate's axial forces, frozen after two iterations (the
  * accelerations then change by round-off of their effect on N), or (extrapolate)
  * at the step's axial force the run set before the step. */
+static int residual_at(flex_run *fr, double t1, const double *p1, const double *v1,
+                       const double *a1, int it, double *R, kf_error *err);
+
 static int flex_residual(double t1, const double *p1, const double *v1, const double *a1,
                          int it, double *R, void *params, kf_error *err)
 {
     flex_run *fr = params;
+    int rc = residual_at(fr, t1, p1, v1, a1, it, R, err);
+    if (!rc && fr->rigid_fd) { /* the iterate, for the iteration matrix's differences */
+        fr->t1 = t1, fr->p1 = p1, fr->v1 = v1, fr->a1 = a1, fr->it = it;
+        memcpy(fr->R0, R, (size_t)(fr->w->nzf + fr->w->nd) * sizeof(double));
+    }
+    return rc;
+}
+
+static int residual_at(flex_run *fr, double t1, const double *p1, const double *v1,
+                       const double *a1, int it, double *R, kf_error *err)
+{
     kf_flexmech *w = fr->w;
     int np = w->nzf + w->nd;
     int rc = evaluate(w, fr->drives, t1, fr->t0, fr->z0, p1, v1, err);
@@ -1475,7 +1496,77 @@ static int flex_jacobian(double cm, double cv, double cd, kf_mat *J, void *param
                          kf_error *err)
 {
     (void)cm;
-    return effective(((flex_run *)params)->w, cv, cd, J, err);
+    flex_run *fr = params;
+    kf_flexmech *w = fr->w;
+    int nf = w->nzf, np = nf + w->nd, rc;
+    if (!fr->rigid_fd)
+        return effective(w, cv, cd, J, err);
+    /* The free rigid coordinates' own tangent, cv dR/dv_j + cd dR/dp_j, by forward
+     * differences of the residual (K_G held): where force laws act on the frames (a
+     * joint's damper or spring, a torque law), the rigid coordinates' inertia left with
+     * the elastic coordinates free can be small (a link clamped at its frame's node
+     * follows a joint's rotation elastically but for its first element's), and Newton
+     * without their tangent diverges at any step (measured: a damper of 0.5 N m s on an
+     * elbow, at 1e-6 s).  2 nzf evaluations per factorization, then the iterate's again
+     * (the workspace's state: kinematics continued, each link's rows for its tangent). */
+    memcpy(fr->pp, fr->p1, (size_t)np * sizeof(double));
+    memcpy(fr->vv, fr->v1, (size_t)np * sizeof(double));
+    for (int j = 0; j < nf; j++) {
+        for (int pass = 0; pass < 2; pass++) {
+            double *x = pass ? fr->vv : fr->pp, x0 = x[j];
+            double h = 1.49e-8 * fmax(1.0, fabs(x0));
+            x[j] = x0 + h;
+            h = x[j] - x0; /* exactly representable */
+            rc = residual_at(fr, fr->t1, fr->pp, fr->vv, fr->a1, 2, fr->Rp, err);
+            x[j] = x0;
+            fr->extra++;
+            if (rc)
+                return rc;
+            double c = (pass ? cv : cd) / h;
+            for (int i = 0; i < np; i++)
+                fr->D[i + (size_t)j * np] = (pass ? fr->D[i + (size_t)j * np] : 0.0) +
+                                            c * (fr->Rp[i] - fr->R0[i]);
+        }
+    }
+    if ((rc = residual_at(fr, fr->t1, fr->p1, fr->v1, fr->a1, 2, fr->Rp, err)))
+        return rc;
+    fr->extra++;
+    if ((rc = effective(w, cv, cd, J, err)))
+        return rc;
+    for (int j = 0; j < nf; j++) /* J is dense where a rigid coordinate is free */
+        for (int i = 0; i < np; i++)
+            J->a[i + (size_t)j * np] += fr->D[i + (size_t)j * np];
+    return KF_OK;
+}
+
+/* Whether a force law acts on the mechanism (a joint's spring, damper or friction, a
+ * spring between points, a free coordinate's torque law): the iteration matrix then takes
+ * the free rigid coordinates' tangent (flex_jacobian). */
+static int force_laws(const kf_flexmech *w, const kf_mech_drive *drives)
+{
+    for (int k = 0; k < w->nz; k++)
+        if (drives[k].mode == KF_DRIVE_FREE && drives[k].law)
+            return 1;
+    if (w->sm) {
+        if (w->sdesc.nspring)
+            return 1;
+        for (int j = 0; j < w->sdesc.njoint; j++)
+            for (int c = 0; c < 3; c++) {
+                const kf_sjoint *J = w->sdesc.joints + j;
+                if (J->k[c] != 0.0 || J->c[c] != 0.0 || J->F_r[c] != 0.0)
+                    return 1;
+            }
+        return 0;
+    }
+    kf_mech_desc d;
+    kf_mech_describe(w->m, &d);
+    if (d.nspring)
+        return 1;
+    for (int j = 0; j < d.njoint; j++)
+        if (d.joints[j].kind != KF_WELD &&
+            (d.joints[j].k != 0.0 || d.joints[j].c != 0.0 || d.joints[j].F_r != 0.0))
+            return 1;
+    return 0;
 }
 
 /* The core's own LU: a band LU where the iteration matrix is a narrow band (no free
@@ -1523,8 +1614,9 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
     classify(w, drives);
     w->kin_ok = 0;
     int nf = w->nzf, np = nf + nd;
-    /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1} */
-    double *buf = kf_calloc(8 * (size_t)np + 1, sizeof(double));
+    /* p, v, a, alpha (the algorithmic acceleration) at t_n and t_{n+1}; the differences'
+     * R0, Rp, pp, vv and D (np x nf) */
+    double *buf = kf_calloc((12 + (size_t)nf) * (size_t)np + 1, sizeof(double));
     if (!buf)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integrator (%d unknowns)", np);
     double *p0 = buf, *v0 = p0 + np, *a0 = v0 + np, *al0 = a0 + np;
@@ -1539,6 +1631,12 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         geo |= w->L[l].geometric;
     int extra = o->extrapolate != 0;
     flex_run fr = {w, drives, t[0], z0, geo, extra};
+    fr.rigid_fd = nf > 0 && force_laws(w, drives);
+    fr.R0 = al1 + np;
+    fr.Rp = fr.R0 + np;
+    fr.pp = fr.Rp + np;
+    fr.vv = fr.pp + np;
+    fr.D = fr.vv + np;
     int bw = 0;
     for (int l = 0; l < w->nl; l++)
         bw = w->L[l].bw > bw ? w->L[l].bw : bw;
@@ -1680,6 +1778,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         }
     }
 done:
+    st.evaluations += fr.extra;
     if (stats)
         *stats = st;
     kf_ga_free(ga);

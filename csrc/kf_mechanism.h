@@ -249,6 +249,25 @@ typedef int kf_mech_law_fn(double t, int k, const double *z, const double *zd, d
                            void *params, kf_error *err);
 /* A prescribed path: zk = (z_k, z_k', z_k'') at t. */
 typedef int kf_mech_path_fn(double t, int k, double *zk, void *params, kf_error *err);
+
+/*
+ * A path of polynomial pieces, evaluated in the core (no callback into the caller's
+ * language at every evaluation): on [t_i, t_i+1], z = sum_p c[i (deg + 1) + p] (t -
+ * t_i)^p, i < n, for a recorded trajectory (a spline's pieces, quintic Hermite pieces
+ * through samples and their rates).  Implementation: csrc/kf_path.c.
+ */
+typedef struct kf_path_pieces {
+    int n, deg;       /* n pieces of degree deg (0..7) */
+    const double *t;  /* n + 1 breakpoints, strictly increasing */
+    const double *c;  /* n (deg + 1) coefficients, ascending powers per piece */
+} kf_path_pieces;
+/* KF_EINVAL naming the bad field unless n >= 1, deg in 0..7, t increasing and finite, c
+ * finite. */
+int kf_path_pieces_check(const kf_path_pieces *p, kf_error *err);
+/* kf_mech_path_fn of a kf_path_pieces (params): KF_EINVAL where t lies outside [t_0, t_n]
+ * by more than 1e-12 of the span (round-off of the last output time is the last piece's
+ * end). */
+int kf_path_pieces_eval(double t, int k, double *zk, void *params, kf_error *err);
 /* A drive: also a typed boundary record (kanefem.DRIVE_DTYPE, made by the
  * binding from offsetof: mode, speed, force; the function pointers are not
  * fields of the record, the binding sets them from the callables beside it). */

@@ -364,10 +364,61 @@ done:
     return rc ? callback_failed(err, "path", t) : 0;
 }
 
-/* Drives from DRIVE_DTYPE records (nz) and one callable or None per coordinate
- * beside them: the path of a mode-2 drive, the force law of a free one (added
- * to its constant force); the core validates the fields (kf_mech_check_drives).
- * *python tells whether any callable is Python (the GIL must then be held). */
+/* A path of polynomial pieces (kf_path_pieces) as a capsule that owns it and copies of
+ * its arrays: what a recorded or sampled drive hands the core instead of a callable. */
+#define PATH_CAPSULE "kanefem._core.path"
+
+static void path_destructor(PyObject *cap)
+{
+    free(PyCapsule_GetPointer(cap, PATH_CAPSULE)); /* the struct and its arrays: one block */
+}
+
+/* path_pieces(t (n + 1,), coef (n, deg + 1)) -> path (kf_path_pieces_check). */
+static PyObject *py_path_pieces(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"t", "coef", NULL};
+    f64_arg t = {"t", 1, {-1}}, c = {"coef", 2, {-1, -1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, f64_conv, &t, f64_conv, &c))
+        return NULL;
+    PyObject *result = NULL;
+    npy_intp n = f64_dim(&c, 0), m = f64_dim(&c, 1);
+    if (f64_dim(&t, 0) != n + 1 || n < 1 || n > INT_LIMIT || m < 1 || m > 8) {
+        fail(PyExc_ValueError, "a path needs t (n + 1,) and coef (n, deg + 1), n >= 1, deg < 8; "
+             "got t (%zd,) and coef (%zd, %zd)", (Py_ssize_t)f64_dim(&t, 0), (Py_ssize_t)n,
+             (Py_ssize_t)m);
+        goto done;
+    }
+    size_t head = (sizeof(kf_path_pieces) + sizeof(double) - 1) / sizeof(double);
+    double *block = malloc((head + (size_t)(n + 1) + (size_t)(n * m)) * sizeof(double));
+    if (!block) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    kf_path_pieces *p = (kf_path_pieces *)block;
+    double *tt = block + head, *cc = tt + n + 1;
+    memcpy(tt, f64_data(&t), (size_t)(n + 1) * sizeof(double));
+    memcpy(cc, f64_data(&c), (size_t)(n * m) * sizeof(double));
+    *p = (kf_path_pieces){(int)n, (int)m - 1, tt, cc};
+    kf_error err = {0};
+    int rc = kf_path_pieces_check(p, &err);
+    if (rc) {
+        free(block);
+        raise_status(rc, &err);
+        goto done;
+    }
+    if (!(result = PyCapsule_New(p, PATH_CAPSULE, path_destructor)))
+        free(block);
+done:
+    f64_release(&t);
+    f64_release(&c);
+    return result;
+}
+
+/* Drives from DRIVE_DTYPE records (nz) and one callable, path capsule (path_pieces: in
+ * the core, no callback) or None per coordinate beside them: the path of a mode-2 drive,
+ * the force law of a free one (added to its constant force); the core validates the
+ * fields (kf_mech_check_drives).  *python tells whether any callable is Python (the GIL
+ * must then be held). */
 int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d, int *python)
 {
     if (drives->n != nz) {
@@ -393,6 +444,16 @@ int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive 
         PyObject *fn = PySequence_Fast_GET_ITEM(fs, k);
         if (fn == Py_None)
             continue;
+        if (PyCapsule_IsValid(fn, PATH_CAPSULE)) {
+            if (d[k].mode != KF_DRIVE_PATH) {
+                fail(PyExc_ValueError, "functions[%d] is a path: drives[%d].mode = %d must be 2 "
+                     "(path)", k, k, d[k].mode);
+                goto done;
+            }
+            d[k].path = kf_path_pieces_eval;
+            d[k].params = PyCapsule_GetPointer(fn, PATH_CAPSULE); /* the sequence keeps it */
+            continue;
+        }
         if (!PyCallable_Check(fn)) {
             fail(PyExc_TypeError, "functions[%d] must be callable or None, got %R", k, fn);
             goto done;
@@ -917,6 +978,9 @@ PyMethodDef kf_py_mechanism_methods[] = {
        "functions, z0, zd0, x0, t, *, dt, rho_inf, tol, max_iter, max_steps, progress, refine, "
        "extrapolate, frames) -> {states, elastic, joints, kin, frames, stats} (kf_flexmech_run; "
        "a planar or spatial mechanism)."),
+    KW("path_pieces", py_path_pieces,
+       "path_pieces(t (n + 1,), coef (n, deg + 1): ascending powers of t - t_i) -> a path "
+       "the core evaluates, for a mode-2 drive's function (kf_path_pieces)."),
     KW("mech_flex_dynamics", py_mech_flex_dynamics,
        "mech_flex_dynamics(mech, links, bodies, fixed, drives, functions, t, z0, z, zd, d, dd) "
        "-> {zdd, ddd, force, joints} at one state (kf_flexmech_dynamics)."),

@@ -87,14 +87,17 @@ def spatial_slider_crank(crank=0.15, rod=0.30, offset=0.05, *, slider_mass=None,
     elements, round section (``diameter``, E, rho; default the 6 mm steel rod of
     :func:`slider_crank`), its frame along A -> B (x) with y the global y axis, held at A
     against translation and twist and at B against translation (the chord frame:
-    ``rod_supports`` default ``{0: "pinned", -1: "spherical"}``); or ``rod_body``, any
-    spatial body of a :class:`~kanefem.mechanism.SpatialLink` laid in that frame from A
-    (x = 0) to B (x = ``rod``): a ReducedBody with its interface items at A and B, a
-    MeshBody with ``rod_supports`` naming its two ports.  Slider mass default half the
+    ``rod_supports`` default ``{0: "pinned", -1: "spherical"}``, a Beam3D ``rod_body``'s too);
+    or ``rod_body``, any spatial body of a :class:`~kanefem.mechanism.SpatialLink` laid in
+    that frame from A (x = 0) to B (x = ``rod``): a ReducedBody with its interface items at
+    A and B (its default supports), a MeshBody with ``rod_supports`` naming its two ports.  Slider mass default half the
     rod's.  Coordinate ``"crank"``; gravity off by default; K_G on by default (two ways).
     """
     from ..bodies import Beam3D
     from .spatial import SpatialBody, SpatialLink, Spherical, Universal
+
+    if rod_supports is None and (rod_body is None or isinstance(rod_body, Beam3D)):
+        rod_supports = {0: "pinned", -1: "spherical"}
 
     r = _checks.real("crank", crank, positive=True)
     length = _checks.real("rod", rod, positive=True)
@@ -108,8 +111,6 @@ def spatial_slider_crank(crank=0.15, rod=0.30, offset=0.05, *, slider_mass=None,
         I = A * dia * dia / 16  # noqa: E741 - pi d^4 / 64
         rod_body = Beam3D(length, _checks.integer("elements", elements, minimum=1, maximum=Beam3D.MAX_ELEMENTS),
                           E=E, A=A, Izz=I, Iyy=I, J=2 * I, rho=_checks.real("rho", rho, positive=True))
-        if rod_supports is None:
-            rod_supports = {0: "pinned", -1: "spherical"}
     L = math.sqrt(length * length - e * e)
     A_, B_ = np.array([r, 0.0, 0.0]), np.array([r + L, 0.0, e])
     x = (B_ - A_) / length

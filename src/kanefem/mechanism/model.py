@@ -12,7 +12,7 @@ import numpy as np
 from .. import _animation, _checks, _core, _records
 from ..bodies import NotSupportedError, _signed_hz
 from ..simulate import MAX_STEPS_LIMIT, _steps
-from .drives import ConstantSpeed, Path, Recorded, Torque
+from .drives import ConstantSpeed, Path, Recorded, Torque, core_path
 from .files import MechanismFiles
 from . import spatial
 from .parts import _COMPONENTS, GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _name, _point, _rot
@@ -480,11 +480,8 @@ class Mechanism(MechanismFiles):
                     fn = d.law
                 else:
                     row["force"] = _checks.real("Torque law", d.law)
-            elif isinstance(d, Path):
-                row, fn = dict(mode="path"), d.function
-            elif isinstance(d, Recorded):
-                spline = d.spline()
-                row, fn = dict(mode="path"), (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
+            elif isinstance(d, (Path, Recorded)):
+                row, fn = dict(mode="path"), core_path(d)
             else:
                 raise TypeError(f"drives[{self.coordinates[k].name!r}] must be ConstantSpeed, "
                                 f"Torque, Path or Recorded, got {d!r}")
@@ -1136,8 +1133,15 @@ class Mechanism(MechanismFiles):
         """
         if not self.links:
             raise ValueError("the mechanism has no elastic links: use solve()")
-        for L in self.links:
-            if self.space == 3:
+        if self.space == 3:
+            inner, split = spatial.with_hardware(self)
+            if split:  # links with given rigid bodies: their elements and hardware fixed to them
+                fm = inner.simulate_flexible(
+                    t, duration=duration, points=points, drives=drives, z0=z0, zd0=zd0, d0=d0, dd0=dd0, dt=dt,
+                    rtol=rtol, atol=atol, rho_inf=rho_inf, tol=tol, max_iter=max_iter, max_steps=max_steps,
+                    progress=progress, axial_force=axial_force)
+                return self._from_hardware(fm, split)
+            for L in self.links:
                 L._two_way()
         ds = self._drives(drives)
         nz = len(self.coordinates)
@@ -1161,6 +1165,15 @@ class Mechanism(MechanismFiles):
                 raise ValueError(f"{name}: unknown links {', '.join(map(repr, given))}")
             return np.concatenate(out) if out else np.zeros(0)
 
+        if isinstance(d0, str):
+            _checks.choice("d0", d0, ("quasi-static",))
+            # each link's quasi-static deflection under its frame's loads at the start (the
+            # rigid motion's first instant; K_G not in it): a run from rest would start a
+            # vibration the trajectory does not ask for
+            first = self.solve(np.array([tt[0], tt[0] + max(1e-9, 1e-6 * float(tt[-1] - tt[0]))]), drives=drives,
+                               z0=z0, zd0=zd0)
+            d0 = {L.name: L.expand(quasi_static(L.model, self._link_frames(L, first.frames[L.name][:1])[0], L._fixed))
+                  for L in self.links}
         x0 = np.concatenate([elastic("d0", d0, "displacements"), elastic("dd0", dd0, "velocities")])
         if rtol is not None:
             rtol = _checks.real("rtol", rtol, positive=True)
@@ -1274,6 +1287,86 @@ class Mechanism(MechanismFiles):
             off += len(f)
         return FlexibleMotion(motion=motion, d=d, d_t=dd, joints=r["joints"], stats=stats,
                               geometric_stiffness=dict(stats["geometric_stiffness"]))
+
+    def _from_hardware(self, fm, split):
+        """The two-way motion of the mechanism whose given-mass links ran as their elements
+        with their hardware fixed to them (spatial.with_hardware): its own bodies (each such
+        link's reference point moved back to the description's mass centre) and joints."""
+        nb, nj = len(self.bodies), len(self.joints)
+        m = fm.motion
+        q, qd, qdd = m.q[:, :nb].copy(), m.qd[:, :nb].copy(), m.qdd[:, :nb].copy()
+        for name, (_, off) in split.items():
+            b = self._bidx[name]
+            R = spatial.quaternions_matrices(q[:, b, 3:])
+            w, e = qd[:, b, 3:], qdd[:, b, 3:]
+            wo = np.cross(w, off)
+            q[:, b, :3] += R @ off
+            qd[:, b, :3] += np.einsum("tij,tj->ti", R, wo)
+            qdd[:, b, :3] += np.einsum("tij,tj->ti", R, np.cross(e, off) + np.cross(w, wo))
+        motion = MechanismMotion(t=m.t, z=m.z, zd=m.zd, zdd=m.zdd, force=m.force, q=q, qd=qd, qdd=qdd,
+                                 frames=m.frames, stats=m.stats, mechanism=self)
+        return FlexibleMotion(motion=motion, d=fm.d, d_t=fm.d_t, joints=fm.joints[:, :nj], stats=fm.stats,
+                              geometric_stiffness=fm.geometric_stiffness)
+
+    def flexible_inverse_dynamics(self, t, z, zd=None, zdd=None, *, noise=0.0, d0="quasi-static",
+                                  **options) -> FlexibleMotion:
+        """The flexible inverse dynamics of a trajectory: what every coordinate needs (a
+        robot's joint torques and forces) to follow it with its elastic links coupled both
+        ways, beside the rigid :meth:`inverse_dynamics` of the same samples.
+
+        Every coordinate is driven along the trajectory (a :class:`Path` through the samples
+        and their rates: quintic Hermite pieces between the instants, so z, z', z'' are the
+        samples' at every instant and smooth between; without rates, the smoothing spline of
+        :class:`Recorded`) and :meth:`simulate_flexible` integrates the links' elastic
+        coordinates on it; the drives' forces, ``motion.force``, are the torques, with the
+        links' inertia, deflection and K_G in them.  The elastic links start from their
+        quasi-static deflection at the first instant (``d0``; or as simulate_flexible takes
+        it), so the torques carry no start-up vibration the trajectory does not cause.
+
+        Parameters
+        ----------
+        t : array_like, shape (nt,)
+            Times [s], strictly increasing.
+        z : array_like, shape (nt, nz)
+            The coordinates at t (every one prescribed).
+        zd, zdd : array_like, shape (nt, nz), optional
+            Their rates and accelerations; both or neither (then each coordinate's samples
+            are smoothed and differentiated: ``noise`` as for :meth:`inverse_dynamics`).
+        d0 : "quasi-static" or dict, optional
+            The links' initial deflection (see :meth:`simulate_flexible`).
+        **options
+            :meth:`simulate_flexible`'s (``dd0``, ``dt``, ``rtol``, ``rho_inf``, ...).
+
+        Returns
+        -------
+        FlexibleMotion
+            ``motion.force``: the generalized force along each coordinate [N m or N];
+            ``joints``: the joints' forces; ``d``: the links' deflections along the
+            trajectory.  The links' frequencies along it: :meth:`link_eigenvalues` of
+            ``motion``.
+        """
+        tt = self._check_size(self._time_grid(t, None, None), "t")
+        z = self._states(z)
+        if z.shape[0] != tt.size:
+            raise ValueError(f"z has {z.shape[0]} rows, t {tt.size} instants")
+        if (zd is None) != (zdd is None):
+            raise ValueError("give both zd and zdd, or neither (the samples are then differentiated)")
+        for key in ("drives", "z0", "zd0", "t", "duration", "points"):
+            if key in options:
+                raise TypeError(f"flexible_inverse_dynamics: {key} is set by the trajectory")
+        if zd is None:
+            if noise is not None:
+                noise = _checks.real("noise", noise, nonnegative=True)
+            drives = {c.name: Recorded(tt, z[:, k], noise=noise) for k, c in enumerate(self.coordinates)}
+            z0 = np.array([drives[c.name].spline()(tt[0]) for c in self.coordinates])
+            zd0 = np.array([drives[c.name].spline()(tt[0], 1) for c in self.coordinates])
+        else:
+            zd, zdd = (self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd)))
+            if not (np.isfinite(zd).all() and np.isfinite(zdd).all()):
+                raise ValueError("zd and zdd must be finite")
+            drives = {c.name: Path.through(tt, z[:, k], zd[:, k], zdd[:, k]) for k, c in enumerate(self.coordinates)}
+            z0, zd0 = z[0], zd[0]
+        return self.simulate_flexible(tt, drives=drives, z0=z0, zd0=zd0, d0=d0, **options)
 
     def _check_reference(self, link):
         """Joints attach to a link only at ports whose translations its reference

@@ -371,13 +371,74 @@ class SpatialLink(_LinkModel):
             raise NotSupportedError(f"link {self.name!r}: a beam whose sections turn to second order (rotary "
                                     "inertia) is not implemented two ways (its kinetic energy needs invariants "
                                     "beyond S_ij, docs/theory.md section 1.6); give rotary_inertia=False")
-        if self._rigid is None:
-            raise NotSupportedError(f"link {self.name!r} has given mass, inertia and centre: two ways its rigid "
-                                    "body is its elements' (the floating frame's); leave them out, and add "
-                                    "what the elements do not hold (a motor, a housing) as a SpatialBody fixed "
-                                    "to the link at a port")
         if self.geometric_stiffness:
             self._check_load_cases("geometric_stiffness=True")
+
+
+def with_hardware(mech):
+    """The mechanism whose two-way runs stand for ``mech``'s: each spatial link with a given
+    rigid body (a robot's link: its description's mass, inertia and centre, hardware the
+    elements do not hold) becomes its elements' link and a rigid body carrying the rest
+    (the description's mass less the elements', its centre and inertia so that the two add
+    up to the description's) fixed to the link's frame at its first port whose
+    translations the reference conditions hold; the rigid motion is the description's.
+    Returns (mechanism, {link name: (elements' link, offset)}), the offset the description's
+    mass centre from the elements' in the link's axes; (mech, {}) where no link has one."""
+    import dataclasses
+
+    from .model import Mechanism
+
+    bodies, joints, split = [], list(mech.joints), {}
+    extra = []
+    for b in mech.bodies:
+        if not (isinstance(b, SpatialLink) and b._rigid is None):
+            bodies.append(b)
+            continue
+        link = dataclasses.replace(b, mass=None, inertia=None, centre=None)
+        m_b, c_b, I_b = b.rigid()
+        m_e, c_e, I_e = link.rigid()
+        R = b.rotation
+        split[b.name] = (link, R.T @ (np.asarray(c_b) - np.asarray(c_e)))
+        bodies.append(link)
+        m_x = m_b - m_e
+        scale = max(m_b, m_e)
+        if m_x < -1e-9 * scale:
+            raise ValueError(f"link {b.name!r}: its given mass {m_b:.6g} kg is less than its elements' {m_e:.6g} kg: "
+                             "two ways its rigid body is its elements' and what they do not hold (give the "
+                             "link's whole mass, or none)")
+        if m_x <= 1e-12 * scale:
+            m_x, c_x = 0.0, np.asarray(c_b, float)
+        else:
+            c_x = (m_b * np.asarray(c_b) - m_e * np.asarray(c_e)) / m_x
+
+        def steiner(m, c):  # about c_x, in the link's axes
+            d = R.T @ (np.asarray(c) - c_x)
+            return m * (float(d @ d) * np.eye(3) - np.outer(d, d))
+
+        I_x = np.asarray(I_b) + steiner(m_b, c_b) - np.asarray(I_e) - steiner(m_e, c_e)
+        I_x = 0.5 * (I_x + I_x.T)
+        ev = np.linalg.eigvalsh(I_x)
+        tol = 1e-9 * float(np.abs(np.linalg.eigvalsh(np.asarray(I_b))).max() + np.abs(ev).max())
+        if m_x == 0.0 and np.abs(ev).max() <= tol:
+            continue  # the description's rigid body is its elements'
+        if ev[0] < -tol or ev[2] > ev[0] + ev[1] + tol:
+            raise ValueError(f"link {b.name!r}: its given rigid body is not its elements' and a rigid body: the rest "
+                             f"(mass {m_x:.6g} kg, principal moments {ev.tolist()} kg m^2 about its centre) is no mass "
+                             "distribution; give the link's whole mass and inertia, or none")
+        I_x = I_x + max(0.0, -ev[0]) * np.eye(3)  # round-off of the difference, within tol
+        ports, dofs = link.ports()
+        held = [k for k in range(ports.shape[0]) if all(link._fixed[j] for j in dofs[k, :3] if j >= 0)]
+        if not held:
+            raise ValueError(f"link {b.name!r}: its reference conditions hold no port's translations, where its "
+                             "hardware (its given rigid body less its elements') could be fixed")
+        name = f"{b.name}.hardware"
+        extra.append(SpatialBody(name, m_x, I_x, centre=tuple(c_x), orientation=b.orientation))
+        joints.append(Fixed(name, (b.name, name), tuple(link.port_point(held[0]))))
+    if not split:
+        return mech, {}
+    inner = Mechanism(bodies + extra, joints, mech.coordinates, mech.springs, gravity=mech.gravity,
+                      name=mech.name, redundant=mech.redundant)
+    return inner, split
 
 
 def _default_spatial_supports(red):
