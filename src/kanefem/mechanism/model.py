@@ -1071,8 +1071,12 @@ class Mechanism(MechanismFiles):
         ----------
         t, duration, points, drives, z0, zd0
             As in :meth:`solve` (:class:`Recorded` drives become paths).
-        d0 : dict, optional
-            Link name -> initial elastic displacements over its DOFs (default zero).
+        d0 : dict or "quasi-static", optional
+            Link name -> initial elastic displacements over its DOFs (default zero);
+            ``"quasi-static"``: each link's quasi-static deflection under its frame's
+            inertia and gravity loads at the rigid motion's first instant (K_G not in
+            it), so a run from a moving start carries no vibration the motion does not
+            cause.
         dd0 : dict, optional
             Link name -> initial elastic velocities over its DOFs [m/s, rad/s]
             (default zero), checked as ``d0``; at the DOFs the link's reference
