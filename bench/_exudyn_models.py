@@ -287,3 +287,87 @@ def spatial_slider_crank_ffrf(cms, frame, start, ports, port_points, node_mid, x
     if frames:
         return t, u, O[:, 1:], Rm
     return t, u
+
+
+def arm_ffrf(cms, frames, starts, faces, tip, x_tip, k_elbow, c_elbow, speed, steps=2000, t_end=1.0,
+             gravity=(0.0, 0.0, -9.81), rho_inf=0.9):
+    """A two-link arm of reduced solid links in Exudyn (the model of bench/bench_spatial_flexible.py):
+    each link an ``ObjectFFRFreducedOrder`` (``cms[i]`` of :func:`ffrf_body`, kanefem's mesh,
+    matrices and the free columns of its Craig-Bampton basis; no stress stiffening), its
+    frame at ``starts[i]`` with axes ``frames[i]``.  The base: a rigid hub of negligible mass
+    turning about z at ``speed`` (a velocity-level constraint on its angle), link 1's frame
+    locked to it at its root (a spherical joint at the root face's mean position, which the
+    modes do not move, and the frames' rotations locked).  The elbow: a revolute joint about
+    the global y axis of the drawing between link 1's tip face and link 2's root face
+    (spherical at the faces' mean positions, two rotation rows on the frames' nodes) with a
+    torsional spring-damper ``k_elbow``, ``c_elbow`` on it, its drawing angle unloaded.
+    Gravity ``gravity``; at t = 0 the drawing, moving with the hub.  Generalized-alpha (index
+    3), fixed step.  Returns (t, u_tip, elbow): link 2's node ``tip``'s elastic
+    displacement in its frame ((nt, 3), its position less the frame's point ``x_tip``) and
+    the elbow's angle (link 2's frame turned about y from link 1's)."""
+    import exudyn as exu
+    from exudyn.itemInterface import (CoordinateConstraint, GenericJoint, MarkerBodyPosition, MarkerBodyRigid,
+                                      MarkerNodeCoordinate, MarkerNodeRigid, MarkerSuperElementPosition,
+                                      NodePointGround, NodeRigidBodyRxyz, ObjectRigidBody,
+                                      SensorMarker, SensorNode, SphericalJoint, TorsionalSpringDamper)
+
+    SC = exu.SystemContainer()
+    mbs = SC.AddSystem()
+    gx = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=mbs.AddNode(NodePointGround(referenceCoordinates=[0, 0, 0])),
+                                            coordinate=0))
+    hub_node = mbs.AddNode(NodeRigidBodyRxyz(referenceCoordinates=[0] * 6, initialVelocities=[0, 0, 0, 0, 0, speed]))
+    hub = mbs.AddObject(ObjectRigidBody(mass=1e-6, inertia=[1e-9, 1e-9, 1e-9, 0, 0, 0], nodeNumber=hub_node))
+    for c in range(5):
+        mbs.AddObject(CoordinateConstraint(markerNumbers=[gx, mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=hub_node,
+                                                                                                   coordinate=c))]))
+    mbs.AddObject(CoordinateConstraint(markerNumbers=[gx, mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=hub_node,
+                                                                                               coordinate=5))],
+                                       offset=speed, velocityLevel=True))
+    w = np.array([0.0, 0.0, speed])
+    body, node, ends = [], [], []
+    for i in range(2):
+        R, o = np.asarray(frames[i], float), np.asarray(starts[i], float)
+        f = cms[i].AddObjectFFRFreducedOrder(mbs, positionRef=list(o), initialVelocity=list(np.cross(w, o)),
+                                             rotationMatrixRef=R, initialAngularVelocity=list(w),
+                                             gravity=list(gravity))
+        body.append(f["oFFRFreducedOrder"])
+        node.append(f["nRigidBody"])
+        ends.append([mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=f["oFFRFreducedOrder"],
+                                                              meshNodeNumbers=[int(k) for k in nodes],
+                                                              weightingFactors=[1.0 / len(nodes)] * len(nodes)))
+                     for nodes in faces[i]])
+    rigid = [mbs.AddMarker(MarkerNodeRigid(nodeNumber=n)) for n in node]
+    # the base: link 1's root on the hub, its frame's rotation the hub's
+    mbs.AddObject(SphericalJoint(markerNumbers=[mbs.AddMarker(MarkerBodyPosition(bodyNumber=hub,
+                                                                                 localPosition=list(starts[0]))),
+                                                ends[0][0]]))
+    mbs.AddObject(GenericJoint(markerNumbers=[mbs.AddMarker(MarkerBodyRigid(bodyNumber=hub, localPosition=[0, 0, 0])),
+                                              rigid[0]], constrainedAxes=[0, 0, 0, 1, 1, 1],
+                               rotationMarker0=np.asarray(frames[0], float)))
+    # the elbow: about the drawing's y axis, as the joint frame's z in each link's axes
+    J = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])  # columns: x, y, z = global z, x, y
+    rm = [np.asarray(frames[i], float).T @ J for i in range(2)]
+    mbs.AddObject(SphericalJoint(markerNumbers=[ends[0][1], ends[1][0]]))
+    mbs.AddObject(GenericJoint(markerNumbers=rigid, constrainedAxes=[0, 0, 0, 1, 1, 0], rotationMarker0=rm[0],
+                               rotationMarker1=rm[1]))
+    import warnings
+
+    with warnings.catch_warnings():  # rotationMarker: deprecated for markers with a local frame, which a node has not
+        warnings.simplefilter("ignore", DeprecationWarning)
+        mbs.AddObject(TorsionalSpringDamper(markerNumbers=rigid, stiffness=k_elbow, damping=c_elbow,
+                                            rotationMarker0=rm[0], rotationMarker1=rm[1]))
+    mid = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body[1], meshNodeNumbers=[int(tip)],
+                                                   weightingFactors=[1.0]))
+    rot = exu.OutputVariableType.RotationMatrix
+    sens = [mbs.AddSensor(SensorMarker(markerNumber=mid, storeInternal=True, writeToFile=False,
+                                       outputVariableType=exu.OutputVariableType.Position)),
+            mbs.AddSensor(SensorNode(nodeNumber=node[1], storeInternal=True, writeToFile=False,
+                                     outputVariableType=exu.OutputVariableType.Position)),
+            mbs.AddSensor(SensorNode(nodeNumber=node[1], storeInternal=True, writeToFile=False, outputVariableType=rot)),
+            mbs.AddSensor(SensorNode(nodeNumber=node[0], storeInternal=True, writeToFile=False, outputVariableType=rot))]
+    solve(mbs, steps, t_end, rho_inf)
+    P, O, R2, R1 = (np.asarray(mbs.GetSensorStoredData(s)) for s in sens)
+    R2m, R1m = R2[:, 1:].reshape(-1, 3, 3), R1[:, 1:].reshape(-1, 3, 3)
+    u = np.einsum("tki,tk->ti", R2m, P[:, 1:] - O[:, 1:]) - np.asarray(x_tip)
+    rel = np.einsum("tki,tkj->tij", R1m @ np.asarray(frames[0]).T @ J, R2m @ np.asarray(frames[1]).T @ J)
+    return P[:, 0], u, np.arctan2(rel[:, 1, 0], rel[:, 0, 0])
