@@ -266,6 +266,12 @@ int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t
                          double *tau, unsigned char *presc, kf_error *err);
 /* KF_EINVAL unless every drive is well formed (mode, speed, path). */
 int kf_mech_check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err);
+/* The same two for any mechanism given by its table (kf_mech_ops). */
+int kf_drives_eval(const kf_mech_ops *ops, const void *m, const kf_mech_drive *drives, double t,
+                   double t0, const double *z0, const double *y, double *z, double *zd,
+                   double *zdd, double *tau, unsigned char *presc, kf_error *err);
+int kf_drives_check(const kf_mech_ops *ops, const void *m, const kf_mech_drive *drives,
+                    kf_error *err);
 
 /* ---------------------------------------------------------------- integration (kf_ode.c) */
 

@@ -21,7 +21,9 @@ wind-pump motions of a few dozen instants, meshes of a few cells, mechanisms wit
 links of 2 elements, sweeps of a few points.
 
 The probes cover the planar bodies, motions, loads, damping, simulate, the wind pump,
-the studies and symbolic (the first wave), and the spatial bodies (Beam3D, Bar3D,
+the studies and symbolic (the first wave), the spatial mechanisms (tables, parts,
+Denavit-Hartenberg chains, URDF files, motion, inverse dynamics, one-way links; issue
+22), and the spatial bodies (Beam3D, Bar3D,
 from_mesh, 3-vector rates, ``frames=`` arrays and the builders of kanefem.frames,
 spatial motions), the mesh bodies (Mesh builders, MeshBody, the sparse eigen solver
 and Newmark), the planar mechanisms (tables, builders, kinematics, rigid motion,
@@ -2672,6 +2674,245 @@ def probe_conflicts(d):
 def flexible_motion():
     return mechanism_of("slider-crank").simulate_flexible(duration=0.002, points=3,
                                                           drives={"crank": mech.ConstantSpeed(150.0)})
+
+
+# ---------------------------------------------------------------- spatial mechanisms (issue 22)
+
+SPATIAL = ["bennett", "arm", "rsur", "pendulum"]
+
+
+@functools.lru_cache(maxsize=None)
+def spatial_of(which):
+    """Small spatial mechanisms: the shipped Bennett linkage and elastic arm (its link of 2
+    elements), a spatial four-bar with spherical and universal ends, a double pendulum on
+    spherical joints."""
+    if which in ("bennett", "arm"):
+        return mech.Mechanism.from_dict(example_tables(which))
+    S = mech.SpatialBody
+    if which == "pendulum":
+        bodies = [S("upper", 1.0, (0.02, 0.02, 0.002), centre=(0.1, 0.0, -0.2)),
+                  S("lower", 0.5, (0.01, 0.01, 0.001), centre=(0.2, 0.1, -0.5))]
+        joints = [mech.Spherical("S1", ("ground", "upper"), (0, 0, 0)),
+                  mech.Spherical("S2", ("upper", "lower"), (0.2, 0.0, -0.4), k=(1.0, 0.0, 0.5), damping=0.1)]
+        coords = [mech.Coordinate(f"{j}{c}", joint=j, component=c) for j in ("S1", "S2") for c in ("rx", "ry", "rz")]
+        return mech.Mechanism(bodies, joints, coords)
+    A, B, D = np.array([0.1, 0.0, 0.0]), np.array([0.3, 0.25, 0.1]), np.array([0.35, 0.0, 0.1])
+    bodies = [S("crank", 0.3, (1e-4, 1e-3, 1e-3), centre=A / 2), S("coupler", 0.6, (1e-3, 1e-3, 1e-3), centre=(A + B) / 2),
+              S("rocker", 0.4, (1e-3, 1e-3, 1e-4), centre=(B + D) / 2)]
+    dc = (B - A) / np.linalg.norm(B - A)
+    a2 = np.cross(dc, (1.0, 0.0, 0.0))
+    joints = [mech.Revolute("O", ("ground", "crank"), (0, 0, 0)), mech.Spherical("A", ("crank", "coupler"), A),
+              mech.Universal("B", ("coupler", "rocker"), B, axes=(a2 / np.linalg.norm(a2), (1.0, 0.0, 0.0))),
+              mech.Revolute("D", ("ground", "rocker"), D, axis=(1.0, 0.0, 0.0))]
+    return mech.Mechanism(bodies, joints, [mech.Coordinate("crank", joint="O")])
+
+
+@probe(weight=2)
+def probe_spatial_mechanism(d):
+    """A spatial mechanism's kinematics, accelerations, rigid motion under drives, joint
+    forces and coordinates, inverse dynamics, one-way link eigenvalues and its tables."""
+    which = d.draw(st.sampled_from(SPATIAL), "mechanism")
+    m = spatial_of(which)
+    nz = len(m.coordinates)
+    z0 = m.drawing_coordinates()
+    method = d.draw(st.sampled_from(["solve", "solve", "kinematics", "accelerations", "inverse_dynamics",
+                                     "link_eigenvalues", "to_dict"]), "method")
+    names = mechanism_names(m, mech.Mechanism.solve, mech.Mechanism.joint_forces, mech.Mechanism.inverse_dynamics,
+                            mech.Mechanism.link_eigenvalues, mech.ConstantSpeed, mech.Torque, mech.Recorded, mech.Path)
+    if method == "solve":
+        kw = d.kwargs(duration=Arg(st.floats(1e-3, 0.05), HOSTILE, optional=False),
+                      points=Arg(st.integers(2, 8), HOSTILE_INT),
+                      z0=Arg(st.just(z0), hostile_array((nz,))),
+                      zd0=Arg(st.one_of(st.just(np.zeros(nz)), floats_array((nz,), -5, 5)), hostile_array((nz,))),
+                      rtol=Arg(st.floats(1e-10, 1e-4), HOSTILE), atol=Arg(st.floats(1e-14, 1e-8), HOSTILE),
+                      # always bounded: a free chain over a hostile duration (1.8e6 s) takes its 1e7 steps
+                      max_steps=Arg(st.integers(1, 20000), HOSTILE_INT, optional=False))
+        drives = drives_of(m, d)
+
+        def call():
+            motion = m.solve(drives=drives, **kw)
+            forces = m.joint_forces(motion)
+            return motion, forces, motion.table(), forces.table(), motion.joint_coordinates()
+
+        return Call(call, names)
+    if method == "to_dict":
+        folder = scratch()
+        path = d.value("path", Arg(st.just(os.path.join(folder, "m.toml")), st.one_of(HOSTILE, st.just(folder))))
+
+        def call():
+            back = mech.Mechanism.from_toml(m.to_toml(path))
+            return back, back.to_dict(), back.drawing_coordinates()
+
+        return Call(call, mechanism_names(m, mech.Mechanism.to_toml, mech.Mechanism.from_toml), also=(OSError,))
+    rows = d.draw(st.integers(4, 6), "rows")
+    z = np.tile(z0, (rows, 1)) + np.linspace(0.0, 0.05, rows)[:, None]
+    zarg = Arg(st.just(z), st.one_of(hostile_array((rows, nz)), st.just(z + 1e3)), optional=False)
+    rates = Arg(st.one_of(st.none(), floats_array((rows, nz), -10, 10)), hostile_array((rows, nz)))
+    if method == "inverse_dynamics":
+        kw = d.kwargs(t=Arg(st.just(np.linspace(0.0, 0.1, rows)), hostile_array((rows,)), optional=False), z=zarg,
+                      noise=Arg(st.sampled_from([0.0, None, 1e-4]), HOSTILE))
+        if d.draw(st.booleans(), "rates given"):
+            kw.update(zd=d.value("zd", rates), zdd=d.value("zdd", rates))
+
+        def call():
+            motion = m.inverse_dynamics(**kw)
+            return motion, m.joint_forces(motion)
+
+        return Call(call, names)
+    if method == "link_eigenvalues":
+        if not m.links:
+            m = spatial_of("arm")
+        motion = m.inverse_dynamics(np.linspace(0.0, 0.1, 4), np.tile(m.drawing_coordinates(), (4, 1)),
+                                    np.zeros((4, len(m.coordinates))), np.zeros((4, len(m.coordinates))))
+        kw = d.kwargs(n_modes=Arg(st.integers(1, 3), HOSTILE_MODES), include_eps=Arg(st.booleans(), HOSTILE_FLAG),
+                      geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG),
+                      order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT))
+        return Call(lambda: m.link_eigenvalues(motion, **kw), names | names_of(kanefem.Beam3D.eigenvalues_vs_time))
+    kw = d.kwargs(z=zarg, zd=Arg(rates.valid, rates.hostile, optional=method == "kinematics"),
+                  zdd=rates, forces=rates)
+    kw.pop("zdd" if method == "accelerations" else "forces", None)
+    if method == "accelerations":
+        kw.setdefault("zd", np.zeros((rows, nz)))
+    f = getattr(m, method)
+    return Call(lambda: f(**kw), mechanism_names(m, f))
+
+
+SPATIAL_KEYS = ("space", "redundant", "orientation", "frame_axes", "axes", "normal", "offset", "Izz", "Iyy", "J",
+                "nu", "ref", "end")
+
+
+@probe(weight=2)
+def probe_spatial_build(d):
+    """Spatial mechanisms from tables (dicts, TOML files), Denavit-Hartenberg tables and
+    the spatial parts' constructors."""
+    which = d.draw(st.sampled_from(["from_dict", "dh_chain", "parts"]), "entry")
+    if which == "from_dict":
+        name = d.draw(st.sampled_from(["bennett", "arm"]), "tables")
+        tables = _mutate(example_tables(name), d) if d.p else example_tables(name)
+        return Call(lambda: mech.Mechanism.from_dict(tables), set(MECHANISM_KEYS) | set(SPATIAL_KEYS) | {"data"})
+    if which == "dh_chain":
+        table = np.array([[0.0, 0.3, 0.0, math.pi / 2], [0.4, 0.0, 0.4, 0.0], [-0.5, 0.0, 0.3, 0.0]])
+        kw = d.kwargs(table=Arg(st.just(table), st.one_of(hostile_array((3, 4)), st.just(table[:, :3]))),
+                      kinds=Arg(st.sampled_from([None, ("revolute", "prismatic", "revolute")]),
+                                st.one_of(HOSTILE, st.just(("ball",) * 3))),
+                      masses=Arg(floats_array((3,), 0.1, 3.0), hostile_array((3,)), optional=False),
+                      centres=Arg(floats_array((3, 3), -0.1, 0.1), hostile_array((3, 3))),
+                      inertias=Arg(st.just(np.full((3, 3), 0.01)), hostile_array((3, 3))),
+                      convention=Arg(st.sampled_from(["standard", "modified"]), HOSTILE_TEXT),
+                      elastic=Arg(st.sampled_from([None, {"link2": dict(E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9,
+                                                                        rho=2700.0, elements=2)}]),
+                                  st.one_of(HOSTILE, st.just({"link9": {}}), st.just({"link2": {"E": -1.0}}))),
+                      gravity=Arg(floats_array((3,), -10, 10), hostile_array((3,))))
+        return Call(lambda: mech.dh_chain(**kw), names_of(mech.dh_chain, mech.robots.elastic_link, kanefem.Beam3D,
+                                                           extra=("link1", "link2", "link3", "joint1", "joint2",
+                                                                  "joint3", "kinds[0]", "kinds[1]", "kinds[2]")))
+    kind = d.draw(st.sampled_from(["body", "revolute", "cylindrical", "spherical", "universal", "planar", "link"]),
+                  "part")
+    vec = Arg(floats_array((3,), -1, 1), hostile_array((3,)))
+    if kind == "body":
+        kw = d.kwargs(name=Arg(st.just("b"), HOSTILE_TEXT, optional=False), mass=Arg(st.floats(0, 5), HOSTILE,
+                                                                                     optional=False),
+                      inertia=Arg(st.sampled_from([(0.1, 0.1, 0.1), np.diag([0.1, 0.2, 0.25])]),
+                                  st.one_of(hostile_array((3, 3)), st.just((1.0, 1.0, 3.0))), optional=False),
+                      centre=vec, orientation=Arg(st.sampled_from([None, (1, 0, 0, 0), np.eye(3)]),
+                                                  st.one_of(hostile_array((3, 3)), st.just((0, 0, 0, 0)))))
+        f = mech.SpatialBody
+    elif kind == "link":
+        beam = kanefem.Beam3D(0.4, 2, E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9, rho=2700.0)
+        kw = d.kwargs(name=Arg(st.just("L"), HOSTILE_TEXT, optional=False),
+                      body=Arg(st.just(beam), st.one_of(HOSTILE, st.just(kanefem.PlanarBeam(0.4, 2, E=1, A=1, I=1, rho=1)))),
+                      start=vec, orientation=Arg(st.sampled_from([None, (1, 0, 0, 0)]), hostile_array((3, 3))),
+                      supports=Arg(st.sampled_from([None, "clamped-free", "pinned-pinned"]), HOSTILE_TEXT),
+                      mass=Arg(st.floats(0, 2), HOSTILE), inertia=Arg(st.just((0.1, 0.1, 0.1)), hostile_array((3,))),
+                      centre=vec)
+        f = mech.SpatialLink
+    else:
+        f = {"revolute": mech.Revolute, "cylindrical": mech.Cylindrical, "spherical": mech.Spherical,
+             "universal": mech.Universal, "planar": mech.Planar}[kind]
+        spec = dict(name=Arg(st.just("j"), HOSTILE_TEXT, optional=False),
+                    bodies=Arg(st.just(("ground", "b")), st.one_of(HOSTILE, st.just(("b", "b"))), optional=False),
+                    at=Arg(floats_array((3,), -1, 1), hostile_array((3,)), optional=False),
+                    k=Arg(st.floats(0, 10), HOSTILE), damping=Arg(st.floats(0, 1), HOSTILE),
+                    friction=Arg(st.floats(0, 1), HOSTILE), v_F=Arg(st.floats(1e-4, 1e-2), HOSTILE),
+                    offset=Arg(st.floats(-1, 1), HOSTILE))
+        if kind in ("revolute", "cylindrical"):
+            spec["axis"] = vec
+        if kind == "universal":
+            spec["axes"] = Arg(st.just(((1, 0, 0), (0, 1, 0))), st.one_of(hostile_array((2, 3)),
+                                                                        st.just(((1, 0, 0), (1, 1, 0)))))
+        if kind == "planar":
+            spec["normal"] = vec
+        kw = d.kwargs(**spec)
+
+    def call():
+        part = f(**kw)
+        return part, repr(part)
+
+    return Call(call, names_of(f, extra=("inertia", "orientation", "frame_axes", "axes[0]", "axes[1]", "b", "j", "L")))
+
+
+URDF_TEXT = """<?xml version="1.0"?>
+<robot name="two">
+  <link name="base"/>
+  <link name="l1"><inertial><origin xyz="0 0 0.2" rpy="0.1 0 0"/><mass value="2"/>
+    <inertia ixx="0.03" ixy="0.001" ixz="0" iyy="0.03" iyz="0" izz="0.004"/></inertial></link>
+  <link name="l2"><inertial><origin xyz="0.15 0 0" rpy="0 0 0"/><mass value="1"/>
+    <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="tool"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 0.1" rpy="0 0 0.3"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="10" velocity="2"/>
+    <dynamics damping="0.1" friction="0.2"/></joint>
+  <joint name="j2" type="continuous"><parent link="l1"/><child link="l2"/>
+    <origin xyz="0 0 0.4" rpy="0 0.2 0"/><axis xyz="0 1 0"/></joint>
+  <joint name="j3" type="fixed"><parent link="l2"/><child link="tool"/><origin xyz="0.3 0 0"/></joint>
+</robot>
+"""
+
+
+@probe(weight=1)
+def probe_urdf_file(d):
+    """Robots from URDF files: a valid two-link robot, its numbers replaced by hostile text,
+    elements removed, bytes spliced in, DOCTYPEs, and hostile elastic sections."""
+    try:
+        import yourdfpy  # noqa: F401
+    except ImportError:
+        return Call(lambda: None, set())
+    text = URDF_TEXT
+    if d.p:
+        numbers = re.findall(r'"([-0-9.]+)"', text)
+        for k in range(d.draw(st.integers(1, 3), "changes")):
+            how = d.draw(st.sampled_from(["number", "drop", "splice", "doctype"]), f"change {k}")
+            if how == "number" and numbers:
+                old = d.draw(st.sampled_from(numbers), f"change {k}: number")
+                new = d.draw(st.sampled_from(["nan", "inf", "-1", "1e400", "x", "", "0", "1e-320"]), f"change {k}: by")
+                text = text.replace(f'"{old}"', f'"{new}"', 1)
+            elif how == "drop":
+                tag = d.draw(st.sampled_from(["<inertial>", "<axis", "<parent", "<child", "<mass", "<origin"]),
+                             f"change {k}: tag")
+                i = text.find(tag)
+                if i >= 0:
+                    j = text.find(">", i)
+                    text = text[:i] + text[j + 1:]
+            elif how == "splice":
+                at = d.draw(st.integers(0, len(text)), f"change {k}: at")
+                text = text[:at] + d.draw(st.sampled_from(["\x00", "<", "&amp;", "<joint name='j1'/>", "\udcff"]),
+                                          f"change {k}: text") + text[at:]
+            else:
+                text = '<!DOCTYPE r [<!ENTITY a "aaaa">]>' + text
+    folder = scratch()
+    path = os.path.join(folder, "robot.urdf")
+    elastic = d.value("elastic", Arg(st.sampled_from([None, {"l1": dict(E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9,
+                                                                        rho=2700.0, elements=2)}]),
+                                     st.one_of(HOSTILE, st.just({"l2": {}}), st.just({"nowhere": {}}))))
+
+    def call():
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+        robot = mech.from_urdf(path, elastic=elastic)
+        return robot, robot.drawing_coordinates(), robot.kinematics(robot.drawing_coordinates()[None])["q"]
+
+    return Call(call, names_of(mech.from_urdf, extra=("path", path, "l1", "l2", "j1", "j2", "j3", "tool", "base",
+                                                       "elastic['l1']", "elastic['l2']")), also=(OSError,))
 
 
 # ====================================================================== the tests

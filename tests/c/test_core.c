@@ -584,6 +584,121 @@ static void test_mechanism(void)
     kf_mech_free(m);
 }
 
+/* A spatial slider-crank (issue 22): a crank about z, its rod on a spherical and a
+ * universal joint to a slider guided along x at height e above the crank's plane and h
+ * aside; positions and rates against x = r cos a + sqrt(l^2 - (h - r sin a)^2 - e^2),
+ * a motion in time, the joint forces, and errors named. */
+static void test_spatial_mechanism(void)
+{
+    const double r = 0.1, l = 0.35, h = 0.04, e = 0.06;
+    const double xB = r + sqrt(l * l - h * h - e * e);
+    double A[3] = {r, 0.0, 0.0}, B[3] = {xB, h, e};
+    double dl = sqrt((B[0] - A[0]) * (B[0] - A[0]) + h * h + e * e);
+    double d[3] = {(B[0] - A[0]) / dl, h / dl, e / dl};
+    kf_sbody bodies[3] = {
+        {0.5, {1e-4, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3}, {r / 2, 0, 0}, {1, 0, 0, 0}},
+        {0.8, {1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3}, {(A[0] + B[0]) / 2, h / 2, e / 2}, {1, 0, 0, 0}},
+        {1.5, {1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3}, {xB, h, e}, {1, 0, 0, 0}},
+    };
+    /* the universal's axes: y (in the slider) and a2 = d x y / |d x y| (in the rod) */
+    double a2[3] = {-d[2], 0.0, d[0]}, n2 = hypot(d[0], d[2]);
+    a2[0] /= n2, a2[2] /= n2;
+    double zy[3] = {a2[2], 0.0, -a2[0]}; /* y x a2 */
+    double FU[9] = {0, a2[0], zy[0], 1, a2[1], zy[1], 0, a2[2], zy[2]};
+    double FP[9] = {0, 0, 1, 0, 1, 0, -1, 0, 0}; /* z' = x: the guide */
+    double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    kf_sjoint joints[4];
+    memset(joints, 0, sizeof joints);
+    joints[0] = (kf_sjoint){.kind = KF_SJ_REVOLUTE, .body = {-1, 0}, .p1 = {-r / 2, 0, 0}, .name = "O"};
+    joints[1] = (kf_sjoint){.kind = KF_SJ_SPHERICAL, .body = {0, 1}, .p0 = {r / 2, 0, 0},
+                            .p1 = {A[0] - bodies[1].r[0], -h / 2, -e / 2}, .name = "A"};
+    joints[2] = (kf_sjoint){.kind = KF_SJ_UNIVERSAL, .body = {2, 1},
+                            .p1 = {B[0] - bodies[1].r[0], h / 2, e / 2}, .name = "B"};
+    joints[3] = (kf_sjoint){.kind = KF_SJ_PRISMATIC, .body = {-1, 2}, .p0 = {xB, h, e}, .name = "guide"};
+    memcpy(joints[0].f0, I3, sizeof I3);
+    memcpy(joints[0].f1, I3, sizeof I3);
+    memcpy(joints[1].f0, I3, sizeof I3);
+    memcpy(joints[1].f1, I3, sizeof I3);
+    memcpy(joints[2].f0, FU, sizeof FU);
+    memcpy(joints[2].f1, FU, sizeof FU);
+    memcpy(joints[3].f0, FP, sizeof FP);
+    memcpy(joints[3].f1, FP, sizeof FP);
+    kf_scoord coords[1] = {{KF_SC_JOINT, 0, 0, "crank"}};
+    kf_smech_desc desc = {.nbody = 3, .bodies = bodies, .njoint = 4, .joints = joints, .ncoord = 1,
+                          .coords = coords, .gravity = {0, 0, -9.81}};
+    kf_smech *m = NULL;
+    kf_error err = {0};
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_OK, "%s", err.msg);
+    int all, kept = kf_smech_nrows(m, &all);
+    CHECK(kept == 17 && all == 17, "rows %d of %d", kept, all);
+    kf_smech_kin k;
+    CHECK(kf_smech_kin_alloc(m, &k, &err) == KF_OK, "%s", err.msg);
+    double worst = 0.0, worst_v = 0.0, w = 3.0;
+    for (int i = 0; i <= 42; i++) {
+        double a = 0.3 * i, s = sin(a), c = cos(a), g = h - r * s;
+        double root = sqrt(l * l - g * g - e * e);
+        CHECK(kf_smech_kinematics(m, &a, &w, NULL, &k, &err) == KF_OK, "%s", err.msg);
+        worst = fmax(worst, fabs(k.q[14] - (r * c + root)));
+        worst_v = fmax(worst_v, fabs(k.u[12] - (-r * s + g * r * c / root) * w));
+    }
+    CHECK(worst < 1e-14 && worst_v < 1e-13, "slider x %g, v %g", worst, worst_v);
+    /* the joint forces balance the slider along the guide: the rod's push along x equals
+     * m a_x less the drive's nothing (the guide is frictionless) */
+    double fj[24], dr[1], zz = 0.7, zd = 4.0, zdd = 0.0;
+    CHECK(kf_smech_kinematics(m, &zz, &zd, &zdd, &k, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_smech_reactions(m, &k, fj, dr, &err) == KF_OK, "%s", err.msg);
+    /* on the slider: joint B's force reversed (the slider is its body 0) plus the guide's */
+    double fx = -fj[12] + fj[18];
+    CHECK(fabs(fx - 1.5 * k.ud[12]) < 1e-10 * (1 + fabs(fx)), "slider balance %g vs %g", fx,
+          1.5 * k.ud[12]);
+    kf_smech_kin_free(&k);
+    /* the motion at constant speed, then under no drive */
+    double t[5] = {0, 0.05, 0.1, 0.15, 0.2}, states[20], z0 = 0.0, zd0 = 2.0;
+    kf_mech_drive speed = {KF_DRIVE_SPEED, 2.0}, free_drive = {KF_DRIVE_FREE};
+    kf_ode_opts opts = {.rtol = 1e-9, .atol = 1e-12};
+    kf_stats st;
+    CHECK(kf_smech_simulate(m, &speed, &z0, &zd0, 5, t, &opts, states, &st, &err) == KF_OK, "%s",
+          err.msg);
+    CHECK(fabs(states[16] - 0.4) < 1e-12, "crank at 0.2 s: %g", states[16]);
+    CHECK(kf_smech_simulate(m, &free_drive, &z0, &zd0, 5, t, &opts, states, &st, &err) == KF_OK,
+          "%s", err.msg);
+    CHECK(kf_smech_simulate(m, &free_drive, NULL, &zd0, 5, t, &opts, states, &st, &err) ==
+              KF_EINVAL,
+          "NULL z0");
+    kf_smech_free(m);
+    /* errors name the field */
+    joints[2].f1[0] = 2.0;
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "joints[2] (B).f1") &&
+              !m,
+          "%s", err.msg);
+    joints[2].f1[0] = 0.0;
+    bodies[1].quat[0] = 0.0;
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "zero norm"), "%s",
+          err.msg);
+    bodies[1].quat[0] = 1.0;
+    bodies[1].inertia[8] = 5e-3;
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "principal moments"),
+          "%s", err.msg);
+    bodies[1].inertia[8] = 1e-3;
+    joints[1].kind = KF_SJ_REVOLUTE; /* 2 rows more, one of them redundant here */
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL &&
+              strstr(err.msg, "19 rows have rank 18") && strstr(err.msg, "'guide'"),
+          "%s", err.msg);
+    desc.redundant = 1; /* kept out, one row too many remains: the count */
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "degrees of freedom"),
+          "%s", err.msg);
+    desc.redundant = 0;
+    joints[1].kind = KF_SJ_SPHERICAL;
+    coords[0].component = 1;
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "component"), "%s",
+          err.msg);
+    coords[0].component = 0;
+    CHECK(kf_smech_create(&m, NULL, &err) == KF_EINVAL && kf_smech_create(NULL, &desc, &err) ==
+                                                             KF_EINVAL,
+          "NULL description");
+    kf_smech_free(NULL);
+}
+
 /* An elastic arm welded to a hub (issue 11, two ways): the coupled equations' elastic
  * rows against the moving-frame equations of the body (one way), and the errors. */
 static int stop_at_once(double t, void *params)
@@ -3334,6 +3449,54 @@ static void test_given_link(void)
     kf_body_free(b);
 }
 
+/* Issue 19's kernels: Dot2 over CSR (a row summing to a tiny value from terms of 1e16,
+ * exact in twice the precision; its bound), the band Cholesky (solves A x = b to
+ * round-off, refuses an indefinite matrix), and their argument checks. */
+static void test_dot2_and_band(void)
+{
+    kf_error err = {0};
+    /* row 0: 1e16 x0 + 1 x1 - 1e16 x2 with x = (1, 1, 1): exactly 1, which the working
+     * precision rounds away (1e16 + 1 = 1e16) */
+    int ptr[3] = {0, 3, 4}, idx[4] = {0, 1, 2, 1};
+    double val[4] = {1e16, 1.0, -1e16, 3.0}, x[6] = {1, 2, 1, 2, 1, 2}, y[4], e[4];
+    CHECK(kf_csr_dot2(2, 3, ptr, idx, val, 2, x, NULL, y, e, &err) == KF_OK, "%s", err.msg);
+    CHECK(y[0] == 1.0 && y[1] == 2.0 && y[2] == 3.0 && y[3] == 6.0, "dot2 %g %g %g %g", y[0], y[1], y[2],
+          y[3]);
+    CHECK(e[0] >= 0.0 && e[0] < 1e-10, "dot2 bound %g", e[0]);
+    /* x2 = 1 + 1e-16 as a pair: row 0 is then 1 - 1e16 * 1e-16 = 0 */
+    double xl[6] = {0, 0, 0, 0, 1e-16, 0};
+    CHECK(kf_csr_dot2(2, 3, ptr, idx, val, 2, x, xl, y, e, &err) == KF_OK, "%s", err.msg);
+    CHECK(fabs(y[0]) <= e[0] && e[0] < 1e-10 && y[2] == 3.0, "dot2 xlo %g (bound %g) %g", y[0], e[0], y[2]);
+    int bad[4] = {0, 1, 7, 1};
+    CHECK(kf_csr_dot2(2, 3, ptr, bad, val, 2, x, NULL, y, e, &err) == KF_EINVAL &&
+              strstr(err.msg, "indices[2]"), "%s", err.msg);
+    int badp[3] = {0, 3, 2};
+    CHECK(kf_csr_dot2(2, 3, badp, idx, val, 2, x, NULL, y, e, &err) == KF_EINVAL, "%s", err.msg);
+
+    /* tridiagonal 2, -1 (definite), b = 1: the discrete Poisson solution x_i = (i+1)(n-i)/2 */
+    enum { N = 50 };
+    double ab[2 * N], rhs[2 * N];
+    for (int j = 0; j < N; j++) {
+        ab[2 * j] = 2.0;
+        ab[2 * j + 1] = j + 1 < N ? -1.0 : 0.0;
+        rhs[2 * j] = 1.0;
+        rhs[2 * j + 1] = -1.0;
+    }
+    int piv = 0;
+    CHECK(kf_band_cholesky(N, 1, ab, &piv, &err) == KF_OK && piv == -1, "%s", err.msg);
+    CHECK(kf_band_cholesky_solve(N, 1, ab, 2, rhs, &err) == KF_OK, "%s", err.msg);
+    double worst = 0.0;
+    for (int i = 0; i < N; i++) {
+        double exact = 0.5 * (i + 1) * (N - i);
+        worst = fmax(worst, fabs(rhs[2 * i] - exact) / exact + fabs(rhs[2 * i + 1] + exact) / exact);
+    }
+    CHECK(worst < 1e-12, "band solve %g", worst);
+    double ind[4] = {1.0, 2.0, 1.0, 0.0}; /* [[1, 2], [2, 1]]: eigenvalues 3 and -1 */
+    CHECK(kf_band_cholesky(2, 1, ind, &piv, &err) == KF_ENOTPD && piv == 1, "%s", err.msg);
+    CHECK(kf_band_cholesky(-1, 1, ind, &piv, &err) == KF_EINVAL, "%s", err.msg);
+    CHECK(kf_band_cholesky_solve(2, -1, ind, 1, rhs, &err) == KF_EINVAL, "%s", err.msg);
+}
+
 int main(void)
 {
     test_gauss();
@@ -3351,6 +3514,7 @@ int main(void)
     test_geometric();
     test_windpump();
     test_mechanism();
+    test_spatial_mechanism();
     test_flexmech();
     test_stepper();
     test_gyroscopic();
@@ -3372,6 +3536,7 @@ int main(void)
     test_floating();
     test_floating_tangent();
     test_given_link();
+    test_dot2_and_band();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
