@@ -1325,8 +1325,9 @@ SCHEMA = "kanefem.reduced"
 SCHEMA_VERSION = 3
 
 
-#: the unit load cases of a K_G basis by name, in its order: a_i, then (E + W W)_ij row-major
 def _case_names(dim):
+    """The unit load cases of a K_G basis by name, in its order: a_i, then (E + W W)_ij
+    row-major (``a_x``, ..., ``EWW_xx``, ``EWW_xy``, ...)."""
     axes = "xyz"[:dim]
     return [f"a_{i}" for i in axes] + [f"EWW_{i}{j}" for i in axes for j in axes]
 
