@@ -429,7 +429,7 @@ def file_run(mech, duration=0.0, revolutions=1.0, points=361):
     duration = duration or revolutions * (turn or 1.0)
     if not duration > 0:
         raise ValueError(f"revolutions must be positive, got {revolutions}")
-    return np.linspace(0.0, duration, points), drives, z0, zd0
+    return _checks.time_grid(duration, points, "--duration, --points"), drives, z0, zd0
 
 
 _COORDINATE_KEYS = ("name", "body", "component", "joint", "drive", "speed", "torque", "initial", "rate")
