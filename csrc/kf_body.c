@@ -20,7 +20,10 @@ int kf_body_kind(const kf_body *b) { return b->kind; }
 int kf_body_ndofn(const kf_body *b) { return b->ndofn; }
 const kf_mat *kf_body_mass(const kf_body *b) { return &b->M; }
 const kf_mat *kf_body_stiffness(const kf_body *b) { return &b->K; }
-const kf_mat *kf_body_S(const kf_body *b, int i, int j) { return &b->S[i * b->dim + j]; }
+const kf_mat *kf_body_S(const kf_body *b, int i, int j)
+{
+    return b->nodal ? NULL : &b->S[i * b->dim + j];
+}
 const double *kf_body_s(const kf_body *b, int i, int j)
 {
     return b->s + (size_t)(i * b->dim + j) * b->ndof;
@@ -43,11 +46,16 @@ void kf_body_free(kf_body *b)
     }
     kf_mat_free(&b->M);
     kf_mat_free(&b->K);
-    for (int k = 0; k < KF_MAX_KG; k++)
+    for (int k = 0; k < KF_MAX_KG; k++) {
         kf_mat_free(&b->KG[k]);
+        free(b->kgnode[k]);
+    }
     for (int k = 0; k < 3; k++)
         kf_mat_free(&b->P[k]);
     kf_pattern_free(b->pattern); /* after the matrices that borrow it */
+    free(b->mnode);
+    free(b->pair);
+    free(b->comp);
     free(b->coords);
     free(b->conn);
     free(b->els);
@@ -248,14 +256,27 @@ static int build_pattern(kf_body *b, kf_error *err)
     p->col = kf_calloc(p->nnz > 0 ? (size_t)p->nnz : 1, sizeof(int));
     if (!p->ptr || !p->col)
         goto nomem;
+    if (b->nodal) { /* node pair t of entry (v k, w l) and the component k of DOF v k */
+        b->npair = (int)nadj;
+        b->pair = kf_calloc(p->nnz > 0 ? (size_t)p->nnz : 1, sizeof(int));
+        b->comp = kf_calloc((size_t)p->n, 1);
+        b->mnode = kf_calloc(nadj > 0 ? nadj : 1, sizeof(double));
+        if (!b->pair || !b->comp || !b->mnode)
+            goto nomem;
+    }
     {
         int q = 0;
         for (int v = 0; v < nn; v++)
             for (int k = 0; k < nf; k++) {
                 p->ptr[v * nf + k] = q;
+                if (b->nodal)
+                    b->comp[v * nf + k] = (unsigned char)k;
                 for (int t = adjptr[v]; t < adjptr[v + 1]; t++)
-                    for (int l = 0; l < nf; l++)
+                    for (int l = 0; l < nf; l++) {
+                        if (b->nodal)
+                            b->pair[q] = t;
                         p->col[q++] = adj[t] * nf + l;
+                    }
             }
         p->ptr[p->n] = q;
     }
@@ -322,6 +343,20 @@ static void scatter(const kf_body *b, kf_mat *dst, const double *Xe, int ne, con
         }
 }
 
+/* node[pair] += the element's nodal matrix Xn (nn x nn, row-major, nn = ne / dim) of a
+ * nodal body, at the node pairs of its entries (zero entries skipped, as scatter) */
+static void scatter_nodal(const kf_body *b, double *node, const double *Xn, int ne,
+                          const int *pos)
+{
+    int nf = b->ndofn, nn = ne / nf;
+    for (int A = 0; A < nn; A++)
+        for (int C = 0; C < nn; C++) {
+            double v = Xn[A * nn + C];
+            if (v != 0.0)
+                node[b->pair[pos[(A * nf) * ne + C * nf]]] += v;
+        }
+}
+
 /*
  * The geometric rows of a line element at a quadrature point and their weights:
  * K_G at the point is w N sum_r wt[r] g_r^T g_r for the axial force N.  The
@@ -365,6 +400,13 @@ static void add_geo(int ne, int nr, const double **rows, const double *wt, doubl
 static void mass_and_basis(kf_body *b)
 {
     int dim = b->dim;
+    if (b->nodal) { /* M = m (x) I: m on the entries of one component, else zero */
+        const kf_pattern *p = b->M.pat;
+        for (int r = 0; r < p->n; r++)
+            for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++)
+                b->M.a[q] = b->comp[r] == b->comp[p->col[q]] ? b->mnode[b->pair[q]] : 0.0;
+        return;
+    }
     kf_mat_zero(&b->M);
     for (int i = 0; i < dim; i++)
         kf_mat_axpy(&b->M, 1.0, &b->S[i * dim + i]);
@@ -394,7 +436,7 @@ static int assemble(kf_body *b, kf_error *err)
         if (b->els[e]->nnode * b->els[e]->ndofn > nemax)
             nemax = b->els[e]->nnode * b->els[e]->ndofn;
     size_t ne2 = (size_t)nemax * nemax;
-    int geo = b->has_geometric && el->ngeo > 0, sec2 = b->has_second;
+    int geo = b->has_geometric && el->ngeo > 0, sec2 = b->has_second, nodal = b->nodal;
     /* element work: S_ij (dd blocks), K, K_G basis (3), R_ij (dd), CSR positions */
     size_t nwork = (size_t)(dd + 1 + (geo ? 3 : 0) + (sec2 ? dd : 0)) * ne2;
     double *work = kf_calloc(nwork, sizeof(double));
@@ -428,6 +470,8 @@ static int assemble(kf_body *b, kf_error *err)
                     b->Mo[(size_t)i * b->ndof + dofs[a]] += mw * Ni[a];
                     for (int j = 0; j < dim; j++) {
                         b->s[(size_t)(i * dim + j) * b->ndof + dofs[a]] += mw * Ni[a] * x[j];
+                        if (nodal)
+                            continue;
                         const double *Nj = N + j * ne;
                         double *Sij = Se + (i * dim + j) * ne2 + (size_t)a * ne;
                         for (int c = 0; c < ne; c++)
@@ -436,6 +480,14 @@ static int assemble(kf_body *b, kf_error *err)
                                 Sij[c] += mw * (Ni[a] * Nj[c]);
                     }
                 }
+            }
+            /* a nodal body: m_AC += mw (phi_A phi_C), phi_A = N_x at DOF A dim, the value
+             * S_ii takes at (A i, C i) (Se holds the nn x nn element m) */
+            for (int A = 0, nn = ne / dim; nodal && A < nn; A++) {
+                double pa = N[A * dim];
+                for (int C = 0; pa != 0.0 && C < nn; C++)
+                    if (N[C * dim] != 0.0)
+                        Se[A * nn + C] += mw * (pa * N[C * dim]);
             }
             /* geometric basis: KG[k] += w x^k (G^T G [+ Ip/A th'^T th']) */
             if (geo) {
@@ -515,7 +567,9 @@ static int assemble(kf_body *b, kf_error *err)
         }
         if (pos)
             element_positions(b, e, pos);
-        for (int k = 0; k < dd; k++)
+        if (nodal)
+            scatter_nodal(b, b->mnode, Se, ne, pos);
+        for (int k = 0; k < dd && !nodal; k++)
             scatter(b, &b->S[k], Se + k * ne2, ne, dofs, pos);
         scatter(b, &b->K, Ke, ne, dofs, pos);
         for (int k = 0; k < 3 && geo; k++)
@@ -677,6 +731,9 @@ static int body_build(kf_body **out, int kind, int nnode, const double *coords, 
                      b->ndof, KF_BODY_DENSE_MAX);
         goto fail;
     }
+    /* plane and solid elements in CSR storage: the nodal mass instead of dim^2 blocks */
+    b->nodal = kind_st == KF_CSR && kind >= KF_TRI3 && kind <= KF_CONTINUUM_LAST &&
+               b->ndofn == b->dim;
     if (kind_st == KF_CSR && (rc = build_pattern(b, err)))
         goto fail;
     /* a straight line body on the x axis, nodes from xa (first) to xb (last),
@@ -696,11 +753,11 @@ static int body_build(kf_body **out, int kind, int nnode, const double *coords, 
     b->nkg = b->has_geometric ? 3 : 0;
     for (int k = 0; k < 3 && !rc && b->has_geometric && el->ngeo > 0; k++)
         rc = kf_mat_alloc_like(&b->KG[k], &b->M, err);
-    for (int k = 0; k < b->dim * b->dim && !rc; k++)
+    for (int k = 0; k < b->dim * b->dim && !rc && !b->nodal; k++)
         rc = kf_mat_alloc_like(&b->S[k], &b->M, err);
     if (!rc)
         rc = kf_mat_alloc_like(&b->K, &b->M, err);
-    for (int k = 0; k < 3 && !rc && b->dim == 2; k++)
+    for (int k = 0; k < 3 && !rc && b->dim == 2 && !b->nodal; k++)
         rc = kf_mat_alloc_like(&b->P[k], &b->M, err);
     /* sections turning to second order (docs/theory.md section 2.9) */
     b->has_second = !els && el->second && b->sec.rotary != 0.0;
@@ -980,12 +1037,32 @@ static void add_blocks(int d, const double *c, const kf_mat *X, kf_mat *out)
                 kf_mat_axpy2(out, c[i * d + j], &X[i * d + j], c[j * d + i], &X[j * d + i]);
 }
 
+/* out += sum_ij c_ij S_ij of a nodal body: c_kl m_ac at entry (a k, c l), one pass over
+ * the pattern (the value add_blocks and the planar basis give, section 3.11) */
+static void combine_nodal(const kf_body *b, const double *c, kf_mat *out)
+{
+    const kf_pattern *p = out->pat;
+    int d = b->dim;
+    for (int r = 0; r < p->n; r++) {
+        const double *cr = c + b->comp[r] * d;
+        for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++) {
+            double cv = cr[b->comp[p->col[q]]];
+            if (cv != 0.0)
+                out->a[q] += cv * b->mnode[b->pair[q]];
+        }
+    }
+}
+
 void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out)
 {
     if (beta == 0.0)
         kf_mat_zero(out);
     else if (beta != 1.0)
         kf_mat_scale(out, beta);
+    if (b->nodal) {
+        combine_nodal(b, c, out);
+        return;
+    }
     if (b->dim == 2) {
         double w[4] = {0.5 * (c[0] + c[3]), 0.5 * (c[0] - c[3]), 0.5 * (c[2] - c[1]),
                        0.5 * (c[1] + c[2])};
@@ -1018,6 +1095,55 @@ void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double 
             for (int r = 0; r < n; r++)
                 out[r] += c[k] * s[r];
         }
+}
+
+int kf_body_block(const kf_body *b, int family, int k, kf_mat *out, kf_error *err)
+{
+    int rc = kf_mat_alloc_like(out, &b->M, err);
+    if (rc)
+        return rc;
+    const kf_mat *src = family == KF_BLOCK_S ? &b->S[k] : &b->KG[k];
+    if (!b->nodal) {
+        if (src->a)
+            kf_mat_copy(out, src);
+        return KF_OK;
+    }
+    const double *node = family == KF_BLOCK_S ? b->mnode : b->kgnode[k];
+    int i = family == KF_BLOCK_S ? k / b->dim : -1, j = family == KF_BLOCK_S ? k % b->dim : -1;
+    const kf_pattern *p = out->pat;
+    for (int r = 0; node && r < p->n; r++)
+        for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++) {
+            int cr = b->comp[r], cc = b->comp[p->col[q]];
+            if (i < 0 ? cr == cc : (cr == i && cc == j))
+                out->a[q] = node[b->pair[q]];
+        }
+    return KF_OK;
+}
+
+/* Nonzero if every stored entry of A is zero. */
+static int mat_is_zero(const kf_mat *A)
+{
+    size_t len = kf_mat_nvalues(A);
+    for (size_t k = 0; k < len; k++)
+        if (A->a[k] != 0.0)
+            return 0;
+    return 1;
+}
+
+int kf_body_block_zero(const kf_body *b, int k)
+{
+    if (!b->nodal)
+        return mat_is_zero(&b->S[k]) && (!b->has_second || mat_is_zero(&b->R[k]));
+    const kf_pattern *p = b->M.pat;
+    int i = k / b->dim, j = k % b->dim;
+    for (int r = 0; r < p->n; r++) {
+        if (b->comp[r] != i)
+            continue;
+        for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++)
+            if (b->comp[p->col[q]] == j && b->mnode[b->pair[q]] != 0.0)
+                return 0;
+    }
+    return 1;
 }
 
 int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_mat *Keps,
@@ -1090,6 +1216,20 @@ int kf_body_geometric(const kf_body *b, const double *c, double beta, kf_mat *ou
         kf_mat_zero(out);
     else if (beta != 1.0)
         kf_mat_scale(out, beta);
+    if (b->nodal) { /* sum_k c_k g_k (x) I: on the entries of one component, in k order */
+        const kf_pattern *p = out->pat;
+        for (int r = 0; r < p->n; r++)
+            for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++) {
+                if (b->comp[r] != b->comp[p->col[q]])
+                    continue;
+                double v = out->a[q];
+                for (int k = 0; k < b->nkg; k++)
+                    if (c[k] != 0.0 && b->kgnode[k])
+                        v += c[k] * b->kgnode[k][b->pair[q]];
+                out->a[q] = v;
+            }
+        return KF_OK;
+    }
     for (int k = 0; k < b->nkg; k++) /* no lateral DOFs (a bar): no matrices, K_G = 0 */
         if (c[k] != 0.0 && b->KG[k].a)
             kf_mat_axpy(out, c[k], &b->KG[k]);
@@ -1103,10 +1243,11 @@ int kf_body_geometric(const kf_body *b, const double *c, double beta, kf_mat *ou
  * the axial load of the case, dN/ds = mu e1.(acc + Mc x(s)), to the exact
  * quadratic N(s); K_G = sum w N(s) (G^T G [+ Ip/A th'^T th']).  Plane and solid
  * elements: the stress sigma = D B u at each point, K_G[a i, b i] += w grad(phi_a)^T
- * sigma grad(phi_b) for each direction i.
+ * sigma grad(phi_b) for each direction i; for a nodal body once per node pair, into node
+ * (npair values) instead of out.
  */
 static int prestress_matrix(const kf_body *b, const double *u, const double *acc,
-                            const double *Mc, kf_mat *out, double *work, int *pos,
+                            const double *Mc, kf_mat *out, double *node, double *work, int *pos,
                             kf_error *err)
 {
     int dim = b->dim, line = b->kind < KF_TRI3;
@@ -1190,13 +1331,18 @@ static int prestress_matrix(const kf_body *b, const double *u, const double *acc
                     for (int k = 0; k < dim; k++)
                         v += gr[a][k] * sg[c][k];
                     v *= p.w;
-                    for (int i = 0; i < dim; i++)
+                    if (node)
+                        work[a * nn + c] += v;
+                    for (int i = 0; i < dim && !node; i++)
                         work[(size_t)(a * dim + i) * ne + c * dim + i] += v;
                 }
         }
         if (pos)
             element_positions(b, e, pos);
-        scatter(b, out, work, ne, dofs, pos);
+        if (node)
+            scatter_nodal(b, node, work, ne, pos);
+        else
+            scatter(b, out, work, ne, dofs, pos);
     }
     (void)err;
     return KF_OK;
@@ -1227,8 +1373,11 @@ int kf_body_set_prestress(kf_body *b, int ncase, const double *u, const double *
         free(pos);
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the element work space");
     }
-    for (int k = 0; k < KF_MAX_KG; k++)
+    for (int k = 0; k < KF_MAX_KG; k++) {
         kf_mat_free(&b->KG[k]);
+        free(b->kgnode[k]);
+        b->kgnode[k] = NULL;
+    }
     b->has_geometric = 0; /* until the basis is complete */
     int rc = KF_OK;
     for (int c = 0; c < ncase && !rc; c++) {
@@ -1237,15 +1386,23 @@ int kf_body_set_prestress(kf_body *b, int ncase, const double *u, const double *
             acc[c] = 1.0;
         else if (c < dim + dd)
             Mc[c - dim] = 1.0;
-        rc = kf_mat_alloc_like(&b->KG[c], &b->M, err);
+        if (b->nodal && !(b->kgnode[c] = kf_calloc(b->npair > 0 ? (size_t)b->npair : 1,
+                                                   sizeof(double))))
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate %d node pairs", b->npair);
+        else if (!b->nodal)
+            rc = kf_mat_alloc_like(&b->KG[c], &b->M, err);
         if (!rc)
-            rc = prestress_matrix(b, u + (size_t)c * b->ndof, acc, Mc, &b->KG[c], work, pos, err);
+            rc = prestress_matrix(b, u + (size_t)c * b->ndof, acc, Mc, &b->KG[c], b->kgnode[c],
+                                  work, pos, err);
     }
     free(work);
     free(pos);
     if (rc) {
-        for (int k = 0; k < KF_MAX_KG; k++)
+        for (int k = 0; k < KF_MAX_KG; k++) {
             kf_mat_free(&b->KG[k]);
+            free(b->kgnode[k]);
+            b->kgnode[k] = NULL;
+        }
         b->nkg = 0;
         b->prestress = 0;
         return rc;
@@ -1423,6 +1580,35 @@ static int reduce_csr(kf_mat *dst, const kf_mat *src, const kf_pattern *rp, cons
     return rc;
 }
 
+/* The nodal masses and K_G cases of the reduced body r of a nodal body b, on r's pattern
+ * (keep: the position in b's pattern of each of its entries, map: its DOFs). */
+static int reduce_nodal(kf_body *r, const kf_body *b, int n, const int *map, const int *keep,
+                        kf_error *err)
+{
+    size_t np = b->npair > 0 ? (size_t)b->npair : 1;
+    r->nodal = 1;
+    r->npair = b->npair;
+    r->pair = kf_calloc(r->pattern->nnz > 0 ? (size_t)r->pattern->nnz : 1, sizeof(int));
+    r->comp = kf_calloc(n > 0 ? (size_t)n : 1, 1);
+    r->mnode = kf_calloc(np, sizeof(double));
+    int ok = r->pair && r->comp && r->mnode;
+    for (int k = 0; k < KF_MAX_KG && ok; k++)
+        if (b->kgnode[k])
+            ok = (r->kgnode[k] = kf_calloc(np, sizeof(double))) != NULL;
+    if (!ok)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body of %d node pairs",
+                       b->npair);
+    for (int q = 0; q < r->pattern->nnz; q++)
+        r->pair[q] = b->pair[keep[q]];
+    for (int i = 0; i < n; i++)
+        r->comp[i] = b->comp[map[i]];
+    memcpy(r->mnode, b->mnode, (size_t)b->npair * sizeof(double));
+    for (int k = 0; k < KF_MAX_KG; k++)
+        if (b->kgnode[k])
+            memcpy(r->kgnode[k], b->kgnode[k], (size_t)b->npair * sizeof(double));
+    return KF_OK;
+}
+
 int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
                    kf_error *err)
 {
@@ -1458,8 +1644,13 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
     if (b->pattern) { /* sparse: every matrix on the pattern of the free DOFs */
         int *keep = NULL;
         rc = reduce_pattern(b->pattern, n, map, &r->pattern, &keep, err);
-        for (int k = 0; k < dd && !rc; k++)
+        if (!rc && b->nodal) /* the node pairs of the kept entries; m and K_G copied */
+            rc = reduce_nodal(r, b, n, map, keep, err);
+        for (int k = 0; k < dd && !rc; k++) {
             rc = reduce_csr(&r->S[k], &b->S[k], r->pattern, keep, err);
+            if (!rc && b->has_second)
+                rc = reduce_csr(&r->R[k], &b->R[k], r->pattern, keep, err);
+        }
         if (!rc)
             rc = reduce_csr(&r->M, &b->M, r->pattern, keep, err);
         if (!rc)

@@ -588,15 +588,6 @@ static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b,
     return 0;
 }
 
-/* Nonzero if every stored entry of A is zero. */
-static int mat_is_zero(const kf_mat *A)
-{
-    size_t len = kf_mat_nvalues(A);
-    for (size_t k = 0; k < len; k++)
-        if (A->a[k] != 0.0)
-            return 0;
-    return 1;
-}
 
 static int vec_is_zero(int n, const double *x)
 {
@@ -653,8 +644,7 @@ int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_op
         goto fail;
     const kf_mat *M = &o->rb->M;
     for (int k = 0; k < b->dim * b->dim; k++) {
-        o->S_zero[k] = mat_is_zero(&o->rb->S[k]) &&
-                       (!o->rb->has_second || mat_is_zero(&o->rb->R[k]));
+        o->S_zero[k] = kf_body_block_zero(o->rb, k);
         o->s_zero[k] = vec_is_zero(o->n, o->rb->s + (size_t)k * o->n);
     }
     for (int k = 0; k < b->dim; k++)

@@ -326,25 +326,39 @@ static PyObject *py_body_info(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 /* The shared pattern of a CSR body: {"indptr": (ndof + 1,), "indices": (nnz,)}, int32. */
+/* A read-only int32 array over n ints of the body whose capsule is cap (kept alive by
+ * the array: the body's pattern lives as long as the body, and nothing writes it). */
+static PyObject *pattern_view(PyObject *cap, const int *data, npy_intp n)
+{
+    PyObject *arr = PyArray_SimpleNewFromData(1, &n, NPY_INT32, (void *)data);
+    if (!arr)
+        return NULL;
+    Py_INCREF(cap);
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    PyArray_CLEARFLAGS((PyArrayObject *)arr, NPY_ARRAY_WRITEABLE);
+    return arr;
+}
+
 static PyObject *py_body_pattern(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"body", NULL};
+    PyObject *cap;
     kf_body *b;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &cap) || !body_conv(cap, &b))
         return NULL;
     const kf_pattern *p = kf_body_pattern(b);
     if (!p)
         return PyErr_Format(PyExc_ValueError, "the body is not in sparse (CSR) storage");
-    npy_intp np1 = (npy_intp)p->n + 1, nnz = p->nnz;
-    PyArrayObject *ptr = (PyArrayObject *)PyArray_SimpleNew(1, &np1, NPY_INT32);
-    PyArrayObject *col = (PyArrayObject *)PyArray_SimpleNew(1, &nnz, NPY_INT32);
+    /* views, not copies: the pattern is as large as a matrix (docs/theory.md section 3.11) */
+    PyObject *ptr = pattern_view(cap, p->ptr, (npy_intp)p->n + 1);
+    PyObject *col = ptr ? pattern_view(cap, p->col, p->nnz) : NULL;
     if (!ptr || !col) {
         Py_XDECREF(ptr);
-        Py_XDECREF(col);
         return NULL;
     }
-    memcpy(PyArray_DATA(ptr), p->ptr, (size_t)np1 * sizeof(int));
-    memcpy(PyArray_DATA(col), p->col, (size_t)nnz * sizeof(int));
     return Py_BuildValue("{s:N,s:N}", "indptr", ptr, "indices", col);
 }
 
@@ -403,8 +417,25 @@ static PyObject *py_body_matrix(PyObject *self, PyObject *args, PyObject *kw)
     if (i.v >= dim || j.v >= dim)
         return PyErr_Format(PyExc_ValueError, "block index (%lld, %lld) is out of 0..%d", i.v,
                             j.v, dim - 1);
-    if (!strcmp(name, "S"))
-        return new_matrix_rowmajor(kf_body_S(b, (int)i.v, (int)j.v));
+    if (!strcmp(name, "S")) {
+        const kf_mat *S = kf_body_S(b, (int)i.v, (int)j.v);
+        if (S)
+            return new_matrix_rowmajor(S);
+        /* a nodal body (docs/theory.md section 3.11): S_ij = sum c S with c = e_i e_j^T */
+        double c[9] = {0};
+        c[i.v * dim + j.v] = 1.0;
+        kf_mat out = {0};
+        kf_error err = {0};
+        int rc = kf_mat_alloc_like(&out, kf_body_mass(b), &err);
+        if (rc) {
+            raise_status(rc, &err);
+            return NULL;
+        }
+        kf_body_combine(b, c, 0.0, &out);
+        PyObject *res = new_matrix_rowmajor(&out);
+        kf_mat_free(&out);
+        return res;
+    }
     if (!strcmp(name, "R")) {
         if (!kf_body_has_second(b))
             return PyErr_Format(PyExc_ValueError, "name = 'R': this body's sections do not turn "

@@ -397,11 +397,13 @@ class FlexibleBody:
         self._layout = _STORAGE_NAMES[info["storage"]]
         asked = getattr(self, "_asked", None)
         self.storage = asked if asked is not None else self._auto_storage(self._layout)
-        if self._layout == "sparse":
+        if self._layout == "sparse":  # read-only views of the core's own arrays (no copy)
             pat = _core.body_pattern(body=self._body)
             self._indptr, self._indices = pat["indptr"], pat["indices"]
         elif self._layout == "banded":  # the band's rows as a CSR pattern (the core's order)
             self._indptr, self._indices = _band_pattern(self.ndof, info["kl"], info["ku"])
+            for a in (self._indptr, self._indices):
+                a.setflags(write=False)
         self.nodes = np.array(nodes, dtype=float)
         self.nodes.setflags(write=False)
         self._elements = elements  # the connectivity as given (section forces' element ends, K_G's end axes; a mesh: mesh.blocks)
@@ -435,8 +437,11 @@ class FlexibleBody:
             return sp.csr_matrix(values)
         import scipy.sparse as sp
 
-        A = sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof))
-        return A.toarray() if self.storage == "dense" else A
+        if self.storage == "dense":
+            return sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof)).toarray()
+        # the matrix owns copies of the index arrays: SciPy's in-place methods
+        # (eliminate_zeros) rewrite them, and must not rewrite the body's pattern
+        return sp.csr_matrix((values, self._indices.copy(), self._indptr.copy()), shape=(self.ndof, self.ndof))
 
     def mass_matrix(self):
         """Consistent mass matrix M = sum_i S_ii [kg], (ndof, ndof) in the body's storage
@@ -841,14 +846,21 @@ class FlexibleBody:
         # a free rigid-body motion leaves a pivot at round-off of the largest diagonal entry
         # (factorizations of a singular K often succeed): refused below 1e-13 of it
         if sp.issparse(K):
-            from .sparse import Factor
+            from .sparse import Factor, dof_points, nearly_singular, nested_dissection
 
             Kf = sp.csr_matrix(K)[free][:, free]
+            # a mesh: in nested-dissection order, and singular by the Rayleigh quotient
+            # test rather than its pivots (SciPy would keep a copy of the factor)
+            mesh = not self._sparse_as_band and dof_points(self) is not None
+            order = nested_dissection(Kf.indptr, Kf.indices, dof_points(self)[free]) if mesh else None
             try:
-                fac = Factor(Kf, symmetric=True)
+                fac = Factor(Kf, symmetric=True, order=order)
             except RuntimeError:
                 raise bad from None
-            pivots = np.abs(fac.lu.U.diagonal())
+            if mesh:
+                pivots = np.zeros(1) if nearly_singular(fac, Kf) else np.full(1, np.inf)
+            else:
+                pivots = np.abs(fac.lu.U.diagonal())
             X = fac.solve(F[:, free].T)
         else:
             import scipy.linalg as la

@@ -857,7 +857,7 @@ class MeshBody(FlexibleBody):
         """The frame states of one instant or of a time grid (the body's _frame/_frames)."""
         if one:
             return self._frame(omega, eps, a_O, frames)
-        return self._frames(omega, 0.0 if eps is None else eps, a_O, frames)
+        return self._frames(omega, 0.0 if eps is None and frames is None else eps, a_O, frames)
 
     # ------------------------------------------------------------ supports
 

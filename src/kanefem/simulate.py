@@ -569,8 +569,12 @@ def simulate(
     prog = _Progress(progress, t_end)
     t0 = time.perf_counter()
     factor = None
-    if sparse:  # the core's integrator, factoring with SciPy through a callback (section 4.13)
-        from .sparse import csr_factor as factor
+    if sparse:  # the core's integrator, factoring with SciPy through a callback (section 4.13),
+        # in the nested-dissection order of the free DOFs (section 3.15)
+        from .sparse import IntegratorFactor, dof_points
+
+        points = dof_points(body)
+        factor = IntegratorFactor(None if points is None else points[~fixed])
     lock = body._kg_lock() if geometric_stiffness else contextlib.nullcontext()
     try:
         with lock:  # a prestress K_G basis made for these supports, taken by the integrator

@@ -6,6 +6,7 @@
 #include "kanefem.h"
 #include "kf_internal.h" /* kf_fail, kf_la_*, kf_small_*_solve */
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1929,7 +1930,10 @@ static void test_continuum(void)
                 double d[81] = {0}, Sd[81], q2 = 0.0;
                 for (int a = 0; a < nn; a++)
                     d[a * dim] = x[a * dim + j];
-                kf_mat_gemv(kf_body_S(b, 0, 0), 1.0, d, 0.0, Sd);
+                kf_mat S00 = {0}; /* a CSR body stores the nodal mass: S_xx formed */
+                kf_body_block(b, KF_BLOCK_S, 0, &S00, NULL);
+                kf_mat_gemv(&S00, 1.0, d, 0.0, Sd);
+                kf_mat_free(&S00);
                 for (int i = 0; i < n; i++)
                     q2 += d[i] * Sd[i];
                 CHECK(fabs(q2 - mu * det * exact2) <= 1e-12 * mu * det * exact2,
@@ -2081,8 +2085,74 @@ static void test_csr(void)
             worst = fmax(worst, fabs(kf_mat_get(kf_body_stiffness(bs), i, j) -
                                      kf_mat_get(kf_body_stiffness(bd), i, j)) * 1e-11);
         }
-    /* the same products, summed element by element in the same order */
+    /* the same products, summed element by element in the same order; the CSR body keeps
+     * the nodal mass, from which every S_ij and combination is bitwise the dense body's
+     * (docs/theory.md section 3.11) */
     CHECK(worst == 0.0, "dense vs CSR: %g", worst);
+    CHECK(bs->nodal && !bd->nodal && !kf_body_S(bs, 0, 1) && kf_body_S(bd, 0, 1) &&
+              bs->npair * 4 == p->nnz,
+          "nodal storage");
+    for (int k = 0; k < 4; k++) {
+        kf_mat Sk = {0};
+        double dS = 0.0;
+        CHECK(kf_body_block(bs, KF_BLOCK_S, k, &Sk, &err) == KF_OK, "%s", err.msg);
+        for (int i = 0; i < 24 && Sk.a; i++)
+            for (int j = 0; j < 24; j++)
+                dS = fmax(dS, fabs(kf_mat_get(&Sk, i, j) - kf_mat_get(&bd->S[k], i, j)));
+        CHECK(dS == 0.0 && kf_body_block_zero(bs, k) == kf_body_block_zero(bd, k),
+              "S block %d: %g", k, dS);
+        kf_mat_free(&Sk);
+    }
+    {
+        /* a general combination: c_kl m_ac where the planar basis sums two halves */
+        double c[4] = {1.5, -0.25, 2.0, -3.0}, dc = 0.0, sc = 0.0;
+        kf_mat As = {0}, Ad = {0};
+        kf_mat_alloc_like(&As, kf_body_mass(bs), NULL);
+        kf_mat_alloc_like(&Ad, kf_body_mass(bd), NULL);
+        kf_body_combine(bs, c, 0.0, &As);
+        kf_body_combine(bd, c, 0.0, &Ad);
+        for (int i = 0; i < 24; i++)
+            for (int j = 0; j < 24; j++) {
+                dc = fmax(dc, fabs(kf_mat_get(&As, i, j) - kf_mat_get(&Ad, i, j)));
+                sc = fmax(sc, fabs(kf_mat_get(&Ad, i, j)));
+            }
+        CHECK(dc <= 4 * DBL_EPSILON * sc, "combination: %g of %g", dc, sc);
+        kf_mat_free(&As);
+        kf_mat_free(&Ad);
+    }
+    {
+        /* the prestress K_G cases of the nodal body (per node pair) are the dense body's */
+        double u[6 * 24];
+        for (int i = 0; i < 6 * 24; i++)
+            u[i] = 1e-4 * sin(0.7 * i);
+        CHECK(kf_body_set_prestress(bs, 6, u, NULL, &err) == KF_OK &&
+                  kf_body_set_prestress(bd, 6, u, NULL, &err) == KF_OK,
+              "%s", err.msg);
+        double coef[6] = {0.5, -2.0, 1.0, 3.0, 0.25, -1.5}, dg = 0.0, sg = 0.0;
+        kf_mat Gs = {0}, Gd = {0};
+        kf_mat_alloc_like(&Gs, kf_body_mass(bs), NULL);
+        kf_mat_alloc_like(&Gd, kf_body_mass(bd), NULL);
+        CHECK(kf_body_geometric(bs, coef, 0.0, &Gs, &err) == KF_OK &&
+                  kf_body_geometric(bd, coef, 0.0, &Gd, &err) == KF_OK,
+              "%s", err.msg);
+        for (int k = 0; k < 6; k++) {
+            kf_mat Bk = {0};
+            kf_body_block(bs, KF_BLOCK_KG, k, &Bk, NULL);
+            for (int i = 0; i < 24; i++)
+                for (int j = 0; j < 24; j++)
+                    dg = fmax(dg, fabs(kf_mat_get(&Bk, i, j) - kf_mat_get(&bd->KG[k], i, j)));
+            kf_mat_free(&Bk);
+        }
+        for (int i = 0; i < 24; i++)
+            for (int j = 0; j < 24; j++) {
+                dg = fmax(dg, fabs(kf_mat_get(&Gs, i, j) - kf_mat_get(&Gd, i, j)));
+                sg = fmax(sg, fabs(kf_mat_get(&Gd, i, j)));
+            }
+        CHECK(dg == 0.0 && sg > 0.0 && bs->kgnode[5] && !bs->KG[5].a, "nodal K_G: %g of %g",
+              dg, sg);
+        kf_mat_free(&Gs);
+        kf_mat_free(&Gd);
+    }
     kf_frame f = {{0, 0, 12.0}, {0, 0, 40.0}, {0, 0, 0}, {1.0, -9.81, 0}};
     kf_mat Cs, Cd, Ks, Kd;
     double q[6 * 24], x[24], ys[24], yd[24];
@@ -2124,15 +2194,29 @@ static void test_csr(void)
     CHECK(kf_body_reduce(bd, 5, map, 0, &rd, &err) == KF_OK, "%s", err.msg);
     if (r && rd) {
         double dm = 0.0, sm = 0.0;
-        for (int i = 0; i < 5; i++)
+        kf_mat S1 = {0};
+        CHECK(r->nodal && kf_body_block(r, KF_BLOCK_S, 1, &S1, &err) == KF_OK, "%s", err.msg);
+        for (int i = 0; i < 5 && S1.a; i++)
             for (int j = 0; j < 5; j++) {
                 dm = fmax(dm, fabs(kf_mat_get(&r->M, i, j) - kf_mat_get(&rd->M, i, j)));
                 dm = fmax(dm, fabs(kf_mat_get(&r->K, i, j) - kf_mat_get(&rd->K, i, j)) * 1e-11);
-                dm = fmax(dm, fabs(kf_mat_get(&r->S[1], i, j) - kf_mat_get(&rd->S[1], i, j)));
+                dm = fmax(dm, fabs(kf_mat_get(&S1, i, j) - kf_mat_get(&rd->S[1], i, j)));
                 sm = fmax(sm, fabs(kf_mat_get(&rd->M, i, j)));
             }
+        kf_mat_free(&S1);
         CHECK(dm <= 1e-14 * sm, "reduced CSR vs dense: %g of %g", dm, sm);
         CHECK(r->Mo[2] == rd->Mo[2] && r->s[3] == rd->s[3], "reduced vectors");
+        /* map keeps DOFs 0, 20 (x) and 1, 5, 7 (y): S_xy has entries, and a reduced body
+         * of the y DOFs alone has none in S_xx, S_xy, S_yx */
+        CHECK(!kf_body_block_zero(r, 1) && !kf_body_block_zero(r, 0), "blocks of r");
+        kf_body *ry = NULL;
+        int ymap[3] = {1, 5, 7};
+        CHECK(kf_body_reduce(bs, 3, ymap, 0, &ry, &err) == KF_OK, "%s", err.msg);
+        if (ry)
+            CHECK(kf_body_block_zero(ry, 0) && kf_body_block_zero(ry, 1) &&
+                      kf_body_block_zero(ry, 2) && !kf_body_block_zero(ry, 3),
+                  "y blocks");
+        kf_body_free(ry);
     }
     kf_body_free(r);
     kf_body_free(rd);
