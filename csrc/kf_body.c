@@ -395,6 +395,8 @@ static void add_geo(int ne, int nr, const double **rows, const double *wt, doubl
         }
 }
 
+static void planar_basis(kf_body *b);
+
 /* M = sum_i S_ii and, for a planar body, the basis of kf_body_combine (P allocated
  * like M, zero): P0 = S_xx - S_yy, P1 = S_yx - S_xy, P2 = S_xy + S_yx. */
 static void mass_and_basis(kf_body *b)
@@ -410,7 +412,13 @@ static void mass_and_basis(kf_body *b)
     kf_mat_zero(&b->M);
     for (int i = 0; i < dim; i++)
         kf_mat_axpy(&b->M, 1.0, &b->S[i * dim + i]);
-    if (dim == 2) {
+    planar_basis(b);
+}
+
+/* The planar basis of kf_body_combine (P allocated like M, zero) from S. */
+static void planar_basis(kf_body *b)
+{
+    if (b->dim == 2) {
         const kf_mat *Sxx = &b->S[0], *Sxy = &b->S[1], *Syx = &b->S[2], *Syy = &b->S[3];
         kf_mat_axpy(&b->P[0], 1.0, Sxx);
         kf_mat_axpy(&b->P[0], -1.0, Syy);
@@ -1580,6 +1588,33 @@ static int reduce_csr(kf_mat *dst, const kf_mat *src, const kf_pattern *rp, cons
     return rc;
 }
 
+/* A body of n DOFs derived from b (reduced or projected): everything kf_body_combine(_vec),
+ * kf_body_geometric and kf_body_axial_force read, no mesh (coords, conn) and no
+ * matrices yet; NULL if out of memory. */
+static kf_body *derived_body(const kf_body *b, int n)
+{
+    kf_body *r = kf_calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->el = b->el;
+    r->kind = b->kind;
+    r->dim = b->dim;
+    r->ndofn = b->ndofn;
+    r->ndof = n;
+    r->nel = b->nel;
+    r->sec = b->sec;
+    r->has_geometric = b->has_geometric;
+    r->has_second = b->has_second;
+    r->prestress = b->prestress;
+    r->nkg = b->nkg;
+    r->reduced = 1;
+    r->given = b->given;
+    memcpy(r->end_axis, b->end_axis, sizeof r->end_axis);
+    r->xa = b->xa;
+    r->xb = b->xb;
+    return r;
+}
+
 /* The nodal masses and K_G cases of the reduced body r of a nodal body b, on r's pattern
  * (keep: the position in b's pattern of each of its entries, map: its DOFs). */
 static int reduce_nodal(kf_body *r, const kf_body *b, int n, const int *map, const int *keep,
@@ -1618,27 +1653,9 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
                        "dense damping matrix (use Rayleigh damping)");
     if (kf_check_map(n, map, b->ndof, err))
         return KF_EINVAL;
-    kf_body *r = kf_calloc(1, sizeof *r);
+    kf_body *r = derived_body(b, n);
     if (!r)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body");
-    /* everything kf_body_combine(_vec), kf_body_geometric and
-     * kf_body_axial_force read; no mesh (coords, conn) */
-    r->el = b->el;
-    r->kind = b->kind;
-    r->dim = b->dim;
-    r->ndofn = b->ndofn;
-    r->ndof = n;
-    r->nel = b->nel;
-    r->sec = b->sec;
-    r->has_geometric = b->has_geometric;
-    r->has_second = b->has_second;
-    r->prestress = b->prestress;
-    r->nkg = b->nkg;
-    r->reduced = 1;
-    r->given = b->given;
-    memcpy(r->end_axis, b->end_axis, sizeof r->end_axis);
-    r->xa = b->xa;
-    r->xb = b->xb;
     kf_storage kind = dense ? KF_DENSE : b->M.kind;
     int rc = KF_OK, dd = b->dim * b->dim;
     if (b->pattern) { /* sparse: every matrix on the pattern of the free DOFs */
@@ -1694,4 +1711,320 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
 fail:
     kf_body_free(r);
     return rc;
+}
+
+/* ---------------------------------------------------------------- projected bodies */
+
+/* A matrix of b to project: a stored one (X), or a family of a nodal body (node values
+ * on the entries of components (ci, cj), or of equal components when ci < 0). */
+typedef struct proj_src {
+    const kf_mat *X;
+    const double *node;
+    int ci, cj;
+} proj_src;
+
+/* The columns b's matrices may hold in row i: a CSR row (*cols, positions from *q0), or
+ * the range lo..hi (band, dense; *cols NULL). */
+static int parent_row(const kf_body *b, int i, int *lo, const int **cols, int *q0)
+{
+    if (b->pattern) {
+        *q0 = b->pattern->ptr[i];
+        *cols = b->pattern->col + *q0;
+        *lo = 0;
+        return b->pattern->ptr[i + 1] - *q0;
+    }
+    *cols = NULL;
+    *q0 = -1;
+    int kl = b->M.kind == KF_BAND ? b->M.kl : b->ndof, ku = b->M.kind == KF_BAND ? b->M.ku : b->ndof;
+    *lo = i - kl > 0 ? i - kl : 0;
+    int hi = i + ku < b->ndof - 1 ? i + ku : b->ndof - 1;
+    return hi - *lo + 1;
+}
+
+static double proj_value(const kf_body *b, const proj_src *s, int i, int j, int q)
+{
+    if (s->node) {
+        int a = b->comp[i], c = b->comp[j];
+        if (s->ci >= 0 ? (a != s->ci || c != s->cj) : a != c)
+            return 0.0;
+        return s->node[b->pair[q]];
+    }
+    if (!s->X->a)
+        return 0.0;
+    return q >= 0 ? s->X->a[q] : kf_mat_get(s->X, i, j);
+}
+
+/* The basis T (ndof x ncol, CSR tp/tc/tv) and its transpose (ncol x ndof: up/ui/uv). */
+typedef struct proj_basis {
+    int ndof, ncol;
+    const int *tp, *tc;
+    const double *tv;
+    int *up, *ui;
+    double *uv;
+} proj_basis;
+
+/* vals (on the pattern pp) = T^T X T; acc: ncol zeros (left zero). */
+static void project_values(const kf_body *b, const proj_basis *T, const proj_src *s,
+                           const kf_pattern *pp, double *acc, double *vals)
+{
+    for (int p = 0; p < T->ncol; p++) {
+        for (int t = T->up[p]; t < T->up[p + 1]; t++) {
+            int i = T->ui[t], lo, q0;
+            const int *cols;
+            int len = parent_row(b, i, &lo, &cols, &q0);
+            for (int k = 0; k < len; k++) {
+                int j = cols ? cols[k] : lo + k;
+                double x = proj_value(b, s, i, j, cols ? q0 + k : -1);
+                if (x == 0.0)
+                    continue;
+                x *= T->uv[t];
+                for (int r = T->tp[j]; r < T->tp[j + 1]; r++)
+                    acc[T->tc[r]] += x * T->tv[r];
+            }
+        }
+        for (int e = pp->ptr[p]; e < pp->ptr[p + 1]; e++) {
+            vals[e] = acc[pp->col[e]];
+            acc[pp->col[e]] = 0.0;
+        }
+    }
+}
+
+/* The pattern of T^T X T over b's stored entries (sorted rows), its half-bandwidth, and
+ * for each entry the position of its transpose (tpos). */
+static int project_pattern(const kf_body *b, const proj_basis *T, kf_pattern **out, int *bw,
+                           int **tpos, kf_error *err)
+{
+    int n = T->ncol, rc = KF_OK;
+    kf_pattern *pp = kf_calloc(1, sizeof *pp);
+    int *mark = kf_calloc((size_t)n, sizeof(int));
+    *out = NULL;
+    *tpos = NULL;
+    if (!pp || !mark || !(pp->ptr = kf_calloc((size_t)n + 1, sizeof(int)))) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected pattern of %d rows", n);
+        goto done;
+    }
+    pp->n = n;
+    for (int pass = 0; pass < 2 && !rc; pass++) { /* count, then fill */
+        for (int q = 0; q < n; q++)
+            mark[q] = -1;
+        size_t nnz = 0;
+        for (int p = 0; p < n; p++) {
+            size_t start = nnz;
+            for (int t = T->up[p]; t < T->up[p + 1]; t++) {
+                int i = T->ui[t], lo, q0;
+                const int *cols;
+                int len = parent_row(b, i, &lo, &cols, &q0);
+                for (int k = 0; k < len; k++) {
+                    int j = cols ? cols[k] : lo + k;
+                    for (int r = T->tp[j]; r < T->tp[j + 1]; r++)
+                        if (mark[T->tc[r]] != p) {
+                            mark[T->tc[r]] = p;
+                            if (pass)
+                                pp->col[nnz] = T->tc[r];
+                            nnz++;
+                        }
+                }
+            }
+            if (nnz > (size_t)0x7fffffff) {
+                rc = kf_fail(err, KF_EINVAL, "constraints", "the projected matrices would hold "
+                             "more than 2^31 entries (the basis couples too many DOFs)");
+                break;
+            }
+            if (pass)
+                qsort(pp->col + start, nnz - start, sizeof(int), cmp_int);
+            else
+                pp->ptr[p + 1] = (int)nnz;
+        }
+        if (!pass && !rc) {
+            pp->nnz = pp->ptr[n];
+            if (!(pp->col = kf_calloc(pp->nnz > 0 ? (size_t)pp->nnz : 1, sizeof(int))))
+                rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected pattern of %d "
+                             "entries", pp->nnz);
+        }
+    }
+    if (!rc && !(*tpos = kf_calloc(pp->nnz > 0 ? (size_t)pp->nnz : 1, sizeof(int))))
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate %d positions", pp->nnz);
+    *bw = 0;
+    for (int p = 0; p < n && !rc; p++)
+        for (int e = pp->ptr[p]; e < pp->ptr[p + 1]; e++) {
+            int c = pp->col[e], lo = pp->ptr[c], hi = pp->ptr[c + 1] - 1;
+            while (lo < hi) { /* (c, p) is there: the pattern is symmetric */
+                int mid = lo + (hi - lo) / 2;
+                if (pp->col[mid] < p)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            (*tpos)[e] = lo;
+            *bw = abs(p - c) > *bw ? abs(p - c) : *bw;
+        }
+done:
+    free(mark);
+    if (rc) {
+        kf_pattern_free(pp);
+        free(*tpos);
+        *tpos = NULL;
+        return rc;
+    }
+    *out = pp;
+    return KF_OK;
+}
+
+/* dst (zero, conforming with r's M) = the values on the projected pattern pp */
+static void fill_projected(const kf_pattern *pp, const double *vals, kf_mat *dst)
+{
+    if (dst->kind == KF_CSR) {
+        memcpy(dst->a, vals, (size_t)pp->nnz * sizeof(double));
+        return;
+    }
+    for (int p = 0; p < pp->n; p++)
+        for (int e = pp->ptr[p]; e < pp->ptr[p + 1]; e++)
+            if (vals[e] != 0.0)
+                kf_mat_add(dst, p, pp->col[e], vals[e]);
+}
+
+/* dst allocated like r's M and filled with the values on pp */
+static int store_projected(kf_body *r, const kf_pattern *pp, const double *vals, kf_mat *dst,
+                           kf_error *err)
+{
+    int rc = kf_mat_alloc_like(dst, &r->M, err);
+    if (!rc)
+        fill_projected(pp, vals, dst);
+    return rc;
+}
+
+/* The mean of each entry and its transpose: exactly symmetric values. */
+static void symmetrize(const kf_pattern *pp, const int *tpos, double *vals)
+{
+    for (int p = 0; p < pp->n; p++)
+        for (int e = pp->ptr[p]; e < pp->ptr[p + 1]; e++)
+            if (pp->col[e] > p) {
+                double v = 0.5 * (vals[e] + vals[tpos[e]]);
+                vals[e] = vals[tpos[e]] = v;
+            }
+}
+
+int kf_body_project(const kf_body *b, int ncol, const int *ptr, const int *col,
+                    const double *val, kf_body **out, kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    if (!b || !ptr || !col || !val)
+        return kf_fail(err, KF_EINVAL, "basis", "body and basis arrays must not be NULL");
+    int n = b->ndof;
+    if (ncol < 1 || ncol > n)
+        return kf_fail(err, KF_EINVAL, "basis", "the basis has %d columns: 1..%d (the DOFs) "
+                       "independent motions", ncol, n);
+    if (ptr[0] != 0)
+        return kf_fail(err, KF_EINVAL, "basis", "basis indptr[0] = %d must be 0", ptr[0]);
+    for (int i = 0; i < n; i++) {
+        if (ptr[i + 1] < ptr[i])
+            return kf_fail(err, KF_EINVAL, "basis", "basis indptr decreases at row %d", i);
+        for (int r = ptr[i]; r < ptr[i + 1]; r++)
+            if (col[r] < 0 || col[r] >= ncol || !isfinite(val[r]))
+                return kf_fail(err, KF_EINVAL, "basis", "basis entry %d of row %d (column %d, "
+                               "value %g) is outside 0..%d or not finite", r, i, col[r], val[r],
+                               ncol - 1);
+    }
+    proj_basis T = {n, ncol, ptr, col, val, NULL, NULL, NULL};
+    kf_pattern *pp = NULL;
+    int *tpos = NULL, bw = 0, rc = KF_OK, dd = b->dim * b->dim;
+    double *acc = NULL, *vals = NULL, *tmp = NULL;
+    kf_body *r = NULL;
+    acc = kf_calloc((size_t)ncol, sizeof(double));
+    if (!acc || kf_csr_transpose(n, ncol, ptr, col, val, &T.up, &T.ui, &T.uv)) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the basis' transpose");
+        goto done;
+    }
+    if ((rc = project_pattern(b, &T, &pp, &bw, &tpos, err)))
+        goto done;
+    /* storage: b's dense stays dense; a band whose basis keeps it narrow stays a band
+     * (the integrators' band LU), anything else is CSR */
+    kf_storage kind = b->M.kind == KF_DENSE ? KF_DENSE
+                      : b->M.kind == KF_BAND && bw <= 2 * b->M.kl + 1 ? KF_BAND : KF_CSR;
+    if (!(r = derived_body(b, ncol))) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected body");
+        goto done;
+    }
+    if (kind == KF_CSR) {
+        r->pattern = pp;
+        pp = NULL;
+        rc = kf_mat_alloc_csr(&r->M, r->pattern, err);
+    } else {
+        rc = kf_mat_alloc(&r->M, kind, ncol, bw, bw, err);
+    }
+    const kf_pattern *pat = r->pattern ? r->pattern : pp;
+    vals = kf_calloc(pat->nnz > 0 ? (size_t)pat->nnz : 1, sizeof(double));
+    tmp = kf_calloc(pat->nnz > 0 ? (size_t)pat->nnz : 1, sizeof(double));
+    if (!rc && (!vals || !tmp))
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected matrix of %d entries",
+                     pat->nnz);
+    /* M (exactly symmetric, as b's: made so) and K (symmetric to b's rounding) */
+    for (int f = 0; f < 2 && !rc; f++) {
+        proj_src src = {f ? &b->K : &b->M, NULL, 0, 0};
+        project_values(b, &T, &src, pat, acc, vals);
+        if (!f)
+            symmetrize(pat, tpos, vals);
+        if (f)
+            rc = store_projected(r, pat, vals, &r->K, err);
+        else
+            fill_projected(pat, vals, &r->M);
+    }
+    /* S_ii symmetric, S_ji = S_ij^T exactly; R_ij symmetric */
+    for (int i = 0; i < b->dim && !rc; i++)
+        for (int j = i; j < b->dim && !rc; j++) {
+            proj_src src = {&b->S[i * b->dim + j], b->nodal ? b->mnode : NULL, i, j};
+            project_values(b, &T, &src, pat, acc, vals);
+            if (i == j)
+                symmetrize(pat, tpos, vals);
+            rc = store_projected(r, pat, vals, &r->S[i * b->dim + j], err);
+            for (int e = 0; e < pat->nnz && !rc && i != j; e++)
+                tmp[e] = vals[tpos[e]];
+            if (!rc && i != j)
+                rc = store_projected(r, pat, tmp, &r->S[j * b->dim + i], err);
+        }
+    for (int k = 0; k < dd && !rc && b->has_second; k++) {
+        proj_src src = {&b->R[k], NULL, 0, 0};
+        project_values(b, &T, &src, pat, acc, vals);
+        symmetrize(pat, tpos, vals);
+        rc = store_projected(r, pat, vals, &r->R[k], err);
+    }
+    for (int k = 0; k < KF_MAX_KG && !rc; k++) {
+        if (!b->KG[k].a && !(b->nodal && b->kgnode[k]))
+            continue; /* no basis matrix there (a bar's, or none) */
+        proj_src src = {&b->KG[k], b->nodal ? b->kgnode[k] : NULL, -1, -1};
+        project_values(b, &T, &src, pat, acc, vals);
+        rc = store_projected(r, pat, vals, &r->KG[k], err);
+    }
+    for (int k = 0; k < 3 && !rc && b->dim == 2; k++)
+        rc = kf_mat_alloc_like(&r->P[k], &r->M, err);
+    if (!rc)
+        planar_basis(r);
+    /* the vectors: T^T s_ij, T^T Mo_i */
+    if (!rc && (!(r->s = kf_calloc((size_t)dd * ncol, sizeof(double))) ||
+                !(r->Mo = kf_calloc((size_t)b->dim * ncol, sizeof(double)))))
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected body of %d DOFs", ncol);
+    for (int p = 0; p < ncol && !rc; p++)
+        for (int t = T.up[p]; t < T.up[p + 1]; t++) {
+            for (int k = 0; k < dd; k++)
+                r->s[(size_t)k * ncol + p] += T.uv[t] * b->s[(size_t)k * n + T.ui[t]];
+            for (int k = 0; k < b->dim; k++)
+                r->Mo[(size_t)k * ncol + p] += T.uv[t] * b->Mo[(size_t)k * n + T.ui[t]];
+        }
+done:
+    free(T.up);
+    free(T.ui);
+    free(T.uv);
+    free(acc);
+    free(vals);
+    free(tmp);
+    free(tpos);
+    kf_pattern_free(pp);
+    if (rc) {
+        kf_body_free(r);
+        return rc;
+    }
+    *out = r;
+    return KF_OK;
 }

@@ -66,6 +66,20 @@ int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel
 int kf_body_create_given(kf_body **out, int dim, int n, const double *S, const double *R,
                          const double *K, const double *s, const double *Mo, int nkg,
                          const double *KG, kf_error *err);
+/*
+ * The body of the motions d = T z that linear constraints G d = 0 leave (Maggi's
+ * projection, docs/theory.md section 3.3): every invariant X becomes T^T X T and every
+ * vector x T^T x, for a basis T (ndof x ncol, G T = 0) given in CSR: ptr (ndof + 1
+ * offsets), col, val.  Its element, section, line geometry and K_G basis (the straight
+ * body's or the prestress cases, projected) are b's, so that kf_body_combine,
+ * kf_body_geometric and kf_body_geometric_coefficients take it as they take b.  Storage:
+ * dense if b is dense, a band if b is a band and T keeps it within twice b's width, CSR
+ * otherwise; S_ji = S_ij^T, M, S_ii and R_ij exactly symmetric (K and K_G to b's
+ * rounding: for a selection T the values are kf_body_reduce's, bitwise).  It has no mesh
+ * (kf_body_set_prestress refuses it).  KF_EINVAL naming "basis" for a bad basis.
+ */
+int kf_body_project(const kf_body *b, int ncol, const int *ptr, const int *col,
+                    const double *val, kf_body **out, kf_error *err);
 /* The shared sparse pattern of a CSR body, or NULL. */
 const kf_pattern *kf_body_pattern(const kf_body *b);
 void kf_body_free(kf_body *b);

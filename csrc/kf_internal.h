@@ -76,6 +76,11 @@ int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs
  * symmetric matrix (kf_body_combine of a spatial body, kf_matrix.c). */
 void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat *x2);
 
+/* The transpose (ncol x nrow, CSR) of the nrow x ncol CSR matrix ptr/col/val (columns
+ * in range, checked by the caller), allocated here; KF_ENOMEM (no message) if it cannot. */
+int kf_csr_transpose(int nrow, int ncol, const int *ptr, const int *col, const double *val,
+                     int **tptr, int **tcol, double **tval);
+
 /* Checked allocation: zeroed, returns NULL on overflow or failure. */
 void *kf_calloc(size_t count, size_t size);
 

@@ -184,24 +184,6 @@ done:
     return result;
 }
 
-/* A 1-D C-int array from an integer sequence (a new reference), or NULL with
- * TypeError naming it. */
-static PyArrayObject *int_vector(PyObject *obj, const char *name)
-{
-    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj);
-    if (!raw || !PyTypeNum_ISINTEGER(PyArray_TYPE(raw)) || PyArray_NDIM(raw) != 1) {
-        Py_XDECREF(raw);
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a 1-D integer array", name);
-        return NULL;
-    }
-    PyArrayObject *out = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)raw, PyArray_DescrFromType(NPY_INT), 1, 1,
-        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
-    Py_DECREF(raw);
-    return out;
-}
-
 static PyObject *py_body_create_mixed(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"kinds", "coords", "conn", "ptr", "section", "storage", NULL};
@@ -360,6 +342,35 @@ static PyObject *py_body_pattern(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     return Py_BuildValue("{s:N,s:N}", "indptr", ptr, "indices", col);
+}
+
+/* body_project(body, indptr, indices, values, ncol): the body of d = T z
+ * (kf_body_project), T (ndof x ncol) in CSR. */
+static PyObject *py_body_project(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "indptr", "indices", "values", "ncol", NULL};
+    kf_body *b;
+    PyObject *ptr, *col, *val;
+    int_arg ncol = {"ncol", 1, INT32_MAX, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OOOO&", kwlist, body_conv, &b, &ptr, &col, &val,
+                                     int_conv, &ncol))
+        return NULL;
+    basis_arg basis;
+    if (basis_from(ptr, col, val, kf_body_ndof(b), &basis) < 0)
+        return NULL;
+    if (!basis.ptr) {
+        basis_release(&basis);
+        return PyErr_Format(PyExc_TypeError, "body_project needs a basis (indptr, indices, values)");
+    }
+    kf_body *out = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_project(b, (int)ncol.v, PyArray_DATA(basis.ptr), PyArray_DATA(basis.col),
+                         PyArray_DATA(basis.val), &out, &err);
+    Py_END_ALLOW_THREADS
+    basis_release(&basis);
+    return body_capsule(rc, out, &err);
 }
 
 /* stiffness K + sum_ij coef_ij S_ij, in the body's storage (kf_body_combine). */
@@ -655,6 +666,9 @@ PyMethodDef kf_py_body_methods[] = {
        "KG=None (nkg, n, n)) -> body from given dense invariants (kf_body_create_given: a "
        "reduced body)."),
     KW("body_info", py_body_info, "body_info(body) -> dict of sizes and storage."),
+    KW("body_project", py_body_project,
+       "body_project(body, indptr, indices, values, ncol) -> the body of d = T z, T (ndof x ncol) "
+       "in CSR: every invariant projected (kf_body_project, docs/theory.md section 3.3)"),
     KW("body_pattern", py_body_pattern,
        "body_pattern(body) -> {indptr, indices}: the CSR pattern all matrices of a sparse body "
        "share (their values come from body_matrix, body_combine, motion_terms)."),

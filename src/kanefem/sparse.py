@@ -90,7 +90,10 @@ class Reduction:
 
 def dof_points(body):
     """Where each DOF of a body sits, (ndof, dim): its node's coordinates (DOFs are
-    node-major); None for a body without nodes."""
+    node-major); None for a body without nodes.  A projected body (constraints) gives its
+    masters' points."""
+    if hasattr(body, "_dof_points"):
+        return body._dof_points
     nodes = getattr(body, "nodes", None)
     per = getattr(body, "dofs_per_node", None)
     if nodes is None or per is None or nodes.shape[0] * per != body.ndof:
@@ -507,7 +510,7 @@ class SparseEigen:
         if self.MF is None:
             self.MF = NodalMassFactor.of(self.body, self.red.free) if self.mesh else None
         if self.MF is None:
-            self.MF = Factor(self.M, symmetric=True)
+            self.MF = Factor(self.M, symmetric=True, order=self.order if self.continuum else None)
         return self.MF
 
     def matrix(self, frame, include_eps, kg=None):
