@@ -187,9 +187,9 @@ class Factor:
             A = A.tocsc()
             if symmetric:
                 self.lu = _interrupt.call(spla.splu, A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                                          options={"SymmetricMode": True})
+                                          options={"SymmetricMode": True}, owned=True)
             else:
-                self.lu = _interrupt.call(spla.splu, A, permc_spec="COLAMD")
+                self.lu = _interrupt.call(spla.splu, A, permc_spec="COLAMD", owned=True)
         else:
             order = np.asarray(order, dtype=np.intp)
             A = A.tocsr()
@@ -205,7 +205,7 @@ class Factor:
             del take
             self.lu = _interrupt.call(spla.splu, B, permc_spec="NATURAL",
                                       diag_pivot_thresh=0.0 if symmetric else self.PIVOT,
-                                      options={"SymmetricMode": True})
+                                      options={"SymmetricMode": True}, owned=True)
             self.order = order
         self.nnz = int(self.lu.nnz)  # of L and U (not copied out as SciPy matrices)
 
