@@ -1204,13 +1204,18 @@ class FlexibleBody:
             Only used with ``geometric_stiffness``: origin acceleration minus gravity
             in the body frame [m/s^2] (dim,), axial end forces [N] (2,), or the axial
             force coefficients (c0, c1, c2) directly.
-        constraints : array_like, shape (k, ndof), optional
+        constraints : array_like or scipy.sparse matrix, shape (k, ndof), optional
             Linear constraints G d = 0 on the DOFs, eliminated by Maggi's projection
-            onto an orthonormal basis of their null space (see
-            :func:`kanefem.maggi_basis`); mode shapes are then returned over all DOFs
-            and satisfy G phi = 0.  With constraints, ``supports=None`` means no
-            supports (give both to combine them), and the quasi-static axial force of
-            ``geometric_stiffness`` takes its end conditions from ``supports`` only.
+            onto a basis of their null space (docs/theory.md section 3.3): with
+            ``solver="dense"`` an orthonormal one (:func:`kanefem.maggi_basis`, at most
+            5000 DOFs; redundant rows dropped by rank), with ``"sparse"`` the sparse
+            elimination basis (:func:`kanefem.elimination_basis`, any size; dependent
+            rows refused by name).  Mode shapes are returned over all DOFs and satisfy
+            G phi = 0.  With constraints, ``supports=None`` means no supports (give
+            both to combine them), and the quasi-static axial force of
+            ``geometric_stiffness`` takes its end conditions from ``supports`` only
+            (a prestress K_G, section 2.11, the static solution of the constrained
+            motions: sparse solver).
         frames : ndarray of kanefem.FRAME_DTYPE, optional
             The instant as a frame state instead of omega, eps, a_O.
         solver : {"auto", "dense", "sparse"}
@@ -1218,7 +1223,8 @@ class FlexibleBody:
             sparse factor, refined in double-double and certified (sections 3.12, 3.17:
             ``error_bounds`` in the result); "auto": sparse beyond
             ``SPARSE_EIGEN_FROM`` (1000) free DOFs, where the dense solve of the
-            ill-conditioned problem loses digits, and dense with constraints.
+            ill-conditioned problem loses digits, or for a body stored banded or sparse
+            (with constraints too).
 
         Returns
         -------

@@ -1008,7 +1008,8 @@ class MeshBody(FlexibleBody):
             See :meth:`support_mask`; default none (free-free: rigid-body modes at
             lambda = -omega^2 ... 0 come first).
         include_eps, mode_shapes, constraints
-            As for :meth:`FlexibleBody.eigenvalues` (constraints: dense solver only).
+            As for :meth:`FlexibleBody.eigenvalues` (constraints: the dense solver's
+            orthonormal basis, or the sparse solver's elimination basis, section 3.3).
         solver : {"auto", "dense", "sparse"}
             "dense": the core's dense solver (section 3.5); "sparse": shift-invert
             Lanczos/Arnoldi (ARPACK + SuperLU, section 3.12); "auto": dense up to 300
