@@ -52,11 +52,15 @@ class _Worker:
 
     def __init__(self):
         self.jobs = queue.SimpleQueue()
-        threading.Thread(target=self._loop, name="kanefem-worker", daemon=True).start()
+        self.thread = threading.Thread(target=self._loop, name="kanefem-worker", daemon=True)
+        self.thread.start()
+        _workers.append(self)
 
     def _loop(self):
         while True:
             job = self.jobs.get()
+            if job is None:  # the interpreter is exiting
+                return
             if isinstance(job, list):
                 job.clear()  # an Owned object's end, in the thread that made it
             else:
@@ -66,6 +70,21 @@ class _Worker:
 
 _worker = None  # the worker that takes new calls (made at the first call)
 _worker_lock = threading.Lock()
+_workers = []  # every worker made, stopped at exit
+_closing = False  # set at exit: objects are then dropped where they are
+
+
+@atexit.register
+def _stop_workers():
+    """Stop the workers before the interpreter tears down (registered before
+    _wait_for_abandoned, so it runs after it: atexit runs in reverse): a worker freeing a
+    factor while the interpreter finalizes breaks its exit (status 120)."""
+    global _closing
+    _closing = True
+    for w in _workers:
+        w.jobs.put(None)
+    for w in _workers:
+        w.thread.join(POLL)
 
 
 def _current():
@@ -97,6 +116,8 @@ class Owned:
         return getattr(self._box[0], name)
 
     def __del__(self):
+        if _closing:
+            return  # at exit: dropped here (the process's memory goes with it)
         try:
             self._worker.jobs.put(self._box)
         except Exception:  # pragma: no cover - the interpreter is shutting down
