@@ -9,10 +9,11 @@ scipy.linalg.eigh (subset) or scipy.linalg.eig.  Both compute eigenvalues only,
 or both also the mode shapes (second table).  Times are the best of several runs;
 the ratio is SciPy time / kanefem time.
 
-A second part (issue 19) takes 1000- and 3000-element beams to the sparse path: the 4
-lowest eigenvalues at one instant against scipy.sparse.linalg.eigsh in shift-invert mode
-on the same matrices (error against the continuum value), and over 360 instants of a
-wandering spin (a Beam3D, symmetric problem, no exact shift) against an eigsh loop.  One
+A second part (issue 19) takes banded beams to the sparse path: the 6 lowest eigenvalues
+at one instant against scipy.sparse.linalg.eigsh in shift-invert mode on the same
+matrices, 100 to 10,000 elements (error against the continuum value, kanefem's time over
+eigsh's: the goal is within 2x), and over 360 instants of a wandering spin (a Beam3D,
+symmetric problem, no exact shift) against an eigsh loop (the goal: >= 5x).  CPU time, one
 BLAS thread on both sides (OPENBLAS/OMP/MKL_NUM_THREADS default to 1).
 
     python bench/bench_eigen.py [--repeat 5] [--quick]
@@ -21,7 +22,6 @@ BLAS thread on both sides (OPENBLAS/OMP/MKL_NUM_THREADS default to 1).
 import math
 import os
 import time
-import types
 
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
@@ -30,8 +30,6 @@ import numpy as np
 import scipy.linalg as sl
 
 import kanefem
-from kanefem import frames
-from kanefem.sparse import SparseEigen, eigen_solve
 from _timing import best, repeat_args
 
 L, N_EL, E, A, I, RHO = 0.6, 10, 210e9, 2.0e-4, 1.67e-9, 7850.0
@@ -159,68 +157,75 @@ def eigsh_lowest(A, M, k, sigma):
     return np.sort(lam)
 
 
+def continuum_lowest(k, Lb, Eb, Ab, Ib, rb):
+    """The k lowest eigenvalues of a pinned-pinned planar beam whose axial motion is held at
+    both ends: bending (j pi / L)^4 EI / rho A and axial (j pi / L)^2 E / rho, merged."""
+    j = np.arange(1, k + 1)
+    return np.sort(np.concatenate([(j * math.pi / Lb) ** 4 * Eb * Ib / (rb * Ab), (j * math.pi / Lb) ** 2 * Eb / rb]))[:k]
+
+
 def sparse_part(args):
-    """Issue 19's rows: one instant and 360 instants at 1000 and 3000 elements."""
+    """Issue 19's rows: the lowest 6 at one instant against eigsh (100 to 10,000 elements,
+    banded storage), and a spatial turn over a time grid against an eigsh loop.  CPU time
+    (process_time), best of --repeat, one BLAS thread; kanefem's time covers everything a
+    call does on a body whose eigen cache is empty (factors, ARPACK, refinement,
+    certificates), eigsh's its own factor and iteration on the same reduced K, M."""
+    from _timing import best as _best
+
+    def best(fn, repeat):
+        return _best(fn, repeat, clock=time.process_time)
+
     Lb, Eb, Ab, Ib, rb = 1.0, 2.1e11, 1e-4, 1e-8, 7800.0
-    k = 4
-    exact = (np.arange(1, k + 1) * math.pi / Lb) ** 4 * Eb * Ib / (rb * Ab)
-    print(f"\nsparse path: pinned-pinned planar beam, {k} lowest, one instant (error vs (k pi/L)^4 EI/rho A);"
-          "\nsetup: the body's matrices to CSR (dense beam storage today), outside both timings")
-    print(f"{'elements':>8} {'eigsh [ms]':>11} {'kanefem [ms]':>13} {'ratio':>6} {'eigsh err':>10} "
-          f"{'kanefem err':>12} {'max bound':>10} {'dense err':>10} {'setup [ms]':>10}")
-    for n_el in (1000, 3000):
-        beam = kanefem.PlanarBeam(Lb, n_el, E=Eb, A=Ab, I=Ib, rho=rb)
+    k = 6
+    exact = continuum_lowest(k, Lb, Eb, Ab, Ib, rb)
+    print(f"\nsparse path: pinned-pinned planar beam (banded), {k} lowest, one instant, CPU time; error "
+          f"against the continuum (bending and axial); load average {os.getloadavg()[0]:.2f}")
+    print(f"{'elements':>8} {'eigsh [ms]':>11} {'kanefem [ms]':>13} {'kanefem/eigsh':>13} {'eigsh err':>10} "
+          f"{'kanefem err':>12} {'max bound':>10} {'dense err':>10}")
+    for n_el in (100, 1000, 3000) if args.quick else (100, 1000, 3000, 10000):
+        beam = kanefem.PlanarBeam(Lb, n_el, E=Eb, A=Ab, I=Ib, rho=rb, storage="banded")
         M, K, _ = beam_matrices(beam, "pinned-pinned")
+        M, K = M.tocsc(), K.tocsc()
         te, lam_e = best(lambda: eigsh_lowest(K, M, k, 0.0), args.repeat)
-        ts0 = time.perf_counter()
-        ctx = SparseEigen(beam, beam.support_mask("pinned-pinned"))  # the body's matrices as CSR
-        setup = time.perf_counter() - ts0
-        one = frames.from_rates(0.0, 0.0, None, dim=2)
-
-        def solve():  # factor, shift-invert, refine, certify: what eigsh's time covers
-            ctx.F, ctx.MF, ctx.rest = None, None, {}
-            return eigen_solve(ctx, one, k, True, False, False)
-
-        tk, out = best(solve, args.repeat)
-        r = types.SimpleNamespace(eigenvalues=out[0][0], error_bounds=out[3]["error_bounds"][0])
-        dense = "refused" if n_el > 1000 else \
+        tk, r = best(lambda: (beam._eig_cache.clear(), beam.eigenvalues(k, mode_shapes=False))[1], args.repeat)
+        dense = "refused" if n_el > 1000 else "skipped" if args.quick and n_el > 100 else \
             f"{np.max(np.abs(beam.eigenvalues(k, solver='dense').eigenvalues - exact) / exact):.1e}"
-        print(f"{n_el:>8} {te * 1e3:>11.1f} {tk * 1e3:>13.1f} {tk / te:>6.2f} "
+        print(f"{n_el:>8} {te * 1e3:>11.1f} {tk * 1e3:>13.1f} {tk / te:>13.2f} "
               f"{np.max(np.abs(lam_e - exact) / exact):>10.1e} {np.max(np.abs(r.eigenvalues - exact) / exact):>12.1e} "
-              f"{np.max(r.error_bounds / r.eigenvalues):>10.1e} {dense:>10} {setup * 1e3:>10.0f}")
+              f"{np.max(r.error_bounds / r.eigenvalues):>10.1e} {dense:>10}")
+    print("(the 6th is the first axial mode, whose FE error is 8e-7 at 1000 elements; at 10,000 elements the\n"
+          "stored matrices themselves are 3.8 % from the continuum (K's condition ~1e16): kanefem gives theirs\n"
+          "to its bound, eigsh lands 0.2-0.3 % around it from run to run: section 3.16)")
     nt = 36 if args.quick else NT
-    print(f"\nsparse path over {nt} instants: Beam3D clamped-free, spin about a wandering axis, {k} lowest, "
-          "symmetric (K_eps off)")
+    kk = 4
+    print(f"\nsparse path over {nt} instants: Beam3D clamped-free (banded), spin about a wandering axis, "
+          f"{kk} lowest, symmetric (K_eps off), CPU time")
     print(f"{'elements':>8} {'eigsh loop [s]':>15} {'kanefem [s]':>12} {'speed-up':>9} {'max diff eigsh':>14} "
-          f"{'continued':>10} {'full':>5} {'max bound':>10} {'setup [s]':>9}")
+          f"{'continued':>10} {'full':>5} {'max bound':>10}")
     a = np.linspace(0, 2 * math.pi, nt, endpoint=False)
-    # 1000 elements only: a 3000-element Beam3D's matrices are dense today (18,000^2 doubles,
-    # 2.6 GB each, ten of them to reduce): once beams are stored banded, add 3000 here
-    for n_el in (1000,):
-        shaft = kanefem.Beam3D(Lb, n_el, E=Eb, A=Ab, Izz=Ib, Iyy=2 * Ib, J=2e-8, rho=rb)
-        w1 = math.sqrt(shaft.eigenvalues(1, supports="clamped-free", solver="sparse").eigenvalues[0])
+    for n_el in (1000,) if args.quick else (300, 1000):
+        shaft = kanefem.Beam3D(Lb, n_el, E=Eb, A=Ab, Izz=Ib, Iyy=2 * Ib, J=2e-8, rho=rb, storage="banded")
+        w1 = math.sqrt(shaft.eigenvalues(1, supports="clamped-free").eigenvalues[0])
         om = 0.3 * w1 * np.column_stack([0.2 * np.sin(a), 0.3 * np.cos(a), 1.0 + 0.2 * np.sin(2 * a)])
         M, K, k_eff = beam_matrices(shaft, "clamped-free")
 
         def loop():
-            return np.array([eigsh_lowest(k_eff(w), M, k, -(w @ w) - 1e-8 * w1**2) for w in om])
+            return np.array([eigsh_lowest(k_eff(w), M, kk, -(w @ w) - 1e-8 * w1**2) for w in om])
 
         tl, ref = best(loop, 1)
-        ts0 = time.perf_counter()
-        ctx = SparseEigen(shaft, shaft.support_mask("clamped-free"))
-        ctx.combine(np.eye(3), 0.0)  # the reduced S_ij as CSR: setup, outside the timing
-        setup = time.perf_counter() - ts0
-        fr = frames.from_rates(om, np.zeros_like(om), None, instants=True, dim=3)
 
         def turn():
-            ctx.F, ctx.MF, ctx.rest = None, None, {}
-            return eigen_solve(ctx, fr, k, False, False, False)
+            shaft._eig_cache.clear()
+            return shaft.eigenvalues_vs_time(om, np.zeros_like(om), kk, supports="clamped-free",
+                                             include_eps=False, mode_shapes=False)
 
-        tk, out = best(turn, 1)
-        lam, st = out[0], out[3]
+        tk, r = best(turn, 1)
+        lam, st = r.eigenvalues, r.stats
         diff = np.max(np.abs(lam - ref) / np.abs(ref))
         print(f"{n_el:>8} {tl:>15.2f} {tk:>12.2f} {tl / tk:>9.2f} {diff:>14.1e} {st['continued']:>10} "
-              f"{st['full_solves']:>5} {np.max(st['error_bounds'] / np.abs(lam)):>10.1e} {setup:>9.1f}")
+              f"{st['full_solves']:>5} {np.max(r.error_bounds / np.abs(lam)):>10.1e}")
+    print("(the difference from eigsh is eigsh's: it solves fl(K + K_om), whose rounding moves lambda_1 of the\n"
+          "1000-element shaft by ~2e-4; kanefem keeps K and K_om apart, Dot2 over K: section 3.17)")
 
 
 if __name__ == "__main__":

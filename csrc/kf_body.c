@@ -168,6 +168,41 @@ int kf_body_next_point(const kf_body *b, kf_qpoint *p)
     return 1;
 }
 
+/* The mass, mass centre and second moments about it of a body of elements, by its
+ * quadrature (kf_body_rigid). */
+static int element_moments(const kf_body *b, double *m, double xc[3], double Ic[9], kf_error *err)
+{
+    /* two passes: the second moments about the mass centre itself, not by the
+     * difference of moments about the frame's origin, which cancels for a body
+     * far from it */
+    double s0 = 0.0, s1[3] = {0.0, 0.0, 0.0};
+    kf_qpoint p = {0};
+    while (kf_body_next_point(b, &p)) {
+        double w = elem_type(b, p.e)->mu(&b->sec) * p.w;
+        s0 += w;
+        for (int i = 0; i < b->dim; i++)
+            s1[i] += w * p.x[i];
+    }
+    for (int i = 0; i < 3; i++)
+        xc[i] = s0 > 0.0 ? s1[i] / s0 : 0.0;
+    for (int k = 0; k < 9; k++)
+        Ic[k] = 0.0;
+    p = (kf_qpoint){0};
+    while (kf_body_next_point(b, &p)) {
+        double w = elem_type(b, p.e)->mu(&b->sec) * p.w, r[3] = {0};
+        for (int i = 0; i < b->dim; i++)
+            r[i] = p.x[i] - xc[i];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Ic[3 * i + j] += w * r[i] * r[j];
+    }
+    *m = s0;
+    if (!(s0 > 0.0) || !isfinite(s0) || !kf_vec_finite(9, Ic))
+        return kf_fail(err, KF_ERANGE, "body", "the body's mass %g or its second moments are not "
+                       "positive and finite", s0);
+    return KF_OK;
+}
+
 /* ---------------------------------------------------------------- sparse pattern */
 
 static int cmp_int(const void *x, const void *y)
@@ -887,9 +922,10 @@ int kf_body_create_given(kf_body **out, int dim, int n, const double *S, const d
         return kf_fail(err, KF_EINVAL, "n", "n = %d coordinates: a given body takes 1..%d", n,
                        KF_BODY_DENSE_MAX);
     int dd = dim * dim;
-    if (nkg != 0 && nkg != dim + dd)
+    if (nkg != 0 && (nkg < dim + dd || nkg - dim - dd > n || nkg > KF_MAX_KG))
         return kf_fail(err, KF_EINVAL, "KG", "nkg = %d: a given body's K_G basis has 0 or dim + "
-                       "dim^2 = %d load cases", nkg, dim + dd);
+                       "dim^2 = %d inertial load cases and at most min(n = %d, %d) coordinate "
+                       "load cases", nkg, dim + dd, n, KF_MAX_KG - dim - dd);
     if (!S || !K || !s || !Mo || (nkg && !KG))
         return kf_fail(err, KF_EINVAL, "S", "S, K, s, Mo (and KG with nkg > 0) must not be NULL");
     for (size_t k = 0; k < (size_t)(dd + dim) * n; k++) {
@@ -1205,6 +1241,11 @@ int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_
 
 int kf_body_nkg(const kf_body *b) { return b->has_geometric ? b->nkg : 0; }
 int kf_body_prestressed(const kf_body *b) { return b->prestress; }
+int kf_body_nload(const kf_body *b)
+{
+    int first = b->dim + b->dim * b->dim;
+    return b->given && b->has_geometric && b->nkg > first ? b->nkg - first : 0;
+}
 
 int kf_body_geometric(const kf_body *b, const double *c, double beta, kf_mat *out,
                       kf_error *err)
@@ -1426,6 +1467,199 @@ int kf_body_set_prestress(kf_body *b, int ncase, const double *u, const double *
     return KF_OK;
 }
 
+int kf_body_prestress_matrix(const kf_body *b, const double *u, const double *acc,
+                             const double *Mc, kf_mat *out, kf_error *err)
+{
+    int dim = b->dim;
+    if (b->reduced)
+        return kf_fail(err, KF_EINVAL, "body", "a reduced body has no elements to stress");
+    if (!u || !out || !kf_mat_conform(out, &b->M))
+        return kf_fail(err, KF_EINVAL, "out", "the field and an output matrix that conforms "
+                       "with M are needed");
+    for (int i = 0; i < b->ndof; i++)
+        if (!isfinite(u[i]))
+            return kf_fail(err, KF_EINVAL, "field", "the displacement field is not finite at "
+                           "DOF %d", i);
+    double a0[KF_MAX_DIM] = {0}, M0[KF_MAX_DIM * KF_MAX_DIM] = {0};
+    for (int k = 0; k < dim * dim; k++) {
+        if (acc && k < dim)
+            a0[k] = acc[k];
+        if (Mc)
+            M0[k] = Mc[k];
+        if (!isfinite(a0[k < dim ? k : 0]) || !isfinite(M0[k]))
+            return kf_fail(err, KF_EINVAL, "acc", "the load case's body load must be finite");
+    }
+    size_t ne2 = (size_t)KF_MAX_EDOF * KF_MAX_EDOF;
+    double *work = kf_calloc(ne2, sizeof(double));
+    int *pos = b->pattern ? kf_calloc(ne2, sizeof(int)) : NULL;
+    if (!work || (b->pattern && !pos)) {
+        free(work);
+        free(pos);
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate the element work space");
+    }
+    kf_mat_zero(out);
+    int rc = prestress_matrix(b, u, a0, M0, out, NULL, work, pos, err);
+    free(work);
+    free(pos);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the rigid body */
+
+/* int rho, int rho x and int rho x x^T of a given body from its invariants (see
+ * kf_body_rigid): G = B^T M^-1 B by the Cholesky factor of M, each rigid vector's
+ * strain energy checked. */
+static int given_rigid(const kf_body *b, double *s0, double s1[3], double s2[9], kf_error *err)
+{
+    static const char *what[6] = {"translation along x", "translation along y",
+                                  "translation along z", "rotation about x", "rotation about y",
+                                  "rotation about z"};
+    int n = b->ndof, dim = b->dim, nr = dim == 2 ? 3 : 6;
+    size_t nn = (size_t)n * n;
+    double *L = kf_calloc(nn + 2 * (size_t)n * nr, sizeof(double));
+    if (!L)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate %d x %d", n, n);
+    double *Y = L + nn, *R = Y + (size_t)n * nr;
+    int mot[6]; /* the motion of each column of B */
+    for (int c = 0; c < nr; c++)
+        mot[c] = c < dim ? c : dim == 2 ? 5 : c;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++)
+            L[i + (size_t)j * n] = kf_mat_get(&b->M, i, j);
+        for (int c = 0; c < dim; c++)
+            Y[i + (size_t)c * n] = b->Mo[(size_t)c * n + i];
+        /* h_k = int rho N^T (e_k x x): (k, p, q) cyclic, (e_k x x)_q = x_p, (..)_p = -x_q */
+        for (int k = dim == 2 ? 2 : 0; k < 3; k++) {
+            int p = (k + 1) % 3, q = (k + 2) % 3;
+            const double *sqp = b->s + (size_t)(q * dim + p) * n, *spq = b->s + (size_t)(p * dim + q) * n;
+            Y[i + (size_t)(dim == 2 ? 2 : 3 + k) * n] = sqp[i] - spq[i];
+        }
+    }
+    int rc = kf_la_potrf(n, L, n, err);
+    if (rc) {
+        free(L);
+        return kf_fail(err, KF_EINVAL, "S", "the mass matrix sum_i S_ii is not positive "
+                       "definite (its Cholesky factor fails)");
+    }
+    memcpy(R, Y, (size_t)n * nr * sizeof(double));
+    rc = kf_la_trsm('L', 'N', n, nr, L, n, Y, n, err); /* Y = L^-1 B */
+    if (!rc)
+        rc = kf_la_trsm('L', 'N', n, nr, L, n, R, n, err);
+    if (!rc)
+        rc = kf_la_trsm('L', 'T', n, nr, L, n, R, n, err); /* R = M^-1 B */
+    if (rc) {
+        free(L);
+        return rc;
+    }
+    double G[36];
+    for (int a = 0; a < nr; a++)
+        for (int c = 0; c < nr; c++)
+            G[a * nr + c] = kf_dot(n, Y + (size_t)a * n, Y + (size_t)c * n);
+    /* every rigid vector strain-free, to round-off of max |K_ij| (sum |r_i|)^2 (a
+     * Craig-Bampton body's condensed interface stiffness may itself be round-off along a
+     * rigid motion: two pinned nodes) */
+    double kmax = 0.0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            kmax = fmax(kmax, fabs(kf_mat_get(&b->K, i, j)));
+    for (int c = 0; c < nr && !rc; c++) {
+        const double *r = R + (size_t)c * n;
+        double e = 0.0, r1 = 0.0;
+        for (int i = 0; i < n; i++) {
+            double ki = 0.0;
+            for (int j = 0; j < n; j++)
+                ki += kf_mat_get(&b->K, i, j) * r[j];
+            e += r[i] * ki;
+            r1 += fabs(r[i]);
+        }
+        double scale = kmax * r1 * r1;
+        if (!(fabs(e) <= 1e-8 * scale))
+            rc = kf_fail(err, KF_EINVAL, "S", "the %s is not a motion of the body's "
+                         "coordinates (its best approximation M^-1 B strains: r^T K r = %.3g, "
+                         "scale %.3g): a reduction basis without the rigid motions (give a "
+                         "Craig-Bampton interface, or free-interface modes of the free body)",
+                         what[mot[c]], e, scale);
+    }
+    double m = G[0];
+    for (int a = 0; a < dim && !rc; a++)
+        for (int c = 0; c < dim; c++)
+            if (!(fabs(G[a * nr + c] - (a == c ? m : 0.0)) <= 1e-8 * fabs(m)))
+                rc = kf_fail(err, KF_EINVAL, "S", "the translations of the body's coordinates "
+                             "carry different masses (%.9g and %.9g kg along %c and %c): a rigid "
+                             "translation is not in their span", m, G[a * nr + c], "xyz"[a],
+                             "xyz"[c]);
+    free(L);
+    if (rc)
+        return rc;
+    *s0 = m;
+    for (int k = 0; k < 9; k++)
+        s2[k] = 0.0;
+    s1[0] = s1[1] = s1[2] = 0.0;
+    if (dim == 2) { /* r_x.M r_z = -int rho y, r_y.M r_z = int rho x, r_z.M r_z = int rho |x|^2 */
+        s1[0] = G[1 * 3 + 2];
+        s1[1] = -G[0 * 3 + 2];
+        s2[8] = G[8]; /* J_O about z */
+        return KF_OK;
+    }
+    /* r_i.M r_(3+k) = int rho (e_i x e_k).x; the rotation block is J_O */
+    s1[0] = G[1 * 6 + 5];
+    s1[1] = G[2 * 6 + 3];
+    s1[2] = G[0 * 6 + 4];
+    for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 3; l++)
+            s2[k * 3 + l] = G[(3 + k) * 6 + 3 + l];
+    return KF_OK;
+}
+
+int kf_body_rigid(const kf_body *b, double *m, double c[3], double J[9], double Ic[9],
+                  kf_error *err)
+{
+    if (!b || !m || !c || (!J && !Ic))
+        return kf_fail(err, KF_EINVAL, "body", "kf_body_rigid: NULL argument");
+    int dim = b->dim;
+    double Jc[9], S[9];
+    if (b->reduced && !b->given)
+        return kf_fail(err, KF_EINVAL, "body", "a body restricted to some DOFs has no elements");
+    if (b->given) { /* J_O from the invariants, then parallel axes: J_c = J_O - m (|c|^2 I - c c^T) */
+        double s0 = 0.0, s1[3] = {0.0, 0.0, 0.0}, s2[9] = {0.0};
+        int rc = given_rigid(b, &s0, s1, s2, err);
+        if (rc)
+            return rc;
+        if (!(s0 > 0.0 && isfinite(s0)))
+            return kf_fail(err, KF_EINVAL, "body", "the body has no mass (%g kg)", s0);
+        *m = s0;
+        double cc = 0.0;
+        for (int k = 0; k < 3; k++) {
+            c[k] = k < dim ? s1[k] / s0 : 0.0;
+            cc += c[k] * c[k];
+        }
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                Jc[j * 3 + k] = s2[j * 3 + k] - s0 * ((j == k ? cc : 0.0) - c[j] * c[k]);
+        /* the second moments S = tr(J)/2 I - J (their small entries lose digits to the
+         * difference where the body is slender: the elements' route below has none) */
+        double half = 0.5 * (Jc[0] + Jc[4] + Jc[8]);
+        for (int k = 0; k < 9; k++)
+            S[k] = (k % 4 == 0 ? half : 0.0) - Jc[k];
+    } else {
+        int rc = element_moments(b, m, c, S, err);
+        if (rc)
+            return rc;
+        /* J = tr(S) I - S entry by entry, without the difference (J_xx = S_yy + S_zz) */
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                Jc[j * 3 + k] = j == k ? S[(j + 1) % 3 * 4] + S[(j + 2) % 3 * 4] : -S[j * 3 + k];
+    }
+    if (dim == 2) /* a planar body turns about z only */
+        for (int k = 0; k < 8; k++)
+            Jc[k] = 0.0;
+    if (J)
+        memcpy(J, Jc, sizeof Jc);
+    if (Ic)
+        memcpy(Ic, S, sizeof S);
+    return KF_OK;
+}
+
 /* The frame and the end forces of an instant of K_G: KF_EINVAL naming the bad one. */
 static int check_loads(const kf_body *b, const kf_frame *frame, double f_first, double f_last,
                        kf_error *err)
@@ -1455,10 +1689,12 @@ int kf_body_geometric_coefficients(const kf_body *b, const kf_frame *frame, doub
         c[i] = frame->a[i];
     for (int k = 0; k < dd; k++)
         c[dim + k] = E[k] + WW[k];
-    if (b->nkg > dim + dd) {
+    if (b->nkg > dim + dd && !b->given) { /* a line body's end loads */
         c[dim + dd] = f_first;
         c[dim + dd + 1] = f_last;
     }
+    for (int k = dim + dd; b->given && k < b->nkg; k++)
+        c[k] = 0.0; /* coordinate loads: the caller's (kf_body_nload) */
     for (int k = 0; k < b->nkg; k++)
         if (!isfinite(c[k]))
             return kf_fail(err, KF_ERANGE, "omega", "the prestress coefficients overflow: "

@@ -49,19 +49,26 @@ int kf_body_create_refs(kf_body **out, int kind, int nnode, const double *coords
 int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel,
                          const int *kinds, const int *ptr, const int *conn,
                          const kf_section *sec, int storage, kf_error *err);
+/* The most K_G basis matrices a body holds (kf_body_nkg). */
+#define KF_BODY_MAX_KG 48
+
 /*
  * A body from given dense invariants, not from elements: the reduced body of
  * docs/theory.md section 3.18, whose n coordinates are the amplitudes of a
  * reduction basis V (S_ij = V^T S_ij V, ... projected once by the caller).  All
  * arrays row-major: S holds dim*dim blocks n x n (block i dim + j), R the same or
  * NULL (no second-order rotation invariants), K n x n, s dim*dim vectors of n, Mo
- * dim vectors of n, KG nkg matrices n x n with nkg 0 (no K_G) or dim + dim^2: the
- * prestress basis of the unit load cases a_i, (E + W W)_ij (kf_body_set_prestress's
- * order, without end loads).  S_ji must equal S_ij^T, K, R_ii and KG symmetric, to a
- * relative 1e-10 (then made exactly so: S_ji is set to S_ij^T); M = sum S_ii must have a
- * positive diagonal.  Dense storage; KF_EINVAL naming the array otherwise.  The body
- * has no mesh: kf_body_set_prestress, kf_body_axial_force and direct quadrature
- * refuse it; every combination, eigen context and integrator takes it.
+ * dim vectors of n, KG nkg matrices n x n with nkg 0 (no K_G) or dim + dim^2 + nload:
+ * the prestress basis of the unit load cases a_i, (E + W W)_ij (kf_body_set_prestress's
+ * order, without end loads), then nload >= 0 (at most n and KF_BODY_MAX_KG in all)
+ * coordinate load cases: case dim + dim^2 + k is a unit generalized force on
+ * coordinate k (a Craig-Bampton body's interface DOFs come first: the loads of the
+ * joints at its interface, kf_body_nload).  S_ji must equal S_ij^T, K, R_ii and KG
+ * symmetric, to a relative 1e-10 (then made exactly so: S_ji is set to S_ij^T);
+ * M = sum S_ii must have a positive diagonal.  Dense storage; KF_EINVAL naming the
+ * array otherwise.  The body has no mesh: kf_body_set_prestress, kf_body_axial_force
+ * and direct quadrature refuse it; every combination, eigen context and integrator
+ * takes it.
  */
 int kf_body_create_given(kf_body **out, int dim, int n, const double *S, const double *R,
                          const double *K, const double *s, const double *Mo, int nkg,
@@ -177,6 +184,45 @@ int kf_body_geometric(const kf_body *b, const double *c, double beta, kf_mat *ou
 int kf_body_nkg(const kf_body *b);
 /* Nonzero if the body's K_G basis is a prestress basis (kf_body_set_prestress). */
 int kf_body_prestressed(const kf_body *b);
+/* The coordinate load cases of a given body's K_G basis (kf_body_create_given): case
+ * dim + dim^2 + k (k < nload) is a unit generalized force on coordinate k; 0 for
+ * every other body.  kf_body_geometric_coefficients sets their coefficients to 0 (no
+ * load): the caller adds the forces on those coordinates (a mechanism's joints). */
+int kf_body_nload(const kf_body *b);
+
+/*
+ * K_G of the linear stress of one displacement field u (ndof, all DOFs) whose load
+ * case carries the body load acc_i + Mc_ij x_j per unit mass (acc dim, Mc dim x dim
+ * row-major, or NULL: none; a point load has none), docs/theory.md section 2.11:
+ * what kf_body_set_prestress makes for each of its cases, for any field, without
+ * changing the body.  out must conform with kf_body_mass(b) and is overwritten.
+ * KF_EINVAL for a body without elements (a given or restricted body) or a
+ * non-finite u, acc or Mc.
+ */
+int kf_body_prestress_matrix(const kf_body *b, const double *u, const double *acc,
+                             const double *Mc, kf_mat *out, kf_error *err);
+
+/*
+ * The body as a rigid body (docs/theory.md sections 3.18, 5.12): its mass m [kg], the
+ * mass centre c [m] in its frame (c[k] = 0 for k >= dim) and the inertia tensor J
+ * about the mass centre [kg m^2] (3 x 3, row-major; a planar body's has only J[8],
+ * about z).  A body of elements integrates rho over them (a line body's consistent
+ * line mass, without rotary inertia of its sections); a given body takes them from
+ * its invariants: with B = M R = (Mo_i, then h_k = int rho N^T (e_k x x): h_z = s_yx -
+ * s_xy, h_x = s_zy - s_yz, h_y = s_xz - s_zx) the rigid translations and rotations R of
+ * its coordinates, R^T M R = B^T M^-1 B holds m I, the first moments and J about the
+ * origin.  That needs the rigid motions in the span of the coordinates (a
+ * Craig-Bampton body's interface, a free body's rigid modes): KF_EINVAL naming the
+ * motion where one is not (the translations' masses differ by more than 1e-8, or a
+ * rigid vector strains: r^T K r > 1e-8 max|K_ij| |r|_1^2), or where M is not positive
+ * definite.  KF_EINVAL also for a body without mass or a restricted body.  Ic (or
+ * NULL; J may be NULL instead) receives the second moments about the mass centre,
+ * int (x - c)(x - c)^T dm, J = tr(Ic) I - Ic: a body of elements integrates them
+ * about c itself (two passes: no cancellation for a body far from its origin) and
+ * forms J entry by entry; a given body's follow from J (Ic = tr(J)/2 I - J).
+ */
+int kf_body_rigid(const kf_body *b, double *m, double c[3], double J[9], double Ic[9],
+                  kf_error *err);
 
 /*
  * Stress stiffening of any body from its linear prestress (docs/theory.md section

@@ -243,6 +243,15 @@ int kf_motion_spin_eval(double t, kf_frame *out, void *params, kf_error *err)
     return 0;
 }
 
+void kf_quat_rotation(const double *q, double *R)
+{
+    double w = q[0], a = q[1], b = q[2], c = q[3];
+    double f = 2.0 / (w * w + a * a + b * b + c * c);
+    R[0] = 1 - f * (b * b + c * c), R[1] = f * (a * b - w * c), R[2] = f * (a * c + w * b);
+    R[3] = f * (a * b + w * c), R[4] = 1 - f * (a * a + c * c), R[5] = f * (b * c - w * a);
+    R[6] = f * (a * c - w * b), R[7] = f * (b * c + w * a), R[8] = 1 - f * (a * a + b * b);
+}
+
 /* vec(conj(p) r) for quaternions (w, x, y, z) */
 static void qconj_mul_vec(const double *p, const double *r, double *out)
 {
@@ -273,11 +282,8 @@ int kf_motion_rotation_eval(double t, kf_frame *out, void *params, kf_error *err
         om[k] *= 2.0 / n2;
         ep[k] = 2.0 * ep[k] / n2 - 2.0 * qq1 / n2 * om[k];
     }
-    /* R of q / |q| */
-    double w = q[0], a = q[1], b = q[2], c = q[3], f = 2.0 / n2;
-    double R[9] = {1 - f * (b * b + c * c), f * (a * b - w * c), f * (a * c + w * b),
-                   f * (a * b + w * c), 1 - f * (a * a + c * c), f * (b * c - w * a),
-                   f * (a * c - w * b), f * (b * c + w * a), 1 - f * (a * a + b * b)};
+    double R[9];
+    kf_quat_rotation(q, R);
     const double vO[3] = {y[13], y[16], y[19]}, aO[3] = {y[14], y[17], y[20]};
     spatial_frame(R, om, ep, vO, aO, m->g, out);
     return 0;

@@ -80,6 +80,10 @@ typedef struct kf_motion_spin {
 } kf_motion_spin;
 int kf_motion_spin_eval(double t, kf_frame *out, void *params, kf_error *err);
 
+/* The rotation matrix (row-major, global = R local) of the quaternion q / |q|,
+ * q = (w, x, y, z) nonzero. */
+void kf_quat_rotation(const double *q, double *R);
+
 /*
  * A rotation given by samples: kf_spline_fit coefficients of 7 channels, the
  * quaternion q = (w, x, y, z) (samples of one sign-continuous unit quaternion)

@@ -99,6 +99,37 @@ int kf_eig_create_projected(kf_eig **out, const kf_body *b, int nfree, const dou
 int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const double *kg,
                       const kf_eig_opts *opt, double *s_re, double *s_im, kf_error *err);
 
+/* ---------------------------------------------------------------- compensated products
+ * (issue 19; docs/theory.md section 3.17)
+ *
+ * Y = A (X + Xlo) for a CSR matrix A (n rows, ncol columns: indptr[0..n], indices and
+ * values[0..indptr[n]-1]) and a block of k columns, X and Xlo ncol x k row-major (the k
+ * entries of a row contiguous; Xlo may be NULL: zero), with A X in twice the working
+ * precision (Ogita, Rump & Oishi 2005, Dot2: error-free products by Dekker's split,
+ * error-free sums) and A Xlo in the working precision.  Results, n x k row-major:
+ *   y   = the product rounded once;
+ *   err = an elementwise bound on |y - A (X + Xlo)|, the exact product:
+ *         u |y| + gamma_L^2 (|A| |X|) + gamma_{L+2} (|A| |Xlo|) + 2u |c|, with u the unit
+ *         roundoff, L the row's stored entries, gamma_j = j u / (1 - j u), c the row's
+ *         compensation term (err may be NULL).
+ * Indices are checked (KF_EINVAL naming the entry).  No allocation beyond 3 k doubles.
+ */
+int kf_csr_dot2(int n, int ncol, const int *indptr, const int *indices, const double *values,
+                int k, const double *X, const double *Xlo, double *y, double *err,
+                kf_error *errinfo);
+
+/*
+ * Band Cholesky A = L L^T of a symmetric positive definite matrix of order n and
+ * half-bandwidth b, in place in LAPACK's lower band layout: ab[d + j (b + 1)] =
+ * A(j + d, j) for 0 <= d <= b (column j's diagonal first), overwritten by L.  It exists
+ * exactly when A is positive definite (Sylvester's inertia): a pivot <= 0 (or not
+ * finite) returns KF_ENOTPD with *pivot its index (else *pivot = -1).  O(n b^2).
+ */
+int kf_band_cholesky(int n, int b, double *ab, int *pivot, kf_error *err);
+/* Solve L L^T X = B in place for k right-hand sides, B n x k row-major (a row's k
+ * entries contiguous), with kf_band_cholesky's factor.  O(n b k). */
+int kf_band_cholesky_solve(int n, int b, const double *ab, int k, double *B, kf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

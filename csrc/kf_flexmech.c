@@ -40,6 +40,7 @@
 #include <float.h>
 #include <string.h>
 
+/* the most joints attached to one link */
 #define MAX_ENDS 16
 /* modified Newton refactors where a correction is more than this part of the last */
 #define KF_FLEX_RATE 0.1
@@ -48,19 +49,32 @@ typedef struct flink {
     int body, nf, off;          /* off: the first of its DOFs among all elastic ones */
     const kf_body *fe;
     int *map;                   /* nf free DOF indices */
-    double m, xc[2], Jc;        /* rigid properties of the elements */
-    double *M, *K, *G, *KG[3];  /* nf x nf, column-major, reduced to the free DOFs */
+    double m, xc[2], Jc;        /* the body as a rigid body (kf_body_rigid) */
+    double *M, *K, *G;          /* nf x nf, column-major, reduced to the free DOFs */
+    /* Mp = S_xx + S_yy: the in-plane mass of the centrifugal and rotary terms; M itself for
+     * a planar body, the x, y part of a spatial body's (M - S_zz) in planar motion */
+    double *Mp;
     double *Mox, *Moy, *b, *h;  /* nf */
     double alpha, beta;         /* Rayleigh */
-    int geometric, fixed_first, fixed_last;
-    int nend, end_joint[MAX_ENDS], end_last[MAX_ENDS];
+    /* K_G = sum_c kg[c] KG[c] over the body's basis (nf x nf each): straight, the x^k
+     * basis of N(x) (nkg = 3) with the end forces of the joints at its end nodes; else
+     * the prestress cases a_i, (E + W W)_ij and (nload) unit generalized forces on its
+     * coordinates 0..nload-1, with the joints' forces on the coordinates of their ports */
+    int geometric, straight, nkg, nload, fixed_first, fixed_last;
+    double *KG[KF_MAX_KG];
+    /* the joints attached: joint, sign of its force on the link, the port's coordinates
+     * (x, y, rotation; -1: none), and for a straight body whether the port is its last
+     * node (1), first (0) or an interior one (-1: no end force) */
+    int nend, end_joint[MAX_ENDS], end_last[MAX_ENDS], end_dof[MAX_ENDS][3];
     double end_sign[MAX_ENDS];
-    double kg[3], kg_old[3];    /* the axial force of the current state (K_G) */
-    double kgn[3], kgp[3];      /* the axial force of the converged states at t_n, t_{n-1} */
-    double *KGs, kgs[3];        /* sum_c kg[c] KG[c] (nf x nf) for the kg held in kgs */
+    double kg[KF_MAX_KG], kg_old[KF_MAX_KG]; /* the K_G coefficients of the current state */
+    double kgn[KF_MAX_KG], kgp[KF_MAX_KG];   /* ... of the converged states at t_n, t_{n-1} */
+    double *KGs, kgs[KF_MAX_KG];  /* sum_c kg[c] KG[c] (nf x nf) for the kg held in kgs */
+    double kgw[KF_MAX_KG];        /* each KG[c]'s largest entry (the fixed point's weights) */
     /* the half-bandwidth of M, K, G and K_G (a chain of elements: a few DOFs of a node
-     * pair): every loop over their entries runs over the band only, adding exactly the
-     * terms a full loop adds other than zeros, so the results are the same bit for bit */
+     * pair; a given body's are dense): every loop over their entries runs over the band
+     * only, adding exactly the terms a full loop adds other than zeros, so the results
+     * are the same bit for bit */
     int bw;
 } flink;
 
@@ -76,6 +90,7 @@ struct kf_flexmech {
     /* workspace (create) */
     double *Mqq, *Mqd, *Fq, *Fd, *Mbar, *S, *rhs, *a0, *Vq, *tmp;
     double *z, *zd, *zdd, *tau, *drive, *fj, *y, *pv;
+    double *prod; /* absolute(): six band products over the largest link's DOFs */
     unsigned char presc[KF_KANE_MAX_NU];
     int free_idx[KF_KANE_MAX_NU], nzf;
     int *ipiv;
@@ -106,22 +121,85 @@ void kf_flexmech_free(kf_flexmech *w)
 
 int kf_flexmech_nelastic(const kf_flexmech *w) { return w->nd; }
 
-/* Element quadrature: mass, first and second moments of the elements. */
-static void rigid_properties(const kf_body *b, double *m, double xc[2], double *Jc)
+/* Port i of a link: its position in the body's frame and its coordinates (x, y,
+ * rotation; -1: none), given or (no ports given) node i of a body of elements. */
+static void link_port(const kf_mech_link *in, int i, double xy[2], int dof[3])
 {
-    double mu = b->el->mu(&b->sec), s0 = 0.0, s1[2] = {0.0, 0.0}, s2 = 0.0;
-    kf_qpoint p = {0};
-    while (kf_body_next_point(b, &p)) {
-        double w = mu * p.w;
-        s0 += w;
-        s1[0] += w * p.x[0];
-        s1[1] += w * p.x[1];
-        s2 += w * (p.x[0] * p.x[0] + p.x[1] * p.x[1]);
+    const kf_body *b = in->fe;
+    if (in->port_xy) {
+        xy[0] = in->port_xy[2 * (size_t)i];
+        xy[1] = in->port_xy[2 * (size_t)i + 1];
+        for (int c = 0; c < 3; c++)
+            dof[c] = in->port_dof[3 * (size_t)i + c];
+        return;
     }
-    *m = s0;
-    xc[0] = s0 > 0.0 ? s1[0] / s0 : 0.0;
-    xc[1] = s0 > 0.0 ? s1[1] / s0 : 0.0;
-    *Jc = s2 - s0 * (xc[0] * xc[0] + xc[1] * xc[1]);
+    xy[0] = b->coords[(size_t)i * b->dim];
+    xy[1] = b->coords[(size_t)i * b->dim + 1];
+    for (int c = 0; c < 3; c++)
+        dof[c] = c < b->ndofn ? i * b->ndofn + c : -1;
+}
+
+/* The joints at a link's ports: which port, the sign of their force on the link, and
+ * the reference conditions holding the port's translation (checked). */
+static int link_joints(flink *L, int l, const kf_mech_link *in, const kf_mech_desc *d,
+                       kf_error *err)
+{
+    const kf_body *b = in->fe;
+    int np = in->port_xy ? in->nport : b->nnode;
+    /* the ports' extent: the length scale of "at a port" */
+    double len = 0.0, xy0[2], xy[2];
+    int dof[3];
+    for (int i = 0; i < np; i++) {
+        link_port(in, i, xy, dof);
+        if (i == 0)
+            memcpy(xy0, xy, sizeof xy0);
+        len = fmax(len, hypot(xy[0] - xy0[0], xy[1] - xy0[1]));
+    }
+    len = len > 0.0 ? len : 1.0;
+    for (int j = 0; j < d->njoint; j++) {
+        const kf_joint *J = d->joints + j;
+        for (int s = 0; s < 2; s++) {
+            if (J->body[s] != in->body)
+                continue;
+            const double *p = s ? J->p1 : J->p0;
+            double x = p[0] + L->xc[0], y = p[1] + L->xc[1];
+            int port = -1, pdof[3] = {-1, -1, -1};
+            for (int i = 0; i < np; i++) {
+                link_port(in, i, xy, dof);
+                if (hypot(x - xy[0], y - xy[1]) <= 1e-9 * len) {
+                    port = i;
+                    memcpy(pdof, dof, sizeof pdof);
+                }
+            }
+            if (port < 0)
+                return kf_fail(err, KF_EINVAL, "links", "links[%d]: joint %d attaches at (%g, %g) "
+                               "in the body's frame, not at one of its %s", l, j, x, y,
+                               in->port_xy ? "ports" : "nodes");
+            /* the reference conditions must hold the port's translation */
+            for (int c = 0; c < 2; c++)
+                if (pdof[c] >= 0 && !in->fixed[pdof[c]])
+                    return kf_fail(err, KF_EINVAL, "links", "links[%d]: joint %d attaches at "
+                                   "%s %d, which its reference conditions leave free to move", l,
+                                   j, in->port_xy ? "port" : "node", port);
+            if (L->nend == MAX_ENDS)
+                return kf_fail(err, KF_EINVAL, "links", "links[%d]: more than %d joints", l,
+                               MAX_ENDS);
+            int e = L->nend++;
+            L->end_joint[e] = j;
+            L->end_sign[e] = s ? 1.0 : -1.0;
+            memcpy(L->end_dof[e], pdof, sizeof pdof);
+            /* a straight body: an end force only at its first or last node */
+            L->end_last[e] = in->port_xy ? -1 : port == 0 ? 0 : port == b->nnode - 1 ? 1 : -1;
+            /* a prestress basis: the joint's forces load the port's coordinates */
+            for (int c = 0; L->geometric && !L->straight && c < 3; c++)
+                if (pdof[c] >= L->nload && (c < 2 || J->kind != KF_REVOLUTE))
+                    return kf_fail(err, KF_EINVAL, "geometric", "links[%d]: joint %d loads "
+                                   "coordinate %d, which has no load case in the body's K_G "
+                                   "basis (its first %d coordinates have one)", l, j, pdof[c],
+                                   L->nload);
+        }
+    }
+    return KF_OK;
 }
 
 static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *err)
@@ -129,9 +207,10 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
     const kf_mech *m = w->m;
     flink *L = w->L + l;
     const kf_body *b = in->fe;
-    if (!b || kf_body_dim(b) != 2)
-        return kf_fail(err, KF_EINVAL, "links", "links[%d] needs planar elements (a body of "
-                       "dimension 2)", l);
+    if (!b || !(kf_body_dim(b) == 2 || (kf_body_dim(b) == 3 && b->given)))
+        return kf_fail(err, KF_EINVAL, "links", "links[%d] needs a planar body (of dimension "
+                       "2) or a spatial body of given invariants (a reduced one) moving in the "
+                       "plane", l);
     if (in->body < 0 || in->body >= kf_mech_nbody(m))
         return kf_fail(err, KF_EINVAL, "links", "links[%d].body = %d is not a body of the "
                        "mechanism (0..%d)", l, in->body, kf_mech_nbody(m) - 1);
@@ -149,80 +228,78 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
         return kf_fail(err, KF_EINVAL, "links", "links[%d]: a beam with rotary inertia (sections "
                        "turning to second order) is not implemented as a two-way elastic link; "
                        "use rotary_inertia=False", l);
+    if (in->port_xy && !(in->nport >= 1 && in->port_dof))
+        return kf_fail(err, KF_EINVAL, "links", "links[%d]: nport = %d ports need their "
+                       "coordinates", l, in->nport);
+    if (!in->port_xy && b->given)
+        return kf_fail(err, KF_EINVAL, "links", "links[%d]: a body of given invariants has no "
+                       "nodes: give its ports (port_xy, port_dof)", l);
+    int ndof = b->ndof;
+    for (int i = 0; in->port_xy && i < in->nport; i++)
+        for (int c = 0; c < 3; c++) {
+            int k = in->port_dof[3 * (size_t)i + c];
+            if (k < -1 || k >= ndof || !isfinite(in->port_xy[2 * (size_t)i + (c & 1)]))
+                return kf_fail(err, KF_EINVAL, "links", "links[%d]: port %d has coordinate %d "
+                               "(of %d) at (%g, %g)", l, i, k, ndof, in->port_xy[2 * (size_t)i],
+                               in->port_xy[2 * (size_t)i + 1]);
+        }
     L->body = in->body;
     L->fe = b;
     L->alpha = in->rayleigh[0];
     L->beta = in->rayleigh[1];
     L->geometric = in->geometric;
-    int ndof = b->ndof, ndofn = b->ndofn;
     L->map = kf_calloc((size_t)ndof, sizeof(int));
     if (!L->map)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate links[%d]", l);
     for (int i = 0; i < ndof; i++)
         if (!in->fixed[i])
             L->map[L->nf++] = i;
-    /* the rigid body of the elements must be the mechanism's body */
-    rigid_properties(b, &L->m, L->xc, &L->Jc);
+    /* K_G's basis: a straight line body's N(x), or the prestress cases */
+    if (L->geometric) {
+        L->nkg = kf_body_nkg(b);
+        L->straight = L->nkg == 3 && !kf_body_prestressed(b);
+        L->nload = kf_body_nload(b);
+        if (!L->nkg || (!L->straight && !L->nload))
+            return kf_fail(err, KF_EINVAL, "geometric", "links[%d]: geometric stiffness needs a "
+                           "straight line body (its axial force) or a body whose K_G basis has "
+                           "coordinate load cases for its joints' forces (kf_body_nload)", l);
+    }
+    /* the rigid body of the flexible body must be the mechanism's body */
+    double c3[3], J9[9];
+    int rc = kf_body_rigid(b, &L->m, c3, J9, NULL, err);
+    if (rc)
+        return rc;
+    L->xc[0] = c3[0];
+    L->xc[1] = c3[1];
+    L->Jc = J9[8];
     kf_mech_desc d;
     kf_mech_describe(m, &d);
     double mb = d.mass[in->body], Jb = d.inertia[in->body];
     if (!(fabs(mb - L->m) <= 1e-9 * L->m && fabs(Jb - L->Jc) <= 1e-9 * (L->Jc + L->m * 1e-30)))
         return kf_fail(err, KF_EINVAL, "links", "links[%d]: body %d has mass %.9g kg and "
-                       "inertia %.9g kg m^2, its elements %.9g kg and %.9g kg m^2 (about their "
-                       "mass centre, which is the body's reference point)", l, in->body, mb, Jb,
-                       L->m, L->Jc);
-    /* the joints at its nodes: which end, and the sign of their force on the link */
-    double xa = b->coords[0], xb = b->coords[(size_t)(b->nnode - 1) * b->dim];
-    double len = fabs(xb - xa) > 0.0 ? fabs(xb - xa) : 1.0;
-    for (int j = 0; j < d.njoint; j++) {
-        const kf_joint *J = d.joints + j;
-        for (int s = 0; s < 2; s++) {
-            if (J->body[s] != in->body)
-                continue;
-            const double *p = s ? J->p1 : J->p0;
-            double x = p[0] + L->xc[0], y = p[1] + L->xc[1];
-            int node = -1;
-            for (int i = 0; i < b->nnode; i++)
-                if (hypot(x - b->coords[(size_t)i * b->dim], y - b->coords[(size_t)i * b->dim + 1]) <=
-                    1e-9 * len)
-                    node = i;
-            if (node < 0)
-                return kf_fail(err, KF_EINVAL, "links", "links[%d]: joint %d attaches at (%g, %g) "
-                               "in the elements' frame, not at a node", l, j, x, y);
-            /* the reference conditions must hold the node's translation */
-            for (int c = 0; c < (ndofn >= 2 ? 2 : 1); c++)
-                if (!in->fixed[(size_t)node * ndofn + c])
-                    return kf_fail(err, KF_EINVAL, "links", "links[%d]: joint %d attaches at node "
-                                   "%d, which its reference conditions leave free to move", l, j,
-                                   node);
-            if (node != 0 && node != b->nnode - 1)
-                continue; /* an interior attachment: no end force for N(x) */
-            if (L->nend == MAX_ENDS)
-                return kf_fail(err, KF_EINVAL, "links", "links[%d]: more than %d joints at its "
-                               "ends", l, MAX_ENDS);
-            L->end_joint[L->nend] = j;
-            L->end_last[L->nend] = node != 0;
-            L->end_sign[L->nend] = s ? 1.0 : -1.0;
-            L->nend++;
-        }
-    }
+                       "inertia %.9g kg m^2, its flexible body %.9g kg and %.9g kg m^2 (about "
+                       "its mass centre, which is the body's reference point)", l, in->body, mb,
+                       Jb, L->m, L->Jc);
+    if ((rc = link_joints(L, l, in, &d, err)))
+        return rc;
     L->fixed_first = in->fixed[0] != 0;
-    L->fixed_last = in->fixed[(size_t)(b->nnode - 1) * ndofn] != 0;
+    L->fixed_last = b->given ? 0 : in->fixed[(size_t)(b->nnode - 1) * b->ndofn] != 0;
     /* the reduced dense matrices and vectors */
-    int nf = L->nf;
+    int nf = L->nf, nkg = L->geometric ? L->nkg : 0, spatial = kf_body_dim(b) == 3;
     size_t nn = (size_t)nf * nf;
-    L->M = kf_calloc(7 * nn + 4 * (size_t)nf + 1, sizeof(double));
+    L->M = kf_calloc((4 + (size_t)nkg + (size_t)spatial) * nn + 4 * (size_t)nf + 1, sizeof(double));
     if (!L->M)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate links[%d] (%d DOFs)", l, nf);
     L->K = L->M + nn;
     L->G = L->K + nn;
-    for (int k = 0; k < 3; k++)
-        L->KG[k] = L->G + nn * (1 + k);
-    L->Mox = L->KG[2] + nn;
+    for (int k = 0; k < nkg; k++)
+        L->KG[k] = L->G + nn * (1 + (size_t)k);
+    L->Mox = L->G + nn * (1 + (size_t)nkg);
     L->Moy = L->Mox + nf;
     L->b = L->Moy + nf;
     L->h = L->b + nf;
     L->KGs = L->h + nf; /* kgs = 0 matches its zeros */
+    L->Mp = spatial ? L->KGs + nn : L->M;
     const kf_mat *M = kf_body_mass(b), *K = kf_body_stiffness(b);
     const kf_mat *Syx = kf_body_S(b, 1, 0), *Sxy = kf_body_S(b, 0, 1);
     for (int j = 0; j < nf; j++)
@@ -231,6 +308,9 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
             L->M[i + (size_t)j * nf] = kf_mat_get(M, I, Jj);
             L->K[i + (size_t)j * nf] = kf_mat_get(K, I, Jj);
             L->G[i + (size_t)j * nf] = kf_mat_get(Syx, I, Jj) - kf_mat_get(Sxy, I, Jj);
+            if (spatial)
+                L->Mp[i + (size_t)j * nf] = kf_mat_get(kf_body_S(b, 0, 0), I, Jj) +
+                                            kf_mat_get(kf_body_S(b, 1, 1), I, Jj);
         }
     const double *mox = kf_body_Mo(b, 0), *moy = kf_body_Mo(b, 1);
     const double *sxx = kf_body_s(b, 0, 0), *syy = kf_body_s(b, 1, 1);
@@ -243,11 +323,13 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
         L->b[i] = sxx[I] + syy[I] - L->xc[0] * mox[I] - L->xc[1] * moy[I];
         L->h[i] = syx[I] - sxy[I] - L->xc[0] * moy[I] + L->xc[1] * mox[I];
     }
-    if (L->geometric) {
+    if (nkg) {
         kf_mat G;
-        int rc = kf_mat_alloc_like(&G, M, err);
-        for (int k = 0; !rc && k < 3; k++) {
-            double c[3] = {k == 0, k == 1, k == 2};
+        double c[KF_MAX_KG];
+        rc = kf_mat_alloc_like(&G, M, err);
+        for (int k = 0; !rc && k < nkg; k++) {
+            for (int q = 0; q < nkg; q++)
+                c[q] = q == k;
             rc = kf_body_geometric(b, c, 0.0, &G, err);
             for (int j = 0; !rc && j < nf; j++)
                 for (int i = 0; i < nf; i++)
@@ -256,13 +338,17 @@ static int setup_link(kf_flexmech *w, int l, const kf_mech_link *in, kf_error *e
         kf_mat_free(&G);
         if (rc)
             return rc;
+        for (int k = 0; k < nkg; k++)
+            for (size_t ij = 0; ij < nn; ij++)
+                L->kgw[k] = fmax(L->kgw[k], fabs(L->KG[k][ij]));
     }
-    const double *mats[6] = {L->M, L->K, L->G, L->KG[0], L->KG[1], L->KG[2]};
-    for (int k = 0; k < (L->geometric ? 6 : 3); k++)
+    for (int k = 0; k < 3 + nkg; k++) {
+        const double *X = k == 0 ? L->M : k == 1 ? L->K : k == 2 ? L->G : L->KG[k - 3];
         for (int j = 0; j < nf; j++)
             for (int i = 0; i < nf; i++)
-                if (mats[k][i + (size_t)j * nf] != 0.0 && abs(i - j) > L->bw)
+                if (X[i + (size_t)j * nf] != 0.0 && abs(i - j) > L->bw)
                     L->bw = abs(i - j);
+    }
     return KF_OK;
 }
 
@@ -299,6 +385,10 @@ int kf_flexmech_create(kf_flexmech **out, const kf_mech *m, int nlink, const kf_
     size_t need = (size_t)n * n + (size_t)n * nd + (size_t)n + (size_t)nd + 2 * (size_t)np * np +
                   (size_t)np + 2 * (size_t)n + (size_t)(n > np ? n : np) + 6 * (size_t)nz +
                   3 * (size_t)w->nj + 2 * (size_t)nz + 3 * (size_t)np;
+    int maxnf = 0;
+    for (int l = 0; l < nlink; l++)
+        maxnf = w->L[l].nf > maxnf ? w->L[l].nf : maxnf;
+    need += 6 * (size_t)maxnf;
     w->buf = kf_calloc(need, sizeof(double));
     w->ipiv = kf_calloc((size_t)(np > n ? np : n), sizeof(int));
     if (!w->buf || !w->ipiv) {
@@ -324,34 +414,31 @@ int kf_flexmech_create(kf_flexmech **out, const kf_mech *m, int nlink, const kf_
     w->drive = p, p += nz;
     w->fj = p, p += 3 * (size_t)w->nj;
     w->y = p, p += 2 * (size_t)nz;
-    w->pv = p;
+    w->pv = p, p += 3 * (size_t)np;
+    w->prod = p;
     *out = w;
     return KF_OK;
 }
 
 /* ---------------------------------------------------------------- the equations at a state */
 
-static double dotn(int n, const double *a, const double *b)
+/* ya += a x, yb += b x over n entries (a column's band of two matrices) */
+static void band_axpy2(int n, const double *restrict a, const double *restrict b, double x,
+                       double *restrict ya, double *restrict yb)
 {
-    double s = 0.0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
+    for (int i = 0; i < n; i++) {
+        ya[i] += a[i] * x;
+        yb[i] += b[i] * x;
+    }
 }
 
-/* y = A x, A a link's nf x nf column-major matrix (its band) */
-static void matvec(const flink *L, const double *A, const double *x, double *y)
+/* y1 += a x1, y2 += a x2 over n entries (a column's band, two vectors) */
+static void band_axpy_two(int n, const double *restrict a, double x1, double x2,
+                          double *restrict y1, double *restrict y2)
 {
-    int n = L->nf;
-    for (int i = 0; i < n; i++)
-        y[i] = 0.0;
-    for (int j = 0; j < n; j++) {
-        double xj = x[j];
-        if (xj == 0.0)
-            continue;
-        const double *c = A + (size_t)j * n;
-        for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
-            y[i] += c[i] * xj;
+    for (int i = 0; i < n; i++) {
+        y1[i] += a[i] * x1;
+        y2[i] += a[i] * x2;
     }
 }
 
@@ -366,8 +453,10 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
     const kf_mech *m = w->m;
     int n = w->n, nd = w->nd;
     const kf_mech_kin *k = &w->kin;
-    memset(w->Mqq, 0, (size_t)n * n * sizeof(double));
-    memset(w->Mqd, 0, (size_t)n * nd * sizeof(double));
+    /* M_qq: the rigid bodies' diagonal masses and each link body's 3 x 3 block; M_qd:
+     * each link's DOFs in its body's three rows; every other entry zero (create), and
+     * every entry written here is written at every call */
+    (void)nd;
     kf_mech_mass(m, w->tmp);
     for (int i = 0; i < n; i++)
         w->Mqq[i + (size_t)i * n] = w->tmp[i];
@@ -380,13 +469,35 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         int nf = L->nf, r0 = 3 * L->body;
         const double *dl = d + L->off, *ddl = dd + L->off;
         double th = k->q[r0 + 2], om = k->qd[r0 + 2], c = cos(th), s = sin(th);
-        double Sd[2] = {dotn(nf, L->Mox, dl), dotn(nf, L->Moy, dl)};
-        double Sdd[2] = {dotn(nf, L->Mox, ddl), dotn(nf, L->Moy, ddl)};
-        /* M d into this link's slot of F_d (overwritten at the end) */
-        double *Fd = w->Fd + L->off;
-        matvec(L, L->M, dl, Fd);
-        double dMd = dotn(nf, dl, Fd), dMdd = dotn(nf, ddl, Fd); /* d.M d'  = d'.M d */
-        double Irho = L->Jc + 2.0 * dotn(nf, L->b, dl) + dMd;
+        /* the band products in one sweep over the columns (contiguous): Mp d (the rotary
+         * terms' mass, M itself for a planar body), G d and, for the elastic rows, M d', G d',
+         * K d, K d' */
+        int np6 = elastic_rows ? 6 : 2;
+        double *Md = w->prod, *Gd = Md + nf, *Mdd = Gd + nf, *Gdd = Mdd + nf, *Kd = Gdd + nf,
+               *Kdd = Kd + nf;
+        memset(w->prod, 0, (size_t)np6 * nf * sizeof(double));
+        for (int j = 0; j < nf; j++) {
+            size_t c0 = (size_t)j * nf;
+            int lo = band_lo(L, j), len = band_hi(L, j) - lo;
+            band_axpy2(len, L->Mp + c0 + lo, L->G + c0 + lo, dl[j], Md + lo, Gd + lo);
+            if (elastic_rows) {
+                band_axpy2(len, L->M + c0 + lo, L->G + c0 + lo, ddl[j], Mdd + lo, Gdd + lo);
+                band_axpy_two(len, L->K + c0 + lo, dl[j], ddl[j], Kd + lo, Kdd + lo);
+            }
+        }
+        /* S_d = Mo d, S_d', d.Mp d, d'.Mp d (= d.Mp d'), b.d, b.d' */
+        double Sd[2] = {0.0, 0.0}, Sdd[2] = {0.0, 0.0}, dMd = 0.0, dMdd = 0.0, bd = 0.0, bdd = 0.0;
+        for (int i = 0; i < nf; i++) {
+            Sd[0] += L->Mox[i] * dl[i];
+            Sd[1] += L->Moy[i] * dl[i];
+            Sdd[0] += L->Mox[i] * ddl[i];
+            Sdd[1] += L->Moy[i] * ddl[i];
+            dMd += dl[i] * Md[i];
+            dMdd += ddl[i] * Md[i];
+            bd += L->b[i] * dl[i];
+            bdd += L->b[i] * ddl[i];
+        }
+        double Irho = L->Jc + 2.0 * bd + dMd;
         /* mass blocks: rigid part of the link body */
         double JS[2] = {-Sd[1], Sd[0]}, RJS[2] = {c * JS[0] - s * JS[1], s * JS[0] + c * JS[1]};
         double *Mq = w->Mqq;
@@ -396,37 +507,24 @@ static void absolute(kf_flexmech *w, const double *Q, const double *d, const dou
         Mq[r0 + 2 + (size_t)(r0 + 2) * n] = Irho;
         /* M_qd rows of the body: R Mo and h + G d */
         for (int i = 0; i < nf; i++) {
-            size_t col = (size_t)(L->off + i) * n;
-            w->Mqd[r0 + col] = c * L->Mox[i] - s * L->Moy[i];
-            w->Mqd[r0 + 1 + col] = s * L->Mox[i] + c * L->Moy[i];
-            double gdi = 0.0;
-            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++)
-                gdi += L->G[i + (size_t)j * nf] * dl[j];
-            w->Mqd[r0 + 2 + col] = L->h[i] + gdi;
+            double *col = w->Mqd + (size_t)(L->off + i) * n + r0;
+            col[0] = c * L->Mox[i] - s * L->Moy[i];
+            col[1] = s * L->Mox[i] + c * L->Moy[i];
+            col[2] = L->h[i] + Gd[i];
         }
         /* velocity terms and gravity (local axes for c) */
         double wc[2] = {-om * om * Sd[0] - 2.0 * om * Sdd[1], -om * om * Sd[1] + 2.0 * om * Sdd[0]};
-        double wth = 2.0 * om * (dotn(nf, L->b, ddl) + dMdd);
+        double wth = 2.0 * om * (bdd + dMdd);
         double gL[2] = {c * g[0] + s * g[1], -s * g[0] + c * g[1]};
         w->Fq[r0] -= c * wc[0] - s * wc[1];
         w->Fq[r0 + 1] -= s * wc[0] + c * wc[1];
         w->Fq[r0 + 2] += -wth + (Sd[0] * gL[1] - Sd[1] * gL[0]);
         /* F_d = Mo^T g_L + omega^2 (b + M d) - 2 omega G d' - K d - (alpha M + beta K) d'
          * (not needed by the joint forces alone: !elastic_rows) */
-        for (int i = 0; elastic_rows && i < nf; i++) {
-            double Mdi = Fd[i], gddi = 0.0, Kdi = 0.0, Kddi = 0.0, Mddi = 0.0;
-            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++) {
-                size_t ij = i + (size_t)j * nf;
-                gddi += L->G[ij] * ddl[j];
-                Kdi += L->K[ij] * dl[j];
-                Kddi += L->K[ij] * ddl[j];
-                Mddi += L->M[ij] * ddl[j];
-            }
-            w->tmp[i] = L->Mox[i] * gL[0] + L->Moy[i] * gL[1] + om * om * (L->b[i] + Mdi) -
-                        2.0 * om * gddi - Kdi - L->alpha * Mddi - L->beta * Kddi;
-        }
-        if (elastic_rows)
-            memcpy(Fd, w->tmp, (size_t)nf * sizeof(double));
+        double *Fd = w->Fd + L->off;
+        for (int i = 0; elastic_rows && i < nf; i++)
+            Fd[i] = L->Mox[i] * gL[0] + L->Moy[i] * gL[1] + om * om * (L->b[i] + Md[i]) -
+                    2.0 * om * Gdd[i] - Kd[i] - L->alpha * Mdd[i] - L->beta * Kdd[i];
     }
 }
 
@@ -492,11 +590,15 @@ static void project(kf_flexmech *w)
     }
     w->mbar_held = nf == 0;
 elastic_rhs:
-    for (int j = 0; j < nd; j++) {
-        double s = w->Fd[j];
-        for (int r = 0; r < n; r++)
-            s -= w->Mqd[r + (size_t)j * n] * a0[r];
-        w->rhs[nf + j] = s;
+    /* F_d - M_dq a0: a link's DOFs couple with its body's three rows only */
+    for (int l = 0; l < w->nl; l++) {
+        const flink *L = w->L + l;
+        const double *a = a0 + 3 * L->body;
+        for (int i = 0; i < L->nf; i++) {
+            int j = L->off + i;
+            const double *col = w->Mqd + (size_t)j * n + 3 * L->body;
+            w->rhs[nf + j] = w->Fd[j] - (col[0] * a[0] + col[1] * a[1] + col[2] * a[2]);
+        }
     }
 }
 
@@ -562,26 +664,56 @@ static int reactions(kf_flexmech *w, const double *a, kf_error *err)
         double s = -w->Fq[r];
         for (int c = 0; c < n; c++)
             s += w->Mqq[r + (size_t)c * n] * w->kin.qdd[c];
-        for (int j = 0; j < w->nd; j++)
-            s += w->Mqd[r + (size_t)j * n] * a[nf + j];
-        R[r] = -s;
+        R[r] = s;
     }
+    for (int l = 0; l < w->nl; l++) { /* M_qd d'': a link's body rows only */
+        const flink *L = w->L + l;
+        double *Rb = R + 3 * L->body;
+        for (int i = 0; i < L->nf; i++) {
+            int j = L->off + i;
+            const double *col = w->Mqd + (size_t)j * n + 3 * L->body;
+            double dj = a[nf + j];
+            Rb[0] += col[0] * dj;
+            Rb[1] += col[1] * dj;
+            Rb[2] += col[2] * dj;
+        }
+    }
+    for (int r = 0; r < n; r++)
+        R[r] = -R[r];
     int rc = kf_mech_joint_forces(w->m, &w->kin, R, w->fj, w->drive, err);
     for (int l = 0; !rc && l < w->nl; l++) {
         flink *L = w->L + l;
         if (!L->geometric)
             continue;
         double th = w->kin.q[3 * L->body + 2], ex[2] = {cos(th), sin(th)}, f[2] = {0.0, 0.0};
+        kf_frame fr;
+        double o[2] = {-L->xc[0], -L->xc[1]};
+        kf_mech_frame(w->m, &w->kin, L->body, o, 0.0, &fr);
+        if (!L->straight) {
+            /* the inertial cases (a, E + W W) of the frame, then the joints' forces (in the
+             * link's axes) and moments on the coordinates of their ports */
+            if ((rc = kf_body_geometric_coefficients(L->fe, &fr, 0.0, 0.0, 0, 0, L->kg, err)))
+                break;
+            int first = L->nkg - L->nload;
+            for (int e = 0; e < L->nend; e++) {
+                const double *F = w->fj + 3 * L->end_joint[e];
+                double sg = L->end_sign[e];
+                double q[3] = {sg * (F[0] * ex[0] + F[1] * ex[1]),
+                               sg * (F[1] * ex[0] - F[0] * ex[1]), sg * F[2]};
+                for (int c = 0; c < 3; c++)
+                    if (L->end_dof[e][c] >= 0 && L->end_dof[e][c] < L->nload)
+                        L->kg[first + L->end_dof[e][c]] += q[c];
+            }
+            continue;
+        }
         for (int e = 0; e < L->nend; e++) {
             const double *F = w->fj + 3 * L->end_joint[e];
-            f[L->end_last[e]] += L->end_sign[e] * (F[0] * ex[0] + F[1] * ex[1]);
+            if (L->end_last[e] >= 0)
+                f[L->end_last[e]] += L->end_sign[e] * (F[0] * ex[0] + F[1] * ex[1]);
         }
         int ff = L->fixed_first, fl = L->fixed_last;
         if (ff && fl) /* a frame through both ends: the joint forces carry the axial load */
             ff = fl = 0;
-        kf_frame fr;
-        double o[2] = {-L->xc[0], -L->xc[1]};
-        kf_mech_frame(w->m, &w->kin, L->body, o, 0.0, &fr);
         rc = kf_body_axial_force(L->fe, &fr, f[0], f[1], ff, fl, L->kg, err);
     }
     return rc;
@@ -591,14 +723,23 @@ static int reactions(kf_flexmech *w, const double *a, kf_error *err)
 /* K_G of a link at its current axial force (kept while that force is the same) */
 static const double *geometric(flink *L)
 {
-    if (L->kg[0] != L->kgs[0] || L->kg[1] != L->kgs[1] || L->kg[2] != L->kgs[2]) {
+    int changed = L->kg[0] != L->kgs[0] || L->kg[1] != L->kgs[1] || L->kg[2] != L->kgs[2];
+    for (int c = 3; c < L->nkg && !changed; c++)
+        changed = L->kg[c] != L->kgs[c];
+    if (changed) {
         for (int j = 0; j < L->nf; j++)
             for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
                 size_t ij = i + (size_t)j * L->nf;
                 L->KGs[ij] = L->kg[0] * L->KG[0][ij] + L->kg[1] * L->KG[1][ij] +
                              L->kg[2] * L->KG[2][ij];
             }
-        memcpy(L->kgs, L->kg, sizeof L->kg);
+        for (int c = 3; c < L->nkg; c++) { /* a prestress basis' other cases */
+            const double *X = L->KG[c], k = L->kg[c];
+            for (int j = 0; k != 0.0 && j < L->nf; j++)
+                for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
+                    L->KGs[i + (size_t)j * L->nf] += k * X[i + (size_t)j * L->nf];
+        }
+        memcpy(L->kgs, L->kg, (size_t)L->nkg * sizeof(double));
     }
     return L->KGs;
 }
@@ -610,17 +751,18 @@ static void add_geometric(kf_flexmech *w, const double *d)
         flink *L = w->L + l;
         if (!L->geometric)
             continue;
-        const double *KG = geometric(L);
-        for (int i = 0; i < L->nf; i++) {
-            double s = 0.0;
-            for (int j = band_lo(L, i), hi = band_hi(L, i); j < hi; j++)
-                s += KG[i + (size_t)j * L->nf] * d[L->off + j];
-            w->rhs[nf + L->off + i] -= s;
+        const double *KG = geometric(L), *dl = d + L->off;
+        double *r = w->rhs + nf + L->off;
+        for (int j = 0; j < L->nf; j++) { /* by columns (contiguous) */
+            const double *col = KG + (size_t)j * L->nf;
+            double x = dl[j];
+            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++)
+                r[i] -= col[i] * x;
         }
     }
 }
 
-/* The effective matrix J = Mbar + cv (damping + 2 omega G) + cd (K + K_G - omega^2 M)
+/* The effective matrix J = Mbar + cv (damping + 2 omega G) + cd (K + K_G - omega^2 Mp)
  * over the elastic block: the tangent of the elastic forces (the rigid coordinates'
  * own tangent is left out: Newton converges with the rate of what it omits, of
  * order h omega and h^2 k / m).  With exact, also cd omega' G (the term -G d omega'
@@ -635,20 +777,32 @@ static void effective(kf_flexmech *w, double cv, double cd, kf_mat *J)
         flink *L = w->L + l;
         double om = w->kin.qd[3 * L->body + 2], al = w->exact ? w->a0[3 * L->body + 2] : 0.0;
         const double *KG = L->geometric ? geometric(L) : NULL;
-        for (int j = 0; j < L->nf; j++)
-            for (int i = band_lo(L, j), hi = band_hi(L, j); i < hi; i++) {
-                size_t ij = i + (size_t)j * L->nf;
-                int I = nf + L->off + i, C = nf + L->off + j;
-                double K = L->K[ij];
-                if (KG)
-                    K += KG[ij];
-                /* band storage (no free rigid coordinate): A(I,C) at a[kl + ku + I - C + C ld] */
-                double *e = band ? J->a + (J->kl + J->ku + I - C) + (size_t)C * J->ld
-                                 : J->a + I + (size_t)C * np;
-                *e = w->Mbar[I + (size_t)C * np] +
-                     (cv * (L->alpha * L->M[ij] + L->beta * L->K[ij] + 2.0 * om * L->G[ij]) +
-                      cd * (K - om * om * L->M[ij] + al * L->G[ij]));
-            }
+        /* Mbar's elastic block is the link's M (project): (1 + cM) M + cK K + cG G + cd K_G;
+         * a spatial body's centrifugal term on Mp apart (cP Mp) */
+        int spatial = L->Mp != L->M;
+        double cM = 1.0 + cv * L->alpha - (spatial ? 0.0 : cd * om * om), cK = cv * L->beta + cd;
+        double cP = -cd * om * om;
+        double cG = 2.0 * cv * om + cd * al;
+        for (int j = 0; j < L->nf; j++) {
+            int C = nf + L->off + j;
+            /* band storage (no free rigid coordinate): A(I,C) at a[kl + ku + I - C + C ld] */
+            double *e = band ? J->a + (size_t)C * J->ld + J->kl + J->ku : J->a + (size_t)C * np;
+            int shift = band ? nf + L->off - C : nf + L->off; /* e[shift + i]: row I = nf + off + i */
+            int lo = band_lo(L, j), hi = band_hi(L, j);
+            const double *Mj = L->M + (size_t)j * L->nf, *Kj = L->K + (size_t)j * L->nf,
+                         *Gj = L->G + (size_t)j * L->nf, *Pj = L->Mp + (size_t)j * L->nf,
+                         *KGj = KG ? KG + (size_t)j * L->nf : NULL;
+            if (spatial) /* the centrifugal term on Mp apart */
+                for (int i = lo; i < hi; i++) {
+                    double v = cM * Mj[i] + cK * Kj[i] + cG * Gj[i] + cP * Pj[i];
+                    e[shift + i] = KGj ? v + cd * KGj[i] : v;
+                }
+            else
+                for (int i = lo; i < hi; i++) {
+                    double v = cM * Mj[i] + cK * Kj[i] + cG * Gj[i];
+                    e[shift + i] = KGj ? v + cd * KGj[i] : v;
+                }
+        }
     }
 }
 
@@ -679,10 +833,13 @@ static int accelerations(kf_flexmech *w, const double *d, double *a, kf_error *e
             memcpy(w->L[l].kg_old, w->L[l].kg, sizeof w->L[l].kg);
         if ((rc = reactions(w, a, err)) || !geo)
             return rc;
+        /* a prestress basis mixes accelerations, forces and moments: each coefficient
+         * weighed by its matrix's largest entry (K_G's units) */
         for (int l = 0; l < w->nl; l++)
-            for (int c = 0; c < 3; c++) {
-                change = fmax(change, fabs(w->L[l].kg[c] - w->L[l].kg_old[c]));
-                size = fmax(size, fabs(w->L[l].kg[c]));
+            for (int c = 0; c < w->L[l].nkg; c++) {
+                double wt = w->L[l].straight ? 1.0 : w->L[l].kgw[c];
+                change = fmax(change, wt * fabs(w->L[l].kg[c] - w->L[l].kg_old[c]));
+                size = fmax(size, wt * fabs(w->L[l].kg[c]));
             }
         /* 1e-10: N depends on the accelerations only through the joint forces; where it
          * does not (a frame fixed at one end) the change stagnates at round-off, measured
@@ -810,13 +967,14 @@ static int flex_jacobian(double cm, double cv, double cd, kf_mat *J, void *param
     return KF_OK;
 }
 
-/* A band LU where the iteration matrix is a band (no free rigid coordinate), else the
- * small dense LU (a few dozen unknowns: below a LAPACK call's own cost). */
+/* The core's own LU: a band LU where the iteration matrix is a narrow band (no free
+ * rigid coordinate), else dense (a few dozen unknowns): below LAPACK calls' own cost;
+ * a wide band (above 32, where LAPACK's blocked LU pays) by LAPACK. */
 static int flex_linsol(kf_linsol **out, const kf_mat *like, void *params, kf_error *err)
 {
     (void)params;
-    return like->kind == KF_BAND ? kf_linsol_lapack(out, like, err)
-                                 : kf_linsol_small(out, like, err);
+    return like->kind == KF_BAND && like->kl > 32 ? kf_linsol_lapack(out, like, err)
+                                                  : kf_linsol_small(out, like, err);
 }
 
 int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
@@ -835,19 +993,16 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
         if (!isfinite(t[i]) || (i > 0 && !(t[i] > t[i - 1])))
             return kf_fail(err, KF_EINVAL, "t", "output times must be finite and strictly "
                            "increasing (t[%d] = %g)", i, t[i]);
-    if (!(o->dt > 0.0 && isfinite(o->dt)))
-        return kf_fail(err, KF_EINVAL, "dt", "dt = %g must be > 0", o->dt);
-    if (!(o->rho_inf >= 0.0 && o->rho_inf <= 1.0))
-        return kf_fail(err, KF_EINVAL, "rho_inf", "rho_inf = %g must lie in [0, 1]", o->rho_inf);
-    if (!(o->tol > 0.0 && o->tol < 1.0) || o->max_iter < 1)
-        return kf_fail(err, KF_EINVAL, "tol", "tol = %g must lie in (0, 1) and max_iter = %d be "
-                       ">= 1", o->tol, o->max_iter);
+    if ((rc = kf_check_ga_run(o->dt, o->rho_inf, o->tol, o->max_iter, err)))
+        return rc;
     for (int i = 0; i < nz; i++)
         if (!isfinite(z0[i]) || !isfinite(zd0[i]))
             return kf_fail(err, KF_EINVAL, "z0", "initial coordinate %d = %g, rate %g must be "
                            "finite", i, z0[i], zd0[i]);
     if (x0 && !kf_vec_finite(2 * (size_t)nd, x0))
         return kf_fail(err, KF_EINVAL, "d0", "the initial elastic state is not finite");
+    if (o->frames && (rc = kf_mech_axes_check(w->m, o->naxes, o->axes, "frames", err)))
+        return rc;
     long max_steps = o->max_steps > 0 ? o->max_steps : 100000000L;
     if (o->refine < 0 || o->refine > 1000000)
         return kf_fail(err, KF_EINVAL, "refine", "refine = %d must lie in [0, 10^6]", o->refine);
@@ -938,6 +1093,15 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
             memcpy(elastic + (size_t)k * 2 * nd + nd, v0 + nf, (size_t)nd * sizeof(double));
             if (joints)
                 memcpy(joints + (size_t)k * 3 * w->nj, w->fj, 3 * (size_t)w->nj * sizeof(double));
+            if (o->kin) {
+                double *kr = o->kin + (size_t)k * 3 * w->n;
+                memcpy(kr, w->kin.q, (size_t)w->n * sizeof(double));
+                memcpy(kr + w->n, w->kin.qd, (size_t)w->n * sizeof(double));
+                memcpy(kr + 2 * w->n, w->kin.qdd, (size_t)w->n * sizeof(double));
+            }
+            for (int i = 0; o->frames && i < o->naxes; i++)
+                kf_mech_frame(w->m, &w->kin, o->axes[i].body, o->axes[i].o, o->axes[i].phi,
+                              o->frames + (size_t)k * o->naxes + i);
             k++;
         }
         if (k >= nt)
@@ -967,7 +1131,7 @@ int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z
             for (int l = 0; l < w->nl; l++) {
                 flink *L = w->L + l;
                 double r = hprev > 0.0 ? h / hprev : 0.0;
-                for (int c = 0; c < 3; c++)
+                for (int c = 0; c < L->nkg; c++)
                     L->kg[c] = L->kgn[c] + r * (L->kgn[c] - L->kgp[c]);
             }
         /* Newton on Mbar(p) a - rhs(p, v) = 0 from a1 = a0 (one step where it is affine) */

@@ -44,6 +44,18 @@ void kf_ga_coefficients(double rho_inf, kf_ga_opts *o)
     o->beta = 0.25 * (1.0 - o->am + o->af) * (1.0 - o->am + o->af);
 }
 
+int kf_check_ga_run(double dt, double rho_inf, double tol, int max_iter, kf_error *err)
+{
+    if (!(dt > 0.0 && isfinite(dt)))
+        return kf_fail(err, KF_EINVAL, "dt", "dt = %g must be > 0", dt);
+    if (!(rho_inf >= 0.0 && rho_inf <= 1.0))
+        return kf_fail(err, KF_EINVAL, "rho_inf", "rho_inf = %g must lie in [0, 1]", rho_inf);
+    if (!(tol > 0.0 && tol < 1.0) || max_iter < 1)
+        return kf_fail(err, KF_EINVAL, "tol", "tol = %g must lie in (0, 1) and max_iter = %d be "
+                       ">= 1", tol, max_iter);
+    return KF_OK;
+}
+
 struct kf_ga {
     kf_ga_problem p;
     kf_ga_opts o;

@@ -66,6 +66,12 @@ int kf_la_orth(int m, int n, double *a, int lda, double *tau, double *work, int 
  * exactly zero pivot) or KF_ERANGE (a non-finite entry in a or b, as the
  * kf_la_* wrappers refuse it); no message (the caller knows what failed). */
 int kf_small_lu_factor(int n, double *a, int lda, int *ipiv);
+/* A^T x = b (one right-hand side) with the factors of kf_small_lu_factor. */
+int kf_small_lu_solve_trans(int n, const double *a, int lda, const int *ipiv, double *b);
+/* The same for a small band (KF_BAND storage, the LU in place as dgbtrf leaves it,
+ * ipiv 1-based as its): dgbtf2's algorithm in plain loops. */
+int kf_small_band_lu_factor(kf_mat *A, int *ipiv);
+int kf_small_band_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int ldb);
 /* Nonzero if the m x n column-major block a (leading dimension lda) is finite. */
 int kf_mat_block_finite(int m, int n, const double *a, int lda);
 int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs, double *b,
@@ -91,8 +97,9 @@ void *kf_calloc(size_t count, size_t size);
 #define KF_MAX_EDOF 81    /* DOFs per element (hex27: 27 nodes x 3) */
 #define KF_MAX_STRAIN 6
 /* geometric stiffness basis matrices: 3 (a straight line body's x^k basis) or the
- * prestress load cases, dim + dim^2 + 2 (docs/theory.md section 2.11) */
-#define KF_MAX_KG 14
+ * prestress load cases, dim + dim^2 + 2 (docs/theory.md section 2.11), or a given
+ * body's dim + dim^2 + its coordinate load cases (section 3.18): KF_BODY_MAX_KG */
+#define KF_MAX_KG KF_BODY_MAX_KG
 #define KF_MAX_ENODE 27
 
 /*
@@ -292,8 +299,19 @@ int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t
                          double *tau, unsigned char *presc, kf_error *err);
 /* KF_EINVAL unless every drive is well formed (mode, speed, path). */
 int kf_mech_check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err);
+/* The same two for any mechanism given by its table (kf_mech_ops). */
+int kf_drives_eval(const kf_mech_ops *ops, const void *m, const kf_mech_drive *drives, double t,
+                   double t0, const double *z0, const double *y, double *z, double *zd,
+                   double *zdd, double *tau, unsigned char *presc, kf_error *err);
+int kf_drives_check(const kf_mech_ops *ops, const void *m, const kf_mech_drive *drives,
+                    kf_error *err);
 
 /* ---------------------------------------------------------------- integration (kf_ode.c) */
+
+/* KF_EINVAL naming the bad one unless the fixed-step runs on kf_ga (the mechanisms' and
+ * the floating bodies') have dt > 0, rho_inf in [0, 1], tol in (0, 1), max_iter >= 1
+ * (kf_integrate.c). */
+int kf_check_ga_run(double dt, double rho_inf, double tol, int max_iter, kf_error *err);
 
 /* KF_EINVAL unless there are nout >= 1 output times, finite, >= t0 and
  * non-decreasing; the message calls them name. */

@@ -494,6 +494,98 @@ int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs
 #undef A_
 }
 
+/*
+ * Band LU with partial pivoting in plain loops (dgbtf2's algorithm, the factors
+ * and 1-based ipiv as dgbtrf leaves them, solved by band_lu_solve): for the
+ * narrow bands of a chain of elements LAPACK's per-column BLAS calls (idamax,
+ * dswap, dscal, dger) cost several times the arithmetic (measured: 32k
+ * instructions for a 29-unknown band of half-width 5, against 4k here).
+ */
+int kf_small_band_lu_factor(kf_mat *A, int *ipiv)
+{
+    int n = A->n, kl = A->kl, ku = A->ku, kv = kl + ku, ld = A->ld;
+    double *ab = A->a;
+    /* column j's entry of row i at col(j)[kv + i - j]: rows contiguous within a column */
+#define COL_(j) (ab + (size_t)(j) * ld + kv - (j))
+    for (int j = 0; j < n; j++) { /* the band finite, the fill-in rows zero */
+        const double *c = COL_(j);
+        int i0 = j - ku > 0 ? j - ku : 0, i1 = j + kl < n - 1 ? j + kl : n - 1;
+        for (int i = i0; i <= i1; i++)
+            if (!isfinite(c[i]))
+                return KF_ERANGE; /* a NaN would pass every pivot test and spread */
+        memset(ab + (size_t)j * ld, 0, (size_t)kl * sizeof(double));
+    }
+    int ju = 0; /* the last column the eliminations so far reach */
+    for (int j = 0; j < n; j++) {
+        double *cj = COL_(j);
+        int km = kl < n - 1 - j ? kl : n - 1 - j, p = j;
+        double big = fabs(cj[j]);
+        for (int i = j + 1; i <= j + km; i++)
+            if (fabs(cj[i]) > big)
+                big = fabs(cj[i]), p = i;
+        ipiv[j] = p + 1;
+        if (big == 0.0)
+            return KF_ESING;
+        int last = ku + p < n - 1 ? ku + p : n - 1;
+        ju = last > ju ? last : ju;
+        if (p != j)
+            for (int c = j; c <= ju; c++) {
+                double *cc = COL_(c), t = cc[j];
+                cc[j] = cc[p];
+                cc[p] = t;
+            }
+        double inv = 1.0 / cj[j];
+        double *restrict l = cj + j + 1;
+        for (int i = 0; i < km; i++)
+            l[i] *= inv;
+        for (int c = j + 1; c <= ju; c++) {
+            double *restrict cc = COL_(c) + j;
+            double u = cc[0];
+            if (u != 0.0)
+                for (int i = 0; i < km; i++)
+                    cc[1 + i] -= l[i] * u;
+        }
+    }
+    return KF_OK;
+#undef COL_
+}
+
+int kf_small_band_lu_solve(const kf_mat *LU, const int *ipiv, int nrhs, double *b, int ldb)
+{
+    if (!kf_mat_block_finite(LU->n, nrhs, b, ldb))
+        return KF_ERANGE;
+    for (int c = 0; c < nrhs; c++)
+        band_lu_solve(LU, ipiv, b + (size_t)c * ldb);
+    return KF_OK;
+}
+
+int kf_small_lu_solve_trans(int n, const double *a, int lda, const int *ipiv, double *b)
+{
+#define A_(i, j) a[(i) + (size_t)(j) * lda]
+    if (!kf_mat_block_finite(n, 1, b, n))
+        return KF_ERANGE;
+    /* A = P^T L U (getrf's): A^T x = U^T L^T P x = b */
+    for (int i = 0; i < n; i++) { /* U^T y = b */
+        double s = b[i];
+        for (int k = 0; k < i; k++)
+            s -= A_(k, i) * b[k];
+        b[i] = s / A_(i, i);
+    }
+    for (int j = n - 1; j >= 0; j--) { /* L^T z = y, L unit lower */
+        double s = b[j];
+        for (int i = j + 1; i < n; i++)
+            s -= A_(i, j) * b[i];
+        b[j] = s;
+    }
+    for (int j = n - 1; j >= 0; j--) { /* x = P^T z: the interchanges in reverse */
+        double t = b[j];
+        b[j] = b[ipiv[j]];
+        b[ipiv[j]] = t;
+    }
+    return KF_OK;
+#undef A_
+}
+
 int kf_mat_block_finite(int m, int n, const double *a, int lda)
 {
     for (int j = 0; j < n; j++)

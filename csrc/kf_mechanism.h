@@ -65,6 +65,12 @@ size_t kf_kane_work_size(int nr, int nu);
 int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const double *c,
                   const double *Q, const double *tau, const unsigned char *prescribed,
                   double *udot, double *drive, double *work, kf_error *err);
+/* The second half of kf_kane_solve, for any generalized mass: with M (nu x nu,
+ * column-major) and f (nu) of M u' = f + tau given, u' of the free coordinates
+ * and drive of the prescribed ones, as there (the spatial mechanisms, whose
+ * body masses are 3 x 3 blocks, form M and f themselves). */
+int kf_kane_reduce(int nu, const double *M, const double *f, const unsigned char *prescribed,
+                   double *udot, double *drive, kf_error *err);
 
 enum kf_joint_kind {
     KF_REVOLUTE = 0,  /* a common point; 2 equations */
@@ -165,6 +171,7 @@ typedef struct kf_mech_kin {
     /* private */
     double *J, *res, *dq, *qok, *zok, *aux, *cs;
     int *ipiv, *ipivt;
+    int jfact;                   /* J, ipiv hold the LU of the scaled Jacobian at q */
 } kf_mech_kin;
 
 int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err);
@@ -222,6 +229,10 @@ typedef struct kf_mech_axes {
 /* The frame of an axis fixed on body b (-1: ground) at origin o (body axes)
  * and angle phi from the body's x axis, at the state k holds, gravity
  * included (a = R^T (a_O - g)); planar (omega, eps about z). */
+/* KF_EINVAL naming the first of naxes axes whose body is not one of m's (-1 the
+ * ground) or whose origin or angle is not finite; what names them ("frames"). */
+int kf_mech_axes_check(const kf_mech *m, int naxes, const kf_mech_axes *axes, const char *what,
+                       kf_error *err);
 void kf_mech_frame(const kf_mech *m, const kf_mech_kin *k, int b, const double o[2], double phi,
                    kf_frame *f);
 
@@ -265,25 +276,69 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
                      double *states, kf_stats *stats, kf_error *err);
 
 /*
+ * One upper layer for every kinematics.  The drives and the rigid motion in
+ * time (kf_mech_integrate, which kf_mech_simulate is) talk to a mechanism's
+ * kinematics only through this table, as SUNDIALS' integrators talk to a
+ * problem through callbacks: the planar mechanisms' (kf_mech_planar_ops, on a
+ * kf_mech) and the spatial ones' (kf_smech_ops, csrc/kf_spatial.h, on a
+ * kf_smech) share one driver, one drive evaluation and one Kane reduction.
+ */
+typedef struct kf_mech_ops {
+    int (*ncoord)(const void *mech);
+    const char *(*coord_name)(const void *mech, int k);
+    /* a workspace for one thread; positions are continued from call to call in it */
+    int (*work_alloc)(const void *mech, void **work, kf_error *err);
+    void (*work_free)(void *work);
+    /* Kane's equations at (z, z'): z'' of the coordinates not prescribed
+     * (prescribed: z'' given on entry, drive the force each needs) under tau
+     * (nz forces along z, or NULL); KF_EGEOM where the loop cannot close */
+    int (*accelerations)(const void *mech, void *work, const double *z, const double *zd,
+                         const double *tau, const unsigned char *prescribed, double *zdd,
+                         double *drive, kf_error *err);
+    /* back to the last accepted position after an evaluation that failed with KF_EGEOM */
+    void (*restore)(void *work);
+} kf_mech_ops;
+
+extern const kf_mech_ops kf_mech_planar_ops;
+
+/* kf_mech_simulate for any mechanism given by its table (arguments and rows as there). */
+int kf_mech_integrate(const kf_mech_ops *ops, const void *mech, const kf_mech_drive *drives,
+                      const double *z0, const double *zd0, int nt, const double *t,
+                      const kf_ode_opts *opts, double *states, kf_stats *stats, kf_error *err);
+
+/*
  * Elastic links coupled both ways (docs/theory.md section 5.12).  A link is a
- * body of the mechanism whose axes are its elements' frame and whose
- * reference point (and mass and inertia) are its elements' mass centre (and
- * mass and inertia about it, checked); its elastic DOFs are those its
- * reference conditions leave free, and joints attach to it only at nodes
- * those conditions hold (checked).  The rigid and elastic coordinates form
- * one system, Kane's projection of the floating-frame equations on the
- * constraints' null space, M(p) p'' = f(t, p, p'), p = (free z, d).
+ * body of the mechanism whose axes are its flexible body's frame and whose
+ * reference point (and mass and inertia) are that body's mass centre (and mass
+ * and inertia about it, kf_body_rigid, checked); its elastic DOFs are those its
+ * reference conditions leave free, and joints attach to it only at ports (nodes,
+ * or a reduced body's interface nodes) whose translations those conditions hold
+ * (checked).  The rigid and elastic coordinates form one system, Kane's
+ * projection of the floating-frame equations on the constraints' null space,
+ * M(p) p'' = f(t, p, p'), p = (free z, d).
+ *
+ * K_G (geometric): a straight line body's from its axial force N(x) (the joint
+ * forces at its end nodes and its axial inertia, section 5.11); a body with a
+ * prestress basis of coordinate load cases (kf_body_nload: a reduced body's,
+ * section 3.18) from its inertial load cases and the joint forces and moments
+ * on the coordinates of its ports.
  */
 /* Also a typed boundary record (kanefem.LINK_DTYPE from offsetof: body,
- * rayleigh, geometric; fe and fixed are not fields of the record, the binding
- * sets them from the bodies and masks beside it). */
+ * rayleigh, geometric; fe, fixed and the ports are not fields of the record, the
+ * binding sets them from the bodies, masks and ports beside it). */
 typedef struct kf_mech_link {
-    int body;                   /* the mechanism's body that carries the elements */
-    const kf_body *fe;          /* planar elements (dimension 2) */
+    int body;                   /* the mechanism's body that carries the flexible body */
+    const kf_body *fe;          /* a planar body (dimension 2): elements or given invariants */
     const unsigned char *fixed; /* reference conditions: ndof flags */
     double rayleigh[2];         /* damping alpha M + beta K of the elastic DOFs */
-    int geometric;              /* 1: add K_G of the link's axial force (joint forces at its
-                                 * ends and axial inertia, docs/theory.md section 5.11); 0 */
+    int geometric;              /* 1: add K_G (above); 0 */
+    /* where joints may attach: nport points of the body's frame (port_xy, nport x 2,
+     * row-major) and the coordinates of their translations along x and y and of their
+     * rotation (port_dof, nport x 3, -1 where there is none); port_xy NULL: every node of
+     * a body of elements (node i: DOFs i ndofn + 0, 1, 2 as far as it has them) */
+    int nport;
+    const double *port_xy;
+    const int *port_dof;
 } kf_mech_link;
 
 typedef struct kf_flexmech kf_flexmech;
@@ -324,6 +379,14 @@ typedef struct kf_flex_opts {
                       * 1: extrapolated linearly from the last two steps' converged states and
                       * held through the step, where every rigid coordinate is prescribed one
                       * solve per step (the step's equations are then affine) */
+    /* optional outputs at each output time, from the kinematics the run solved there
+     * (what kf_mech_kinematics and kf_mech_frame give for its states): kin (nt x 3 n:
+     * the bodies' q, q', q''; NULL: not wanted) and the frames of naxes axes (nt x
+     * naxes, or NULL) */
+    double *kin;
+    const kf_mech_axes *axes;
+    int naxes;
+    kf_frame *frames;
 } kf_flex_opts;
 
 /*

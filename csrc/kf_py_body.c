@@ -605,14 +605,83 @@ done:
     return result;
 }
 
+/* K_G of one displacement field's stress (kf_body_prestress_matrix), in the body's
+ * storage as geometric_matrix returns it. */
+static PyObject *py_prestress_matrix(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "field", "acc", "Mc", NULL};
+    kf_body *b;
+    f64_arg u = {"field", 1, {-1}}, acc = {"acc", 1, {-1}, 1}, Mc = {"Mc", 2, {-1, -1}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&", kwlist, body_conv, &b, f64_conv, &u,
+                                     f64_conv, &acc, f64_conv, &Mc))
+        return NULL;
+    PyObject *result = NULL;
+    int dim = kf_body_dim(b);
+    kf_mat G = {0};
+    if (f64_expect(&u, 0, kf_body_ndof(b), "one entry per DOF") ||
+        (acc.arr && f64_expect(&acc, 0, dim, "dim entries")) ||
+        (Mc.arr && (f64_expect(&Mc, 0, dim, "dim rows") || f64_expect(&Mc, 1, dim, "dim columns"))))
+        goto done;
+    kf_error err = {0};
+    int rc = kf_mat_alloc_like(&G, kf_body_mass(b), &err);
+    if (!rc) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = kf_body_prestress_matrix(b, f64_data(&u), f64_data(&acc), f64_data(&Mc), &G, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (rc)
+        raise_status(rc, &err);
+    else
+        result = new_matrix_rowmajor(&G);
+done:
+    kf_mat_free(&G);
+    f64_release(&u);
+    f64_release(&acc);
+    f64_release(&Mc);
+    return result;
+}
+
+/* The body as a rigid body (kf_body_rigid): {mass, centre (3,), inertia (3, 3),
+ * second_moments (3, 3)}. */
+static PyObject *py_body_rigid(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", NULL};
+    kf_body *b;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
+        return NULL;
+    double m = 0.0, c[3], J[9], S[9];
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_rigid(b, &m, c, J, S, &err);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        return raise_status(rc, &err);
+    npy_intp n3 = 3, d33[2] = {3, 3};
+    PyArrayObject *cc = (PyArrayObject *)PyArray_SimpleNew(1, &n3, NPY_DOUBLE);
+    PyArrayObject *JJ = (PyArrayObject *)PyArray_SimpleNew(2, d33, NPY_DOUBLE);
+    PyArrayObject *SS = (PyArrayObject *)PyArray_SimpleNew(2, d33, NPY_DOUBLE);
+    if (!cc || !JJ || !SS) {
+        Py_XDECREF(cc);
+        Py_XDECREF(JJ);
+        Py_XDECREF(SS);
+        return NULL;
+    }
+    memcpy(PyArray_DATA(cc), c, sizeof c);
+    memcpy(PyArray_DATA(JJ), J, sizeof J);
+    memcpy(PyArray_DATA(SS), S, sizeof S);
+    return Py_BuildValue("{s:d,s:N,s:N,s:N}", "mass", m, "centre", cc, "inertia", JJ,
+                         "second_moments", SS);
+}
+
 static PyObject *py_body_geometric_info(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"body", NULL};
     kf_body *b;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
         return NULL;
-    return Py_BuildValue("{s:i,s:O}", "nkg", kf_body_nkg(b), "prestress",
-                         kf_body_prestressed(b) ? Py_True : Py_False);
+    return Py_BuildValue("{s:i,s:O,s:i}", "nkg", kf_body_nkg(b), "prestress",
+                         kf_body_prestressed(b) ? Py_True : Py_False, "nload", kf_body_nload(b));
 }
 
 static PyObject *py_inertia_forces_direct(PyObject *self, PyObject *args, PyObject *kw)
@@ -692,7 +761,14 @@ PyMethodDef kf_py_body_methods[] = {
        "body_set_prestress(body, fields (ncase, ndof), axes (2, dim)) -> None: the K_G basis "
        "of the prestress of the unit load cases' static solutions (kf_body_set_prestress)."),
     KW("body_geometric_info", py_body_geometric_info,
-       "body_geometric_info(body) -> {nkg, prestress} (kf_body_nkg, kf_body_prestressed)."),
+       "body_geometric_info(body) -> {nkg, prestress, nload} (kf_body_nkg, kf_body_prestressed, "
+       "kf_body_nload)."),
+    KW("prestress_matrix", py_prestress_matrix,
+       "prestress_matrix(body, field (ndof,), acc=None (dim,), Mc=None (dim, dim)) -> K_G of "
+       "the field's linear stress under its case's body load (kf_body_prestress_matrix)."),
+    KW("body_rigid", py_body_rigid,
+       "body_rigid(body) -> {mass, centre (3,), inertia (3, 3) and second_moments (3, 3) "
+       "about the mass centre} (kf_body_rigid)."),
     KW("inertia_forces_direct", py_inertia_forces_direct,
        "inertia_forces_direct(body, d, d_t, d_tt, frame (1,)) -> Kane's generalized inertia "
        "forces F* by quadrature (kf_body_inertia_forces_direct)."),

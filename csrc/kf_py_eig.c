@@ -280,6 +280,145 @@ done:
     return result;
 }
 
+/* ================================================================ compensated products */
+
+/* A 1-D int32 array (indptr, indices of a CSR matrix), C-contiguous; no unsafe cast. */
+static PyArrayObject *int32_vector(PyObject *obj, const char *name)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_INT32, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (!a) {
+        PyErr_Clear();
+        fail(PyExc_TypeError, "%s must be a 1-D int32 array", name);
+    }
+    return a;
+}
+
+static PyObject *py_csr_dot2(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"indptr", "indices", "values", "x", "xlo", "ncol", NULL};
+    PyObject *ptr_obj, *ind_obj;
+    f64_arg val = {"values", 1, {-1}}, X = {"x", 2, {-1, -1}}, Xl = {"xlo", 2, {-1, -1}, 1};
+    int_arg ncol = {"ncol", 0, INT32_MAX, -1};
+    PyArrayObject *ptr = NULL, *ind = NULL, *y = NULL, *e = NULL;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO&O&|O&O&", kwlist, &ptr_obj, &ind_obj, f64_conv,
+                                     &val, f64_conv, &X, f64_conv, &Xl, int_conv, &ncol))
+        return NULL;
+    if (!(ptr = int32_vector(ptr_obj, "indptr")) || !(ind = int32_vector(ind_obj, "indices")))
+        goto done;
+    npy_intp n = PyArray_DIM(ptr, 0) - 1, nnz = PyArray_DIM(ind, 0);
+    npy_intp nc = ncol.v >= 0 ? (npy_intp)ncol.v : f64_dim(&X, 0), k = f64_dim(&X, 1);
+    if (n < 0 || n > INT_LIMIT) {
+        fail(PyExc_ValueError, "indptr must have 1..%zd entries", (Py_ssize_t)INT_LIMIT + 1);
+        goto done;
+    }
+    if (f64_dim(&val, 0) != nnz) {
+        fail(PyExc_ValueError, "values has %zd entries, indices %zd", (Py_ssize_t)f64_dim(&val, 0),
+             (Py_ssize_t)nnz);
+        goto done;
+    }
+    const int *p = PyArray_DATA(ptr);
+    if (p[n] != nnz) {
+        fail(PyExc_ValueError, "indptr[-1] = %d, but there are %zd stored entries", p[n],
+             (Py_ssize_t)nnz);
+        goto done;
+    }
+    if (f64_dim(&X, 0) != nc || (Xl.arr && (f64_dim(&Xl, 0) != nc || f64_dim(&Xl, 1) != k))) {
+        fail(PyExc_ValueError, "x must have shape (ncol = %zd, k) and xlo the same, got (%zd, %zd)",
+             (Py_ssize_t)nc, (Py_ssize_t)f64_dim(&X, 0), (Py_ssize_t)k);
+        goto done;
+    }
+    npy_intp dims[2] = {n, k};
+    y = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    e = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (!y || !e)
+        goto done;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_csr_dot2((int)n, (int)nc, p, PyArray_DATA(ind), f64_data(&val), (int)k, f64_data(&X),
+                     f64_data(&Xl), PyArray_DATA(y), PyArray_DATA(e), &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = Py_BuildValue("(OO)", y, e);
+done:
+    Py_XDECREF(ptr);
+    Py_XDECREF(ind);
+    Py_XDECREF(y);
+    Py_XDECREF(e);
+    f64_release(&val);
+    f64_release(&X);
+    f64_release(&Xl);
+    return result;
+}
+
+static PyObject *py_band_cholesky(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"ab", NULL};
+    f64_arg ab = {"ab", 2, {-1, -1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, f64_conv, &ab))
+        return NULL;
+    PyArrayObject *L = (PyArrayObject *)PyArray_NewCopy(ab.arr, NPY_CORDER);
+    f64_release(&ab);
+    if (!L)
+        return NULL;
+    npy_intp n = PyArray_DIM(L, 0), w = PyArray_DIM(L, 1);
+    if (w < 1) {
+        Py_DECREF(L);
+        return fail(PyExc_ValueError, "ab must have shape (n, b + 1), b >= 0, got (%zd, %zd)",
+                    (Py_ssize_t)n, (Py_ssize_t)w);
+    }
+    kf_error err = {0};
+    int rc, pivot;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_band_cholesky((int)n, (int)w - 1, PyArray_DATA(L), &pivot, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        Py_DECREF(L);
+        return raise_status(rc, &err);
+    }
+    return (PyObject *)L;
+}
+
+static PyObject *py_band_cholesky_solve(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"L", "b", NULL};
+    f64_arg L = {"L", 2, {-1, -1}}, B = {"b", -1, {-1, -1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, f64_conv, &L, f64_conv, &B))
+        return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *X = NULL;
+    int nd = PyArray_NDIM(B.arr);
+    npy_intp n = f64_dim(&L, 0), w = f64_dim(&L, 1);
+    if ((nd != 1 && nd != 2) || PyArray_DIM(B.arr, 0) != n || w < 1) {
+        fail(PyExc_ValueError, "b must have shape (%zd,) or (%zd, k) for a factor of shape (%zd, %zd)",
+             (Py_ssize_t)n, (Py_ssize_t)n, (Py_ssize_t)n, (Py_ssize_t)w);
+        goto done;
+    }
+    if (!(X = (PyArrayObject *)PyArray_NewCopy(B.arr, NPY_CORDER)))
+        goto done;
+    npy_intp k = nd == 2 ? PyArray_DIM(X, 1) : 1;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_band_cholesky_solve((int)n, (int)w - 1, f64_data(&L), (int)k, PyArray_DATA(X), &err);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else {
+        result = (PyObject *)X;
+        X = NULL;
+    }
+done:
+    Py_XDECREF(X);
+    f64_release(&L);
+    f64_release(&B);
+    return result;
+}
+
 /* This file's functions of kanefem._core (PyInit__core adds the table). */
 PyMethodDef kf_py_eig_methods[] = {
     /* eigenvalues */
@@ -297,4 +436,12 @@ PyMethodDef kf_py_eig_methods[] = {
     KW("null_basis", py_null_basis,
        "null_basis(G (m, n), rtol=0) -> orthonormal basis (n, nfree) of the null space of G "
        "(kf_null_basis)."),
+    KW("csr_dot2", py_csr_dot2,
+       "csr_dot2(indptr, indices, values, x (ncol, k), xlo=None, ncol=None) -> (y, err): "
+       "A (x + xlo) with A x in twice the precision, and a bound on its error (kf_csr_dot2)."),
+    KW("band_cholesky", py_band_cholesky,
+       "band_cholesky(ab (n, b + 1)) -> L: Cholesky factor of a symmetric positive definite band "
+       "matrix, ab[j, d] = A(j + d, j) (kf_band_cholesky; LinAlgError if not definite)."),
+    KW("band_cholesky_solve", py_band_cholesky_solve,
+       "band_cholesky_solve(L (n, b + 1), b (n,) or (n, k)) -> x (kf_band_cholesky_solve)."),
     {NULL, NULL, 0, NULL}};

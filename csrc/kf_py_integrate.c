@@ -63,6 +63,16 @@ static int motion_conv(PyObject *obj, void *p)
     return source_conv(obj, p, MOTION_CAPSULE, "motion");
 }
 
+int motion_of(PyObject *obj, kf_motion_fn **fn, void **params)
+{
+    py_source *s;
+    if (!motion_conv(obj, &s))
+        return 0;
+    *fn = s->motion;
+    *params = s->params;
+    return 1;
+}
+
 static int loads_conv(PyObject *obj, void *p)
 {
     if (obj == Py_None) {

@@ -129,10 +129,9 @@ static PyObject *py_mech_describe(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 /* The rows of (nt, nz) arrays z, zd, zdd (the rates may be absent: zero). */
-static int rates_conform(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd)
+int rates_conform(int nz, f64_arg *z, f64_arg *zd, f64_arg *zdd)
 {
     npy_intp nt = f64_dim(z, 0);
-    int nz = kf_mech_ncoord(m);
     if (f64_expect(z, 1, nz, "coordinates") || (zd->arr && (f64_expect(zd, 0, nt, "instants") ||
                                                             f64_expect(zd, 1, nz, "coordinates"))) ||
         (zdd->arr && (f64_expect(zdd, 0, nt, "instants") || f64_expect(zdd, 1, nz, "coordinates"))))
@@ -146,20 +145,13 @@ static int rates_conform(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd)
  */
 static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, rec_arg *fr)
 {
-    int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m), nb = kf_mech_nbody(m);
+    int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m);
     npy_intp nt = f64_dim(z, 0), nf = fr->arr ? fr->n : 0;
     const kf_mech_axes *ax = fr->data;
-    for (npy_intp i = 0; i < nf; i++) {
-        if (ax[i].body < -1 || ax[i].body >= nb) {
-            fail(PyExc_ValueError, "frames[%zd].body = %d is not a body (-1 the ground, 0..%d)",
-                 (Py_ssize_t)i, ax[i].body, nb - 1);
-            return NULL;
-        }
-        if (!(isfinite(ax[i].o[0]) && isfinite(ax[i].o[1]) && isfinite(ax[i].phi))) {
-            fail(PyExc_ValueError, "frames[%zd]: o = (%g, %g), phi = %g must be finite",
-                 (Py_ssize_t)i, ax[i].o[0], ax[i].o[1], ax[i].phi);
-            return NULL;
-        }
+    kf_error aerr = {0};
+    if (kf_mech_axes_check(m, (int)nf, ax, "frames", &aerr)) { /* nf <= 1e5 (rec_conv) */
+        raise_status(KF_EINVAL, &aerr);
+        return NULL;
     }
     enum { NOUT = 6 };
     static const char *names[NOUT] = {"q", "qd", "qdd", "A", "c", "Q"};
@@ -228,7 +220,8 @@ static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw
                                      &z, f64_conv, &zd, f64_conv, &zdd, &frames))
         return NULL;
     PyObject *r = NULL;
-    if ((frames == Py_None || rec_conv(frames, &fr)) && !rates_conform(m, &z, &zd, &zdd))
+    if ((frames == Py_None || rec_conv(frames, &fr)) &&
+        !rates_conform(kf_mech_ncoord(m), &z, &zd, &zdd))
         r = kinematics_of(m, &z, &zd, &zdd, &fr);
     f64_release(&z);
     f64_release(&zd);
@@ -307,7 +300,7 @@ static PyObject *py_mech_accelerations(PyObject *self, PyObject *args, PyObject 
     PyArrayObject *out = NULL;
     PyObject *result = NULL;
     int nz = kf_mech_ncoord(m);
-    if (rates_conform(m, &z, &zd, &tau))
+    if (rates_conform(nz, &z, &zd, &tau))
         goto done;
     npy_intp nt = f64_dim(&z, 0), dims[2] = {nt, nz};
     if (!(out = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0)))
@@ -377,8 +370,7 @@ done:
  * beside them: the path of a mode-2 drive, the force law of a free one (added
  * to its constant force); the core validates the fields (kf_mech_check_drives).
  * *python tells whether any callable is Python (the GIL must then be held). */
-static int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d,
-                     int *python)
+int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d, int *python)
 {
     if (drives->n != nz) {
         fail(PyExc_ValueError, "drives holds %zd records, the mechanism has %d coordinates",
@@ -425,12 +417,13 @@ done:
     return rc;
 }
 
-/* The rigid motion: {states (nt, 4 nz), stats}. */
-static PyObject *simulate_of(kf_mech *m, const kf_mech_drive *d, int python, const double *z0,
-                             const double *zd0, f64_arg *t, double rtol, double atol,
-                             long long max_steps, PyObject *progress)
+/* The rigid motion of any mechanism given by its table (kf_mech_integrate):
+ * {states (nt, 4 nz), stats}. */
+PyObject *simulate_of(const kf_mech_ops *ops, const void *m, const kf_mech_drive *d, int python,
+                      const double *z0, const double *zd0, f64_arg *t, double rtol, double atol,
+                      long long max_steps, PyObject *progress)
 {
-    int nz = kf_mech_ncoord(m);
+    int nz = ops->ncoord(m);
     npy_intp nt = f64_dim(t, 0), dims[2] = {nt, 4 * nz};
     PyArrayObject *states = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
     if (!states)
@@ -443,12 +436,12 @@ static PyObject *simulate_of(kf_mech *m, const kf_mech_drive *d, int python, con
     int rc;
     if (python) {
         /* Python laws: keep the GIL (poll_cb takes it again: allowed) */
-        rc = kf_mech_simulate(m, d, z0, zd0, (int)nt, f64_data(t), &opts, PyArray_DATA(states),
-                              &st, &err);
+        rc = kf_mech_integrate(ops, m, d, z0, zd0, (int)nt, f64_data(t), &opts,
+                               PyArray_DATA(states), &st, &err);
     } else {
         Py_BEGIN_ALLOW_THREADS
-        rc = kf_mech_simulate(m, d, z0, zd0, (int)nt, f64_data(t), &opts, PyArray_DATA(states),
-                              &st, &err);
+        rc = kf_mech_integrate(ops, m, d, z0, zd0, (int)nt, f64_data(t), &opts,
+                               PyArray_DATA(states), &st, &err);
         Py_END_ALLOW_THREADS
     }
     if (rc) {
@@ -484,8 +477,8 @@ static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
     kf_mech_drive d[KF_KANE_MAX_NU];
     if (!f64_expect(&z0, 0, nz, "coordinates") && !f64_expect(&zd0, 0, nz, "coordinates") &&
         !drives_of(nz, &drives, functions, d, &python))
-        result = simulate_of(m, d, python, f64_data(&z0), f64_data(&zd0), &t, rtol.v, atol.v,
-                             max_steps.v, progress.fn);
+        result = simulate_of(&kf_mech_planar_ops, m, d, python, f64_data(&z0), f64_data(&zd0),
+                             &t, rtol.v, atol.v, max_steps.v, progress.fn);
     rec_conv(NULL, &drives);
     f64_release(&z0);
     f64_release(&zd0);
@@ -495,22 +488,62 @@ static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
 
 /* ---------------------------------------------------------------- elastic links, two ways */
 
-/* Links from LINK_DTYPE records and, beside them, one body (capsule) and one
- * reference-condition mask per link; the masks are held until links_release.
- * The core validates body and rayleigh (kf_flexmech_create); geometric here. */
+/* Links from LINK_DTYPE records and, beside them, one body and one
+ * reference-condition mask per link; a body is a capsule, or (capsule, port_xy
+ * (nport, 2), port_dof (nport, 3)) with the link's ports (kf_mech_link); the masks
+ * and ports are held until links_release.  The core validates body, rayleigh and
+ * the ports' values (kf_flexmech_create); geometric and the ports' shapes here. */
 typedef struct links_arg {
     int n;
     kf_mech_link *L;
-    PyArrayObject **masks;
+    PyArrayObject **masks; /* n masks, then n port positions and n port DOFs */
 } links_arg;
 
 static void links_release(links_arg *a)
 {
-    for (int i = 0; a->masks && i < a->n; i++)
+    for (int i = 0; a->masks && i < 3 * a->n; i++)
         Py_XDECREF(a->masks[i]);
     free(a->masks);
     free(a->L);
     memset(a, 0, sizeof *a);
+}
+
+/* Link i's body: a capsule, or (capsule, port_xy, port_dof), its ports kept in a. */
+static int link_body(PyObject *item, Py_ssize_t i, kf_mech_link *L, links_arg *a)
+{
+    if (!PyTuple_Check(item))
+        return body_conv(item, &L->fe) ? 0 : -1;
+    if (PyTuple_GET_SIZE(item) != 3) {
+        fail(PyExc_ValueError, "bodies[%zd] must be a body or (body, port_xy, port_dof)", i);
+        return -1;
+    }
+    if (!body_conv(PyTuple_GET_ITEM(item, 0), &L->fe))
+        return -1;
+    PyArrayObject *xy = (PyArrayObject *)PyArray_FromAny(
+        PyTuple_GET_ITEM(item, 1), PyArray_DescrFromType(NPY_DOUBLE), 2, 2,
+        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    a->masks[a->n + i] = xy;
+    if (!xy)
+        return -1;
+    PyArrayObject *dof = (PyArrayObject *)PyArray_FromAny(
+        PyTuple_GET_ITEM(item, 2), PyArray_DescrFromType(NPY_INT), 2, 2,
+        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    a->masks[2 * a->n + i] = dof;
+    if (!dof)
+        return -1;
+    npy_intp np = PyArray_DIM(xy, 0);
+    if (PyArray_DIM(xy, 1) != 2 || PyArray_DIM(dof, 0) != np || PyArray_DIM(dof, 1) != 3 ||
+        np < 1 || np > INT_LIMIT) {
+        fail(PyExc_ValueError, "bodies[%zd]: ports need port_xy (nport, 2) and port_dof "
+             "(nport, 3), nport >= 1, got (%zd, %zd) and (%zd, %zd)", i,
+             (Py_ssize_t)PyArray_DIM(xy, 0), (Py_ssize_t)PyArray_DIM(xy, 1),
+             (Py_ssize_t)PyArray_DIM(dof, 0), (Py_ssize_t)PyArray_DIM(dof, 1));
+        return -1;
+    }
+    L->nport = (int)np;
+    L->port_xy = PyArray_DATA(xy);
+    L->port_dof = PyArray_DATA(dof);
+    return 0;
 }
 
 static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, links_arg *a)
@@ -528,7 +561,7 @@ static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, lin
     }
     a->n = (int)n;
     a->L = calloc((size_t)(n ? n : 1), sizeof *a->L);
-    a->masks = calloc((size_t)(n ? n : 1), sizeof *a->masks);
+    a->masks = calloc(3 * (size_t)(n ? n : 1), sizeof *a->masks);
     if (!a->L || !a->masks) {
         PyErr_NoMemory();
         goto fail;
@@ -539,12 +572,15 @@ static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, lin
         kf_mech_link *L = a->L + i;
         L->fe = NULL;
         L->fixed = NULL;
+        L->nport = 0;
+        L->port_xy = NULL;
+        L->port_dof = NULL;
         if (L->geometric != 0 && L->geometric != 1) {
             fail(PyExc_ValueError, "links[%zd].geometric = %d must be 0 or 1", (Py_ssize_t)i,
                  L->geometric);
             goto fail;
         }
-        if (!body_conv(PySequence_Fast_GET_ITEM(bs, i), &L->fe))
+        if (link_body(PySequence_Fast_GET_ITEM(bs, i), i, L, a))
             goto fail;
         mask_arg m = {"fixed"};
         if (!mask_conv(PySequence_Fast_GET_ITEM(fs, i), &m))
@@ -570,39 +606,45 @@ fail:
 /*
  * mech_flex_simulate(mech, links (nl,) LINK_DTYPE, bodies (nl: body capsules), fixed (nl masks),
  *                    drives (nz,) DRIVE_DTYPE, functions (nz), z0, zd0, x0, t, *, dt, rho_inf,
- *                    tol, max_iter, max_steps, progress, refine, extrapolate)
- *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), stats}
+ *                    tol, max_iter, max_steps, progress, refine, extrapolate, frames=None)
+ *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), kin (nt, 3, 3 nbody):
+ *       the bodies' q, q', q'', frames (nt, nf): of the AXES_DTYPE records asked for, stats}
  */
 static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"mech", "links", "bodies", "fixed", "drives", "functions", "z0",
                              "zd0", "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
-                             "progress", "refine", "extrapolate", NULL};
+                             "progress", "refine", "extrapolate", "frames", NULL};
     kf_mech *m;
     PyObject *bodies, *fixed, *functions, *result = NULL;
     rec_arg links = {"links", &link_descr, "LINK_DTYPE"},
-            drives = {"drives", &drive_descr, "DRIVE_DTYPE"};
+            drives = {"drives", &drive_descr, "DRIVE_DTYPE"},
+            axes = {"frames", &axes_descr, "AXES_DTYPE"};
     f64_arg z0 = {"z0", 1, {-1}}, zd0 = {"zd0", 1, {-1}}, x0 = {"x0", 1, {-1}},
             t = {"t", 1, {-1}};
     real_arg dt = {"dt", 0.0}, rho = {"rho_inf", 0.9}, tol = {"tol", 1e-10};
     int_arg max_iter = {"max_iter", 1, 1000, 25}, max_steps = {"max_steps", 0, (long long)1 << 62, 0};
     int_arg refine = {"refine", 1, 1000000, 1}, extrapolate = {"extrapolate", 0, 1, 0};
     func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&|$O&O&O&O&O&O&O&O&", kwlist,
+    PyObject *frames_in = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&|$O&O&O&O&O&O&O&O&O", kwlist,
                                      mech_conv, &m, rec_conv, &links, &bodies, &fixed, rec_conv,
                                      &drives, &functions, f64_conv, &z0, f64_conv, &zd0, f64_conv,
                                      &x0, f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
                                      &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
-                                     &progress, int_conv, &refine, int_conv, &extrapolate))
+                                     &progress, int_conv, &refine, int_conv, &extrapolate,
+                                     &frames_in))
         return NULL;
     int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
     kf_mech_drive d[KF_KANE_MAX_NU];
     links_arg la = {0};
     kf_flexmech *w = NULL;
-    PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL;
-    if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
+    PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL, *kin = NULL, *frames = NULL;
+    if ((frames_in != Py_None && !rec_conv(frames_in, &axes)) ||
+        f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
         drives_of(nz, &drives, functions, d, &python) || links_of(&links, bodies, fixed, &la))
         goto done;
+    npy_intp naxes = axes.arr ? axes.n : 0; /* at most 1e5 (rec_conv) */
     kf_error err = {0};
     int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
     if (rc) {
@@ -616,11 +658,16 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     states = (PyArrayObject *)PyArray_SimpleNew(2, sd, NPY_DOUBLE);
     elastic = (PyArrayObject *)PyArray_SimpleNew(2, ed, NPY_DOUBLE);
     joints = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
-    if (!states || !elastic || !joints)
+    npy_intp kd[3] = {nt, 3, 3 * (npy_intp)kf_mech_nbody(m)}, fd[2] = {nt, naxes};
+    kin = (PyArrayObject *)PyArray_SimpleNew(3, kd, NPY_DOUBLE);
+    Py_INCREF(frame_descr);
+    frames = (PyArrayObject *)PyArray_Zeros(2, fd, frame_descr, 0);
+    if (!states || !elastic || !joints || !kin || !frames)
         goto done;
     poll_ctx pc = poll_start(progress.fn);
     kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, steps_limit(max_steps.v), poll_cb, &pc,
-                      (int)refine.v, (int)extrapolate.v};
+                      (int)refine.v, (int)extrapolate.v, PyArray_DATA(kin), axes.data, (int)naxes,
+                      naxes ? PyArray_DATA(frames) : NULL};
     kf_stats st = {0};
     if (python) {
         rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
@@ -636,15 +683,19 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     if (rc)
         raise_status(rc, &err);
     else
-        result = Py_BuildValue("{s:O,s:O,s:O,s:N}", "states", states, "elastic", elastic,
-                               "joints", joints, "stats", stats_dict(&st));
+        result = Py_BuildValue("{s:O,s:O,s:O,s:O,s:O,s:N}", "states", states, "elastic",
+                               elastic, "joints", joints, "kin", kin, "frames", frames, "stats",
+                               stats_dict(&st));
 done:
     kf_flexmech_free(w);
     links_release(&la);
     Py_XDECREF(states);
     Py_XDECREF(elastic);
     Py_XDECREF(joints);
+    Py_XDECREF(kin);
+    Py_XDECREF(frames);
     rec_conv(NULL, &links);
+    rec_conv(NULL, &axes);
     rec_conv(NULL, &drives);
     f64_release(&z0);
     f64_release(&zd0);

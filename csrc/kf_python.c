@@ -30,6 +30,7 @@ PyArray_Descr *frame_descr;
 /* the typed boundary records: kf_joint, kf_spring, kf_coord, kf_mech_drive,
  * kf_mech_link, kf_mech_axes (make_record_descrs) */
 PyArray_Descr *joint_descr, *spring_descr, *coord_descr, *drive_descr, *link_descr, *axes_descr;
+PyArray_Descr *sbody_descr, *sjoint_descr, *sspring_descr, *scoord_descr, *saxes_descr;
 
 /* ================================================================ errors */
 
@@ -518,7 +519,8 @@ int poll_cb(double t, void *params)
 /* The functions: one method table per binding file, added in PyInit__core. */
 static PyMethodDef *const method_tables[] = {kf_py_lapack_methods, kf_py_body_methods,
                                              kf_py_eig_methods, kf_py_integrate_methods,
-                                             kf_py_mechanism_methods, kf_py_stress_methods};
+                                             kf_py_mechanism_methods, kf_py_spatial_methods,
+                                             kf_py_stress_methods, kf_py_floating_methods};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",
                                        "The C core of kanefem (internal).", -1, NULL,
@@ -617,7 +619,45 @@ static int make_record_descrs(void)
     drive_descr = record_descr(3, dn, df, dof, sizeof(kf_mech_drive));
     link_descr = record_descr(3, ln, lf, lo, sizeof(kf_mech_link));
     axes_descr = record_descr(3, an, af, ao, sizeof(kf_mech_axes));
-    return joint_descr && spring_descr && coord_descr && drive_descr && link_descr && axes_descr
+    /* the spatial mechanisms' (kf_spatial.h) */
+    static const char *const bn[] = {"mass", "inertia", "r", "quat"};
+    static const char *const bf[] = {"d", "(3,3)d", "(3,)d", "(4,)d"};
+    const size_t bo[] = {offsetof(kf_sbody, mass), offsetof(kf_sbody, inertia),
+                         offsetof(kf_sbody, r), offsetof(kf_sbody, quat)};
+    static const char *const sjn[] = {"kind", "body", "p0", "p1", "f0", "f1", "offset",
+                                      "k",    "s0",   "c",  "F_r", "v_F", "name"};
+    char sname[16];
+    snprintf(sname, sizeof sname, "S%zu", sizeof(((kf_sjoint *)0)->name));
+    const char *const sjf[] = {"i",     "(2,)i", "(3,)d", "(3,)d", "(3,3)d", "(3,3)d", "(3,)d",
+                               "(3,)d", "(3,)d", "(3,)d", "(3,)d", "(3,)d",  sname};
+    const size_t sjo[] = {offsetof(kf_sjoint, kind), offsetof(kf_sjoint, body),
+                          offsetof(kf_sjoint, p0),   offsetof(kf_sjoint, p1),
+                          offsetof(kf_sjoint, f0),   offsetof(kf_sjoint, f1),
+                          offsetof(kf_sjoint, offset), offsetof(kf_sjoint, k),
+                          offsetof(kf_sjoint, s0),   offsetof(kf_sjoint, c),
+                          offsetof(kf_sjoint, F_r),  offsetof(kf_sjoint, v_F),
+                          offsetof(kf_sjoint, name)};
+    static const char *const ssn[] = {"body", "p0", "p1", "k", "L0", "c"};
+    static const char *const ssf[] = {"(2,)i", "(3,)d", "(3,)d", "d", "d", "d"};
+    const size_t sso[] = {offsetof(kf_sspring, body), offsetof(kf_sspring, p0),
+                          offsetof(kf_sspring, p1),   offsetof(kf_sspring, k),
+                          offsetof(kf_sspring, L0),   offsetof(kf_sspring, c)};
+    static const char *const scn[] = {"kind", "index", "component", "name"};
+    const char *const scf[] = {"i", "i", "i", sname};
+    const size_t sco[] = {offsetof(kf_scoord, kind), offsetof(kf_scoord, index),
+                          offsetof(kf_scoord, component), offsetof(kf_scoord, name)};
+    static const char *const san[] = {"body", "o", "phi"};
+    static const char *const saf[] = {"i", "(3,)d", "(3,3)d"};
+    const size_t sao[] = {offsetof(kf_smech_axes, body), offsetof(kf_smech_axes, o),
+                          offsetof(kf_smech_axes, phi)};
+    sbody_descr = record_descr(4, bn, bf, bo, sizeof(kf_sbody));
+    sjoint_descr = record_descr(13, sjn, sjf, sjo, sizeof(kf_sjoint));
+    sspring_descr = record_descr(6, ssn, ssf, sso, sizeof(kf_sspring));
+    scoord_descr = record_descr(4, scn, scf, sco, sizeof(kf_scoord));
+    saxes_descr = record_descr(3, san, saf, sao, sizeof(kf_smech_axes));
+    return joint_descr && spring_descr && coord_descr && drive_descr && link_descr &&
+                   axes_descr && sbody_descr && sjoint_descr && sspring_descr && scoord_descr &&
+                   saxes_descr
                ? 0
                : -1;
 }
@@ -687,7 +727,12 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddObjectRef(m, "coord_dtype", (PyObject *)coord_descr) < 0 ||
         PyModule_AddObjectRef(m, "drive_dtype", (PyObject *)drive_descr) < 0 ||
         PyModule_AddObjectRef(m, "link_dtype", (PyObject *)link_descr) < 0 ||
-        PyModule_AddObjectRef(m, "axes_dtype", (PyObject *)axes_descr) < 0)
+        PyModule_AddObjectRef(m, "axes_dtype", (PyObject *)axes_descr) < 0 ||
+        PyModule_AddObjectRef(m, "sbody_dtype", (PyObject *)sbody_descr) < 0 ||
+        PyModule_AddObjectRef(m, "sjoint_dtype", (PyObject *)sjoint_descr) < 0 ||
+        PyModule_AddObjectRef(m, "sspring_dtype", (PyObject *)sspring_descr) < 0 ||
+        PyModule_AddObjectRef(m, "scoord_dtype", (PyObject *)scoord_descr) < 0 ||
+        PyModule_AddObjectRef(m, "saxes_dtype", (PyObject *)saxes_descr) < 0)
         goto fail;
     return m;
 fail:

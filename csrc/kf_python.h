@@ -42,6 +42,9 @@ extern KF_PY_HIDDEN PyArray_Descr *frame_descr;
  * kf_mech_axes (make_record_descrs) */
 extern KF_PY_HIDDEN PyArray_Descr *joint_descr, *spring_descr, *coord_descr, *drive_descr,
     *link_descr, *axes_descr;
+/* and the spatial ones: kf_sbody, kf_sjoint, kf_sspring, kf_scoord, kf_smech_axes */
+extern KF_PY_HIDDEN PyArray_Descr *sbody_descr, *sjoint_descr, *sspring_descr, *scoord_descr,
+    *saxes_descr;
 
 #define BODY_CAPSULE "kanefem._core.body"
 #define EIG_CAPSULE "kanefem._core.eig"
@@ -165,6 +168,23 @@ KF_PY_HIDDEN int poll_cb(double t, void *params);
 /* The core's record of a failed Python callback (the exception itself stays set);
  * also used by the mechanism's drive callbacks. */
 KF_PY_HIDDEN int callback_failed(kf_error *err, const char *what, double t);
+/* A motion capsule (kanefem._core.motion_*): its callback and parameters (a Python
+ * function's take the GIL themselves); 0 with a TypeError for anything else. */
+KF_PY_HIDDEN int motion_of(PyObject *obj, kf_motion_fn **fn, void **params);
+
+/* ---------------------------------------------------------------- defined in kf_py_mechanism.c */
+
+/* Python's ValueError unless z, zd, zdd are (nt, nz) alike (the rates may be NULL arrays). */
+KF_PY_HIDDEN int rates_conform(int nz, f64_arg *z, f64_arg *zd, f64_arg *zdd);
+/* Drives from DRIVE_DTYPE records (nz) and one callable or None per coordinate
+ * beside them (*python: whether any is a Python callable, so the GIL must be held). */
+KF_PY_HIDDEN int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d,
+                           int *python);
+/* The rigid motion of a mechanism given by its table: {states (nt, 4 nz), stats}. */
+KF_PY_HIDDEN PyObject *simulate_of(const kf_mech_ops *ops, const void *m, const kf_mech_drive *d,
+                                   int python, const double *z0, const double *zd0, f64_arg *t,
+                                   double rtol, double atol, long long max_steps,
+                                   PyObject *progress);
 
 /* ---------------------------------------------------------------- method tables (kf_py_*.c) */
 
@@ -176,5 +196,7 @@ extern KF_PY_HIDDEN PyMethodDef kf_py_stress_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_eig_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_integrate_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_mechanism_methods[];
+extern KF_PY_HIDDEN PyMethodDef kf_py_spatial_methods[];
+extern KF_PY_HIDDEN PyMethodDef kf_py_floating_methods[];
 
 #endif /* KF_PYTHON_H */

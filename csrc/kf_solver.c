@@ -105,26 +105,33 @@ static int small_setup(void *c, const kf_mat *A, kf_error *err)
 {
     lu_content *lu = c;
     kf_mat_copy(&lu->LU, A);
-    return small_status(kf_small_lu_factor(lu->LU.n, lu->LU.a, lu->LU.ld, lu->ipiv), lu->LU.n,
-                        err);
+    int rc = lu->LU.kind == KF_BAND ? kf_small_band_lu_factor(&lu->LU, lu->ipiv)
+                                    : kf_small_lu_factor(lu->LU.n, lu->LU.a, lu->LU.ld, lu->ipiv);
+    return small_status(rc, lu->LU.n, err);
 }
 
 static int small_solve(void *c, int nrhs, double *b, int ldb, kf_error *err)
 {
     lu_content *lu = c;
-    return small_status(kf_small_lu_solve(lu->LU.n, lu->LU.a, lu->LU.ld, lu->ipiv, nrhs, b, ldb),
-                        lu->LU.n, err);
+    if (nrhs < 0 || ldb < lu->LU.n)
+        return kf_fail(err, KF_EINVAL, "nrhs", "bad right-hand side shape (nrhs %d, ldb %d)",
+                       nrhs, ldb);
+    int rc = lu->LU.kind == KF_BAND
+                 ? kf_small_band_lu_solve(&lu->LU, lu->ipiv, nrhs, b, ldb)
+                 : kf_small_lu_solve(lu->LU.n, lu->LU.a, lu->LU.ld, lu->ipiv, nrhs, b, ldb);
+    return small_status(rc, lu->LU.n, err);
 }
 
-static const kf_linsol_ops small_ops = {"small dense LU", small_setup, small_solve, lu_free};
+static const kf_linsol_ops small_ops = {"small LU", small_setup, small_solve, lu_free};
 
 int kf_linsol_small(kf_linsol **out, const kf_mat *like, kf_error *err)
 {
     if (!out || !like)
         return kf_fail(err, KF_EINVAL, "out", "NULL argument");
     *out = NULL;
-    if (like->kind != KF_DENSE)
-        return kf_fail(err, KF_EINVAL, "storage", "the small dense LU takes dense matrices");
+    if (like->kind == KF_CSR)
+        return kf_fail(err, KF_EINVAL, "storage", "the small LU takes dense or band matrices, "
+                       "not sparse (CSR) ones");
     lu_content *lu;
     int rc = lu_content_new(&lu, like, err);
     return rc ? rc : make(out, like->n, &small_ops, lu, err);

@@ -22,8 +22,8 @@ extern "C" {
  *   - kf_linsol_lapack: dense (dgetrf) or band (dgbtrf) LU of a copy of A,
  *     chosen by A's storage;
  *   - kf_linsol_small: the core's own partial-pivoting LU for small dense
- *     systems (a mechanism's few dozen unknowns), where a LAPACK call costs
- *     more than its arithmetic;
+ *     systems (a mechanism's few dozen unknowns) and narrow bands (a chain of
+ *     elements), where LAPACK's calls cost more than their arithmetic;
  *   - kf_linsol_callback: the caller's setup, solve and free functions, e.g.
  *     a sparse (CSR) factorization taken from outside the core (the Python
  *     binding calls SciPy's SuperLU, with the GIL re-acquired).
@@ -48,7 +48,8 @@ typedef struct kf_linsol_ops {
 
 /* LAPACK LU (dense or band by the storage of like; not CSR: KF_EINVAL). */
 int kf_linsol_lapack(kf_linsol **out, const kf_mat *like, kf_error *err);
-/* The core's LU for a small dense n x n system (like dense). */
+/* The core's LU for a small dense n x n system or a narrow band (like dense
+ * or band; not CSR: KF_EINVAL). */
 int kf_linsol_small(kf_linsol **out, const kf_mat *like, kf_error *err);
 /* The caller's functions on content (content is freed by ops->free, if given,
  * with the solver; ops must outlive it). */

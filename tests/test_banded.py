@@ -176,7 +176,11 @@ def test_ten_thousand_elements_every_api(name):
     assert r.mode_shapes.shape == (b.ndof, 2)
     rt = b.eigenvalues_vs_time(np.array([om_e, om_e]), np.zeros((2, 3)) if spatial else [0.0, 0.0], 2,
                                mode_shapes=False)
-    np.testing.assert_allclose(rt.eigenvalues[1], r.eigenvalues, rtol=1e-8)
+    # a single instant solves for the wanted modes and one more, a time grid for GUARD
+    # more: two subspaces, so the two answers agree within their certificates (at 1e4
+    # elements a double solve's error, section 3.16), plus round-off
+    np.testing.assert_array_less(np.abs(rt.eigenvalues[1] - r.eigenvalues),
+                                 rt.error_bounds[1] + r.error_bounds + 1e-8 * np.abs(r.eigenvalues))
     g = b.gyroscopic_eigenvalues(np.array([om]), np.zeros((1, 3)) if spatial else [0.0], 1)
     assert np.isfinite(g.s).all() and g.s[0, 0].imag > 0
     motion = kanefem.Motion.constant_spin(om) if spatial else kanefem.Motion.constant_speed(om)

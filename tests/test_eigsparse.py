@@ -179,3 +179,162 @@ def test_campbell_diagram_draws_damping_ratios():
     assert len(twins) == 1 and len(twins[0].get_lines()) == 2
     assert np.allclose(twins[0].get_lines()[1].get_ydata(), 0.02)
     plt.close(ax.figure)
+
+
+# ---------------------------------------------------------------- issue 19: the C kernels
+
+
+def test_dot2_products_in_the_core_bound_their_error_against_40_digits():
+    # rows with cancellation down to ~1e-12 of their terms (a stiff K times a smooth
+    # vector): the plain double product loses those digits, Dot2 keeps them; its bound
+    # (u |y| + gamma_L^2 |A| |x| + gamma_{L+2} |A| |xlo|, Ogita-Rump-Oishi) must contain the
+    # exact error, evaluated with every entry exact in 40 digits
+    mpmath = pytest.importorskip("mpmath")
+    import scipy.sparse as sp
+
+    from kanefem import _core
+
+    rng = np.random.default_rng(7)
+    n, L = 40, 9
+    rows, cols, vals = [], [], []
+    for i in range(n):
+        j = rng.choice(n, L, replace=False)
+        v = rng.standard_normal(L) * 10.0 ** rng.integers(0, 12, L)
+        v[-1] = -v[:-1].sum() + 1e-3 * rng.standard_normal()  # near cancellation against x = 1
+        rows += [i] * L
+        cols += list(j)
+        vals += list(v)
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    A.sum_duplicates()
+    X = 1.0 + 1e-9 * rng.standard_normal((n, 3))
+    Xl = X * 1e-17 * rng.standard_normal((n, 3))
+    y, err = _core.csr_dot2(indptr=A.indptr.astype(np.int32), indices=A.indices.astype(np.int32),
+                            values=A.data, x=X, xlo=Xl)
+    plain = A @ (X + Xl)
+    worse = 0
+    with mpmath.workdps(40):
+        for i in range(n):
+            for c in range(3):
+                exact = mpmath.fsum(mpmath.mpf(float(A.data[q])) * (mpmath.mpf(float(X[A.indices[q], c]))
+                                                                     + mpmath.mpf(float(Xl[A.indices[q], c])))
+                                    for q in range(A.indptr[i], A.indptr[i + 1]))
+                e = abs(mpmath.mpf(float(y[i, c])) - exact)
+                assert e <= err[i, c], (i, c, float(e), err[i, c])
+                # rounded once: within one rounding of the exact value, plus the bound's eps^2 part
+                assert e <= 2 * np.finfo(float).eps * abs(float(exact)) + err[i, c]
+                worse += abs(mpmath.mpf(float(plain[i, c])) - exact) > 100 * e
+    assert worse > n  # the plain product is far off on most of these rows
+
+
+def test_dot2_binding_refuses_bad_csr_by_name():
+    from kanefem import _core
+
+    ip, ix, v = np.array([0, 1, 2], np.int32), np.array([0, 5], np.int32), np.ones(2)
+    with pytest.raises(ValueError, match="indices"):
+        _core.csr_dot2(indptr=ip, indices=ix, values=v, x=np.ones((2, 1)))
+    with pytest.raises(ValueError, match="indptr"):
+        _core.csr_dot2(indptr=np.array([0, 2, 1], np.int32), indices=np.array([0], np.int32), values=np.ones(1),
+                       x=np.ones((2, 1)))
+    with pytest.raises(TypeError, match="int32"):
+        _core.csr_dot2(indptr=ip.astype(np.int64), indices=ix, values=v, x=np.ones((2, 1)))
+
+
+def test_band_cholesky_solves_as_lapack_and_proves_definiteness():
+    # a line body's shift-invert factor: the core's band Cholesky against LAPACK's
+    # (SciPy's cholesky_banded / cho_solve_banded, lower form) on a random band matrix,
+    # to the solve's round-off (cond ~1e3 here: 1e-12); a matrix with a negative
+    # eigenvalue is refused (Sylvester's inertia: a Cholesky pivot <= 0)
+    import scipy.linalg as la
+
+    from kanefem import _core
+    from kanefem.sparse import BandFactor
+
+    rng = np.random.default_rng(3)
+    n, b = 200, 5
+    ab = rng.uniform(-1.0, 1.0, (n, b + 1))  # ab[j, d] = A(j + d, j)
+    ab[n - np.arange(n)[:, None] <= np.arange(b + 1)[None, :]] = 0.0  # rows beyond the last
+    ab[:, 0] = 2.0 * b + 1.0 + rng.uniform(0.0, 1.0, n)  # diagonally dominant: definite
+    Lp = np.ascontiguousarray(ab.T)  # LAPACK's lower band layout, (b + 1, n)
+    B = rng.standard_normal((n, 4))
+    ref = la.cho_solve_banded((la.cholesky_banded(Lp, lower=True), True), B)
+    L = _core.band_cholesky(ab=ab)
+    x = _core.band_cholesky_solve(L=L, b=B)
+    np.testing.assert_allclose(x, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
+    np.testing.assert_allclose(_core.band_cholesky_solve(L=L, b=B[:, 0]), ref[:, 0], rtol=0,
+                               atol=1e-12 * np.abs(ref).max())
+    import scipy.sparse as sp
+
+    A = sp.diags([Lp[0]] + [Lp[d, : n - d] for d in range(1, b + 1)] * 2,
+                 [0] + [-d for d in range(1, b + 1)] + list(range(1, b + 1)), format="csr")
+    np.testing.assert_allclose(A @ x, B, rtol=0, atol=1e-12 * np.abs(B).max())
+    lam_min = np.linalg.eigvalsh(A.toarray())[0]
+    with pytest.raises(RuntimeError, match="not positive definite"):
+        BandFactor(A - (lam_min + 1e-3) * sp.eye(n), True)
+    with pytest.raises(kanefem.LinAlgError, match="not positive definite"):
+        _core.band_cholesky(ab=np.array([[1.0, 2.0], [1.0, 0.0]]))  # [[1, 2], [2, 1]]: eigenvalues 3, -1
+
+
+def test_spinning_beam3d_keeps_k_and_k_om_apart_40_digits():
+    # A = K + K_om of a spinning clamped-free Beam3D: K's entries reach ~1e9 lambda_1, so the
+    # rounded sum fl(K + K_om) (what a user hands eigsh, and what the sparse path factored
+    # before issue 19's split) moves lambda_1 by ~1e-7 relative at 200 elements (2e-4 at
+    # 1000).  The sparse path forms A u as Dot2(K, u) + K_om u: its eigenvalues agree with
+    # the 50-digit Rayleigh quotient of K + K_om at the returned mode (exact to second
+    # order in the mode's rounding, ~1e-20 relative) within the certificates, which the
+    # rounded sum's quotient misses by 1e5 times them
+    mpmath = pytest.importorskip("mpmath")
+    from kanefem.sparse import SparseEigen, eigen_solve
+
+    shaft = kanefem.Beam3D(1.0, 200, E=E, A=1e-4, Izz=1e-8, Iyy=2e-8, J=2e-8, rho=RHO, storage="banded")
+    om = np.array([[20.0, 50.0, 120.0], [24.0, 45.0, 125.0]])  # one instant by ARPACK; a grid continued
+    ctx = SparseEigen(shaft, shaft.support_mask("clamped-free"))
+    frame = fr.from_rates(om, np.zeros_like(om), None, instants=True, dim=3)
+    for t, (lam, _, shapes, st) in enumerate([eigen_solve(ctx, frame[:1], 2, False, True, False),
+                                              eigen_solve(ctx, frame, 2, False, True, False)]):
+        assert st["continued"] == 2 * t, st
+        A, _, D = ctx.matrix(frame[t], False, None, split=True)
+        A = A.formed()  # the rounded sum fl(K + K_om)
+        free = ctx.red.free
+
+        def quad(X, xs):
+            c = X.tocoo()
+            return mpmath.fsum(mpmath.mpf(float(d)) * xs[i] * xs[j] for d, i, j in zip(c.data, c.row, c.col))
+
+        with mpmath.workdps(50):
+            for k in range(2):
+                xs = [mpmath.mpf(float(v)) for v in shapes[t][free, k]]
+                m = quad(ctx.M, xs)
+                exact = (quad(ctx.K, xs) + quad(D, xs)) / m
+                rounded = quad(A, xs) / m
+                bound = st["error_bounds"][t][k]
+                assert abs(lam[t][k] - float(exact)) <= bound, (t, k, lam[t][k] - float(exact), bound)
+                assert bound <= 1e-8 * lam[t][k]  # the continuation's acceptance (CERT_TOL)
+                assert abs(float(rounded - exact)) > 10 * bound
+
+
+def test_one_refinement_step_reaches_the_floor_and_the_certificate_holds_40_digits():
+    # a 3000-element pinned-pinned beam (||K|| / lambda_1 ~ 1e14): ARPACK's pairs carry
+    # the rounding of double vectors (certificates ~3e-5 relative at lambda_1); one step of
+    # inverse iteration in twice the precision, each column deflated against the lower ones
+    # only, takes every bound to the floor of the stored matrices' rounding (~4e-12
+    # relative; deflating against the higher columns too had made every other step worse
+    # than none), and the 40-digit Rayleigh quotient of each returned mode is within it
+    mpmath = pytest.importorskip("mpmath")
+    import scipy.sparse as sp
+
+    beam = kanefem.PlanarBeam(1.0, 3000, E=E, A=1e-4, I=1e-8, rho=RHO, storage="banded")
+    r = beam.eigenvalues(2, mode_shapes=True)
+    assert np.all(r.error_bounds <= 1e-11 * r.eigenvalues), r.error_bounds / r.eigenvalues
+    free = np.flatnonzero(~beam.support_mask("pinned-pinned"))
+    K, M = (sp.csr_matrix(X)[free][:, free].tocoo() for X in (beam.stiffness_matrix(), beam.mass_matrix()))
+    with mpmath.workdps(40):
+        for k in range(2):
+            xs = [mpmath.mpf(float(v)) for v in r.mode_shapes[free, k]]
+
+            def quad(A):
+                return mpmath.fsum(mpmath.mpf(float(a)) * xs[i] * xs[j] for a, i, j in zip(A.data, A.row, A.col))
+
+            rq = float(quad(K) / quad(M))
+            # the quotient of the returned (double) mode exceeds the eigenvalue by
+            # ~(eps ||K|| |u|)^2 / gap, 1e-20 relative here: the reference is exact enough
+            assert abs(r.eigenvalues[k] - rq) <= r.error_bounds[k], (k, r.eigenvalues[k] - rq, r.error_bounds[k])

@@ -21,7 +21,9 @@ wind-pump motions of a few dozen instants, meshes of a few cells, mechanisms wit
 links of 2 elements, sweeps of a few points.
 
 The probes cover the planar bodies, motions, loads, damping, simulate, the wind pump,
-the studies and symbolic (the first wave), and the spatial bodies (Beam3D, Bar3D,
+the studies and symbolic (the first wave), the spatial mechanisms (tables, parts,
+Denavit-Hartenberg chains, URDF files, motion, inverse dynamics, one-way links; issue
+22), and the spatial bodies (Beam3D, Bar3D,
 from_mesh, 3-vector rates, ``frames=`` arrays and the builders of kanefem.frames,
 spatial motions), the mesh bodies (Mesh builders, MeshBody, the sparse eigen solver
 and Newmark), the planar mechanisms (tables, builders, kinematics, rigid motion,
@@ -1617,6 +1619,8 @@ def mechanism_of(which):
         return mech.slider_crank(elements=2, geometric_stiffness=True)
     if which == "four-bar":
         return mech.four_bar()
+    if which == "reduced slider-crank":
+        return reduced_crank()
     return mech.Mechanism.from_dict(example_tables(which))
 
 
@@ -1805,8 +1809,9 @@ def mechanism_motion(which, n=6):
 @probe(weight=2)
 def probe_mechanism_links(d):
     """The elastic links: one way (link eigenvalues, link responses on a rigid motion)
-    and two ways (simulate_flexible)."""
-    which = d.draw(st.sampled_from(["slider-crank", "windpump", "slider_crank"]), "mechanism")
+    and two ways (simulate_flexible); beam links and a reduced one (issue 21)."""
+    which = d.draw(st.sampled_from(["slider-crank", "windpump", "slider_crank", "reduced slider-crank"]),
+                   "mechanism")
     m = mechanism_of(which)
     link = m.links[0].name
     method = d.draw(st.sampled_from(["link_eigenvalues", "link_response", "simulate_flexible"]), "method")
@@ -1843,6 +1848,7 @@ def probe_mechanism_links(d):
                   dt=Arg(st.one_of(st.none(), st.floats(2e-4, 1e-3)), HOSTILE),
                   rho_inf=Arg(st.floats(0.0, 1.0), HOSTILE), tol=Arg(st.floats(1e-10, 1e-6), HOSTILE),
                   max_iter=Arg(st.integers(1, 30), HOSTILE_INT),
+                  axial_force=Arg(st.sampled_from(["auto", "extrapolated", "iterated"]), HOSTILE_TEXT),
                   rtol=Arg(st.one_of(st.none(), st.floats(1e-4, 0.5)),
                            st.one_of(HOSTILE, st.sampled_from([0.0, 1.0, 1e300, 5e-324, -1e-2, "1e-2", True]))),
                   atol=Arg(st.floats(0.0, 1e-6), st.one_of(HOSTILE, st.sampled_from([-1e-9, 1e300, None, "0"]))),
@@ -1853,10 +1859,65 @@ def probe_mechanism_links(d):
 
     def call():
         r = m.simulate_flexible(drives=drives, **kw)
+        if which == "reduced slider-crank":
+            return r, r.displacement(link, 2), r.table()
         return r, r.deflection(link, 0.5 * m.links[0].body.length)
 
     return Call(call, mechanism_names(m, mech.Mechanism.simulate_flexible, mech.FlexibleMotion.deflection,
                                       mech.ConstantSpeed, mech.Torque, mech.Recorded, mech.Path))
+
+
+@probe(weight=1)
+def probe_reduced_link(d):
+    """ElasticLink of a reduced or meshed body (issue 21): the body, its placement, the
+    reference conditions and K_G flag, then one way and two ways in the slider-crank."""
+    which = d.draw(st.sampled_from(["reduced beam", "reduced plate", "mesh", "free-interface", "no K_G cases"]),
+                   "body")
+    kw = d.kwargs(start=Arg(st.sampled_from([(0.15, 0.0), (0.2, 0.0)]), hostile_array((2,))),
+                  angle=Arg(st.sampled_from([0.0, 0.0, 0.1]), HOSTILE),
+                  supports=Arg(st.sampled_from([None, "pinned", "clamped", {0: "pinned", 1: "pinned"}]),
+                               st.one_of(HOSTILE_SUPPORTS, st.sampled_from(["free", {0: ("v",)}, {7: "pinned"},
+                                                                            {0: "nothing"}, "pinned-pinned"]))),
+                  damping=Arg(st.sampled_from([(0.0, 0.0), (1.0, 1e-6)]), st.one_of(HOSTILE, st.just((-1.0, 0.0)))),
+                  geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG))
+    method = d.draw(st.sampled_from(["link_eigenvalues", "simulate_flexible", "to_toml"]), "method")
+
+    def call():
+        beam = kanefem.PlanarBeam(0.3, 4, E=2e11, A=2.8e-5, I=6.4e-11, rho=7870.0)
+        if which == "mesh":
+            body = kanefem.MeshBody(kanefem.Mesh.rectangle(0.3, 0.005, 4, 1, cell="quad8", origin=(0.0, -0.0025)),
+                                    E=2e11, nu=0.3, rho=7870.0, thickness=0.005)
+            ends = [int(np.argmin(np.hypot(*(body.nodes - p).T))) for p in ((0.0, 0.0), (0.3, 0.0))]
+            sup = kw.pop("supports", None)
+            if sup is None or sup == {0: "pinned", 1: "pinned"}:
+                sup = {ends[0]: "pinned", ends[1]: "pinned"}
+            link = mech.ElasticLink("rod", body, supports=sup, **kw)
+        else:
+            full = beam if which != "reduced plate" else kanefem.MeshBody(
+                kanefem.Mesh.rectangle(0.3, 0.005, 4, 1, cell="quad8", origin=(0.0, -0.0025)), E=2e11, nu=0.3,
+                rho=7870.0, thickness=0.005)
+            ends = [0, -1] if full is beam else [[int(np.argmin(np.hypot(*(full.nodes - p).T)))] for p in
+                                                  ((0.0, 0.0), (0.3, 0.0))]
+            red = kanefem.ReducedBody(full, interface=ends, n_modes=2,
+                                      basis="free-interface" if which == "free-interface" else "craig-bampton",
+                                      prestress_supports=None if which == "no K_G cases" else
+                                      ("free" if which != "free-interface" else None))
+            link = mech.ElasticLink("rod", red, **kw)
+        sc = mech.slider_crank(elements=4)
+        m = mech.Mechanism([sc.bodies[0], link, sc.bodies[2]], sc.joints, sc.coordinates, gravity=sc.gravity)
+        drives = {"crank": mech.ConstantSpeed(40.0)}
+        if method == "link_eigenvalues":
+            return m.link_eigenvalues(m.solve(duration=0.01, points=4, drives=drives), n_modes=1)
+        if method == "to_toml":
+            folder = scratch()
+            back = mech.Mechanism.from_toml(m.to_toml(os.path.join(folder, "m.toml")))
+            return back, repr(back)
+        return m.simulate_flexible(duration=2e-3, points=3, drives=drives, dt=5e-4)
+
+    return Call(call, names_of(mech.ElasticLink, mech.Mechanism, mech.Mechanism.link_eigenvalues,
+                               mech.Mechanism.simulate_flexible, kanefem.ReducedBody.support_mask,
+                               kanefem.MeshBody.support_mask, extra=("rod", "link", "body", "K_G", "geometric",
+                                                                     "supports", "start", "angle", "damping")))
 
 
 # ---------------------------------------------------------------- sweeps (issue 12)
@@ -2133,27 +2194,77 @@ def probe_mesh_file(d):
                 also=(OSError,) if held in ("missing", "dangling") else ())
 
 
+def reduced_crank():
+    """The slider-crank with its rod reduced (Craig-Bampton of a 4-element beam, both ends,
+    2 modes, the K_G load cases of a link): a mechanism whose TOML file names an NPZ."""
+    sc = kanefem.mechanism.slider_crank(elements=4)
+    rod = sc.link("rod")
+    red = kanefem.ReducedBody(rod.body, interface=[0, -1], n_modes=2, prestress_supports="free")
+    link = mech.ElasticLink("rod", red, start=rod.start)
+    return kanefem.Mechanism([sc.bodies[0], link, sc.bodies[2]], sc.joints, sc.coordinates, gravity=sc.gravity)
+
+
 @functools.lru_cache(maxsize=None)
 def toml_file_bytes(which):
-    """A valid wind-pump or mechanism TOML file (with a [run] table), as bytes."""
-    path = os.path.join(scratch(), "c.toml")
+    """A valid wind-pump or mechanism TOML file (with a [run] table), as bytes; with a
+    reduced link, also the files it names (name -> bytes: its body's NPZ, or a mesh file)."""
+    folder = scratch()
+    path = os.path.join(folder, "c.toml")
     if which == "windpump":  # the model's tables and the command line's [run], as python -m kanefem writes them
         tables = {**kanefem.WindPump().to_dict(), "run": {"rpm": 140.0, "points": 24}}
+    elif which in ("reduced link", "mesh link"):
+        tables = {**reduced_crank().to_dict(folder=folder, stem="c"), "run": {"points": 24}}
+        if which == "mesh link":  # a plane mesh reduced at load: its file and numbers in the table
+            mesh = kanefem.Mesh.rectangle(0.3, 0.005, 6, 1, cell="quad8", origin=(0.0, -0.0025))
+            mesh.write(os.path.join(folder, "rod.vtu"))
+            os.unlink(os.path.join(folder, "c_rod.npz"))
+            link = tables["link"][0]
+            del link["body"]
+            ends = [int(np.argmin(np.hypot(*(mesh.nodes - p).T))) for p in ((0.0, 0.0), (0.3, 0.0))]
+            link.update(mesh="rod.vtu", E=2e11, nu=0.3, rho=7870.0, thickness=0.005, interface=ends, modes=2)
     else:
         tables = {**kanefem.Mechanism.from_toml(kanefem.mechanism.example(which)).to_dict(), "run": {"points": 24}}
     kanefem._io.write_toml(path, tables)
-    with open(path, "rb") as f:
-        return f.read()
+    out = {}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), "rb") as f:
+            out[name] = f.read()
+    return out
 
 
 @probe(weight=1)
 def probe_toml_file(d):
-    """WindPump.from_toml and Mechanism.from_toml on damaged configuration files."""
-    which = d.draw(st.sampled_from(["windpump", "slider_crank", "four_bar"]), "configuration")
-    data = damaged_bytes(d, toml_file_bytes(which))
-    path = os.path.join(scratch(), "c.toml")
+    """WindPump.from_toml and Mechanism.from_toml on damaged configuration files; a
+    mechanism's reduced link names an NPZ file or a mesh file beside it (the file damaged
+    instead, or the name in the table pointing elsewhere)."""
+    which = d.draw(st.sampled_from(["windpump", "slider_crank", "four_bar", "reduced link", "mesh link"]),
+                   "configuration")
+    files = toml_file_bytes(which)
+    folder = scratch()
+    for name, data in files.items():
+        if name != "c.toml":
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+    target = "c.toml"
+    if len(files) > 1:
+        target = d.draw(st.sampled_from(sorted(files)), "damaged file")
+    valid = files[target]
+    if target == "c.toml" and len(files) > 1:  # the name of the linked file: elsewhere, or hostile
+        other = [n for n in files if n != "c.toml"][0]
+        swap = d.draw(st.sampled_from([other, other, "../" + other, "/etc/passwd", "", "sub/" + other,
+                                       "x\\..\\" + other]), "linked name")
+        valid = valid.replace(other.encode(), swap.encode())
+    data = damaged_bytes(d, valid)
+    path = os.path.join(folder, target)
+    if target != "c.toml":
+        os.unlink(path)
+        with open(os.path.join(folder, "c.toml"), "wb") as f:
+            f.write(files["c.toml"])
     held = place(d, path, data)
+    path = os.path.join(folder, "c.toml")
     reader = d.draw(st.sampled_from(["WindPump", "Mechanism"] if which == "windpump" else ["Mechanism"]), "reader")
+    if target != "c.toml":
+        held = "file"  # the TOML file is there; its linked file is what was placed
     write_back = d.draw(st.booleans(), "write back")
 
     def call():
@@ -2272,6 +2383,77 @@ def probe_reduced_body(d):
     return Call(call, names_of(kanefem.ReducedBody, kanefem.ReducedBody.eigenvalues, kanefem.ReducedBody.motion_terms,
                                kanefem.ReducedBody.support_mask, kanefem.simulate,
                                extra=("interface", "basis", "supports", "geometric_stiffness", "n_modes")))
+
+
+# ---------------------------------------------------------------- floating bodies (issue 22)
+
+
+def floating_body(which):
+    """A small spatial body to float (built inside the call)."""
+    if which == "beam3d":
+        return kanefem.Beam3D(0.5, 3, E=7e10, A=4e-4, Izz=2e-8, Iyy=8e-9, J=1e-8, rho=2700.0)
+    if which == "bar3d":
+        return kanefem.Bar3D.from_mesh([[0, 0, 0], [0.6, 0, 0], [0.3, 0.4, 0.1]], [[0, 1], [1, 2], [2, 0]],
+                                       E=7e10, A=4e-4, rho=2700.0)
+    if which == "solid":
+        return kanefem.MeshBody(kanefem.Mesh.box(0.2, 0.05, 0.02, 2, 1, 1), E=7e10, nu=0.3, rho=2700.0,
+                                storage="dense")
+    if which == "planar":
+        return kanefem.PlanarBeam(0.5, 2, E=7e10, A=4e-4, I=2e-8, rho=2700.0)
+    return kanefem.ReducedBody(kanefem.Beam3D(0.5, 4, E=7e10, A=4e-4, Izz=2e-8, Iyy=8e-9, J=1e-8, rho=2700.0),
+                               interface=[0], n_modes=3)
+
+
+@probe(weight=2)
+def probe_floating_body(d):
+    """FloatingBody of a spatial beam, a truss, a solid mesh, a reduced body (or a planar
+    body, refused), its states, equations, accelerations and motions, free (generalized-
+    alpha, Newmark, DP5) or with a prescribed frame, and its invariants over the result."""
+    which = d.draw(st.sampled_from(["beam3d", "bar3d", "solid", "reduced"] + (["planar"] if d.p else [])), "body")
+    body = floating_body(which)
+    n = body.ndof
+    refs = {"beam3d": ["clamped-free", "mean-axes", "pinned-pinned"],
+            "bar3d": [{0: "fixed", 1: ("v", "w"), 2: ("w",)}, "mean-axes"],
+            "solid": ["mean-axes"], "reduced": [{0: "clamped"}, "mean-axes"], "planar": [None]}[which]
+    kw = d.kwargs(reference=Arg(st.sampled_from(refs + [None]), st.one_of(HOSTILE_SUPPORTS, HOSTILE_TEXT)),
+                  damping=Arg(st.sampled_from([None, kanefem.Rayleigh(0.1, 1e-6)]), HOSTILE),
+                  geometric_stiffness=Arg(st.sampled_from([None, False]), HOSTILE_FLAG),
+                  mass_properties=Arg(st.none(), st.one_of(HOSTILE, st.just((1.0, np.zeros(3), np.eye(3))))))
+    skw = d.kwargs(position=Arg(floats_array((3,), -1, 1), hostile_array((3,))),
+                   rotation=Arg(st.one_of(st.none(), unit_quaternions(1).map(lambda q: q[0])),
+                                st.one_of(hostile_array((3, 3)), hostile_array((4,)), st.just(np.zeros(4)))),
+                   velocity=Arg(floats_array((3,), -1, 1), hostile_array((3,))),
+                   omega=Arg(floats_array((3,), -20, 20), hostile_array((3,))),
+                   d_t=Arg(st.none(), hostile_array((n,))))
+    rkw = d.kwargs(t=Arg(st.sampled_from([np.linspace(0.0, 2e-3, 3), np.array([0.0, 1e-3])]),
+                         st.one_of(hostile_array((3,)), st.just(np.array([0.0, 0.0]))), optional=False),
+                   method=Arg(st.sampled_from(["generalized-alpha", "newmark", "dp5"]), HOSTILE_TEXT),
+                   dt=Arg(st.floats(2e-4, 1e-3), HOSTILE),
+                   rho_inf=Arg(st.floats(0.0, 1.0), HOSTILE),
+                   tol=Arg(st.floats(1e-10, 1e-6), HOSTILE),
+                   max_iter=Arg(st.integers(5, 40), HOSTILE_INT),
+                   rtol=Arg(st.floats(1e-8, 1e-5), HOSTILE),
+                   max_steps=Arg(st.integers(10, 20000), HOSTILE_INT),
+                   gravity=Arg(st.one_of(st.none(), floats_array((3,), -10, 10)), hostile_array((3,))))
+    prescribed = d.draw(st.booleans(), "prescribed")
+    motion = draw_spatial_motion(d, 0.01) if prescribed else None
+    acc = d.value("accelerations", Arg(st.one_of(st.none(), floats_array((6,), -10, 10)), hostile_array((6,))))
+
+    def call():
+        fb = kanefem.FloatingBody(body, **kw)
+        s = fb.state(**skw)
+        M, f = fb.equations(s, accelerations=acc)
+        out = [fb, repr(fb), M, f, fb.energy(s), fb.momentum(s), fb.angular_momentum(s)]
+        if fb.rigid_margin > 1e-10:
+            out.append(fb.accelerations(s))
+        if prescribed or fb.rigid_margin > 1e-10:
+            r = fb.simulate(initial=s, motion=motion, progress=False, **rkw)
+            out += [r, r.table()]
+        return out
+
+    return Call(call, names_of(kanefem.FloatingBody, kanefem.FloatingBody.state, kanefem.FloatingBody.equations,
+                               kanefem.FloatingBody.simulate, extra=("body", "motion", "omega", "R", "state",
+                                                                     "d", "dd", "x0", "e0", "fixed", "t")))
 
 
 @functools.lru_cache(maxsize=None)
@@ -2488,6 +2670,245 @@ def probe_conflicts(d):
 def flexible_motion():
     return mechanism_of("slider-crank").simulate_flexible(duration=0.002, points=3,
                                                           drives={"crank": mech.ConstantSpeed(150.0)})
+
+
+# ---------------------------------------------------------------- spatial mechanisms (issue 22)
+
+SPATIAL = ["bennett", "arm", "rsur", "pendulum"]
+
+
+@functools.lru_cache(maxsize=None)
+def spatial_of(which):
+    """Small spatial mechanisms: the shipped Bennett linkage and elastic arm (its link of 2
+    elements), a spatial four-bar with spherical and universal ends, a double pendulum on
+    spherical joints."""
+    if which in ("bennett", "arm"):
+        return mech.Mechanism.from_dict(example_tables(which))
+    S = mech.SpatialBody
+    if which == "pendulum":
+        bodies = [S("upper", 1.0, (0.02, 0.02, 0.002), centre=(0.1, 0.0, -0.2)),
+                  S("lower", 0.5, (0.01, 0.01, 0.001), centre=(0.2, 0.1, -0.5))]
+        joints = [mech.Spherical("S1", ("ground", "upper"), (0, 0, 0)),
+                  mech.Spherical("S2", ("upper", "lower"), (0.2, 0.0, -0.4), k=(1.0, 0.0, 0.5), damping=0.1)]
+        coords = [mech.Coordinate(f"{j}{c}", joint=j, component=c) for j in ("S1", "S2") for c in ("rx", "ry", "rz")]
+        return mech.Mechanism(bodies, joints, coords)
+    A, B, D = np.array([0.1, 0.0, 0.0]), np.array([0.3, 0.25, 0.1]), np.array([0.35, 0.0, 0.1])
+    bodies = [S("crank", 0.3, (1e-4, 1e-3, 1e-3), centre=A / 2), S("coupler", 0.6, (1e-3, 1e-3, 1e-3), centre=(A + B) / 2),
+              S("rocker", 0.4, (1e-3, 1e-3, 1e-4), centre=(B + D) / 2)]
+    dc = (B - A) / np.linalg.norm(B - A)
+    a2 = np.cross(dc, (1.0, 0.0, 0.0))
+    joints = [mech.Revolute("O", ("ground", "crank"), (0, 0, 0)), mech.Spherical("A", ("crank", "coupler"), A),
+              mech.Universal("B", ("coupler", "rocker"), B, axes=(a2 / np.linalg.norm(a2), (1.0, 0.0, 0.0))),
+              mech.Revolute("D", ("ground", "rocker"), D, axis=(1.0, 0.0, 0.0))]
+    return mech.Mechanism(bodies, joints, [mech.Coordinate("crank", joint="O")])
+
+
+@probe(weight=2)
+def probe_spatial_mechanism(d):
+    """A spatial mechanism's kinematics, accelerations, rigid motion under drives, joint
+    forces and coordinates, inverse dynamics, one-way link eigenvalues and its tables."""
+    which = d.draw(st.sampled_from(SPATIAL), "mechanism")
+    m = spatial_of(which)
+    nz = len(m.coordinates)
+    z0 = m.drawing_coordinates()
+    method = d.draw(st.sampled_from(["solve", "solve", "kinematics", "accelerations", "inverse_dynamics",
+                                     "link_eigenvalues", "to_dict"]), "method")
+    names = mechanism_names(m, mech.Mechanism.solve, mech.Mechanism.joint_forces, mech.Mechanism.inverse_dynamics,
+                            mech.Mechanism.link_eigenvalues, mech.ConstantSpeed, mech.Torque, mech.Recorded, mech.Path)
+    if method == "solve":
+        kw = d.kwargs(duration=Arg(st.floats(1e-3, 0.05), HOSTILE, optional=False),
+                      points=Arg(st.integers(2, 8), HOSTILE_INT),
+                      z0=Arg(st.just(z0), hostile_array((nz,))),
+                      zd0=Arg(st.one_of(st.just(np.zeros(nz)), floats_array((nz,), -5, 5)), hostile_array((nz,))),
+                      rtol=Arg(st.floats(1e-10, 1e-4), HOSTILE), atol=Arg(st.floats(1e-14, 1e-8), HOSTILE),
+                      # always bounded: a free chain over a hostile duration (1.8e6 s) takes its 1e7 steps
+                      max_steps=Arg(st.integers(1, 20000), HOSTILE_INT, optional=False))
+        drives = drives_of(m, d)
+
+        def call():
+            motion = m.solve(drives=drives, **kw)
+            forces = m.joint_forces(motion)
+            return motion, forces, motion.table(), forces.table(), motion.joint_coordinates()
+
+        return Call(call, names)
+    if method == "to_dict":
+        folder = scratch()
+        path = d.value("path", Arg(st.just(os.path.join(folder, "m.toml")), st.one_of(HOSTILE, st.just(folder))))
+
+        def call():
+            back = mech.Mechanism.from_toml(m.to_toml(path))
+            return back, back.to_dict(), back.drawing_coordinates()
+
+        return Call(call, mechanism_names(m, mech.Mechanism.to_toml, mech.Mechanism.from_toml), also=(OSError,))
+    rows = d.draw(st.integers(4, 6), "rows")
+    z = np.tile(z0, (rows, 1)) + np.linspace(0.0, 0.05, rows)[:, None]
+    zarg = Arg(st.just(z), st.one_of(hostile_array((rows, nz)), st.just(z + 1e3)), optional=False)
+    rates = Arg(st.one_of(st.none(), floats_array((rows, nz), -10, 10)), hostile_array((rows, nz)))
+    if method == "inverse_dynamics":
+        kw = d.kwargs(t=Arg(st.just(np.linspace(0.0, 0.1, rows)), hostile_array((rows,)), optional=False), z=zarg,
+                      noise=Arg(st.sampled_from([0.0, None, 1e-4]), HOSTILE))
+        if d.draw(st.booleans(), "rates given"):
+            kw.update(zd=d.value("zd", rates), zdd=d.value("zdd", rates))
+
+        def call():
+            motion = m.inverse_dynamics(**kw)
+            return motion, m.joint_forces(motion)
+
+        return Call(call, names)
+    if method == "link_eigenvalues":
+        if not m.links:
+            m = spatial_of("arm")
+        motion = m.inverse_dynamics(np.linspace(0.0, 0.1, 4), np.tile(m.drawing_coordinates(), (4, 1)),
+                                    np.zeros((4, len(m.coordinates))), np.zeros((4, len(m.coordinates))))
+        kw = d.kwargs(n_modes=Arg(st.integers(1, 3), HOSTILE_MODES), include_eps=Arg(st.booleans(), HOSTILE_FLAG),
+                      geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG),
+                      order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT))
+        return Call(lambda: m.link_eigenvalues(motion, **kw), names | names_of(kanefem.Beam3D.eigenvalues_vs_time))
+    kw = d.kwargs(z=zarg, zd=Arg(rates.valid, rates.hostile, optional=method == "kinematics"),
+                  zdd=rates, forces=rates)
+    kw.pop("zdd" if method == "accelerations" else "forces", None)
+    if method == "accelerations":
+        kw.setdefault("zd", np.zeros((rows, nz)))
+    f = getattr(m, method)
+    return Call(lambda: f(**kw), mechanism_names(m, f))
+
+
+SPATIAL_KEYS = ("space", "redundant", "orientation", "frame_axes", "axes", "normal", "offset", "Izz", "Iyy", "J",
+                "nu", "ref", "end")
+
+
+@probe(weight=2)
+def probe_spatial_build(d):
+    """Spatial mechanisms from tables (dicts, TOML files), Denavit-Hartenberg tables and
+    the spatial parts' constructors."""
+    which = d.draw(st.sampled_from(["from_dict", "dh_chain", "parts"]), "entry")
+    if which == "from_dict":
+        name = d.draw(st.sampled_from(["bennett", "arm"]), "tables")
+        tables = _mutate(example_tables(name), d) if d.p else example_tables(name)
+        return Call(lambda: mech.Mechanism.from_dict(tables), set(MECHANISM_KEYS) | set(SPATIAL_KEYS) | {"data"})
+    if which == "dh_chain":
+        table = np.array([[0.0, 0.3, 0.0, math.pi / 2], [0.4, 0.0, 0.4, 0.0], [-0.5, 0.0, 0.3, 0.0]])
+        kw = d.kwargs(table=Arg(st.just(table), st.one_of(hostile_array((3, 4)), st.just(table[:, :3]))),
+                      kinds=Arg(st.sampled_from([None, ("revolute", "prismatic", "revolute")]),
+                                st.one_of(HOSTILE, st.just(("ball",) * 3))),
+                      masses=Arg(floats_array((3,), 0.1, 3.0), hostile_array((3,)), optional=False),
+                      centres=Arg(floats_array((3, 3), -0.1, 0.1), hostile_array((3, 3))),
+                      inertias=Arg(st.just(np.full((3, 3), 0.01)), hostile_array((3, 3))),
+                      convention=Arg(st.sampled_from(["standard", "modified"]), HOSTILE_TEXT),
+                      elastic=Arg(st.sampled_from([None, {"link2": dict(E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9,
+                                                                        rho=2700.0, elements=2)}]),
+                                  st.one_of(HOSTILE, st.just({"link9": {}}), st.just({"link2": {"E": -1.0}}))),
+                      gravity=Arg(floats_array((3,), -10, 10), hostile_array((3,))))
+        return Call(lambda: mech.dh_chain(**kw), names_of(mech.dh_chain, mech.robots.elastic_link, kanefem.Beam3D,
+                                                           extra=("link1", "link2", "link3", "joint1", "joint2",
+                                                                  "joint3", "kinds[0]", "kinds[1]", "kinds[2]")))
+    kind = d.draw(st.sampled_from(["body", "revolute", "cylindrical", "spherical", "universal", "planar", "link"]),
+                  "part")
+    vec = Arg(floats_array((3,), -1, 1), hostile_array((3,)))
+    if kind == "body":
+        kw = d.kwargs(name=Arg(st.just("b"), HOSTILE_TEXT, optional=False), mass=Arg(st.floats(0, 5), HOSTILE,
+                                                                                     optional=False),
+                      inertia=Arg(st.sampled_from([(0.1, 0.1, 0.1), np.diag([0.1, 0.2, 0.25])]),
+                                  st.one_of(hostile_array((3, 3)), st.just((1.0, 1.0, 3.0))), optional=False),
+                      centre=vec, orientation=Arg(st.sampled_from([None, (1, 0, 0, 0), np.eye(3)]),
+                                                  st.one_of(hostile_array((3, 3)), st.just((0, 0, 0, 0)))))
+        f = mech.SpatialBody
+    elif kind == "link":
+        beam = kanefem.Beam3D(0.4, 2, E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9, rho=2700.0)
+        kw = d.kwargs(name=Arg(st.just("L"), HOSTILE_TEXT, optional=False),
+                      body=Arg(st.just(beam), st.one_of(HOSTILE, st.just(kanefem.PlanarBeam(0.4, 2, E=1, A=1, I=1, rho=1)))),
+                      start=vec, orientation=Arg(st.sampled_from([None, (1, 0, 0, 0)]), hostile_array((3, 3))),
+                      supports=Arg(st.sampled_from([None, "clamped-free", "pinned-pinned"]), HOSTILE_TEXT),
+                      mass=Arg(st.floats(0, 2), HOSTILE), inertia=Arg(st.just((0.1, 0.1, 0.1)), hostile_array((3,))),
+                      centre=vec)
+        f = mech.SpatialLink
+    else:
+        f = {"revolute": mech.Revolute, "cylindrical": mech.Cylindrical, "spherical": mech.Spherical,
+             "universal": mech.Universal, "planar": mech.Planar}[kind]
+        spec = dict(name=Arg(st.just("j"), HOSTILE_TEXT, optional=False),
+                    bodies=Arg(st.just(("ground", "b")), st.one_of(HOSTILE, st.just(("b", "b"))), optional=False),
+                    at=Arg(floats_array((3,), -1, 1), hostile_array((3,)), optional=False),
+                    k=Arg(st.floats(0, 10), HOSTILE), damping=Arg(st.floats(0, 1), HOSTILE),
+                    friction=Arg(st.floats(0, 1), HOSTILE), v_F=Arg(st.floats(1e-4, 1e-2), HOSTILE),
+                    offset=Arg(st.floats(-1, 1), HOSTILE))
+        if kind in ("revolute", "cylindrical"):
+            spec["axis"] = vec
+        if kind == "universal":
+            spec["axes"] = Arg(st.just(((1, 0, 0), (0, 1, 0))), st.one_of(hostile_array((2, 3)),
+                                                                        st.just(((1, 0, 0), (1, 1, 0)))))
+        if kind == "planar":
+            spec["normal"] = vec
+        kw = d.kwargs(**spec)
+
+    def call():
+        part = f(**kw)
+        return part, repr(part)
+
+    return Call(call, names_of(f, extra=("inertia", "orientation", "frame_axes", "axes[0]", "axes[1]", "b", "j", "L")))
+
+
+URDF_TEXT = """<?xml version="1.0"?>
+<robot name="two">
+  <link name="base"/>
+  <link name="l1"><inertial><origin xyz="0 0 0.2" rpy="0.1 0 0"/><mass value="2"/>
+    <inertia ixx="0.03" ixy="0.001" ixz="0" iyy="0.03" iyz="0" izz="0.004"/></inertial></link>
+  <link name="l2"><inertial><origin xyz="0.15 0 0" rpy="0 0 0"/><mass value="1"/>
+    <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="tool"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 0.1" rpy="0 0 0.3"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="10" velocity="2"/>
+    <dynamics damping="0.1" friction="0.2"/></joint>
+  <joint name="j2" type="continuous"><parent link="l1"/><child link="l2"/>
+    <origin xyz="0 0 0.4" rpy="0 0.2 0"/><axis xyz="0 1 0"/></joint>
+  <joint name="j3" type="fixed"><parent link="l2"/><child link="tool"/><origin xyz="0.3 0 0"/></joint>
+</robot>
+"""
+
+
+@probe(weight=1)
+def probe_urdf_file(d):
+    """Robots from URDF files: a valid two-link robot, its numbers replaced by hostile text,
+    elements removed, bytes spliced in, DOCTYPEs, and hostile elastic sections."""
+    try:
+        import yourdfpy  # noqa: F401
+    except ImportError:
+        return Call(lambda: None, set())
+    text = URDF_TEXT
+    if d.p:
+        numbers = re.findall(r'"([-0-9.]+)"', text)
+        for k in range(d.draw(st.integers(1, 3), "changes")):
+            how = d.draw(st.sampled_from(["number", "drop", "splice", "doctype"]), f"change {k}")
+            if how == "number" and numbers:
+                old = d.draw(st.sampled_from(numbers), f"change {k}: number")
+                new = d.draw(st.sampled_from(["nan", "inf", "-1", "1e400", "x", "", "0", "1e-320"]), f"change {k}: by")
+                text = text.replace(f'"{old}"', f'"{new}"', 1)
+            elif how == "drop":
+                tag = d.draw(st.sampled_from(["<inertial>", "<axis", "<parent", "<child", "<mass", "<origin"]),
+                             f"change {k}: tag")
+                i = text.find(tag)
+                if i >= 0:
+                    j = text.find(">", i)
+                    text = text[:i] + text[j + 1:]
+            elif how == "splice":
+                at = d.draw(st.integers(0, len(text)), f"change {k}: at")
+                text = text[:at] + d.draw(st.sampled_from(["\x00", "<", "&amp;", "<joint name='j1'/>", "\udcff"]),
+                                          f"change {k}: text") + text[at:]
+            else:
+                text = '<!DOCTYPE r [<!ENTITY a "aaaa">]>' + text
+    folder = scratch()
+    path = os.path.join(folder, "robot.urdf")
+    elastic = d.value("elastic", Arg(st.sampled_from([None, {"l1": dict(E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9,
+                                                                        rho=2700.0, elements=2)}]),
+                                     st.one_of(HOSTILE, st.just({"l2": {}}), st.just({"nowhere": {}}))))
+
+    def call():
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+        robot = mech.from_urdf(path, elastic=elastic)
+        return robot, robot.drawing_coordinates(), robot.kinematics(robot.drawing_coordinates()[None])["q"]
+
+    return Call(call, names_of(mech.from_urdf, extra=("path", path, "l1", "l2", "j1", "j2", "j3", "tool", "base",
+                                                       "elastic['l1']", "elastic['l2']")), also=(OSError,))
 
 
 # ====================================================================== the tests

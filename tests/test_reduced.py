@@ -434,10 +434,20 @@ def test_save_and_load(tmp_path, solid_blade):
     with pytest.raises(ValueError, match="full has"):
         ReducedBody.load(path, full=plate_body())
     z = dict(np.load(path))
-    z["version"] = np.array(2)
-    np.savez(tmp_path / "v2.npz", **z)
-    with pytest.raises(ValueError, match="v2.npz: schema version 2, this kanefem reads version 1"):
-        ReducedBody.load(tmp_path / "v2.npz")
+    z["version"] = np.array(3)
+    np.savez(tmp_path / "v3.npz", **z)
+    with pytest.raises(ValueError, match="v3.npz: schema version 3, this kanefem reads versions 1 and 2"):
+        ReducedBody.load(tmp_path / "v3.npz")
+    # a version 1 file (before the prestress, full_dof_names and full_nodes arrays) still reads
+    z = {k: v for k, v in np.load(path).items() if k not in ("prestress", "full_dof_names", "full_nodes")}
+    z["version"] = np.array(1)
+    np.savez(tmp_path / "v1.npz", **z)
+    v1 = ReducedBody.load(tmp_path / "v1.npz")
+    np.testing.assert_array_equal(v1.eigenvalues(3, omega=om, geometric_stiffness=True).eigenvalues,
+                                  red.eigenvalues(3, omega=om, geometric_stiffness=True).eigenvalues)
+    assert v1.kept["prestress"] == "supports" and back.kept["prestress"] == "supports"
+    np.testing.assert_array_equal(back.full_nodes(), solid_blade.nodes)
+    assert v1.full_nodes().shape == (0, 3)
     np.savez(tmp_path / "other.npz", a=np.zeros(2))
     with pytest.raises(ValueError, match="other.npz: not a kanefem reduced body"):
         ReducedBody.load(tmp_path / "other.npz")

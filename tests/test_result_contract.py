@@ -49,8 +49,16 @@ def results():
         "MeshBody EigenResult": _mesh_eigen(),
         "StressResult": _mesh_stresses(),
         "StressResult beam": beam.section_forces(beam.eigenvalues(2, supports="pinned-pinned")),
+        "FloatingMotion": _floating(),
+        "FloatingMotion prescribed": _floating(kanefem.Motion.constant_spin([0.0, 0.0, 3.0])),
     }
     return out
+
+
+def _floating(motion=None):
+    """A free beam tumbling in space, or its frame spinning (the drive's columns)."""
+    fb = kanefem.FloatingBody(kanefem.Beam3D(0.5, 3, E=7e10, A=4e-4, Izz=2e-8, Iyy=8e-9, J=1e-8, rho=2700.0))
+    return fb.simulate(np.linspace(0.0, 0.002, 3), fb.state(omega=[0.1, 2.0, 0.3]), motion=motion, dt=1e-4)
 
 
 def _mesh_eigen():
@@ -68,11 +76,12 @@ def _mesh_stresses():
 
 RESULT_CLASSES = ["EigenResult", "GyroscopicResult", "SimulationResult", "WindPumpMotion", "JointForces",
                   "LeverEigenvalues", "MechanismMotion", "MechanismForces", "LinkEigenvalues",
-                  "FlexibleMotion", "SweepResult", "StressResult"]
+                  "FlexibleMotion", "SweepResult", "StressResult", "FloatingMotion"]
 LABELS = ["EigenResult", "EigenResult over time", "GyroscopicResult", "SimulationResult",
           "SimulationResult lever", "WindPumpMotion", "JointForces", "LeverEigenvalues",
           "LeverEigenvalues gyroscopic", "MechanismMotion", "MechanismForces", "LinkEigenvalues",
-          "FlexibleMotion", "SweepResult", "MeshBody EigenResult", "StressResult", "StressResult beam"]
+          "FlexibleMotion", "SweepResult", "MeshBody EigenResult", "StressResult", "StressResult beam",
+          "FloatingMotion", "FloatingMotion prescribed"]
 
 
 def test_every_result_class_is_covered(results):

@@ -68,6 +68,9 @@ from .simulate import (  # noqa: E402
     simulate,
 )
 
+# --- floating bodies: a flexible body whose frame is an unknown of its motion, in space
+from .floating import FloatingBody, FloatingMotion, FloatingState  # noqa: E402
+
 # --- mechanisms: planar mechanisms with rigid and elastic links
 from . import mechanism  # noqa: E402
 from .mechanism import (  # noqa: E402
@@ -153,6 +156,10 @@ __all__ = [
     "HarmonicLoad",
     "Rayleigh",
     "ModalDamping",
+    # floating bodies
+    "FloatingBody",
+    "FloatingState",
+    "FloatingMotion",
     # mechanisms
     "mechanism",
     "Mechanism",

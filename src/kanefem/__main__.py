@@ -15,6 +15,7 @@ import math
 import os
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -45,7 +46,11 @@ def write_model(model, path, args, sweep=None):
     and ``[sweep]``, the grid of ``--sweep``; the models' ``from_toml`` skip both, the
     command line reads them back (``--config FILE``, or the file given again).
     Atomically; returns the path."""
-    tables = dict(model.to_dict())
+    from .mechanism import Mechanism
+
+    path = Path(path)  # a mechanism's reduced links' bodies are saved beside its file
+    tables = dict(model.to_dict(folder=path.parent, stem=path.stem) if isinstance(model, Mechanism)
+                  else model.to_dict())
     run = {k.replace("_", "-"): v for k, v in vars(args).items() if k not in _NOT_RUN}
     tables["run"] = {**run, "kanefem": __version__}
     if sweep:
@@ -459,6 +464,10 @@ def _mechanism_sweep(args, mech, tables, grid, folder):
     if args.two_way or args.animate:
         raise ValueError("--sweep computes the one-way motion and eigenvalues per point: without "
                          "--two-way and --animate")
+    from .mechanism.files import absolute_files
+
+    # a reduced link's file named by its absolute path: every point reads the same file
+    tables = absolute_files(tables, Path(args.file).parent)
     description = json.dumps({k: v for k, v in tables.items() if k not in ("run", "sweep")}, sort_keys=True)
     study = functools.partial(studies.mechanism_links, description=description, duration=args.duration,
                               revolutions=args.revolutions, points=args.points, n_modes=args.modes,
@@ -515,6 +524,9 @@ def _mechanism_files(args, mech, folder):
 
     if args.two_way and not mech.links:
         raise ValueError("--two-way needs an elastic link ([[link]] in the file)")
+    if args.two_way and mech.space == 3:
+        raise ValueError("--two-way: the elastic links of a spatial mechanism run one way so far (without "
+                         "--two-way: their eigenvalues along the rigid motion)")
     t, drives, z0, zd0 = file_run(mech, args.duration, args.revolutions, args.points)
     duration = t[-1]
     print(f"kanefem {__version__}: {mech!r}")
@@ -542,9 +554,11 @@ def _mechanism_files(args, mech, folder):
         print(f"{c.name}: {motion.z[:, k].min():.6g} .. {motion.z[:, k].max():.6g} {mech.coordinate_unit(k)}; "
               f"drive {motion.force[:, k].min():.4g} .. {motion.force[:, k].max():.4g} {u}")
     for j, J in enumerate(mech.joints):
-        print(f"|F_{J.name}| max {np.hypot(*forces.joints[:, j, :2].T).max():.4g} N", end="; " if j + 1 < len(mech.joints) else "\n")
+        print(f"|F_{J.name}| max {_plots_force(forces, j).max():.4g} N", end="; " if j + 1 < len(mech.joints) else "\n")
     for name, r in eig.items():
-        print(f"link {name} ({mech.link(name).body.n_elements} elements), solver {r.solver}, "
+        L = mech.link(name)
+        size = f"{L.body.n_elements} elements" if L._is_line() else repr(L.model)
+        print(f"link {name} ({size}), solver {r.solver}, "
               f"K_G {'on' if r.geometric_stiffness else 'off'}:")
         for k in range(r.eigenvalues.shape[1]):
             f = r.frequencies_hz[:, k]
@@ -586,11 +600,27 @@ def _mechanism_animation(mech, motion, flex, folder):
         print(f"animation skipped: {exc}")
 
 
+def _plots_force(forces, j):
+    """|F| of joint j over the motion (the figures' own measure)."""
+    from ._plots import joint_force_magnitude
+
+    return joint_force_magnitude(forces, j)
+
+
 def _midspan(link, d):
-    """The lateral displacement v at a link's middle node (or the one before it), (nt,)."""
+    """The lateral displacement v at a link's middle node (or the one before it; a reduced
+    link's full body's node nearest its mass centre), (nt,)."""
     body = link.body
+    if not link._is_line():
+        return np.asarray(link.model.expand(d) if link.model is body else d)[:, _full_row(link)]
     node = (body.n_nodes - 1) // 2
     return d[:, node * body.dofs_per_node + 1] if body.dofs_per_node > 1 else np.zeros(len(d))
+
+
+def _full_row(link):
+    """The row of the y displacement at a reduced link's middle node in its full body's DOFs."""
+    rows = link.model._translation_rows()
+    return 0 if rows is None or rows[1] is None else int(rows[1][link._middle_node()])
 
 
 def _example_description(path):
@@ -601,7 +631,6 @@ def _example_description(path):
 
 
 def _cmd_examples(args):
-    from pathlib import Path
 
     from .mechanism import EXAMPLES, example
 

@@ -176,9 +176,10 @@ def animate(pump, motion, response=None, path=None, magnify=None, frames=None, f
     return _render(lambda ax: _Frames(ax, motion, d, magnify), motion.t.shape[0], path, frames, fps)
 
 
-def _render(make_frames, nt, path, frames, fps):
+def _render(make_frames, nt, path, frames, fps, projection=None):
     """The animation of ``make_frames(ax).draw(k)`` over ``frames`` of nt instants:
-    written to path (.gif or .mp4, atomically), or returned (path None)."""
+    written to path (.gif or .mp4, atomically), or returned (path None); ``projection``
+    "3d" draws on 3-D axes."""
     from ._results import require_pyplot
 
     require_pyplot()
@@ -203,7 +204,7 @@ def _render(make_frames, nt, path, frames, fps):
             raise ValueError(f"path = {str(path)!r}: the animation is written as .gif or .mp4")
     fig = Figure(figsize=(7, 5))  # fixed margins: a layout engine would run at every frame
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.1, top=0.97)
-    drawer = make_frames(fig.add_subplot())
+    drawer = make_frames(fig.add_subplot(projection=projection))
     anim = animation.FuncAnimation(fig, drawer.draw, frames=idx, interval=1000.0 / fps, blit=False)
     if path is None:
         return anim
@@ -216,9 +217,28 @@ def _render(make_frames, nt, path, frames, fps):
 # ---------------------------------------------------------------- any planar mechanism
 
 
+def link_nodes(link, d):
+    """A reduced or meshed link's full body's nodes in its frame and their displacements
+    over time: (x0 (n, 2), ux (nt, n), uy (nt, n)) from ``d`` (nt, ndof) over its body's DOFs
+    (a ReducedBody's coordinates expanded, d = V q; a MeshBody's own DOFs)."""
+    model = link.model
+    if model is not link.body:  # a MeshBody link: d is over the mesh's DOFs
+        x0 = np.asarray(link.body.nodes, float)[:, :2]
+        return x0, d[:, 0::2], d[:, 1::2]
+    rows, x0 = model._translation_rows(), model.full_nodes()
+    if rows is None or not x0.size:
+        raise ValueError(f"link {link.name!r}: its reduced body's full nodes are not known (a version 1 file "
+                         "loaded without its full body): load it with full=...")
+    V = model.basis_matrix
+    uy = d @ V[rows[1]].T if rows[1] is not None else np.zeros((d.shape[0], rows[2]))
+    return x0[:, :2], d @ V[rows[0]].T, uy
+
+
 class _MechanismFrames:
     """A general mechanism: every body a polyline through its joints (and its mass
-    centre), the elastic links deformed, ground pivots and prismatic guides fixed."""
+    centre), the elastic links deformed (a line link as its deflected axis, a reduced or
+    meshed one as its full body's displaced nodes), ground pivots and prismatic guides
+    fixed."""
 
     def __init__(self, ax, motion, deflections, magnify):
         from .mechanism import GROUND, ElasticLink, Prismatic, Revolute
@@ -248,15 +268,26 @@ class _MechanismFrames:
                 s = (P - np.asarray(J.at)) @ axis
                 ends = np.asarray(J.at) + np.outer([s.min() - 0.05, s.max() + 0.05], axis)
                 ax.plot(ends[:, 0], ends[:, 1], color="k", lw=0.8)
-        self.lines = {}
+        self.lines, self.nodes = {}, {}
         for k, B in enumerate(mech.bodies):
             colour = f"C{k % 10}"
-            if B.name in self.links:
+            if B.name in self.links and not B._is_line():  # its full body's nodes, displaced
+                self.nodes[B.name] = link_nodes(B, deflections[B.name])
+                (self.lines[B.name],) = ax.plot([], [], ".", color=colour, ms=2, label=f"{B.name} (elastic)")
+                (self.lines[B.name + "/rigid"],) = ax.plot([], [], color=colour, lw=0.6, ls="--", alpha=0.6)
+            elif B.name in self.links:
                 (self.lines[B.name],) = ax.plot([], [], color=colour, lw=2.0, label=f"{B.name} (elastic)")
                 (self.lines[B.name + "/rigid"],) = ax.plot([], [], color=colour, lw=0.6, ls="--", alpha=0.6)
             else:
                 (self.lines[B.name],) = ax.plot([], [], "-o", color=colour, lw=1.8, ms=3, label=B.name)
         for name, (L, origin, angle) in self.links.items():
+            if name in self.nodes:
+                x0 = self.nodes[name][0]
+                c, s_ = np.cos(angle), np.sin(angle)
+                for corner in (x0.min(axis=0), x0.max(axis=0)):
+                    reach.append(origin + np.column_stack([c * corner[0] - s_ * corner[1],
+                                                           s_ * corner[0] + c * corner[1]]))
+                continue
             end = origin + L.body.length * np.column_stack([np.cos(angle), np.sin(angle)])
             reach += [origin, end]
         reach = np.vstack(reach)
@@ -275,11 +306,77 @@ class _MechanismFrames:
             if name not in self.links:
                 self.lines[name].set_data(p[k, :, 0], p[k, :, 1])
         for name, (L, origin, angle) in self.links.items():
+            if name in self.nodes:
+                x0, ux, uy = self.nodes[name]
+                c, s_ = math.cos(angle[k]), math.sin(angle[k])
+                x, y = x0[:, 0] + self.magnify * ux[k], x0[:, 1] + self.magnify * uy[k]
+                self.lines[name].set_data(origin[k, 0] + c * x - s_ * y, origin[k, 1] + s_ * x + c * y)
+                ports = L.ports()[0]
+                self.lines[name + "/rigid"].set_data(origin[k, 0] + c * ports[:, 0] - s_ * ports[:, 1],
+                                                     origin[k, 1] + s_ * ports[:, 0] + c * ports[:, 1])
+                continue
             shape = beam_shape(self.d[name][k], L.body.length, origin[k], angle[k], self.magnify,
                                dofs_per_node=L.body.dofs_per_node)
             self.lines[name].set_data(shape[:, 0], shape[:, 1])
             self.lines[name + "/rigid"].set_data(shape[[0, -1], 0], shape[[0, -1], 1])
         self.text.set_text(f"t = {m.t[k]:.4f} s\nelastic deflections x{self.magnify:.3g}")
+        return (*self.lines.values(), self.text)
+
+
+class _SpatialFrames:
+    """A spatial mechanism on 3-D axes: every body a polyline through its joints' points
+    (and its mass centre), the elastic links deformed (their nodes' translations
+    magnified, in their frames)."""
+
+    def __init__(self, ax, motion, deflections, magnify):
+        from .mechanism.spatial import SpatialLink, quaternions_matrices
+
+        mech = self.mech = motion.mechanism
+        self.motion, self.d, self.magnify = motion, deflections, magnify
+        q = motion.q
+        self.paths, self.links, self.lines = {}, {}, {}
+        reach = []
+        for k, B in enumerate(mech.bodies):
+            b = mech._body_index(B.name)
+            colour = f"C{k % 10}"
+            if isinstance(B, SpatialLink):
+                nodes = np.zeros((B.body.n_nodes, 3))
+                nodes[:, :B.body.dim] = B.body.nodes
+                self.links[B.name] = (B, motion.point(B.name, B.start), quaternions_matrices(q[:, b, 3:]), nodes)
+                reach += [self.links[B.name][1], self.links[B.name][1] + np.einsum(
+                    "tij,j->ti", self.links[B.name][2], nodes[-1])]
+                (self.lines[B.name],) = ax.plot([], [], [], color=colour, lw=2.0, label=f"{B.name} (elastic)")
+                continue
+            pts = [motion.point(B.name, J.at) for J in mech.joints if B.name in J.bodies]
+            if len(pts) < 2:
+                pts.append(q[:, b, :3])
+            self.paths[B.name] = np.stack(pts, axis=1)
+            reach.append(self.paths[B.name].reshape(-1, 3))
+            (self.lines[B.name],) = ax.plot([], [], [], "-o", color=colour, lw=1.8, ms=3, label=B.name)
+        reach = np.vstack(reach)
+        lo, hi = reach.min(axis=0), reach.max(axis=0)
+        half = 0.55 * max(float(np.max(hi - lo)), 1e-9)
+        mid = (lo + hi) / 2
+        ax.set_xlim(mid[0] - half, mid[0] + half)
+        ax.set_ylim(mid[1] - half, mid[1] + half)
+        ax.set_zlim(mid[2] - half, mid[2] + half)
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.set_zlabel("z [m]")
+        ax.legend(loc="upper right", fontsize=7)
+        self.text = ax.text2D(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=8)
+
+    def draw(self, k):
+        for name, p in self.paths.items():
+            self.lines[name].set_data_3d(p[k, :, 0], p[k, :, 1], p[k, :, 2])
+        for name, (L, origin, R, nodes) in self.links.items():
+            nd, dim = L.body.dofs_per_node, L.body.dim
+            u = np.zeros_like(nodes)
+            dk = self.d[name][k].reshape(-1, nd)
+            u[:, :min(nd, dim)] = dk[:, :min(nd, dim)]
+            shape = origin[k] + (nodes + self.magnify * u) @ R[k].T
+            self.lines[name].set_data_3d(shape[:, 0], shape[:, 1], shape[:, 2])
+        self.text.set_text(f"t = {self.motion.t[k]:.4f} s\nelastic deflections x{self.magnify:.3g}")
         return (*self.lines.values(), self.text)
 
 
@@ -324,11 +421,22 @@ def animate_mechanism(mech, motion, deflections=None, path=None, magnify=None, f
     if magnify is None:
         scales = []
         for L in mech.links:
-            nd = L.body.dofs_per_node
-            v = np.abs(d[L.name][:, 1::nd] if nd == 3 else d[L.name]).max()
+            if mech.space == 3:  # the nodes' lateral translations (y, z of the frame)
+                nd = L.body.dofs_per_node
+                lateral = d[L.name].reshape(d[L.name].shape[0], -1, nd)[:, :, 1:min(nd, 3)]
+                v, size = float(np.abs(lateral).max()) if lateral.size else 0.0, L.body.length
+            elif not L._is_line():  # its nodes' largest displacement against its extent
+                x0, ux, uy = link_nodes(L, d[L.name])
+                v, size = float(np.hypot(ux, uy).max(initial=0.0)), float(np.ptp(x0, axis=0).max())
+            else:
+                nd = L.body.dofs_per_node
+                v, size = float(np.abs(d[L.name][:, 1::nd] if nd == 3 else d[L.name]).max()), L.body.length
             if v > 0:
-                scales.append(0.1 * L.body.length / v)
+                scales.append(0.1 * size / v)
         magnify = min(scales) if scales else 1.0
     else:
         magnify = _checks.real("magnify", magnify, nonnegative=True)
+    if mech.space == 3:
+        return _render(lambda ax: _SpatialFrames(ax, motion, d, magnify), motion.t.shape[0], path, frames, fps,
+                       projection="3d")
     return _render(lambda ax: _MechanismFrames(ax, motion, d, magnify), motion.t.shape[0], path, frames, fps)

@@ -464,6 +464,26 @@ def inside(folder, name):
     return path
 
 
+def referenced(base, name, what="file"):
+    """The file a configuration file refers to by ``name`` (a TOML table's path string),
+    resolved against the configuration file's folder ``base``: a relative path (no
+    absolute path, no NUL) that stays inside ``base`` once symbolic links are resolved
+    (subfolders allowed; ``..`` out of it refused).  ValueError naming the value
+    otherwise.  The file itself is read by a checked reader (an NPZ by ``read_npz``, a mesh
+    by ``Mesh.read``)."""
+    if not isinstance(name, str) or not name or "\x00" in name:
+        raise ValueError(f"{what} = {name!r} must be a file name (a non-empty string)")
+    if os.path.isabs(name) or (os.altsep and name.startswith(os.altsep)) or os.path.splitdrive(name)[0]:
+        raise ValueError(f"{what} = {name!r} must be a path relative to the file's folder {str(base)!r}, "
+                         "not an absolute one")
+    root = os.path.realpath(base)
+    real = os.path.realpath(os.path.join(root, name))
+    if os.path.commonpath([root, real]) != root:
+        raise ValueError(f"{what} = {name!r} resolves to {real!r}, outside the file's folder {root!r}: "
+                         "refused")
+    return Path(real)
+
+
 def make_folder(path):
     """Create folder ``path`` and its parents (as ``mkdir -p``); a component that exists
     and is not a folder is named in a one-line NotADirectoryError (not the raw

@@ -786,4 +786,6 @@ class ResultMixin:
         ImportError
             matplotlib is not installed.
         """
+        if hasattr(self, "_plot"):  # a class that draws itself, as one that lays out its own columns
+            return self._plot(_axes(ax), **kwargs)
         return _PLOTS[type(self).__name__](self, _axes(ax), **kwargs)

@@ -882,7 +882,7 @@ class FlexibleBody:
         few per cent of lambda_1 (above it); delta = 1e-2 q keeps the factor regular with
         rigid-body modes (x is then mostly rigid, q small: a few rounds at most, and never
         below 1e-20 max(K_ii / M_ii))."""
-        from .sparse import Factor
+        from .sparse import factor
 
         if ctx.red.n < 2 or ctx.delta == 0.0:
             return
@@ -896,7 +896,7 @@ class FlexibleBody:
             if not delta < 0.5 * ctx.delta:
                 return
             try:
-                F = Factor(ctx.K + delta * ctx.M, symmetric=True, order=ctx.order)
+                F = factor(ctx.K + delta * ctx.M, True, ctx.order)
             except RuntimeError:  # exactly singular (rigid-body modes): the last regular shift
                 return
             ctx._delta, ctx.F, ctx.rest = delta, F, {}

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from . import _checks, _core, frames
+from . import _checks, _core, _interrupt, frames
 from .bodies import FlexibleBody, NotSupportedError, _not_supported
 
 __all__ = ["ReducedBody", "ImportedModel"]
@@ -140,6 +140,42 @@ def _lowest_modes(K, M, n_modes, cutoff, shift, what):
     return lam, phi
 
 
+def geometric_cases(full, fixed):
+    """K_G,c of a full body for the unit load cases a_i, (E + W W)_ij (docs/theory.md
+    section 2.11) with the prestress of the supports ``fixed`` (a mask): a list of
+    dim + dim^2 matrices in the body's storage (a straight line body's N(x) loads only
+    by a_x and (W W)_xx, its other cases zero).  Raises ValueError where the supports
+    leave the body free (a prestress needs supports that hold it)."""
+    d = full.dim
+    cases = []
+    if full._straight_kg():  # N(x) of a straight line body: only a_x and (W W)_xx load it
+        last_u = (full.n_nodes - 1) * full.dofs_per_node
+        zero = full.geometric_stiffness(np.zeros(3)) * 0.0
+        def straight(omega, a):
+            motion = frames.from_rates(omega, 0.0 if np.ndim(omega) == 0 else np.zeros(3), a, dim=d)
+            c = _core.axial_force(body=full._body, frames=motion, f_first=0.0, f_last=0.0,
+                                  fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))[0]
+            return full._matrix(_core.geometric_matrix(body=full._body, coefficients=c))
+        for i in range(d):
+            cases.append(straight(0.0, np.eye(d)[0]) if i == 0 else zero)
+        spin = 1.0 if d == 2 else np.array([0.0, 0.0, 1.0])
+        for k in range(d * d):  # (W W)_xx = -1 for a unit spin about z
+            cases.append(-straight(spin, None) if k == 0 else zero)
+        return cases
+    with full._kg_lock():
+        key = fixed.tobytes()
+        if getattr(full, "_prestress_key", None) != key:
+            U, axes = full._prestress_fields(fixed)
+            _core.body_set_prestress(body=full._body, fields=U, axes=axes)
+            full._prestress_key = key
+        n = full._n_prestress_cases()
+        for c in range(d + d * d):
+            e = np.zeros(n)
+            e[c] = 1.0
+            cases.append(full._matrix(_core.geometric_matrix(body=full._body, coefficients=e)))
+    return cases
+
+
 class ReducedBody(FlexibleBody):
     """A flexible body in reduced coordinates: the inertia invariants, K and the prestress
     K_G of a full kanefem body projected once onto a reduction basis (docs/theory.md
@@ -163,8 +199,10 @@ class ReducedBody(FlexibleBody):
         Free-interface: the normal modes of the body held by ``supports`` plus one residual
         attachment mode per interface DOF; coordinates the modal amplitudes of the
         reduced problem (mass-normalized, ascending).
-    n_modes : int, optional
-        The number of normal modes kept.
+    n_modes : int or "all", optional
+        The number of normal modes kept; ``"all"`` (Craig-Bampton): every fixed-interface
+        mode, an exact change of coordinates (at most MAX_MODES; a small body's exact
+        model, e.g. a mesh link of a mechanism).
     cutoff_hz : float, optional
         Instead of n_modes: keep every normal mode below this frequency [Hz].
     supports : optional
@@ -177,6 +215,12 @@ class ReducedBody(FlexibleBody):
     prestress_supports : optional
         The full body's supports of that prestress; default: the interface held (every
         interface DOF fixed) for Craig-Bampton, ``supports`` for free-interface.
+        ``"free"`` (Craig-Bampton): the prestress of the free body, the K_G basis of a
+        mechanism link (docs/theory.md section 3.18): the inertial cases with inertia
+        relief (each load less the rigid-body inertia it would accelerate the free body
+        with) and one unit load case per interface DOF, whose coefficients are the loads
+        on those DOFs (a link's joint forces; zero in the body's own eigen methods,
+        ``axial_force`` rows may give them).
 
     Attributes
     ----------
@@ -188,7 +232,8 @@ class ReducedBody(FlexibleBody):
         What was kept: ``basis``, ``n_boundary`` (interface DOFs), ``n_modes``,
         ``frequencies_hz`` of the kept normal modes, ``cutoff_hz``, ``attachment`` (the
         residual attachment modes of a free-interface basis), ``interface`` (the items),
-        ``geometric_stiffness`` (whether the K_G basis was projected).
+        ``geometric_stiffness`` (whether the K_G basis was projected), ``prestress``
+        (``"free"``, ``"supports"`` or None: how).
 
     Notes
     -----
@@ -222,7 +267,10 @@ class ReducedBody(FlexibleBody):
         self.basis = _checks.choice("basis", basis, BASES)
         if (n_modes is None) == (cutoff_hz is None):
             raise TypeError("give the normal modes kept as n_modes or as cutoff_hz (one of them)")
-        if n_modes is not None:
+        every = isinstance(n_modes, str) and n_modes == "all"
+        if every and self.basis != "craig-bampton":
+            raise ValueError("n_modes = 'all' keeps every fixed-interface mode of a Craig-Bampton basis")
+        if n_modes is not None and not every:
             n_modes = _checks.integer("n_modes", n_modes, minimum=0, maximum=min(body.ndof, MAX_MODES))
         cutoff = None
         if cutoff_hz is not None:
@@ -239,6 +287,10 @@ class ReducedBody(FlexibleBody):
             raise TypeError(f"supports = {_checks._short(supports)}: the supports of the normal modes are for a "
                             "free-interface basis; a Craig-Bampton basis holds the interface (prestress_supports "
                             "sets its K_G's)")
+        free_prestress = isinstance(prestress_supports, str) and prestress_supports == "free"
+        if free_prestress and self.basis != "craig-bampton":
+            raise ValueError("prestress_supports='free' (the free body's prestress with interface load cases) "
+                             "needs a Craig-Bampton basis: its interface DOFs take the loads")
         T, nb, items, names, positions = self._interface_map(interface)
         if self.basis == "craig-bampton":
             if nb == 0:
@@ -246,7 +298,7 @@ class ReducedBody(FlexibleBody):
             V, lam = self._craig_bampton(T, nb, n_modes, cutoff, interface)
             fixed_full = np.asarray(abs(T[:, :nb]).sum(axis=1)).ravel() > 0
             names = tuple(names) + tuple(f"q{k + 1}" for k in range(V.shape[1] - nb))
-            ps = fixed_full if prestress_supports is None else body.support_mask(prestress_supports)
+            ps = fixed_full if prestress_supports is None or free_prestress else body.support_mask(prestress_supports)
             self._supported = True
         else:
             self._free_supports = body.support_mask(supports)
@@ -266,13 +318,18 @@ class ReducedBody(FlexibleBody):
                      "attachment": V.shape[1] - lam.size if self.basis == "free-interface" else 0,
                      "interface": [list(map(int, np.atleast_1d(i))) for i in items]}
         KG = None
-        if geometric:
+        self._n_load = 0
+        if geometric and free_prestress:
+            KG = self._free_geometric_cases(T, nb)
+            self._n_load = nb
+        elif geometric:
             try:
                 KG = self._geometric_cases(ps)
             except ValueError:  # the prestress supports leave the body free
                 if explicit:
                     raise
         self.kept["geometric_stiffness"] = KG is not None
+        self.kept["prestress"] = None if KG is None else "free" if free_prestress else "supports"
         self._set_core(self._projected(V, KG), names)
 
     # ------------------------------------------------------------ the basis
@@ -370,9 +427,14 @@ class ReducedBody(FlexibleBody):
         ni = Kt.shape[0] - nb
         if ni < 1:
             raise ValueError(f"interface: the interface holds all {self.full.ndof} DOFs, no interior is left")
-        if n_modes is not None and n_modes >= ni:
-            raise ValueError(f"n_modes = {n_modes}: the interior has {ni} DOFs, so at most {ni - 1} "
-                             "fixed-interface modes")
+        if isinstance(n_modes, str):  # "all": every fixed-interface mode
+            if ni > MAX_MODES:
+                raise ValueError(f"n_modes = 'all': the interior has {ni} DOFs, more than MAX_MODES = {MAX_MODES} "
+                                 "modes; give n_modes (a reduction)")
+            n_modes = ni
+        if n_modes is not None and n_modes > ni:
+            raise ValueError(f"n_modes = {n_modes}: the interior has {ni} DOFs, so at most {ni} "
+                             "fixed-interface modes (all of them: an exact change of coordinates)")
         Kii, Kib, Mii = Kt[nb:, nb:], Kt[nb:, :nb], Mt[nb:, nb:]
         fac = _SymmetricFactor(Kii, ValueError(
             f"interface = {_checks._short(interface)}: "
@@ -437,34 +499,90 @@ class ReducedBody(FlexibleBody):
     def _geometric_cases(self, fixed):
         """K_G,c of the full body for the unit load cases a_i, (E + W W)_ij (section 2.11)
         with the prestress of the supports ``fixed`` (a mask)."""
+        return geometric_cases(self.full, fixed)
+
+    def _free_geometric_cases(self, T, nb):
+        """K_G,c of the full body's free prestress (docs/theory.md section 3.18): the
+        inertial cases a_i, (E + W W)_ij and a unit load on each interface DOF (the columns
+        of T's boundary part), each with inertia relief: K u + B lam = f, B^T u = 0, B = M R
+        the rigid-body inertia loads (Mo_i and h_k, from the invariants), so u is the
+        static response of the free body to f less the rigid-body inertia of its
+        resultant (exact for an equilibrated load, whatever the supports)."""
+        la, sp, spla = _scipy()
         full, d = self.full, self.full.dim
+        n = full.ndof
+        inv = full.inertia_invariants()
+        Mo, sv = np.asarray(inv["Mo"], float), np.asarray(inv["s"], float)
+        B = [Mo[i] for i in range(d)]
+        for k in ((2,) if d == 2 else (0, 1, 2)):  # h_k = int rho N^T (e_k x x)
+            p, q = (k + 1) % 3, (k + 2) % 3
+            B.append(sv[q, p] - sv[p, q])
+        B = np.array(B).T
+        norms = np.linalg.norm(B, axis=0)
+        if norms.min() <= 1e-10 * norms.max():  # a rigid motion without inertia cannot relieve a load
+            motion = ["translation along x", "translation along y", "translation along z", "rotation about x",
+                      "rotation about y", "rotation about z"]
+            k = int(np.argmin(norms))
+            name = motion[k] if d == 3 else motion[k if k < 2 else 5]
+            raise ValueError(f"prestress_supports='free': the {name} of the free {type(full).__name__} carries no "
+                             "inertia (a line body without its sections' rotary inertia), so inertia relief cannot "
+                             "balance a load about it; give geometric_stiffness=False, or reduce a mesh")
+        K = full.stiffness_matrix()
+        B = B * (abs(K).max() / norms)  # each column at K's scale (the same u: lambda rescaled)
+        F = [-Mo[i] for i in range(d)] + [-sv[i, j] for i in range(d) for j in range(d)]
+        # a unit generalized force on interface DOF k: full-body forces f with T_b^T f = e_k
+        # (one node: the DOF itself; a rigid item: its resultant spread over the nodes)
+        Tb = np.asarray(T[:, :nb].toarray())
+        F = np.array(F + list((Tb @ np.linalg.inv(Tb.T @ Tb)).T))
+        nr = B.shape[1]
+        rhs = np.zeros((n + nr, F.shape[0]))
+        rhs[:n] = F.T
+        bad = ValueError(f"prestress_supports='free': the free {type(full).__name__} has a zero-energy motion "
+                         "beyond its rigid ones (K singular on more than the rigid modes), so its prestress is "
+                         "not defined")
+        if sp.issparse(K):
+            A = sp.bmat([[sp.csr_matrix(K), sp.csr_matrix(B)], [sp.csr_matrix(B.T), None]], format="csc")
+            try:
+                X = _interrupt.call(spla.splu, A).solve(rhs)
+            except RuntimeError:
+                raise bad from None
+        else:
+            A = np.block([[np.asarray(K), B], [B.T, np.zeros((nr, nr))]])
+            try:
+                X = la.solve(A, rhs)
+            except la.LinAlgError:
+                raise bad from None
+        res = np.abs(A @ X - rhs).max()
+        if not np.all(np.isfinite(X)) or res > 1e-8 * (abs(A).max() * np.abs(X).max() + np.abs(rhs).max()):
+            raise bad
+        U = X[:n].T
         cases = []
-        if full._straight_kg():  # N(x) of a straight line body: only a_x and (W W)_xx load it
-            last_u = (full.n_nodes - 1) * full.dofs_per_node
-            zero = full.geometric_stiffness(np.zeros(3)) * 0.0
-            def straight(omega, a):
-                motion = frames.from_rates(omega, 0.0 if np.ndim(omega) == 0 else np.zeros(3), a, dim=d)
-                c = _core.axial_force(body=full._body, frames=motion, f_first=0.0, f_last=0.0,
-                                      fixed_first=bool(fixed[0]), fixed_last=bool(fixed[last_u]))[0]
-                return full._matrix(_core.geometric_matrix(body=full._body, coefficients=c))
-            for i in range(d):
-                cases.append(straight(0.0, np.eye(d)[0]) if i == 0 else zero)
-            spin = 1.0 if d == 2 else np.array([0.0, 0.0, 1.0])
-            for k in range(d * d):  # (W W)_xx = -1 for a unit spin about z
-                cases.append(-straight(spin, None) if k == 0 else zero)
-            return cases
-        with full._kg_lock():
-            key = fixed.tobytes()
-            if getattr(full, "_prestress_key", None) != key:
-                U, axes = full._prestress_fields(fixed)
-                _core.body_set_prestress(body=full._body, fields=U, axes=axes)
-                full._prestress_key = key
-            n = full._n_prestress_cases()
-            for c in range(d + d * d):
-                e = np.zeros(n)
-                e[c] = 1.0
-                cases.append(full._matrix(_core.geometric_matrix(body=full._body, coefficients=e)))
+        for c in range(U.shape[0]):
+            acc, Mc = np.zeros(d), np.zeros((d, d))
+            if c < d:
+                acc[c] = 1.0
+            elif c < d + d * d:
+                Mc.flat[c - d] = 1.0
+            cases.append(full._matrix(_core.prestress_matrix(body=full._body, field=U[c], acc=acc, Mc=Mc)))
         return cases
+
+    def _ports(self):
+        """The interface items as a link's ports: (xy (nitems, 2) in the body's frame, dofs
+        (nitems, 3): the coordinates of each item's x and y translations and rotation, -1
+        where it has none)."""
+        names = self._interface_names
+        xy = np.asarray(self.interface_positions, float)[:, :2]
+        dofs = np.full((len(self.interface), 3), -1, dtype=np.int64)
+        for c, nm in enumerate(names):
+            k, _, dof = nm[1:].partition("_")
+            motion = _DOF_MOTION.get(dof, {"rx": ("r", 0), "ry": ("r", 1), "rz": ("r", 2)}.get(dof))
+            if motion == ("t", 0):
+                dofs[int(k), 0] = c
+            elif motion == ("t", 1):
+                dofs[int(k), 1] = c
+            elif motion == ("r", 2):
+                dofs[int(k), 2] = c
+        return xy, dofs
 
     def _projected(self, V, KG):
         """The projected invariants, as kf_body_create_given takes them."""
@@ -518,16 +636,18 @@ class ReducedBody(FlexibleBody):
         return "clamped" if getattr(self, "_supported", False) else None
 
     def __repr__(self):
-        return (f"ReducedBody({type(self.full).__name__} of {self.basis_matrix.shape[0]} DOFs, basis={self.basis!r}, "
+        of = type(self.full).__name__ if self.full is not None else (getattr(self, "_stored_type", "") or "a body")
+        return (f"ReducedBody({of} of {self.basis_matrix.shape[0]} DOFs, basis={self.basis!r}, "
                 f"{self.n_boundary} interface DOFs + {self.kept['n_modes']} modes)")
 
     # ------------------------------------------------------------ supports
 
     def support_mask(self, supports) -> np.ndarray:
         """Which coordinates the supports fix: ``"clamped"`` (every interface DOF),
-        ``"free"`` or None (none), or ``{item: kind}`` over interface items with kind
-        ``"clamped"``/``"fixed"``, ``"pinned"`` (translations) or a tuple of the item's DOF
-        names (``ux``... for a rigid interface, the full body's names for one node)."""
+        ``"pinned"`` (the translations of every interface item), ``"free"`` or None (none),
+        or ``{item: kind}`` over interface items with kind ``"clamped"``/``"fixed"``,
+        ``"pinned"`` (translations) or a tuple of the item's DOF names (``ux``... for a
+        rigid interface, the full body's names for one node)."""
         fixed = np.zeros(self.ndof, dtype=bool)
         if supports is None or (isinstance(supports, str) and supports == "free"):
             return fixed
@@ -536,8 +656,11 @@ class ReducedBody(FlexibleBody):
                                     f"{supports!r}: its coordinates are modal; constrain the interface with "
                                     "constraints=body.interface_rows(full_supports)")
         if isinstance(supports, str):
-            if supports not in ("clamped", "fixed"):
-                raise ValueError(f"supports = {supports!r} is not 'clamped', 'free' or a dict {{item: kind}}")
+            if supports not in ("clamped", "fixed", "pinned"):
+                raise ValueError(f"supports = {supports!r} is not 'clamped', 'pinned', 'free' or a dict "
+                                 "{item: kind}")
+            if supports == "pinned":
+                return self.support_mask({k: "pinned" for k in range(len(self.interface))})
             fixed[: self.n_boundary] = True
             return fixed
         if not isinstance(supports, dict):
@@ -579,7 +702,7 @@ class ReducedBody(FlexibleBody):
         return False
 
     def _n_prestress_cases(self):
-        return self.dim + self.dim**2
+        return self.dim + self.dim**2 + self._n_load
 
     def _end_axes(self):
         return np.zeros((2, self.dim))
@@ -639,6 +762,36 @@ class ReducedBody(FlexibleBody):
             raise ValueError(f"q must have shape ({self.ndof},) or (n, {self.ndof}), got {q.shape}")
         return q @ V.T
 
+    def full_nodes(self):
+        """The full body's node coordinates (nodes, dim) [m]: its own, or those its file
+        stored; an empty array where they are not known (a version 1 file)."""
+        if self.full is not None:
+            return np.asarray(self.full.nodes, float)
+        nodes = getattr(self, "_stored_nodes", None)
+        return np.zeros((0, self.dim)) if nodes is None else nodes.copy()
+
+    def _full_dof_names(self):
+        """The full body's DOF names per node (stored in the file when it is not at hand)."""
+        if self.full is not None:
+            return tuple(self.full.dof_names)
+        return getattr(self, "_stored_dof_names", ())
+
+    def _translation_rows(self):
+        """(rows_x, rows_y, nodes) of the basis for the full body's translations along x and
+        y at each node, or None where the full body's DOF layout is not known (a version 1
+        file loaded without it)."""
+        names = self._full_dof_names()
+        if not names:
+            return None
+        nd = len(names)
+        kx = [k for k, nm in enumerate(names) if _DOF_MOTION.get(nm) == ("t", 0)]
+        ky = [k for k, nm in enumerate(names) if _DOF_MOTION.get(nm) == ("t", 1)]
+        nn = self.basis_matrix.shape[0] // nd
+        if not kx or nn * nd != self.basis_matrix.shape[0]:
+            return None
+        base = np.arange(nn) * nd
+        return base + kx[0], (base + ky[0]) if ky else None, nn
+
     def _full(self, what):
         """The full body, for what needs its elements or mesh."""
         if self.full is None:
@@ -694,13 +847,18 @@ class ReducedBody(FlexibleBody):
 
     def save(self, path):
         """Write the reduced body to an NPZ file of the schema ``kanefem.reduced`` version
-        ``SCHEMA_VERSION`` (1) (docs/theory.md section 3.18; no pickled objects), atomically.
+        ``SCHEMA_VERSION`` (2) (docs/theory.md section 3.18; no pickled objects), atomically.
 
         Arrays: ``schema`` (the name), ``version``, ``S`` (dim^2, n, n), ``K`` (n, n), ``s``
         (dim^2, n), ``Mo`` (dim, n), ``R`` and ``KG`` when present, ``V`` (full ndof, n) the
         basis, ``dof_names`` (n,), ``basis``, ``n_boundary``, ``frequencies_hz`` of the kept
         modes, ``cutoff_hz`` (NaN if none), ``interface_nodes`` with ``interface_ptr`` (item k's
-        nodes at ptr[k]:ptr[k+1]), ``interface_positions``, ``full_type`` and ``full_ndof``.
+        nodes at ptr[k]:ptr[k+1]), ``interface_positions``, ``full_type`` and ``full_ndof``;
+        since version 2 also ``prestress`` (how ``KG`` was made: ``"free"``, whose last
+        ``n_boundary`` cases are the interface load cases, ``"supports"``, or ``""``: no KG)
+        ``full_dof_names`` (the full body's DOF names per node) and ``full_nodes`` (its node
+        coordinates, (nodes, dim); empty if unknown): a link's displacements at the full
+        body's nodes without it.
         """
         from ._io import atomic_write
 
@@ -717,7 +875,10 @@ class ReducedBody(FlexibleBody):
                     interface_ptr=np.cumsum([0] + [i.size for i in items]).astype(np.int64),
                     interface_positions=self.interface_positions,
                     full_type=np.array(type(self.full).__name__ if self.full is not None else ""),
-                    full_ndof=np.array(self.basis_matrix.shape[0]))
+                    full_ndof=np.array(self.basis_matrix.shape[0]),
+                    prestress=np.array(self.kept.get("prestress") or ""),
+                    full_dof_names=np.array(self._full_dof_names(), dtype=str),
+                    full_nodes=self.full_nodes())
         return atomic_write(path, lambda f: np.savez(f, **data), mode="wb")
 
     @classmethod
@@ -753,8 +914,22 @@ class ReducedBody(FlexibleBody):
         if str(arrays.get("schema", "")) != SCHEMA or arrays["schema"].dtype.kind != "U":
             raise ValueError(f"{path}: not a kanefem reduced body (schema {SCHEMA!r} expected)")
         version = kind("version", "iu", 0)
-        if int(version) != SCHEMA_VERSION:
-            raise ValueError(f"{path}: schema version {int(version)}, this kanefem reads version {SCHEMA_VERSION}")
+        if int(version) not in (1, SCHEMA_VERSION):
+            raise ValueError(f"{path}: schema version {int(version)}, this kanefem reads versions 1 and "
+                             f"{SCHEMA_VERSION}")
+        prestress, full_names, full_nodes = ("supports" if "KG" in arrays else ""), (), None
+        if int(version) >= 2:
+            prestress = str(kind("prestress", "U", 0))
+            full_names = tuple(str(x) for x in kind("full_dof_names", "U", 1))
+            full_nodes = np.asarray(kind("full_nodes", "f", 2), float)
+            if not np.all(np.isfinite(full_nodes)) or (full_nodes.size and (
+                    full_nodes.shape[1] != arrays["Mo"].shape[0] or not full_names
+                    or full_nodes.shape[0] * len(full_names) != arrays["V"].shape[0])):
+                raise ValueError(f"{path}: full_nodes {full_nodes.shape} and full_dof_names {full_names} do not "
+                                 f"fit the basis of {arrays['V'].shape[0]} rows")
+            if prestress not in ("free", "supports", "") or (prestress == "") != ("KG" not in arrays):
+                raise ValueError(f"{path}: prestress = {prestress!r} is not 'free', 'supports' or '' (no KG) "
+                                 "as the file's KG says")
         inv = {k: kind(k, "f", nd) for k, nd in (("S", 3), ("K", 2), ("s", 2), ("Mo", 2))}
         inv.update({k: kind(k, "f", 3) for k in ("R", "KG") if k in arrays})
         V = kind("V", "f", 2)
@@ -794,7 +969,15 @@ class ReducedBody(FlexibleBody):
                      "frequencies_hz": freqs, "cutoff_hz": None if math.isnan(cutoff) else cutoff,
                      "attachment": 0 if self._supported else len(names) - freqs.size,
                      "interface": [list(map(int, i)) for i in self.interface],
-                     "geometric_stiffness": "KG" in inv}
+                     "geometric_stiffness": "KG" in inv, "prestress": prestress or None}
+        self._n_load = self.n_boundary if prestress == "free" else 0
+        self._stored_dof_names = full_names
+        self._stored_nodes = full_nodes if full_nodes is not None and full_nodes.size else None
+        self._stored_type = str(arrays["full_type"]) if arrays["full_type"].dtype.kind == "U" else ""
+        d = inv["Mo"].shape[0]
+        if "KG" in inv and inv["KG"].shape[0] != d + d * d + self._n_load:
+            raise ValueError(f"{path}: KG has {inv['KG'].shape[0]} cases, a {prestress!r} prestress of dim {d} "
+                             f"has {d + d * d + self._n_load}")
         try:
             self._set_core(inv, names)
         except (ValueError, TypeError) as exc:
@@ -872,7 +1055,7 @@ def _read_matrix_market(name, path, raw):
 
 #: the NPZ schema of a saved reduced body (ReducedBody.save): its name and version
 SCHEMA = "kanefem.reduced"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class ImportedModel:

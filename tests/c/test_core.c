@@ -585,6 +585,121 @@ static void test_mechanism(void)
     kf_mech_free(m);
 }
 
+/* A spatial slider-crank (issue 22): a crank about z, its rod on a spherical and a
+ * universal joint to a slider guided along x at height e above the crank's plane and h
+ * aside; positions and rates against x = r cos a + sqrt(l^2 - (h - r sin a)^2 - e^2),
+ * a motion in time, the joint forces, and errors named. */
+static void test_spatial_mechanism(void)
+{
+    const double r = 0.1, l = 0.35, h = 0.04, e = 0.06;
+    const double xB = r + sqrt(l * l - h * h - e * e);
+    double A[3] = {r, 0.0, 0.0}, B[3] = {xB, h, e};
+    double dl = sqrt((B[0] - A[0]) * (B[0] - A[0]) + h * h + e * e);
+    double d[3] = {(B[0] - A[0]) / dl, h / dl, e / dl};
+    kf_sbody bodies[3] = {
+        {0.5, {1e-4, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3}, {r / 2, 0, 0}, {1, 0, 0, 0}},
+        {0.8, {1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3}, {(A[0] + B[0]) / 2, h / 2, e / 2}, {1, 0, 0, 0}},
+        {1.5, {1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3}, {xB, h, e}, {1, 0, 0, 0}},
+    };
+    /* the universal's axes: y (in the slider) and a2 = d x y / |d x y| (in the rod) */
+    double a2[3] = {-d[2], 0.0, d[0]}, n2 = hypot(d[0], d[2]);
+    a2[0] /= n2, a2[2] /= n2;
+    double zy[3] = {a2[2], 0.0, -a2[0]}; /* y x a2 */
+    double FU[9] = {0, a2[0], zy[0], 1, a2[1], zy[1], 0, a2[2], zy[2]};
+    double FP[9] = {0, 0, 1, 0, 1, 0, -1, 0, 0}; /* z' = x: the guide */
+    double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    kf_sjoint joints[4];
+    memset(joints, 0, sizeof joints);
+    joints[0] = (kf_sjoint){.kind = KF_SJ_REVOLUTE, .body = {-1, 0}, .p1 = {-r / 2, 0, 0}, .name = "O"};
+    joints[1] = (kf_sjoint){.kind = KF_SJ_SPHERICAL, .body = {0, 1}, .p0 = {r / 2, 0, 0},
+                            .p1 = {A[0] - bodies[1].r[0], -h / 2, -e / 2}, .name = "A"};
+    joints[2] = (kf_sjoint){.kind = KF_SJ_UNIVERSAL, .body = {2, 1},
+                            .p1 = {B[0] - bodies[1].r[0], h / 2, e / 2}, .name = "B"};
+    joints[3] = (kf_sjoint){.kind = KF_SJ_PRISMATIC, .body = {-1, 2}, .p0 = {xB, h, e}, .name = "guide"};
+    memcpy(joints[0].f0, I3, sizeof I3);
+    memcpy(joints[0].f1, I3, sizeof I3);
+    memcpy(joints[1].f0, I3, sizeof I3);
+    memcpy(joints[1].f1, I3, sizeof I3);
+    memcpy(joints[2].f0, FU, sizeof FU);
+    memcpy(joints[2].f1, FU, sizeof FU);
+    memcpy(joints[3].f0, FP, sizeof FP);
+    memcpy(joints[3].f1, FP, sizeof FP);
+    kf_scoord coords[1] = {{KF_SC_JOINT, 0, 0, "crank"}};
+    kf_smech_desc desc = {.nbody = 3, .bodies = bodies, .njoint = 4, .joints = joints, .ncoord = 1,
+                          .coords = coords, .gravity = {0, 0, -9.81}};
+    kf_smech *m = NULL;
+    kf_error err = {0};
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_OK, "%s", err.msg);
+    int all, kept = kf_smech_nrows(m, &all);
+    CHECK(kept == 17 && all == 17, "rows %d of %d", kept, all);
+    kf_smech_kin k;
+    CHECK(kf_smech_kin_alloc(m, &k, &err) == KF_OK, "%s", err.msg);
+    double worst = 0.0, worst_v = 0.0, w = 3.0;
+    for (int i = 0; i <= 42; i++) {
+        double a = 0.3 * i, s = sin(a), c = cos(a), g = h - r * s;
+        double root = sqrt(l * l - g * g - e * e);
+        CHECK(kf_smech_kinematics(m, &a, &w, NULL, &k, &err) == KF_OK, "%s", err.msg);
+        worst = fmax(worst, fabs(k.q[14] - (r * c + root)));
+        worst_v = fmax(worst_v, fabs(k.u[12] - (-r * s + g * r * c / root) * w));
+    }
+    CHECK(worst < 1e-14 && worst_v < 1e-13, "slider x %g, v %g", worst, worst_v);
+    /* the joint forces balance the slider along the guide: the rod's push along x equals
+     * m a_x less the drive's nothing (the guide is frictionless) */
+    double fj[24], dr[1], zz = 0.7, zd = 4.0, zdd = 0.0;
+    CHECK(kf_smech_kinematics(m, &zz, &zd, &zdd, &k, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_smech_reactions(m, &k, fj, dr, &err) == KF_OK, "%s", err.msg);
+    /* on the slider: joint B's force reversed (the slider is its body 0) plus the guide's */
+    double fx = -fj[12] + fj[18];
+    CHECK(fabs(fx - 1.5 * k.ud[12]) < 1e-10 * (1 + fabs(fx)), "slider balance %g vs %g", fx,
+          1.5 * k.ud[12]);
+    kf_smech_kin_free(&k);
+    /* the motion at constant speed, then under no drive */
+    double t[5] = {0, 0.05, 0.1, 0.15, 0.2}, states[20], z0 = 0.0, zd0 = 2.0;
+    kf_mech_drive speed = {KF_DRIVE_SPEED, 2.0}, free_drive = {KF_DRIVE_FREE};
+    kf_ode_opts opts = {.rtol = 1e-9, .atol = 1e-12};
+    kf_stats st;
+    CHECK(kf_smech_simulate(m, &speed, &z0, &zd0, 5, t, &opts, states, &st, &err) == KF_OK, "%s",
+          err.msg);
+    CHECK(fabs(states[16] - 0.4) < 1e-12, "crank at 0.2 s: %g", states[16]);
+    CHECK(kf_smech_simulate(m, &free_drive, &z0, &zd0, 5, t, &opts, states, &st, &err) == KF_OK,
+          "%s", err.msg);
+    CHECK(kf_smech_simulate(m, &free_drive, NULL, &zd0, 5, t, &opts, states, &st, &err) ==
+              KF_EINVAL,
+          "NULL z0");
+    kf_smech_free(m);
+    /* errors name the field */
+    joints[2].f1[0] = 2.0;
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "joints[2] (B).f1") &&
+              !m,
+          "%s", err.msg);
+    joints[2].f1[0] = 0.0;
+    bodies[1].quat[0] = 0.0;
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "zero norm"), "%s",
+          err.msg);
+    bodies[1].quat[0] = 1.0;
+    bodies[1].inertia[8] = 5e-3;
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "principal moments"),
+          "%s", err.msg);
+    bodies[1].inertia[8] = 1e-3;
+    joints[1].kind = KF_SJ_REVOLUTE; /* 2 rows more, one of them redundant here */
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL &&
+              strstr(err.msg, "19 rows have rank 18") && strstr(err.msg, "'guide'"),
+          "%s", err.msg);
+    desc.redundant = 1; /* kept out, one row too many remains: the count */
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "degrees of freedom"),
+          "%s", err.msg);
+    desc.redundant = 0;
+    joints[1].kind = KF_SJ_SPHERICAL;
+    coords[0].component = 1;
+    CHECK(kf_smech_create(&m, &desc, &err) == KF_EINVAL && strstr(err.msg, "component"), "%s",
+          err.msg);
+    coords[0].component = 0;
+    CHECK(kf_smech_create(&m, NULL, &err) == KF_EINVAL && kf_smech_create(NULL, &desc, &err) ==
+                                                             KF_EINVAL,
+          "NULL description");
+    kf_smech_free(NULL);
+}
+
 /* An elastic arm welded to a hub (issue 11, two ways): the coupled equations' elastic
  * rows against the moving-frame equations of the body (one way), and the errors. */
 static int stop_at_once(double t, void *params)
@@ -2793,6 +2908,60 @@ static double osc_period(int form, int linear, double rho, int n, int *factors, 
     return e;
 }
 
+/* The core's band LU against LAPACK's on a band that needs row interchanges (small
+ * diagonal, kl = 3, ku = 2, n = 40): the same solution to round-off (the same
+ * algorithm, dgbtf2's, so the same pivots); a zero column is singular, a NaN refused. */
+static void test_small_band_lu(kf_error *err)
+{
+    int n = 40, kl = 3, ku = 2;
+    kf_mat B;
+    CHECK(kf_mat_alloc(&B, KF_BAND, n, kl, ku, err) == KF_OK, "%s", err->msg);
+    unsigned s = 12345u;
+    for (int j = 0; j < n; j++)
+        for (int i = j - ku < 0 ? 0 : j - ku; i <= (j + kl < n ? j + kl : n - 1); i++) {
+            s = s * 1103515245u + 12345u;
+            double r = (double)(s >> 8) / 16777216.0 - 0.5; /* in [-0.5, 0.5) */
+            kf_mat_add(&B, i, j, i == j ? 0.01 * r : r);
+        }
+    kf_linsol *la = NULL, *sm = NULL;
+    CHECK(kf_linsol_lapack(&la, &B, err) == KF_OK && kf_linsol_small(&sm, &B, err) == KF_OK,
+          "%s", err->msg);
+    CHECK(kf_linsol_setup(la, &B, err) == KF_OK && kf_linsol_setup(sm, &B, err) == KF_OK,
+          "%s", err->msg);
+    double x1[80], x2[80], big = 0.0, diff = 0.0;
+    for (int i = 0; i < 2 * n; i++)
+        x1[i] = x2[i] = sin(1.0 + i);
+    CHECK(kf_linsol_solve(la, 2, x1, n, err) == KF_OK && kf_linsol_solve(sm, 2, x2, n, err) == KF_OK,
+          "%s", err->msg);
+    for (int i = 0; i < 2 * n; i++) {
+        big = fmax(big, fabs(x1[i]));
+        diff = fmax(diff, fabs(x1[i] - x2[i]));
+    }
+    CHECK(diff <= 1e-12 * big, "band LU: core and LAPACK differ by %g of %g", diff, big);
+    /* residual of the core's solution: B x = b (first right-hand side) */
+    double res = 0.0;
+    for (int i = 0; i < n; i++) {
+        double r = -sin(1.0 + i);
+        for (int j = 0; j < n; j++)
+            r += kf_mat_get(&B, i, j) * x2[j];
+        res = fmax(res, fabs(r));
+    }
+    CHECK(res <= 1e-12 * big, "band LU residual %g", res);
+    kf_mat Bz;
+    CHECK(kf_mat_alloc(&Bz, KF_BAND, n, kl, ku, err) == KF_OK, "%s", err->msg);
+    kf_mat_copy(&Bz, &B);
+    for (int i = 0; i < n; i++) /* column 7 zero: singular */
+        if (kf_mat_get(&Bz, i, 7) != 0.0)
+            kf_mat_add(&Bz, i, 7, -kf_mat_get(&Bz, i, 7));
+    CHECK(kf_linsol_setup(sm, &Bz, err) == KF_ESING, "a singular band: %s", err->msg);
+    kf_mat_add(&Bz, 5, 7, NAN);
+    CHECK(kf_linsol_setup(sm, &Bz, err) == KF_ERANGE, "a NaN in the band: %s", err->msg);
+    kf_linsol_free(la);
+    kf_linsol_free(sm);
+    kf_mat_free(&B);
+    kf_mat_free(&Bz);
+}
+
 static void test_stepper(void)
 {
     kf_error err = {0};
@@ -2807,18 +2976,16 @@ static void test_stepper(void)
                 kf_mat_add(&A, i, j, vals[i][j]);
                 kf_mat_add(&Ab, i, j, vals[i][j]);
             }
-    kf_linsol *ls[3] = {NULL, NULL, NULL};
+    kf_linsol *ls[4] = {NULL, NULL, NULL, NULL};
     CHECK(kf_linsol_lapack(&ls[0], &A, &err) == KF_OK, "%s", err.msg);
     CHECK(kf_linsol_lapack(&ls[1], &Ab, &err) == KF_OK, "%s", err.msg);
     CHECK(kf_linsol_small(&ls[2], &A, &err) == KF_OK, "%s", err.msg);
-    kf_linsol *none = NULL;
-    CHECK(kf_linsol_small(&none, &Ab, &err) == KF_EINVAL && !none,
-          "the small LU takes dense matrices only");
-    for (int k = 0; k < 3; k++) {
+    CHECK(kf_linsol_small(&ls[3], &Ab, &err) == KF_OK, "%s", err.msg);
+    for (int k = 0; k < 4; k++) {
         double b[3] = {5, 5, 3}; /* A (1, 1, 1) */
         CHECK(kf_linsol_solve(ls[k], 1, b, 3, &err) == KF_EINVAL, "solve before setup (%s)",
               kf_linsol_name(ls[k]));
-        CHECK(kf_linsol_setup(ls[k], k == 1 ? &Ab : &A, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_linsol_setup(ls[k], k % 2 ? &Ab : &A, &err) == KF_OK, "%s", err.msg);
         CHECK(kf_linsol_solve(ls[k], 1, b, 3, &err) == KF_OK &&
                   fabs(b[0] - 1) + fabs(b[1] - 1) + fabs(b[2] - 1) < 1e-14,
               "%s: x = (%g, %g, %g)", kf_linsol_name(ls[k]), b[0], b[1], b[2]);
@@ -2831,10 +2998,11 @@ static void test_stepper(void)
     kf_mat_alloc(&Z, KF_DENSE, 3, 0, 0, &err);
     CHECK(kf_linsol_setup(ls[2], &Z, &err) == KF_ESING, "a singular matrix: %s", err.msg);
     kf_mat_free(&Z);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         kf_linsol_free(ls[k]);
     kf_mat_free(&A);
     kf_mat_free(&Ab);
+    test_small_band_lu(&err);
 
     /* the stepper on m a + k d = 0: order 2 in both forms (error / 4 at half the step);
      * Newmark (shifted, rho_inf = 1 is not Newmark: am = af = 0 by hand) conserves
@@ -2967,6 +3135,608 @@ static void test_given_body(void)
     kf_body_free(b);
 }
 
+/* The residual M(q) u' - f(q, u, u') of a floating body from its rows (kf_ffrf_rows),
+ * u' = (acc (6), ddd), in (translation global, rotation, elastic) order. */
+static int ffrf_residual(kf_ffrf *w, const kf_ffrf_state *s, const double *g, const double *acc,
+                         const double *ddd, double *res)
+{
+    int n = kf_ffrf_nelastic(w);
+    double Mrr[36], *Mre = calloc((size_t)6 * n, sizeof(double)), *f = calloc((size_t)n + 6, sizeof(double));
+    kf_error err = {0};
+    int rc = kf_ffrf_rows(w, s, g, acc, 0.0, 0.0, Mrr, Mre, f, &err);
+    const kf_mat *M = kf_ffrf_mass(w);
+    for (int a = 0; !rc && a < 6; a++) {
+        double v = -f[a];
+        for (int c = 0; c < 6; c++)
+            v += Mrr[6 * a + c] * acc[c];
+        for (int c = 0; c < n; c++)
+            v += Mre[(size_t)a * n + c] * ddd[c];
+        res[a] = v;
+    }
+    if (!rc)
+        kf_mat_gemv(M, 1.0, ddd, 0.0, res + 6);
+    for (int r = 0; !rc && r < n; r++) {
+        double v = -f[6 + r];
+        for (int a = 0; a < 6; a++)
+            v += Mre[(size_t)a * n + r] * acc[a];
+        res[6 + r] += v;
+    }
+    free(Mre);
+    free(f);
+    return rc;
+}
+
+/* kf_ffrf_tangent against central differences of the rows' residual: cm d/du', cv d/du
+ * and cd d/dq (the rotation by R exp(theta)), each column, K_G on: to 1e-6 (measured
+ * 2.7e-8; an omitted or wrong term is of order 1e-3..1 here). */
+static void test_floating_tangent(void)
+{
+    kf_section sec = {.E = 7e10, .rho = 2700, .A = 4e-4, .Izz = 2e-8, .Iyy = 8e-9, .J = 1e-8,
+                      .nu = 0.3, .ref = {0.0, 1.0, 0.0}};
+    kf_error err = {0};
+    kf_body *b = straight3(KF_BEAM3D, 3, 1.0, &sec);
+    int ndof = kf_body_ndof(b);
+    unsigned char *fixed = calloc((size_t)ndof, 1);
+    for (int k = 0; k < 6; k++)
+        fixed[k] = 1;
+    kf_ffrf_desc desc = {b, fixed, NULL, {0.2, 1e-5}, 1};
+    kf_ffrf *w = NULL;
+    CHECK(kf_ffrf_create(&w, &desc, &err) == KF_OK, "%s", err.msg);
+    int n = w ? kf_ffrf_nelastic(w) : 0, N = n + 6;
+    double *d = calloc((size_t)N, sizeof(double)), *dd = calloc((size_t)N, sizeof(double));
+    double *ddd = calloc((size_t)N, sizeof(double)), *r1 = calloc((size_t)N, sizeof(double));
+    double *r2 = calloc((size_t)N, sizeof(double)), *Jer = calloc((size_t)6 * N, sizeof(double));
+    double *Jre = calloc((size_t)6 * N, sizeof(double)), Jrr[36];
+    kf_mat Jee = {0};
+    if (w)
+        kf_mat_alloc_like(&Jee, kf_ffrf_mass(w), NULL);
+    for (int i = 0; i < n; i++) {
+        d[i] = 1e-4 * sin(0.7 * i + 0.3);
+        dd[i] = 1e-2 * cos(1.3 * i);
+        ddd[i] = 3.0 * sin(2.1 * i + 1.0);
+    }
+    double g[3] = {0.3, -9.81, 1.0}, acc[6] = {1.0, -2.0, 0.5, 2.0, -1.0, 3.0};
+    kf_ffrf_state st = {{0.8, -0.6, 0.0, 0.6, 0.8, 0.0, 0.0, 0.0, 1.0}, {0.2, 0.1, 0.0},
+                        {0.5, 3.0, 1.0}, d, dd};
+    const double cs[3] = {1.0, 0.37, 0.051}; /* cm, cv, cd */
+    double worst = 0.0;
+    for (int part = 0; w && part < 3; part++) {
+        double c[3] = {0, 0, 0};
+        c[part] = cs[part];
+        CHECK(kf_ffrf_rows(w, &st, g, acc, 0.0, 0.0, NULL, NULL, NULL, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_ffrf_tangent(w, ddd, c[0], c[1], c[2], &Jee, Jer, Jre, Jrr, &err) == KF_OK, "%s",
+              err.msg);
+        for (int j = 0; j < N; j++) { /* column j: rigid (0..5) or elastic (6..) */
+            /* the residual is affine in u', quadratic in u and in d (central differences
+             * exact there: steps as large as keeps round-off low); the rotation is not */
+            double h = part < 2 || j >= 6 ? 1e-3 : 1e-6, col[64];
+            for (int sgn = 0; sgn < 2; sgn++) {
+                double e = sgn ? -h : h, a2[6], R0[9];
+                kf_ffrf_state s2 = st;
+                double *x = sgn ? r2 : r1;
+                memcpy(a2, acc, sizeof a2);
+                memcpy(R0, st.R, sizeof R0);
+                if (part == 0) {
+                    if (j < 6)
+                        a2[j] += e;
+                    else
+                        ddd[j - 6] += e;
+                } else if (part == 1) {
+                    if (j < 3)
+                        s2.v[j] += e;
+                    else if (j < 6)
+                        s2.omega[j - 3] += e;
+                    else
+                        dd[j - 6] += e;
+                } else if (j >= 3 && j < 6) { /* R exp(e [e_k]x), to first order and beyond */
+                    int k = j - 3;
+                    double cth = cos(e), sth = sin(e), E[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+                    int p = (k + 1) % 3, q = (k + 2) % 3;
+                    E[4 * p] = cth, E[4 * q] = cth, E[3 * p + q] = -sth, E[3 * q + p] = sth;
+                    for (int i = 0; i < 3; i++)
+                        for (int m = 0; m < 3; m++)
+                            s2.R[3 * i + m] = R0[3 * i] * E[m] + R0[3 * i + 1] * E[3 + m] + R0[3 * i + 2] * E[6 + m];
+                } else if (j >= 6) {
+                    d[j - 6] += e;
+                }
+                if (!(part == 2 && j < 3)) /* the position r_c enters nothing */
+                    ffrf_residual(w, &s2, g, a2, ddd, x);
+                else
+                    memset(x, 0, (size_t)N * sizeof(double));
+                if (part == 0 && j >= 6)
+                    ddd[j - 6] -= e;
+                if (part == 1 && j >= 6)
+                    dd[j - 6] -= e;
+                if (part == 2 && j >= 6)
+                    d[j - 6] -= e;
+            }
+            for (int i = 0; i < N; i++)
+                col[i] = c[part] * (r1[i] - r2[i]) / (2 * h);
+            for (int i = 0; i < N; i++) {
+                double a = i < 6 ? (j < 6 ? Jrr[6 * i + j] : Jre[(size_t)i * n + j - 6])
+                                 : (j < 6 ? Jer[(size_t)j * n + i - 6] : kf_mat_get(&Jee, i - 6, j - 6));
+                if (part == 2 && i < 3 && j >= 3 && j < 6)
+                    continue; /* the translation rows' own residual turning: left out */
+                worst = fmax(worst, fabs(a - col[i]) / (1.0 + fabs(col[i])));
+            }
+        }
+    }
+    CHECK(w && worst < 1e-6, "tangent vs finite differences: %g", worst);
+    /* a tangent without rows before it, and after another call, is refused */
+    if (w) {
+        double a[6], *q = calloc((size_t)N, sizeof(double));
+        CHECK(kf_ffrf_accelerations(w, &st, g, a, q, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_ffrf_tangent(w, ddd, 1, 0, 0, &Jee, Jer, Jre, Jrr, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "state"), "%s", err.msg);
+        free(q);
+    }
+    kf_mat_free(&Jee);
+    free(d);
+    free(dd);
+    free(ddd);
+    free(r1);
+    free(r2);
+    free(Jer);
+    free(Jre);
+    free(fixed);
+    kf_ffrf_free(w);
+    kf_body_free(b);
+}
+
+/* A body in a floating frame (kf_ffrf, docs/theory.md section 1.6): its mass
+ * properties (closed forms), its elastic rows under a prescribed frame equal to the
+ * one-way motion terms, the free accelerations solving its equations (K_G taken at
+ * them), a given body of the same invariants equal to it, a few steps of either
+ * integrator, and bad arguments refused by name. */
+static void test_floating(void)
+{
+    kf_section sec = {.E = 7e10, .rho = 2700, .A = 4e-4, .Izz = 2e-8, .Iyy = 8e-9, .J = 1e-8,
+                      .nu = 0.3, .ref = {0.0, 1.0, 0.0}};
+    kf_error err = {0};
+    double len = 1.0;
+    kf_body *b = straight3(KF_BEAM3D, 4, len, &sec);
+    int ndof = kf_body_ndof(b);
+    unsigned char *fixed = calloc((size_t)ndof, 1);
+    for (int k = 0; k < 6; k++)
+        fixed[k] = 1; /* clamped at the first node: the frame follows it */
+    kf_ffrf_desc desc = {b, fixed, NULL, {0.2, 1e-5}, 1};
+    kf_ffrf *w = NULL;
+    CHECK(kf_ffrf_create(&w, &desc, &err) == KF_OK, "%s", err.msg);
+    if (!w)
+        goto done;
+    int n = kf_ffrf_nelastic(w);
+    double m, xc[3], J0[9], mt = sec.rho * sec.A * len;
+    kf_ffrf_mass_properties(w, &m, xc, J0);
+    CHECK(fabs(m - mt) < 1e-14 * mt && fabs(xc[0] - 0.5) < 1e-15 && xc[1] == 0.0, "m %g, x_c %g", m, xc[0]);
+    /* the section points give J_xx = rho Ip L, J_yy = m L^2/12 + rho Iyy L (Gauss: exact) */
+    CHECK(fabs(J0[0] - sec.rho * (sec.Izz + sec.Iyy) * len) < 1e-12 * J0[4] &&
+              fabs(J0[4] - (mt * len * len / 12 + sec.rho * sec.Iyy * len)) < 1e-14 * J0[4] &&
+              fabs(J0[8] - (mt * len * len / 12 + sec.rho * sec.Izz * len)) < 1e-14 * J0[8],
+          "inertia %g %g %g", J0[0], J0[4], J0[8]);
+    CHECK(kf_ffrf_rigid_margin(w) > 1e-6, "margin %g", kf_ffrf_rigid_margin(w));
+    double *d = calloc((size_t)n, sizeof(double)), *dd = calloc((size_t)n, sizeof(double));
+    double *ddd = calloc((size_t)n, sizeof(double)), *x = calloc((size_t)ndof * 5, sizeof(double));
+    for (int i = 0; i < n; i++) { /* small: K_G's loads follow the frame's accelerations */
+        d[i] = 1e-6 * sin(1.0 + i);
+        dd[i] = 1e-3 * cos(2.0 * i);
+    }
+    /* prescribed: the one-way equations M d'' = -(C d' + (K + K_eps + K_om + K_G) d + q)
+     * with Rayleigh damping, on the free DOFs */
+    kf_frame f = {{0.3, -1.2, 2.0}, {0.5, 0.1, -0.7}, {0}, {1.0, -2.0, 3.0}, {0}};
+    double drive[6];
+    CHECK(kf_ffrf_prescribed(w, &f, d, dd, ddd, drive, &err) == KF_OK, "%s", err.msg);
+    kf_mat C = {0}, Ke = {0}, Ko = {0}, KG = {0};
+    kf_mat_alloc_like(&C, kf_body_mass(b), NULL);
+    kf_mat_alloc_like(&Ke, kf_body_mass(b), NULL);
+    kf_mat_alloc_like(&Ko, kf_body_mass(b), NULL);
+    kf_mat_alloc_like(&KG, kf_body_mass(b), NULL);
+    double *full = x, *y = x + ndof, *q = x + 2 * ndof, c3[3];
+    CHECK(kf_body_motion_terms(b, &f, &C, &Ke, &Ko, q, q + ndof, q + 2 * ndof, &err) == KF_OK,
+          "%s", err.msg);
+    CHECK(kf_body_axial_force(b, &f, 0.0, 0.0, 1, 0, c3, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_body_geometric(b, c3, 0.0, &KG, &err) == KF_OK, "%s", err.msg);
+    const int *map = kf_ffrf_map(w);
+    double *fv = calloc((size_t)ndof, sizeof(double)), *dv = calloc((size_t)ndof, sizeof(double));
+    for (int i = 0; i < n; i++)
+        full[map[i]] = d[i], dv[map[i]] = dd[i];
+    kf_mat_gemv(&C, 1.0, dv, 0.0, fv);
+    kf_mat_gemv(kf_body_mass(b), 0.2, dv, 1.0, fv);
+    kf_mat_gemv(kf_body_stiffness(b), 1e-5, dv, 1.0, fv);
+    kf_mat_gemv(kf_body_stiffness(b), 1.0, full, 1.0, fv);
+    kf_mat_gemv(&Ke, 1.0, full, 1.0, fv);
+    kf_mat_gemv(&Ko, 1.0, full, 1.0, fv);
+    kf_mat_gemv(&KG, 1.0, full, 1.0, fv);
+    for (int i = 0; i < ndof; i++)
+        fv[i] = -(fv[i] + q[i] + q[ndof + i] + q[2 * ndof + i]);
+    for (int i = 0; i < n; i++) /* M d'' over the free DOFs */
+        y[i] = 0.0;
+    double e = 0.0, big = 0.0;
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < n; j++)
+            s += kf_mat_get(kf_body_mass(b), map[i], map[j]) * ddd[j];
+        e = fmax(e, fabs(s - fv[map[i]]));
+        big = fmax(big, fabs(fv[map[i]]));
+    }
+    CHECK(e <= 1e-12 * big, "prescribed rows vs one-way: %g of %g", e, big);
+    /* free: the accelerations solve the equations at themselves (K_G's loads included) */
+    kf_ffrf_state st = {{0.8, -0.6, 0.0, 0.6, 0.8, 0.0, 0.0, 0.0, 1.0}, {0.1, 0.0, -0.2},
+                        {0.5, 3.0, 1.0}, d, dd};
+    double g[3] = {0.0, 0.0, -9.81}, acc[6];
+    int N = n + 6;
+    double *Mf = calloc((size_t)N * N, sizeof(double)), *ff = calloc((size_t)N, sizeof(double));
+    CHECK(kf_ffrf_accelerations(w, &st, g, acc, ddd, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_ffrf_equations(w, &st, g, acc, 0.0, 0.0, Mf, ff, &err) == KF_OK, "%s", err.msg);
+    e = big = 0.0;
+    for (int i = 0; i < N; i++) {
+        double s = -ff[i];
+        for (int j = 0; j < N; j++)
+            s += Mf[(size_t)i * N + j] * (j < 6 ? acc[j] : ddd[j - 6]);
+        e = fmax(e, fabs(s));
+        big = fmax(big, fabs(ff[i]));
+    }
+    CHECK(e <= 1e-11 * big, "free accelerations: residual %g of %g", e, big);
+    /* a given body of the same invariants and mass properties: the same accelerations */
+    {
+        size_t nn = (size_t)n * n;
+        double *S = calloc(9 * nn, sizeof(double)), *K = calloc(nn, sizeof(double));
+        double *s9 = calloc((size_t)9 * n, sizeof(double)), *Mo = calloc((size_t)3 * n, sizeof(double));
+        for (int k = 0; k < 9; k++) {
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++)
+                    S[k * nn + (size_t)i * n + j] = kf_mat_get(kf_body_S(b, k / 3, k % 3), map[i], map[j]);
+                s9[(size_t)k * n + i] = kf_body_s(b, k / 3, k % 3)[map[i]];
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++)
+                K[(size_t)i * n + j] = kf_mat_get(kf_body_stiffness(b), map[i], map[j]);
+            for (int k = 0; k < 3; k++)
+                Mo[(size_t)k * n + i] = kf_body_Mo(b, k)[map[i]];
+        }
+        double mp[13] = {m, xc[0], xc[1], xc[2]}, Ic[9], acc2[6], tr = 0.5 * (J0[0] + J0[4] + J0[8]);
+        for (int k = 0; k < 9; k++)
+            Ic[k] = (k % 4 == 0 ? tr : 0.0) - J0[k];
+        memcpy(mp + 4, Ic, sizeof Ic);
+        kf_body *gb = NULL;
+        kf_ffrf *wg = NULL;
+        CHECK(kf_body_create_given(&gb, 3, n, S, NULL, K, s9, Mo, 0, NULL, &err) == KF_OK, "%s", err.msg);
+        kf_ffrf_desc gd = {gb, NULL, mp, {0.2, 1e-5}, 0};
+        CHECK(kf_ffrf_create(&wg, &gd, &err) == KF_OK, "%s", err.msg);
+        kf_ffrf_desc gn = {gb, NULL, NULL, {0.0, 0.0}, 0};
+        kf_ffrf *bad = NULL;
+        CHECK(kf_ffrf_create(&bad, &gn, &err) == KF_EINVAL && !strcmp(err.arg, "mass") && !bad,
+              "%s", err.msg);
+        desc.geometric = 0;
+        kf_ffrf *w0 = NULL;
+        CHECK(kf_ffrf_create(&w0, &desc, &err) == KF_OK, "%s", err.msg);
+        if (wg && w0) {
+            double *d2 = calloc((size_t)n, sizeof(double));
+            CHECK(kf_ffrf_accelerations(w0, &st, g, acc, ddd, &err) == KF_OK, "%s", err.msg);
+            CHECK(kf_ffrf_accelerations(wg, &st, g, acc2, d2, &err) == KF_OK, "%s", err.msg);
+            e = big = 0.0;
+            for (int k = 0; k < 6; k++)
+                e = fmax(e, fabs(acc[k] - acc2[k])), big = fmax(big, fabs(acc[k]));
+            CHECK(e <= 1e-9 * big, "given vs elements: %g of %g", e, big);
+            free(d2);
+        }
+        kf_ffrf_free(w0);
+        kf_ffrf_free(wg);
+        kf_body_free(gb);
+        desc.geometric = 1;
+        free(S);
+        free(K);
+        free(s9);
+        free(Mo);
+    }
+    /* a few steps of each integrator: outputs finite, the orientation a unit quaternion */
+    {
+        double x0[13] = {0, 0, 0, 1, 0, 0, 0, 0.1, 0, 0, 0.5, 3.0, 1.0}, t[3] = {0.0, 1e-3, 2e-3};
+        double *rig = calloc(3 * KF_FFRF_RIGID_OUT, sizeof(double));
+        double *el = calloc((size_t)9 * n, sizeof(double)), *e0 = calloc((size_t)2 * n, sizeof(double));
+        memcpy(e0, d, (size_t)n * sizeof(double));
+        kf_ffrf_opts o = {KF_FFRF_GA, 2e-4, 0.9, 1e-8, 25, 1e-8, 1e-12, 0, NULL, NULL};
+        kf_stats sts = {0};
+        CHECK(kf_ffrf_run(w, g, x0, e0, 3, t, &o, rig, el, &sts, &err) == KF_OK, "%s", err.msg);
+        CHECK(sts.steps == 10 && kf_vec_finite(3 * KF_FFRF_RIGID_OUT, rig) &&
+                  kf_vec_finite((size_t)9 * n, el), "GA: %ld steps", sts.steps);
+        double qn = 0.0;
+        for (int k = 3; k < 7; k++)
+            qn += rig[2 * KF_FFRF_RIGID_OUT + k] * rig[2 * KF_FFRF_RIGID_OUT + k];
+        CHECK(fabs(qn - 1.0) < 1e-14, "|q|^2 - 1 = %g", qn - 1.0);
+        o.method = KF_FFRF_DP5;
+        o.dt = 0.0;
+        CHECK(kf_ffrf_run(w, g, x0, e0, 3, t, &o, rig, el, &sts, &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_vec_finite((size_t)9 * n, el), "DP5 outputs");
+        kf_motion_spin spin = {{0.0, 0.0, 2.0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}, {0.0, 0.0, -9.81}};
+        double *drv = calloc(3 * 6, sizeof(double));
+        o.method = KF_FFRF_GA;
+        o.dt = 2e-4;
+        CHECK(kf_ffrf_run_prescribed(w, kf_motion_spin_eval, &spin, e0, 3, t, &o, el, drv, &sts,
+                                     &err) == KF_OK && sts.factorizations == 1,
+              "%s (%ld factorizations: one for a constant spin)", err.msg, sts.factorizations);
+        /* bad arguments, named */
+        double tb[2] = {0.0, -1.0};
+        CHECK(kf_ffrf_run(w, g, x0, e0, 2, tb, &o, rig, el, &sts, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "t"), "%s", err.msg);
+        x0[3] = x0[4] = x0[5] = x0[6] = 0.0;
+        CHECK(kf_ffrf_run(w, g, x0, e0, 3, t, &o, rig, el, &sts, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "x0"), "%s", err.msg);
+        o.dt = -1.0;
+        CHECK(kf_ffrf_run(w, g, x0, e0, 3, t, &o, rig, el, &sts, &err) == KF_EINVAL &&
+                  !strcmp(err.arg, "dt"), "%s", err.msg);
+        free(drv);
+        free(rig);
+        free(el);
+        free(e0);
+    }
+    st.R[0] = 2.0; /* not a rotation */
+    CHECK(kf_ffrf_accelerations(w, &st, g, acc, ddd, &err) == KF_EINVAL && !strcmp(err.arg, "R"),
+          "%s", err.msg);
+    free(Mf);
+    free(ff);
+    free(fv);
+    free(dv);
+    kf_mat_free(&C);
+    kf_mat_free(&Ke);
+    kf_mat_free(&Ko);
+    kf_mat_free(&KG);
+    free(d);
+    free(dd);
+    free(ddd);
+    free(x);
+    kf_ffrf_free(w);
+    /* a straight bar has no inertia about its axis: free motion refused, prescribed taken */
+    {
+        kf_body *bar = straight3(KF_BAR3D, 3, 1.0, &sec);
+        unsigned char fx[12] = {1, 1, 1};
+        kf_ffrf_desc bd = {bar, fx, NULL, {0, 0}, 0};
+        kf_ffrf *wb = NULL;
+        CHECK(kf_ffrf_create(&wb, &bd, &err) == KF_OK, "%s", err.msg);
+        if (wb) {
+            double zb[9] = {0}, ab[6];
+            kf_ffrf_state sb = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0}, {0}, zb, zb};
+            CHECK(kf_ffrf_rigid_margin(wb) < 1e-10, "margin %g", kf_ffrf_rigid_margin(wb));
+            CHECK(kf_ffrf_accelerations(wb, &sb, g, ab, zb, &err) == KF_ESING &&
+                      !strcmp(err.arg, "reference"), "%s", err.msg);
+            CHECK(kf_ffrf_prescribed(wb, &f, zb, zb, zb, NULL, &err) == KF_OK, "%s", err.msg);
+        }
+        kf_ffrf_free(wb);
+        unsigned char all[12];
+        memset(all, 1, sizeof all);
+        bd.fixed = all;
+        CHECK(kf_ffrf_create(&wb, &bd, &err) == KF_EINVAL && !strcmp(err.arg, "fixed") && !wb,
+              "%s", err.msg);
+        bd.fixed = fx;
+        bd.rayleigh[0] = -1.0;
+        CHECK(kf_ffrf_create(&wb, &bd, &err) == KF_EINVAL && !strcmp(err.arg, "rayleigh"), "%s",
+              err.msg);
+        kf_body_free(bar);
+    }
+    {
+        kf_body *pb = straight_body(KF_BEAM2, 2, 1.0, &sec);
+        kf_ffrf_desc pd = {pb, NULL, NULL, {0, 0}, 0};
+        kf_ffrf *wp = NULL;
+        CHECK(kf_ffrf_create(&wp, &pd, &err) == KF_EINVAL && !strcmp(err.arg, "body"), "%s",
+              err.msg);
+        kf_body_free(pb);
+    }
+done:
+    free(fixed);
+    kf_body_free(b);
+}
+
+/* A planar beam given back as a body of given invariants (the identity basis) with a K_G
+ * basis of coordinate load cases (docs/theory.md section 3.18): its rigid body from the
+ * invariants equals the beam's by quadrature; as a link with ports at the beam's nodes its
+ * coupled equations equal the beam link's; K_G of a field's stress (kf_body_prestress_matrix)
+ * is the straight basis' of its axial force; bad links and bases refused naming them. */
+static void test_given_link(void)
+{
+    const double len = 2.0, om = 3.0;
+    kf_section sec = {7e10, 3000.0, 4e-4, 2e-7};
+    kf_body *b = straight_body(KF_BEAM2, 4, len, &sec), *g = NULL;
+    int n = kf_body_ndof(b), nn = n * n, nkg = 6 + 3;
+    kf_error err = {0};
+    double *S = calloc(4 * (size_t)nn, sizeof(double)), *K = calloc((size_t)nn, sizeof(double));
+    double *s = calloc(4 * (size_t)n, sizeof(double)), *Mo = calloc(2 * (size_t)n, sizeof(double));
+    double *KG = calloc((size_t)nkg * nn, sizeof(double));
+    for (int k = 0; k < 4; k++) {
+        kf_mat_to_rowmajor(kf_body_S(b, k / 2, k % 2), S + (size_t)k * nn);
+        memcpy(s + (size_t)k * n, kf_body_s(b, k / 2, k % 2), (size_t)n * sizeof(double));
+    }
+    for (int i = 0; i < 2; i++)
+        memcpy(Mo + (size_t)i * n, kf_body_Mo(b, i), (size_t)n * sizeof(double));
+    kf_mat_to_rowmajor(kf_body_stiffness(b), K);
+    for (int c = 0; c < nkg; c++) /* any symmetric matrices: K scaled */
+        for (int k = 0; k < nn; k++)
+            KG[(size_t)c * nn + k] = (c + 1) * 1e-9 * K[k];
+    CHECK(kf_body_create_given(&g, 2, n, S, NULL, K, s, Mo, nkg, KG, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_body_nload(g) == 3 && kf_body_nkg(g) == nkg && kf_body_nload(b) == 0, "nload %d",
+          kf_body_nload(g));
+    kf_frame f = {{0.0, 0.0, om}, {0.0, 0.0, 2.0}, {0, 0, 0}, {1.0, -9.81, 0.0}};
+    double c[9];
+    CHECK(kf_body_geometric_coefficients(g, &f, 5.0, 6.0, 0, 0, c, &err) == KF_OK && c[0] == 1.0 &&
+              c[5] == -om * om && c[6] == 0.0 && c[7] == 0.0 && c[8] == 0.0,
+          "coefficients of the load cases %g %g %g", c[6], c[7], c[8]);
+    /* the rigid body: m = rho A L, centre L / 2, J = m L^2 / 12, both ways */
+    double m1, m2, c1[3], c2[3], J1[9], J2[9], m = 3000.0 * 4e-4 * len;
+    CHECK(kf_body_rigid(b, &m1, c1, J1, NULL, &err) == KF_OK && kf_body_rigid(g, &m2, c2, J2, NULL, &err) == KF_OK,
+          "%s", err.msg);
+    CHECK(fabs(m1 - m) < 1e-14 * m && fabs(m2 - m) < 1e-13 * m && fabs(c1[0] - 1.0) < 1e-14 &&
+              fabs(c2[0] - 1.0) < 1e-13 && fabs(c2[1]) < 1e-13 && fabs(J1[8] - m * len * len / 12) <
+              1e-13 * m && fabs(J2[8] - J1[8]) < 1e-12 * J1[8] && J2[0] == 0.0,
+          "rigid: %g %g, %g %g, %g %g", m1, m2, c1[0], c2[0], J1[8], J2[8]);
+    /* K_G of a uniform stretch u = eps x: N = E A eps, the straight basis' c0 matrix */
+    double *u = calloc((size_t)n, sizeof(double)), eps = 1e-4;
+    for (int i = 0; i < n / 3; i++)
+        u[3 * i] = eps * len * i / 4;
+    kf_mat P = {0}, Q = {0};
+    kf_mat_alloc_like(&P, kf_body_mass(b), NULL);
+    kf_mat_alloc_like(&Q, kf_body_mass(b), NULL);
+    double N[3] = {7e10 * 4e-4 * eps, 0.0, 0.0};
+    CHECK(kf_body_prestress_matrix(b, u, NULL, NULL, &P, &err) == KF_OK &&
+              kf_body_geometric(b, N, 0.0, &Q, &err) == KF_OK, "%s", err.msg);
+    double dmax = 0.0, big = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            dmax = fmax(dmax, fabs(kf_mat_get(&P, i, j) - kf_mat_get(&Q, i, j)));
+            big = fmax(big, fabs(kf_mat_get(&Q, i, j)));
+        }
+    CHECK(dmax < 1e-12 * big && big > 0.0, "K_G of the stretch: %g of %g", dmax, big);
+    CHECK(kf_body_prestress_matrix(g, u, NULL, NULL, &P, &err) == KF_EINVAL, "a given body's field");
+    kf_mat_free(&P);
+    kf_mat_free(&Q);
+    free(u);
+    /* a hub turning with the arm welded at node 0: the given link (ports at the nodes) has
+     * the beam link's equations */
+    double mass[2] = {0.0, m}, inertia[2] = {5.0, J1[8]};
+    double q0[6] = {0.0, 0.0, 0.0, len / 2, 0.0, 0.0};
+    kf_joint joints[2] = {{KF_REVOLUTE, {-1, 0}, {0.0, 0.0}, {0.0, 0.0}},
+                          {KF_WELD, {0, 1}, {0.0, 0.0}, {-len / 2, 0.0}}};
+    kf_coord coords[1] = {{KF_COORD_JOINT, 0, "hub"}};
+    kf_mech_desc d = {.nbody = 2, .mass = mass, .inertia = inertia, .q0 = q0, .njoint = 2,
+                      .joints = joints, .ncoord = 1, .coords = coords};
+    kf_mech *mech = NULL;
+    CHECK(kf_mech_create(&mech, &d, &err) == KF_OK, "%s", err.msg);
+    unsigned char fixed[15] = {1, 1, 1};
+    double xy[10];
+    int dof[15];
+    for (int i = 0; i < 5; i++) {
+        xy[2 * i] = len * i / 4;
+        xy[2 * i + 1] = 0.0;
+        for (int k = 0; k < 3; k++)
+            dof[3 * i + k] = 3 * i + k;
+    }
+    kf_mech_link lb = {1, b, fixed, {0.0, 0.0}, 0}, lg = {1, g, fixed, {0.0, 0.0}, 1, 5, xy, dof};
+    kf_flexmech *wb = NULL, *wg = NULL;
+    CHECK(kf_flexmech_create(&wb, mech, 1, &lb, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_flexmech_create(&wg, mech, 1, &lg, &err) == KF_OK, "%s", err.msg);
+    kf_mech_drive speed[1] = {{KF_DRIVE_SPEED, om}};
+    double z0[1] = {0.4}, zd[1] = {om}, dz[12], ddz[12], zdd[1], ddb[12], ddg[12], force[2];
+    for (int i = 0; i < 12; i++) {
+        dz[i] = 1e-3 * sin(i + 1.0);
+        ddz[i] = 1e-2 * cos(i + 1.0);
+    }
+    lb.geometric = 0;
+    if (wb && wg) {
+        CHECK(kf_flexmech_dynamics(wb, speed, 0.0, 0.0, z0, z0, zd, dz, ddz, zdd, ddb, force, NULL,
+                                   &err) == KF_OK, "%s", err.msg);
+        CHECK(kf_flexmech_dynamics(wg, speed, 0.0, 0.0, z0, z0, zd, dz, ddz, zdd, ddg, force + 1, NULL,
+                                   &err) == KF_OK, "%s", err.msg);
+    }
+    double worst = 0.0, size = 0.0;
+    for (int i = 0; i < 12; i++) {
+        worst = fmax(worst, fabs(ddb[i] - ddg[i]));
+        size = fmax(size, fabs(ddb[i]));
+    }
+    /* the given link adds K_G of its (made-up) basis: compare without it */
+    kf_flexmech_free(wg);
+    wg = NULL;
+    lg.geometric = 0;
+    CHECK(kf_flexmech_create(&wg, mech, 1, &lg, &err) == KF_OK, "%s", err.msg);
+    if (wg) {
+        CHECK(kf_flexmech_dynamics(wg, speed, 0.0, 0.0, z0, z0, zd, dz, ddz, zdd, ddg, force + 1, NULL,
+                                   &err) == KF_OK, "%s", err.msg);
+        worst = 0.0;
+        for (int i = 0; i < 12; i++)
+            worst = fmax(worst, fabs(ddb[i] - ddg[i]));
+        CHECK(worst <= 1e-11 * size && size > 0.0, "given link d'' off by %g of %g", worst, size);
+    }
+    kf_flexmech_free(wb);
+    kf_flexmech_free(wg);
+    /* a given link needs its ports; a port's coordinate out of range; a joint loading a
+     * coordinate with no load case */
+    kf_mech_link noport = {1, g, fixed, {0.0, 0.0}, 0};
+    CHECK(kf_flexmech_create(&wg, mech, 1, &noport, &err) == KF_EINVAL && strstr(err.msg, "ports"),
+          "%s", err.msg);
+    dof[4] = n;
+    CHECK(kf_flexmech_create(&wg, mech, 1, &lg, &err) == KF_EINVAL && strstr(err.msg, "port 1"),
+          "%s", err.msg);
+    dof[4] = 4;
+    for (int k = 0; k < 3; k++) { /* the weld at node 4, whose coordinates have no load case */
+        dof[3 * 4 + k] = k;
+        dof[k] = 12 + k;
+    }
+    xy[0] = len;
+    xy[8] = 0.0;
+    lg.geometric = 1;
+    unsigned char tip[15] = {0};
+    tip[12] = tip[13] = tip[14] = 1;
+    lg.fixed = tip;
+    kf_mech_free(mech);
+    q0[3] = -len / 2;
+    joints[1].p1[0] = len / 2;
+    CHECK(kf_mech_create(&mech, &d, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_flexmech_create(&wg, mech, 1, &lg, &err) == KF_EINVAL && !strcmp(err.arg, "geometric"),
+          "%s", err.msg);
+    kf_mech_free(mech);
+    /* more load cases than coordinates */
+    kf_body_free(g);
+    CHECK(kf_body_create_given(&g, 2, n, S, NULL, K, s, Mo, 0, NULL, &err) == KF_OK, "%s", err.msg);
+    kf_body_free(g);
+    g = NULL;
+    free(KG);
+    KG = calloc((size_t)(6 + n + 1) * nn, sizeof(double));
+    CHECK(kf_body_create_given(&g, 2, n, S, NULL, K, s, Mo, 6 + n + 1, KG, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "KG") && !g,
+          "%s", err.msg);
+    free(S);
+    free(K);
+    free(s);
+    free(Mo);
+    free(KG);
+    kf_body_free(b);
+}
+
+/* Issue 19's kernels: Dot2 over CSR (a row summing to a tiny value from terms of 1e16,
+ * exact in twice the precision; its bound), the band Cholesky (solves A x = b to
+ * round-off, refuses an indefinite matrix), and their argument checks. */
+static void test_dot2_and_band(void)
+{
+    kf_error err = {0};
+    /* row 0: 1e16 x0 + 1 x1 - 1e16 x2 with x = (1, 1, 1): exactly 1, which the working
+     * precision rounds away (1e16 + 1 = 1e16) */
+    int ptr[3] = {0, 3, 4}, idx[4] = {0, 1, 2, 1};
+    double val[4] = {1e16, 1.0, -1e16, 3.0}, x[6] = {1, 2, 1, 2, 1, 2}, y[4], e[4];
+    CHECK(kf_csr_dot2(2, 3, ptr, idx, val, 2, x, NULL, y, e, &err) == KF_OK, "%s", err.msg);
+    CHECK(y[0] == 1.0 && y[1] == 2.0 && y[2] == 3.0 && y[3] == 6.0, "dot2 %g %g %g %g", y[0], y[1], y[2],
+          y[3]);
+    CHECK(e[0] >= 0.0 && e[0] < 1e-10, "dot2 bound %g", e[0]);
+    /* x2 = 1 + 1e-16 as a pair: row 0 is then 1 - 1e16 * 1e-16 = 0 */
+    double xl[6] = {0, 0, 0, 0, 1e-16, 0};
+    CHECK(kf_csr_dot2(2, 3, ptr, idx, val, 2, x, xl, y, e, &err) == KF_OK, "%s", err.msg);
+    CHECK(fabs(y[0]) <= e[0] && e[0] < 1e-10 && y[2] == 3.0, "dot2 xlo %g (bound %g) %g", y[0], e[0], y[2]);
+    int bad[4] = {0, 1, 7, 1};
+    CHECK(kf_csr_dot2(2, 3, ptr, bad, val, 2, x, NULL, y, e, &err) == KF_EINVAL &&
+              strstr(err.msg, "indices[2]"), "%s", err.msg);
+    int badp[3] = {0, 3, 2};
+    CHECK(kf_csr_dot2(2, 3, badp, idx, val, 2, x, NULL, y, e, &err) == KF_EINVAL, "%s", err.msg);
+
+    /* tridiagonal 2, -1 (definite), b = 1: the discrete Poisson solution x_i = (i+1)(n-i)/2 */
+    enum { N = 50 };
+    double ab[2 * N], rhs[2 * N];
+    for (int j = 0; j < N; j++) {
+        ab[2 * j] = 2.0;
+        ab[2 * j + 1] = j + 1 < N ? -1.0 : 0.0;
+        rhs[2 * j] = 1.0;
+        rhs[2 * j + 1] = -1.0;
+    }
+    int piv = 0;
+    CHECK(kf_band_cholesky(N, 1, ab, &piv, &err) == KF_OK && piv == -1, "%s", err.msg);
+    CHECK(kf_band_cholesky_solve(N, 1, ab, 2, rhs, &err) == KF_OK, "%s", err.msg);
+    double worst = 0.0;
+    for (int i = 0; i < N; i++) {
+        double exact = 0.5 * (i + 1) * (N - i);
+        worst = fmax(worst, fabs(rhs[2 * i] - exact) / exact + fabs(rhs[2 * i + 1] + exact) / exact);
+    }
+    CHECK(worst < 1e-12, "band solve %g", worst);
+    double ind[4] = {1.0, 2.0, 1.0, 0.0}; /* [[1, 2], [2, 1]]: eigenvalues 3 and -1 */
+    CHECK(kf_band_cholesky(2, 1, ind, &piv, &err) == KF_ENOTPD && piv == 1, "%s", err.msg);
+    CHECK(kf_band_cholesky(-1, 1, ind, &piv, &err) == KF_EINVAL, "%s", err.msg);
+    CHECK(kf_band_cholesky_solve(2, -1, ind, 1, rhs, &err) == KF_EINVAL, "%s", err.msg);
+}
+
 int main(void)
 {
     test_gauss();
@@ -2984,6 +3754,7 @@ int main(void)
     test_geometric();
     test_windpump();
     test_mechanism();
+    test_spatial_mechanism();
     test_flexmech();
     test_stepper();
     test_gyroscopic();
@@ -3003,6 +3774,10 @@ int main(void)
     test_spatial();
     test_stresses();
     test_given_body();
+    test_floating();
+    test_floating_tangent();
+    test_given_link();
+    test_dot2_and_band();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -10,12 +10,48 @@ import warnings
 import numpy as np
 
 from .. import _animation, _checks, _core, _records
-from ..bodies import _signed_hz
+from ..bodies import NotSupportedError, _signed_hz
 from ..simulate import MAX_STEPS_LIMIT, _steps
 from .drives import ConstantSpeed, Path, Recorded, Torque
 from .files import MechanismFiles
+from . import spatial
 from .parts import _COMPONENTS, GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _name, _point, _rot
 from .results import FlexibleMotion, LinkEigenvalues, MechanismForces, MechanismMotion
+from .spatial import SpatialBody, SpatialLink
+
+#: the core's functions of each space: kinematics, Kane's accelerations, joint forces, the motion
+_PLANAR_API = dict(kinematics=_core.mech_kinematics, accelerations=_core.mech_accelerations,
+                   joint_forces=_core.mech_joint_forces, simulate=_core.mech_simulate)
+_SPATIAL_API = dict(kinematics=_core.smech_kinematics, accelerations=_core.smech_accelerations,
+                    joint_forces=_core.smech_joint_forces, simulate=_core.smech_simulate)
+
+
+def _space_of(bodies, joints, springs):
+    """2 or 3: the space the parts say (bodies' classes, the points of joints and
+    springs); parts of both refused by name."""
+    spaces = []
+    for b in bodies:
+        spaces.append((3 if isinstance(b, (SpatialBody, SpatialLink)) else 2, f"body {getattr(b, 'name', b)!r}"))
+    for J in joints:
+        spaces.append((getattr(J, "space", 2), f"joint {getattr(J, 'name', J)!r}"))
+    for S in springs:
+        at = getattr(S, "at", ((0, 0),))
+        spaces.append((len(at[0]), f"spring {getattr(S, 'name', S)!r}"))
+    if not spaces:
+        return 2
+    first = spaces[0]
+    for sp, what in spaces[1:]:
+        if sp != first[0]:
+            names = {2: "the plane", 3: "space"}
+            raise ValueError(f"{what} is a part of {names[sp]}, {first[1]} one of {names[first[0]]}: a "
+                             "mechanism's parts are all planar or all spatial (Mechanism.from_planar turns "
+                             "a planar mechanism into a spatial one)")
+    return first[0]
+
+
+def _vector_of(name, value, dim):
+    """A global vector of the mechanism's space (gravity), as a tuple."""
+    return tuple(float(v) for v in _checks.array(name, value, shape=(dim,)))
 
 
 
@@ -24,38 +60,64 @@ from .results import FlexibleMotion, LinkEigenvalues, MechanismForces, Mechanism
 
 
 class Mechanism(MechanismFiles):
-    """A planar mechanism of rigid bodies and elastic links.
+    """A mechanism of rigid bodies and elastic links, planar or spatial.
+
+    Its parts say the space: bodies, joints and springs with points of the plane
+    (:class:`RigidBody`, :class:`ElasticLink`, 2-vectors) make a planar mechanism
+    (docs/theory.md section 5.11), those with points of space
+    (:class:`~kanefem.mechanism.SpatialBody`, :class:`~kanefem.mechanism.SpatialLink`,
+    3-vectors, and the joints only space has) a spatial one (section 5.14); the same
+    methods and results serve both.
 
     Parameters
     ----------
-    bodies : sequence of RigidBody and ElasticLink
-    joints : sequence of Revolute, Prismatic, Weld
+    bodies : sequence of RigidBody and ElasticLink, or of SpatialBody and SpatialLink
+    joints : sequence of joints
+        Planar: Revolute, Prismatic, Weld.  Spatial: Revolute, Prismatic (3-vector
+        points and axes), Cylindrical, Spherical, Universal, Planar, Fixed.
     coordinates : sequence of Coordinate
-        The independent coordinates, as many as the degrees of freedom (3 per body
-        less 2 per revolute or prismatic joint and 3 per weld).
+        The independent coordinates, as many as the degrees of freedom (in the plane 3
+        per body less 2 per revolute or prismatic joint and 3 per weld; in space 6 per
+        body less each joint's independent constraints).
     springs : sequence of Spring
-    gravity : (float, float)
-        [m/s^2], global (default (0, -9.81)).
+    gravity : (float, float) or (float, float, float), optional
+        [m/s^2], global; default (0, -9.81) in the plane, (0, 0, -9.81) in space.
     name : str
+    redundant : {"error", "independent"}
+        Spatial: constraints that depend on others at the drawing (an overconstrained
+        mechanism, such as a planar loop of revolutes in space) are an error naming
+        them and the rank found, or ("independent") an independent set of them is kept
+        (rows in order, each kept unless it depends on those before it) and every
+        position checks that the others hold.  An overconstrained mechanism's joint
+        forces are not unique (its compliance would decide them): the least-norm ones
+        over every row are reported, which balance every body.
 
     Raises
     ------
     ValueError, TypeError
-        Unknown names, duplicates, a wrong number of coordinates (each named).
+        Unknown names, duplicates, parts of both spaces, a wrong number of
+        coordinates, redundant constraints (each named).
     GeometryError
         The drawing does not assemble.
     """
 
-    def __init__(self, bodies, joints, coordinates, springs=(), gravity=(0.0, -9.81),
-                 name="mechanism", *, _core_mech=None):
+    def __init__(self, bodies, joints, coordinates, springs=(), gravity=None,
+                 name="mechanism", *, redundant="error", _core_mech=None):
         self.name = _name("name", name)
         self.bodies = tuple(bodies)
         self.joints = tuple(joints)
         self.coordinates = tuple(coordinates)
         self.springs = tuple(springs)
-        self.gravity = _point("gravity", gravity)
-        for what, items, kinds in (("bodies", self.bodies, (RigidBody, ElasticLink)),
-                                   ("joints", self.joints, (Revolute, Prismatic, Weld)),
+        self.space = _space_of(self.bodies, self.joints, self.springs)
+        self.gravity = _vector_of("gravity", ((0.0, -9.81) if self.space == 2 else (0.0, 0.0, -9.81))
+                                  if gravity is None else gravity, self.space)
+        self.redundant = _checks.choice("redundant", redundant, ("error", "independent"))
+        if self.space == 2 and redundant != "error":
+            raise ValueError("redundant is for a spatial mechanism (a planar one has no redundant rows)")
+        for what, items, kinds in (("bodies", self.bodies,
+                                    (RigidBody, ElasticLink) if self.space == 2 else (SpatialBody, SpatialLink)),
+                                   ("joints", self.joints, (Revolute, Prismatic, Weld) if self.space == 2
+                                    else tuple(spatial.SPATIAL_JOINTS.values())),
                                    ("coordinates", self.coordinates, (Coordinate,)),
                                    ("springs", self.springs, (Spring,))):
             names = set()
@@ -70,16 +132,42 @@ class Mechanism(MechanismFiles):
         self._bidx = {b.name: i for i, b in enumerate(self.bodies)}
         self._jidx = {j.name: i for i, j in enumerate(self.joints)}
         self._cidx = {c.name: i for i, c in enumerate(self.coordinates)}
-        self.links = tuple(b for b in self.bodies if isinstance(b, ElasticLink))
+        self.links = tuple(b for b in self.bodies if isinstance(b, (ElasticLink, SpatialLink)))
         #: per coordinate name, the drive, initial value and rate its description gives
         #: ({"drive": ConstantSpeed or Torque or None, "initial": z0, "rate": z0'}; a TOML
         #: file's [[coordinate]] entries): what :func:`file_run` runs
         self.coordinate_drives = {}
+        if self.space == 3:
+            self._api = _SPATIAL_API
+            try:
+                self._core = _core.smech_create(**spatial.arrays(self, self.redundant == "independent"))
+            except ValueError as e:
+                if "redundant constraints" not in str(e):
+                    raise
+                raise ValueError(f"{e} (give Mechanism(..., redundant='independent'))") from None
+            d = _core.smech_describe(self._core)
+            self._q0 = np.column_stack([d["bodies"]["r"], d["bodies"]["quat"]]).ravel()
+            self._z0 = np.array(d["z0"], float)
+            self._frames = _records.saxes([spatial.link_axes(self, L) for L in self.links])
+            return
+        self._api = _PLANAR_API
         # a core mechanism made in C (the wind pump's, with its assembly rule) is not packed again
         self._core = _core_mech if _core_mech is not None else _core.mech_create(**self._arrays())
         self._q0 = _core.mech_describe(self._core)["q0"]
         # the elastic links' frames: origin at the elements' x = 0, body axes
-        self._frames = _records.axes([dict(body=self._bidx[L.name], o=(-L.x_centre, 0.0)) for L in self.links])
+        self._frames = _records.axes([dict(body=self._bidx[L.name], o=tuple(-L.centre_local)) for L in self.links])
+
+    @classmethod
+    def from_planar(cls, mechanism, name=None) -> "Mechanism":
+        """The spatial description of a planar mechanism (the plane z = 0, revolute axes
+        along z, welds :class:`~kanefem.mechanism.Fixed`, elastic links
+        :class:`~kanefem.mechanism.SpatialLink` carrying the same elements): the same
+        motion, joint forces and link eigenvalues to round-off.  Its loops' out-of-plane
+        constraints are redundant in space; an independent set is kept
+        (``redundant="independent"``)."""
+        if not isinstance(mechanism, Mechanism):
+            raise TypeError(f"mechanism must be a Mechanism, got {_checks._short(mechanism)}")
+        return spatial.from_planar(mechanism, name)
 
     @classmethod
     def _from_core(cls, core, name, body_names, joint_names, links=None):
@@ -166,6 +254,8 @@ class Mechanism(MechanismFiles):
         """The unit of a coordinate, by name or index: "rad" (an angle) or "m"."""
         k = coordinate if isinstance(coordinate, (int, np.integer)) else self._coord_index(coordinate)
         c = self.coordinates[k]
+        if self.space == 3:
+            return "rad" if spatial.coordinate_is_angle(self, c) else "m"
         if c.joint is not None:
             return "rad" if isinstance(self.joints[self._joint_index(c.joint)], Revolute) else "m"
         return "rad" if c.component == "angle" else "m"
@@ -175,12 +265,14 @@ class Mechanism(MechanismFiles):
         ``motion.frames[link]``), its reference conditions held (``quasi_static`` of ``kanefem.mechanism.model``):
         d over its DOFs, in its frame."""
         L = self.link(link)
-        return quasi_static(L.body, frame, L._fixed)
+        if self.space == 3:
+            return quasi_static(L.body, self._link_frames(L, np.atleast_1d(frame))[0], L._fixed)
+        return L.expand(quasi_static(L.model, frame, L._fixed))
 
-    def link(self, name) -> ElasticLink:
-        """An elastic link by name."""
+    def link(self, name):
+        """An elastic link (ElasticLink or SpatialLink) by name."""
         b = self.bodies[self._body_index(name)]
-        if not isinstance(b, ElasticLink):
+        if not isinstance(b, (ElasticLink, SpatialLink)):
             raise ValueError(f"{name!r} is not an elastic link (links: {', '.join(L.name for L in self.links)})")
         return b
 
@@ -221,6 +313,10 @@ class Mechanism(MechanismFiles):
             springs.append(dict(body=(b0, b1), p0=p0, p1=p1, k=S.k, L0=L0, c=S.damping))
         coords = []
         for C in self.coordinates:
+            if len(C.name) > 23:
+                raise ValueError(f"coordinate name {C.name!r} is longer than 23 characters (a planar mechanism's)")
+            if C.joint is not None and C.component is not None:
+                raise ValueError(f"{C.name}: a planar joint has one coordinate: give no component")
             if C.joint is not None:
                 J = self.joints[self._joint_index(C.joint)]
                 if isinstance(J, Weld):
@@ -237,6 +333,8 @@ class Mechanism(MechanismFiles):
 
     def drawing_coordinates(self) -> np.ndarray:
         """The independent coordinates of the drawing, (nz,)."""
+        if self.space == 3:
+            return self._z0.copy()
         q = self._q0.reshape(-1, 3)
         z = []
         for C in self.coordinates:
@@ -255,7 +353,10 @@ class Mechanism(MechanismFiles):
         return np.array(z)
 
     def _track(self, q, body, at):
-        """Global positions over q (nt, nb, 3) of a point given in the drawing."""
+        """Global positions over q (nt, nb, 3) of a point given in the drawing (spatial: q
+        (nt, nb, 7), positions (nt, 3))."""
+        if self.space == 3:
+            return spatial.track(self, q, body, at)
         b = self._body_index(body)
         if b < 0:
             return np.broadcast_to(np.array(_point("at", at)), (q.shape[0], 2)).copy()
@@ -263,6 +364,27 @@ class Mechanism(MechanismFiles):
         th = q[:, b, 2]
         c, s = np.cos(th), np.sin(th)
         return np.column_stack([q[:, b, 0] + c * p[0] - s * p[1], q[:, b, 1] + s * p[0] + c * p[1]])
+
+    def _joint_values(self, q):
+        """Every joint's coordinates over q: name -> (nt, ncoord)."""
+        if self.space == 3:
+            return spatial.joint_values(self, q)
+        out = {}
+        for J in self.joints:
+            if isinstance(J, Weld):
+                out[J.name] = np.zeros((q.shape[0], 0))
+                continue
+            b0, b1 = (self._body_index(n) for n in J.bodies)
+            th = [np.zeros(q.shape[0]) if b < 0 else q[:, b, 2] for b in (b0, b1)]
+            if isinstance(J, Revolute):
+                out[J.name] = (th[1] - th[0])[:, None]
+            else:  # the slide along the axis (fixed in the first body) from the drawing's point
+                P0, P1 = (self._track(q, n, J.at) for n in J.bodies)
+                a0 = _rot(self._pose(J.bodies[0])[1]).T @ np.asarray(J.axis)
+                axis = np.column_stack([np.cos(th[0]) * a0[0] - np.sin(th[0]) * a0[1],
+                                        np.sin(th[0]) * a0[0] + np.cos(th[0]) * a0[1]])
+                out[J.name] = np.sum(axis * (P1 - P0), axis=1)[:, None]
+        return out
 
     # ------------------------------------------------------------ kinematics
 
@@ -292,9 +414,15 @@ class Mechanism(MechanismFiles):
         Returns
         -------
         dict
-            ``q``, ``qd``, ``qdd`` (nt, nbody, 3); ``A`` (nt, 3 nbody, nz) with
-            q' = A z'; ``c`` (nt, 3 nbody) with q'' = A z'' + c; ``Q`` (nt, 3 nbody)
-            applied forces; ``frames``: per link, its frame (nt,).
+            Planar: ``q``, ``qd``, ``qdd`` (nt, nbody, 3): x, y, angle and their rates;
+            ``A`` (nt, 3 nbody, nz) with q' = A z'; ``c`` (nt, 3 nbody) with q'' = A z''
+            + c; ``Q`` (nt, 3 nbody) applied forces.  Spatial: ``q`` (nt, nbody, 7): the
+            mass centre and the orientation's unit quaternion (w, x, y, z); ``qd``,
+            ``qdd`` (nt, nbody, 6): the speeds u = (v, omega), the mass centre's velocity
+            in global axes and the angular velocity in the body's axes, and their rates;
+            ``A`` (nt, 6 nbody, nz) with u = A z', ``c`` with u' = A z'' + c, ``Q`` (nt, 6
+            nbody): per body the force (global) and the moment about the mass centre
+            (body axes).  ``frames``: per link, its frame (nt,).
 
         Raises
         ------
@@ -303,9 +431,13 @@ class Mechanism(MechanismFiles):
         """
         z = self._states(z)
         rates = [None if v is None else self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd))]
-        k = _core.mech_kinematics(self._core, z, rates[0], rates[1], frames=self._frames)
+        k = self._api["kinematics"](self._core, z, rates[0], rates[1], frames=self._frames)
         nt, nb = z.shape[0], len(self.bodies)
-        out = {n: k[n].reshape(nt, nb, 3) for n in ("q", "qd", "qdd")}
+        if self.space == 3:
+            out = {"q": k["q"].reshape(nt, nb, 7), "qd": k["u"].reshape(nt, nb, 6),
+                   "qdd": k["ud"].reshape(nt, nb, 6)}
+        else:
+            out = {n: k[n].reshape(nt, nb, 3) for n in ("q", "qd", "qdd")}
         out.update(A=k["A"], c=k["c"], Q=k["Q"])
         out["frames"] = {L.name: k["frames"][:, i] for i, L in enumerate(self.links)}
         return out
@@ -318,7 +450,7 @@ class Mechanism(MechanismFiles):
         z = self._states(z)
         zd = self._rates("zd", zd, z.shape)
         tau = None if forces is None else self._rates("forces", forces, z.shape)
-        return _core.mech_accelerations(self._core, z, zd, tau)
+        return self._api["accelerations"](self._core, z, zd, tau)
 
     # ------------------------------------------------------------ motion
 
@@ -422,7 +554,7 @@ class Mechanism(MechanismFiles):
                                                                               maximum=2**62)}
 
         def run(times, z_start, zd_start, tolerance):
-            return _core.mech_simulate(self._core, drive_records, functions, z_start, zd_start, times,
+            return self._api["simulate"](self._core, drive_records, functions, z_start, zd_start, times,
                                        rtol=tolerance, atol=atol, progress=progress, **limits)
 
         stats = {}
@@ -440,7 +572,7 @@ class Mechanism(MechanismFiles):
         lengths = []
         for b in self.bodies:
             pts = [np.asarray(J.at, float) for J in self.joints if b.name in J.bodies]
-            lengths += [float(np.hypot(*(p - q))) for i, p in enumerate(pts) for q in pts[:i]]
+            lengths += [float(np.linalg.norm(p - q)) for i, p in enumerate(pts) for q in pts[:i]]
         lengths = [x for x in lengths if x > 0.0]
         return min(lengths) if lengths else 1.0
 
@@ -530,7 +662,7 @@ class Mechanism(MechanismFiles):
         z, z', z'', force per coordinate; q, q', q'' (3 each) per body; a 15-double frame
         per link; two ways also d, d' per link DOF and 3 forces per joint."""
         nz, nb = len(self.coordinates), len(self.bodies)
-        per = 4 * nz + 9 * nb + 15 * len(self.links)
+        per = 4 * nz + (9 if self.space == 2 else 19) * nb + 15 * len(self.links)
         if flexible:
             per += 2 * sum(L.body.ndof for L in self.links) + 3 * len(self.joints)
         _checks.output_size(names, float(tt.size) * per, "a motion")
@@ -549,15 +681,61 @@ class Mechanism(MechanismFiles):
         z = np.column_stack([s(tt) for s in splines])
         zd = np.column_stack([s(tt, 1) for s in splines])
         zdd = np.column_stack([s(tt, 2) for s in splines])
-        drive = _core.mech_joint_forces(self._core, np.hstack([z, zd, zdd]))["drive"]
+        drive = self._api["joint_forces"](self._core, np.hstack([z, zd, zdd]))["drive"]
         # lam = inf means the least-squares straight line (the noise exceeds the scatter
         # about it): reported as None, the stats hold finite numbers only
         stats = {"noise": tuple(s.noise for s in splines),
                  "lam": tuple(s.lam if math.isfinite(s.lam) else None for s in splines)}
         return self._motion(tt, z, zd, zdd, drive, stats)
 
-    def _motion(self, t, z, zd, zdd, force, stats):
-        k = self.kinematics(z, zd, zdd)
+    def inverse_dynamics(self, t, z, zd=None, zdd=None, *, noise=0.0) -> MechanismMotion:
+        """The rigid inverse dynamics of a trajectory: what every coordinate needs (a
+        robot's joint torques and forces) to follow it, with no integration.
+
+        Parameters
+        ----------
+        t : array_like, shape (nt,)
+            Times [s], strictly increasing.
+        z : array_like, shape (nt, nz)
+            The coordinates at t (every one prescribed).
+        zd, zdd : array_like, shape (nt, nz), optional
+            Their rates and accelerations; both or neither.  Without them each
+            coordinate's samples are smoothed and differentiated by the cubic smoothing
+            spline of :class:`Recorded` (``noise``: the samples' standard deviation; 0,
+            the default, interpolates; None estimates it), at least 4 samples.
+
+        Returns
+        -------
+        MechanismMotion
+            ``force``: the generalized force along each coordinate (joint torque [N m] or
+            force [N]); the joint forces follow from :meth:`joint_forces`, the elastic
+            links' frequencies along it from :meth:`link_eigenvalues`.
+        """
+        tt = self._check_size(self._time_grid(t, None, None), "t")
+        z = self._states(z)
+        if z.shape[0] != tt.size:
+            raise ValueError(f"z has {z.shape[0]} rows, t {tt.size} instants")
+        if (zd is None) != (zdd is None):
+            raise ValueError("give both zd and zdd, or neither (the samples are then differentiated)")
+        if zd is None:
+            if noise is not None:
+                noise = _checks.real("noise", noise, nonnegative=True)
+            ds = [Recorded(tt, z[:, k], noise=noise) for k in range(z.shape[1])]
+            return self._recorded(ds, None, None, None)
+        zd, zdd = (self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd)))
+        drive = self._api["joint_forces"](self._core, np.hstack([z, zd, zdd]))["drive"]
+        return self._motion(tt, z, zd, zdd, drive, {})
+
+    def _motion(self, t, z, zd, zdd, force, stats, run=None):
+        """The MechanismMotion of states; its bodies' kinematics and the links' frames
+        solved here, or taken from ``run`` (a two-way run's, at its output times)."""
+        if run is None:
+            k = self.kinematics(z, zd, zdd)
+        else:
+            nt, nb = len(t), len(self.bodies)
+            kin = run["kin"]
+            k = {n: kin[:, i].reshape(nt, nb, 3) for i, n in enumerate(("q", "qd", "qdd"))}
+            k["frames"] = {L.name: run["frames"][:, i] for i, L in enumerate(self.links)}
         return MechanismMotion(t=np.array(t, float), z=z, zd=zd, zdd=zdd, force=force, q=k["q"],
                                qd=k["qd"], qdd=k["qdd"], frames=k["frames"], stats=dict(stats),
                                mechanism=self)
@@ -580,35 +758,115 @@ class Mechanism(MechanismFiles):
     def _forces(self, motion, result=MechanismForces):
         """:meth:`joint_forces` of a motion of this mechanism's description (checked by
         the caller) as ``result`` (MechanismForces or a class of named views of it)."""
-        r = _core.mech_joint_forces(self._core, np.hstack([motion.z, motion.zd, motion.zdd]))
-        axial = {L.name: self._link_axial(L, motion.q, motion.frames[L.name], r["joints"])
+        r = self._api["joint_forces"](self._core, np.hstack([motion.z, motion.zd, motion.zdd]))
+        axial = {L.name: self._link_axial(L, motion.q, self._link_frames(L, motion.frames[L.name]), r["joints"])
                  for L in self.links}
         return result(t=motion.t, joints=r["joints"], drive=r["drive"], link_axial=axial, mechanism=self)
 
-    def _link_ends(self, link):
-        """The joints at a link's first and last node: [(joint index, end 0/1, sign)]."""
-        x = link.body.nodes[:, 0]
+    def _link_ports(self, link):
+        """The joints at a link's ports: [(joint index, port index, sign of its force on the
+        link)] (ElasticLink.ports: a line body's nodes, a reduced body's interface items)."""
+        xy = link.ports()[0]
+        scale = max(float(np.ptp(xy, axis=0).max(initial=0.0)), 1e-300) if xy.shape[0] > 1 else 1.0
         out = []
         for j, J in enumerate(self.joints):
             if link.name not in J.bodies:
                 continue
             p = _rot(link.angle).T @ (np.asarray(J.at) - np.asarray(link.start))
-            ends = [e for e, xe in ((0, x[0]), (1, x[-1])) if math.hypot(p[0] - xe, p[1]) <= 1e-9 * link.body.length]
+            hits = np.flatnonzero(np.hypot(xy[:, 0] - p[0], xy[:, 1] - p[1]) <= 1e-9 * scale)
+            if not hits.size:
+                where = (f"one of its end nodes {link.node_point(0)}, {link.end}" if link._is_line() else
+                         f"one of its ports {', '.join(str(link.port_point(k)) for k in range(xy.shape[0]))}")
+                raise ValueError(f"joint {J.name!r} attaches to link {link.name!r} at {J.at}, not at {where}")
+            out.append((j, int(hits[-1]), 1.0 if J.bodies[1] == link.name else -1.0))
+        return out
+
+    def _link_ends(self, link):
+        """The joints at a line link's first and last node: [(joint index, end 0/1, sign)]
+        (a joint at an interior node is refused: its force would not enter N(x))."""
+        if self.space == 3:
+            return self._spatial_link_ends(link)
+        last = link.model.n_nodes - 1
+        out = []
+        for j, port, sign in self._link_ports(link):
+            if port not in (0, last):
+                raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at "
+                                 f"{self.joints[j].at}, not at one of its end nodes {link.node_point(0)}, "
+                                 f"{link.end}")
+            out.append((j, 0 if port == 0 else 1, sign))
+        return out
+
+    def _spatial_link_ends(self, link):
+        """A spatial link's joints at its first and last node: [(joint index, end 0/1, sign)]."""
+        nodes = np.asarray(link.body.nodes, float)
+        x = np.zeros((nodes.shape[0], 3))
+        x[:, :nodes.shape[1]] = nodes
+        out = []
+        for j, J in enumerate(self.joints):
+            if link.name not in J.bodies:
+                continue
+            p = link.rotation.T @ (np.asarray(J.at) - np.asarray(link.start))
+            ends = [e for e, xe in ((0, x[0]), (1, x[-1])) if np.linalg.norm(p - xe) <= 1e-9 * link.body.length]
             if not ends:
                 raise ValueError(f"joint {J.name!r} attaches to link {link.name!r} at {J.at}, not at one of "
-                                 f"its end nodes {link.node_point(0)}, {link.end}")
+                                 f"its end nodes {tuple(link.node_point(0))}, {tuple(link.node_point(-1))}")
             out.append((j, ends[0], 1.0 if J.bodies[1] == link.name else -1.0))
         return out
 
-    def _link_axial(self, link, q, frames, joints):
-        """N(x) of a link over a motion: the quasi-static axial equilibrium under its
-        inertial load and the joint forces at its ends (docs/theory.md section 5.11)."""
-        body = link.body
+    def _link_frames(self, link, frames):
+        """A link's frame motion (FRAME_DTYPE records) as its elements take it: as it is,
+        or, for planar elements riding on a spatial link, checked to stay in the frame's
+        x-y plane and given as a planar motion (rotation about z, origin terms in x-y).
+
+        Spatial: components of omega and eps at the kinematics' round-off (within 1e-13
+        of |omega|, of |omega|^2 + |eps|; the rows' rates leave ~1e-15 where the motion has
+        none, a hub turning about a fixed axis) are zero: they would move the
+        eigenproblem to the general solver, or to a combination of every invariant
+        (docs/theory.md section 5.16)."""
+        if self.space == 2:
+            return frames
+        out = frames.copy()
+        om, eps = out["omega"], out["eps"]
+        w = np.linalg.norm(om, axis=-1)
+        tol = 1e-13 * (w ** 2 + np.linalg.norm(eps, axis=-1))
+        eps[np.abs(eps) <= tol[..., None]] = 0.0
+        om[np.abs(om) <= 1e-13 * w[..., None]] = 0.0
+        if not link.planar:
+            return out
+        for field, cols in (("omega", [0, 1]), ("eps", [0, 1]), ("v", [2]), ("a", [2]), ("vdot", [2])):
+            v = out[field]
+            scale = float(np.max(np.abs(v), initial=0.0))
+            off = np.abs(v[..., cols])
+            if np.any(off > 1e-8 * scale + 1e-12):
+                i = int(np.argmax(off.max(axis=-1)))
+                raise NotSupportedError(f"link {link.name!r} carries planar elements ({type(link.body).__name__}), "
+                                        f"but its frame leaves its x-y plane: {field} = {v[i].tolist()} at instant "
+                                        f"{i} (give it spatial elements, a Beam3D or Bar3D)")
+            v[..., cols] = 0.0
+        return out
+
+    def _link_axis(self, link, q):
+        """The link's x axis (its elements' line) in global axes over q, (nt, 3) or (nt, 2)."""
         b = self._bidx[link.name]
-        ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
+        if self.space == 3:
+            return spatial.quaternions_matrices(q[:, b, 3:])[:, :, 0]
+        return np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
+
+    def _link_axial(self, link, q, frames, joints):
+        """K_G's coefficients of a link over a motion (docs/theory.md section 5.11): a line
+        body's N(x), the quasi-static axial equilibrium under its inertial load and the
+        joint forces at its ends; a reduced body's load-case coefficients (its frame's a
+        and E + W W, then the joint forces and moments on its interface DOFs, in its axes)."""
+        if not link._is_line():
+            return self._link_load_cases(link, q, frames, joints)
+        body = link.body
+        if not body._straight_kg():
+            raise NotSupportedError(f"link {link.name!r}: K_G from the joint forces needs a straight line body "
+                                    "(as its constructor makes it); give geometric_stiffness=False")
+        ex = self._link_axis(link, q)
         f_end = np.zeros((q.shape[0], 2))
         for j, end, sign in self._link_ends(link):
-            f_end[:, end] += sign * np.sum(joints[:, j, :2] * ex, axis=1)
+            f_end[:, end] += sign * np.sum(joints[:, j, :ex.shape[1]] * ex, axis=1)
         fixed = link._fixed
         nd = body.dofs_per_node
         fx = (bool(fixed[0]), bool(fixed[(body.n_nodes - 1) * nd]))
@@ -628,6 +886,25 @@ class Mechanism(MechanismFiles):
             c = np.concatenate([_core.axial_force(body=body._body, frames=frames[i:i + 1], f_first=f_end[i, 0],
                                                   f_last=f_end[i, 1], fixed_first=fx[0], fixed_last=fx[1])
                                 for i in range(q.shape[0])])
+        return c
+
+    def _link_load_cases(self, link, q, frames, joints):
+        """A reduced link's K_G coefficients over a motion (nt, nkg): the inertial cases of
+        its frame (kf_body_geometric_coefficients) and, on load case dim + dim^2 + k, the
+        generalized force of the joints on coordinate k (as kf_flexmech's reactions)."""
+        model = link.model
+        c = _core.axial_force(body=model._body, frames=frames, f_first=0.0, f_last=0.0, fixed_first=False,
+                              fixed_last=False)
+        first = c.shape[1] - model._n_load
+        b = self._bidx[link.name]
+        ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
+        dofs = link.ports()[1]
+        for j, port, sign in self._link_ports(link):
+            F = joints[:, j]
+            loads = (F[:, 0] * ex[:, 0] + F[:, 1] * ex[:, 1], F[:, 1] * ex[:, 0] - F[:, 0] * ex[:, 1], F[:, 2])
+            for k, load in zip(dofs[port], loads):
+                if 0 <= k < model._n_load:
+                    c[:, first + k] += sign * load
         return c
 
     # ------------------------------------------------------------ elastic links, one way
@@ -662,15 +939,25 @@ class Mechanism(MechanismFiles):
         names = [L.name for L in self.links] if links is None else _checks.sequence("links", links)
         geometric_stiffness = _checks.flag("geometric_stiffness", geometric_stiffness)
         include_eps = _checks.flag("include_eps", include_eps)
+        links = [self.link(name) for name in names]
+        for L in links:
+            if geometric_stiffness:
+                L._check_load_cases("link_eigenvalues(geometric_stiffness=True)")
         axial = self.joint_forces(motion).link_axial if geometric_stiffness else {}
         out = {}
-        for name in names:
-            L = self.link(name)
-            f = motion.frames[name]
+        for L in links:
+            name = L.name
+            f = self._link_frames(L, motion.frames[name])
             ax = axial.get(name)
-            r = L.body.eigenvalues_vs_time(f["omega"][:, 2], f["eps"][:, 2], n_modes, supports=L.supports,
-                                           include_eps=include_eps, order=order, mode_shapes=False,
-                                           geometric_stiffness=geometric_stiffness, axial_force=ax)
+            if L.model.dim == 3:
+                r = L.model.eigenvalues_vs_time(n_modes=n_modes, supports=L._model_supports, include_eps=include_eps,
+                                                order=order, mode_shapes=False, frames=f,
+                                                geometric_stiffness=geometric_stiffness, axial_force=ax)
+            else:
+                r = L.model.eigenvalues_vs_time(f["omega"][:, 2], f["eps"][:, 2], n_modes,
+                                                supports=L._model_supports, include_eps=include_eps, order=order,
+                                                mode_shapes=False, geometric_stiffness=geometric_stiffness,
+                                                axial_force=ax)
             out[name] = LinkEigenvalues(t=motion.t, eigenvalues=r.eigenvalues,
                                         eigenvalues_imag=r.eigenvalues_imag,
                                         frequencies_hz=_signed_hz(r.eigenvalues), solver=r.solver,
@@ -710,22 +997,37 @@ class Mechanism(MechanismFiles):
         b = self._bidx[L.name]
         t = motion.t - motion.t[0]
         origin = self._track(motion.q, L.name, L.start)
-        frame = Motion.from_samples(t, np.unwrap(motion.q[:, b, 2]), origin)
-        d0 = self.link_quasi_static(L.name, motion.frames[L.name][0]) if initial == "quasi-static" else None
+        gravity = self.gravity
+        if self.space == 2:
+            frame = Motion.from_samples(t, np.unwrap(motion.q[:, b, 2]), origin)
+        elif L.planar:  # planar elements on a spatial link: its motion in its frame's x-y plane
+            self._link_frames(L, motion.frames[L.name])
+            R = spatial.quaternions_matrices(motion.q[:, b, 3:])
+            e_z = R[0, :, 2]
+            frame = Motion.from_samples(t, np.unwrap(np.arctan2(R[:, 1, 0], R[:, 0, 0])), origin[:, :2])
+            if abs(abs(e_z[2]) - 1.0) > 1e-9:
+                raise NotSupportedError(f"link {L.name!r} carries planar elements in a plane that is not the "
+                                        "global x-y plane: give it spatial elements (a Beam3D or Bar3D)")
+            gravity = self.gravity[:2]
+        else:
+            frame = Motion.from_rotations(t, spatial.quaternions_matrices(motion.q[:, b, 3:]), origin)
+        d0 = None
+        if initial == "quasi-static":
+            d0 = quasi_static(L.model, self._link_frames(L, motion.frames[L.name])[0], L._fixed)
         if dt is None and method in ("newmark", "generalized-alpha"):
-            w1 = math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
+            w1 = math.sqrt(max(L.model.eigenvalues(1, supports=L._model_supports).eigenvalues[0], 1e-30))
             dt = min(2 * math.pi / w1 / 40, float(np.min(np.diff(t))))
-        r = simulate(L.body, frame, float(t[-1]), dt=dt, method=method, supports=L.supports,
-                                damping=damping, d0=d0, t_eval=t, gravity=self.gravity,
-                                geometric_stiffness=geometric_stiffness, **simulate_options)
-        return dataclasses.replace(r, t=motion.t.copy())
+        r = simulate(L.model, frame, float(t[-1]), dt=dt, method=method, supports=L._model_supports,
+                     damping=damping, d0=d0, t_eval=t, gravity=gravity,
+                     geometric_stiffness=geometric_stiffness, **simulate_options)
+        return L.expand(dataclasses.replace(r, t=motion.t.copy()))
 
     # ------------------------------------------------------------ elastic links, two ways
 
     def simulate_flexible(self, t=None, *, duration=None, points=361, drives=None, z0=None,
                           zd0=None, d0=None, dd0=None, dt=None, rtol=1e-2, atol=1e-9, rho_inf=0.9, tol=1e-8,
                           max_iter=25, max_steps=2_000_000, progress=None,
-                          axial_force="iterated") -> FlexibleMotion:
+                          axial_force="auto") -> FlexibleMotion:
         """The motion with the elastic links coupled both ways (floating frames).
 
         Rigid and elastic coordinates form one system, M(p) p'' = f(t, p, p'), with
@@ -739,13 +1041,14 @@ class Mechanism(MechanismFiles):
         its axial force from the coupled solution at every step: the joint forces at
         its ends at the current accelerations and its axial inertia.
 
-        The step is checked against an accuracy target (step doubling): the run is
-        repeated with every step halved, the difference of the two estimates the finer
-        run's error (Richardson, second order: difference / 3, times a margin of 1.5),
-        and while it exceeds ``rtol`` the steps are refined by the power of two the
-        estimate asks for (error ~ h^2), and checked again against a run at twice the
-        step.  The finest run is returned; ``stats["error_estimate"]`` holds its
-        estimate.
+        The step is checked against an accuracy target (step doubling): the returned
+        run is compared with a run at twice its step (half its cost), their difference
+        estimating its error (Richardson, second order: difference / 3, times a margin
+        of 1.5).  The first pair's step is chosen from ``rtol`` and the run's length so
+        that it usually meets ``rtol`` at once; while the estimate exceeds ``rtol`` the
+        steps are refined by the factor it asks for (error ~ h^2) and checked again
+        against a run at twice the step.  ``stats["error_estimate"]`` holds the returned
+        run's estimate (docs/theory.md section 5.12).
 
         Parameters
         ----------
@@ -758,9 +1061,13 @@ class Mechanism(MechanismFiles):
             (default zero), checked as ``d0``; at the DOFs the link's reference
             conditions fix both are ignored (they stay zero).
         dt : float, optional
-            The first (largest) step [s]; default 1/20 of the shortest first-mode
-            period of the links at rest, at most the output interval.  Steps are equal
-            within each output interval.
+            The coarser step of the first pair of runs [s] (with ``rtol=None``: the
+            step of the one run).  Default, with ``rtol``: T1 sqrt(rtol / (2 n)), T1
+            the shortest first-mode period of the links at rest and n = max(1,
+            duration / T1) the periods the run lasts (a free vibration's phase error
+            grows as n (omega h)^2), at most T1 / 20; with ``rtol=None``: T1 / 20.
+            At most the output interval.  Steps are equal within each output
+            interval.
         rtol : float or None
             The accuracy target: the estimated error of every position at every output
             time, relative to that quantity's largest excursion over the run (per link:
@@ -783,14 +1090,21 @@ class Mechanism(MechanismFiles):
             Most steps of one run.  Where reaching ``rtol`` needs more, the finest run
             within it is returned with a ``RuntimeWarning`` naming its estimate
             (``stats["accurate"]`` False).
-        axial_force : {"iterated", "extrapolated"}
+        axial_force : {"auto", "extrapolated", "iterated"}
             How K_G's axial force enters a step (docs/theory.md section 5.12).
-            "iterated" (default): from the joint forces of Newton's first two iterates,
-            then held.  "extrapolated": linearly from the converged states of the two
-            steps before (second order, as the scheme), held through the step; where
-            every rigid coordinate is prescribed (a driven crank) the step's equations
-            are then affine and one exact solve replaces Newton's iterations (about
-            twice as fast; ``tol`` and ``max_iter`` unused there).
+            "extrapolated": linearly from the converged states of the two steps before
+            (second order, as the scheme), held through the step; where every rigid
+            coordinate is prescribed (a driven crank) the step's equations are then
+            affine and one exact solve replaces Newton's iterations (``tol`` and
+            ``max_iter`` unused there).  "iterated": from the joint forces of Newton's
+            first two iterates, then held: no lag behind the step, for axial forces
+            that change within a step more than a straight line from the two steps
+            before follows (a sudden load, a recorded drive with jumps in its
+            acceleration), and to reproduce runs made when it was the default.  "auto"
+            (default):
+            "extrapolated" where every rigid coordinate is prescribed, "iterated"
+            where one is free (Newton iterates there anyway: the extrapolation saves
+            nothing; measured on the flexible pendulum, the same answer to 1e-4).
 
         Returns
         -------
@@ -802,6 +1116,9 @@ class Mechanism(MechanismFiles):
         """
         if not self.links:
             raise ValueError("the mechanism has no elastic links: use solve()")
+        if self.space == 3:
+            raise NotSupportedError("simulate_flexible: elastic links coupled both ways are planar so far; "
+                                    "a spatial mechanism's links run one way (link_eigenvalues, link_response)")
         ds = self._drives(drives)
         nz = len(self.coordinates)
         tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
@@ -816,8 +1133,9 @@ class Mechanism(MechanismFiles):
             given = {} if given is None else _checks.mapping(name, given, f"a dict {{link name: {what}}}")
             out = []
             for L, f in zip(self.links, free):
-                v = np.zeros(L.body.ndof) if L.name not in given else \
-                    _checks.array(f"{name}[{L.name!r}]", given.pop(L.name), shape=(L.body.ndof,))
+                v = np.zeros(L.model.ndof) if L.name not in given else \
+                    L._coordinates(f"{name}[{L.name!r}]", _checks.array(f"{name}[{L.name!r}]", given.pop(L.name),
+                                                                        shape=(L.body.ndof,)))
                 out.append(v[f])
             if given:
                 raise ValueError(f"{name}: unknown links {', '.join(map(repr, given))}")
@@ -831,29 +1149,40 @@ class Mechanism(MechanismFiles):
         atol = _checks.real("atol", atol, nonnegative=True)
         max_steps = _checks.integer("max_steps", max_steps, minimum=1, maximum=MAX_STEPS_LIMIT)
         if dt is None:
-            w = max(math.sqrt(max(L.body.eigenvalues(1, supports=L.supports).eigenvalues[0], 1e-30))
+            w = max(math.sqrt(max(L.model.eigenvalues(1, supports=L._model_supports).eigenvalues[0], 1e-30))
                     for L in self.links)
-            dt = 2 * math.pi / w / 20
+            period = 2 * math.pi / w
+            dt = period / 20
             if tt.size > 1:
                 dt = min(dt, float(np.min(np.diff(tt))))
+            if rtol is not None:  # the first pair meets rtol at once on most runs (theory 5.12)
+                h = period * math.sqrt(rtol / (2.0 * max(1.0, float(tt[-1] - tt[0]) / period)))
+                # a whole number of steps in the shortest output interval, at most 10 % longer than h
+                gap = float(np.min(np.diff(tt))) if tt.size > 1 else dt
+                first = min(dt, gap / max(1.0, math.ceil(gap / h - 0.1)))
+                if 2 * _base_steps(tt, first) <= max_steps:  # else from 1/20 of the period, refined
+                    dt = first
         dt = _checks.real("dt", dt, positive=True)
         links = _records.links([dict(body=self._bidx[L.name], rayleigh=L.damping, geometric=L.geometric_stiffness)
                                 for L in self.links])
-        bodies, fixed = [L.body._body for L in self.links], [L._fixed for L in self.links]
-        if axial_force not in ("iterated", "extrapolated"):
-            raise ValueError(f"axial_force = {axial_force!r} must be 'iterated' or 'extrapolated'")
+        # a line body's ports are its nodes (the core's default); any other's given beside it
+        bodies = [L.model._body if L._is_line() else (L.model._body, *L.ports()) for L in self.links]
+        fixed = [L._fixed for L in self.links]
+        _checks.choice("axial_force", axial_force, ("auto", "extrapolated", "iterated"))
+        if axial_force == "auto":  # extrapolated where it makes a step one solve
+            axial_force = "extrapolated" if all(d is not None and not isinstance(d, Torque) for d in ds) \
+                else "iterated"
         options = dict(dt=dt, rho_inf=_checks.real("rho_inf", rho_inf),
                        extrapolate=int(axial_force == "extrapolated"),
                        tol=_checks.real("tol", tol, positive=True),
                        max_iter=_checks.integer("max_iter", max_iter, minimum=1, maximum=1000), progress=progress)
-        # steps of one run at refine = 1 (the core's rule: equal steps of at most dt)
-        base = max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
+        base = _base_steps(tt, dt)
 
         def run(refine):
             try:
                 return _core.mech_flex_simulate(self._core, links, bodies, fixed, drive_records, functions, z0, zd0,
-                                                x0, tt, refine=refine,
-                                                max_steps=max_steps, **options)
+                                                x0, tt, refine=refine, max_steps=max_steps,
+                                                frames=self._frames, **options)
             except _core.LinAlgError as e:
                 if refine == 1:
                     raise
@@ -875,12 +1204,14 @@ class Mechanism(MechanismFiles):
         counts = dict(r["stats"])
         estimate, runs, accurate = None, 1, True
         if rtol is not None:
-            scales = _error_scales(r, self.links, free, ds, nz)
+            groups = _error_groups(self.links, free, ds, nz)
+            scales = _error_scales(r, groups, nz)
             while True:
-                # the next refinement: double, or what the last estimate asks for (error ~ h^2);
-                # the estimate always compares a run with one at twice its steps (a larger
-                # ratio would lean on a coarse run outside the asymptotic range)
-                k = 2 if estimate is None else 2 ** max(1, math.ceil(math.log2(1.25 * math.sqrt(estimate / rtol))))
+                # the next refinement: double, or the factor the last estimate asks for (error
+                # ~ h^2, with 1.25 to spare); the estimate always compares a run with one at
+                # twice its steps (a larger ratio would lean on a coarse run outside the
+                # asymptotic range); refine is even after the first pair, so refine k / 2 is whole
+                k = 2 if estimate is None else max(2, math.ceil(1.25 * math.sqrt(estimate / rtol)))
                 if refine * k * base > max_steps:
                     if estimate is None:
                         raise ValueError(f"rtol = {rtol!r}: checking the step needs twice the {base} "
@@ -895,13 +1226,13 @@ class Mechanism(MechanismFiles):
                     runs += 1
                     for key, v in r["stats"].items():
                         counts[key] = counts.get(key, 0) + v
-                    refine *= k // 2
+                    refine = refine * k // 2
                 fine = run(refine * 2)
                 runs += 1
                 for key, v in fine["stats"].items():
                     counts[key] = counts.get(key, 0) + v
-                scales = np.maximum(scales, _error_scales(fine, self.links, free, ds, nz))
-                estimate = _error_estimate(r, fine, scales, self.links, free, ds, nz, 2, atol / rtol)
+                scales = np.maximum(scales, _error_scales(fine, groups, nz))
+                estimate = _error_estimate(r, fine, scales, groups, nz, 2, atol / rtol)
                 refine, r = refine * 2, fine
                 if estimate <= rtol:
                     break
@@ -911,29 +1242,30 @@ class Mechanism(MechanismFiles):
                      geometric_stiffness={L.name: L.geometric_stiffness for L in self.links},
                      axial_force="joint forces and axial inertia of the coupled solution, at every step" +
                      (" (extrapolated from the two steps before)" if options["extrapolate"] else ""))
-        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats)
+        motion = self._motion(tt, s[:, :nz], s[:, nz:2 * nz], s[:, 2 * nz:3 * nz], s[:, 3 * nz:], stats, r)
         d, dd, off = {}, {}, 0
         nfree = sum(len(f) for f in free)
         for L, f in zip(self.links, free):
-            d[L.name] = np.zeros((tt.size, L.body.ndof))
-            dd[L.name] = np.zeros((tt.size, L.body.ndof))
-            d[L.name][:, f] = r["elastic"][:, off:off + len(f)]
-            dd[L.name][:, f] = r["elastic"][:, nfree + off:nfree + off + len(f)]
+            q, qd = np.zeros((tt.size, L.model.ndof)), np.zeros((tt.size, L.model.ndof))
+            q[:, f] = r["elastic"][:, off:off + len(f)]
+            qd[:, f] = r["elastic"][:, nfree + off:nfree + off + len(f)]
+            d[L.name], dd[L.name] = L.expand(q), L.expand(qd)
             off += len(f)
         return FlexibleMotion(motion=motion, d=d, d_t=dd, joints=r["joints"], stats=stats,
                               geometric_stiffness=dict(stats["geometric_stiffness"]))
 
     def _check_reference(self, link):
-        """Joints attach to a link only at nodes its reference conditions hold (u and v
-        fixed), so that the constraints see the frame's points."""
-        body = link.body
-        nd = body.dofs_per_node
-        for j, end, _ in self._link_ends(link):
-            node = 0 if end == 0 else body.n_nodes - 1
-            held = link._fixed[node * nd: node * nd + min(nd, 2)]
-            if not np.all(held):
-                raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at node "
-                                 f"{node}, where its reference conditions {link.supports!r} leave it free: "
+        """Joints attach to a link only at ports whose translations its reference
+        conditions hold, so that the constraints see the frame's points."""
+        if link._is_line():
+            self._link_ends(link)  # a line body's joints at its end nodes
+        dofs = link.ports()[1]
+        for j, port, _ in self._link_ports(link):
+            held = [link._fixed[k] for k in dofs[port][:2] if k >= 0]
+            if not all(held):
+                what = "node" if link._is_line() else "port"
+                raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at {what} "
+                                 f"{port}, where its reference conditions {link.supports!r} leave it free: "
                                  "the elastic displacement there would break the joint")
 
 
@@ -943,7 +1275,7 @@ def quasi_static(body, frame, fixed):
     (K + K_eps + K_om) d = -q_a - q_eps - q_om over the DOFs not in ``fixed`` (a boolean
     mask, e.g. ``body.support_mask(supports)``), ``frame`` a record of
     ``kanefem.FRAME_DTYPE`` (omega, eps, a - g in the frame); d (ndof,)."""
-    terms = body.motion_terms(frame["omega"][2], frame["eps"][2], frame["a"][:2])
+    terms = body.motion_terms(frames=np.asarray(frame).reshape(1))
     K = body.stiffness_matrix() + terms.K_eps + terms.K_om
     f = -(terms.q_a + terms.q_eps + terms.q_om)
     free = ~np.asarray(fixed, bool)
@@ -952,6 +1284,12 @@ def quasi_static(body, frame, fixed):
     return d
 
 
+
+
+def _base_steps(tt, dt):
+    """Steps of one two-way run at refine = 1 (the core's rule: equal steps of at most dt
+    in each output interval; intervals within 1e-9 of a multiple of dt take that many)."""
+    return max(1, int(np.sum(np.maximum(1.0, np.ceil(np.diff(tt) / dt * (1.0 - 1e-9))))))
 
 
 def _error_groups(links, free, ds, nz):
@@ -964,6 +1302,10 @@ def _error_groups(links, free, ds, nz):
         if ds[k] is None or isinstance(ds[k], Torque):
             groups.append(("z", [k], None))
     for L, f in zip(links, free):
+        if not L._is_line():  # a reduced link: its full body's nodes' displacements (d = V q)
+            groups.append(("v", off + np.arange(len(f)), L._translations(f)))
+            off += len(f)
+            continue
         nd = L.body.dofs_per_node
         kind = np.asarray(f) % nd
         for sel in ((kind < 2), (kind == 2)) if nd >= 3 else ((kind < 2),):
@@ -980,6 +1322,9 @@ def _group_values(r, group, nz):
         v = r["states"][:, cols[0]]
         return np.abs(v - v[0])
     x = r["elastic"][:, cols]
+    if where == "v":  # nodes: the rows (Px, Py) of the translations of a reduced link's full body
+        px, py = nodes
+        return np.hypot(x @ px.T, x @ py.T)
     if nodes is None:
         return np.abs(x)
     # the displacement vector's length at each node (u, v of a node together)
@@ -988,24 +1333,23 @@ def _group_values(r, group, nz):
     return np.sqrt(out)
 
 
-def _error_scales(r, links, free, ds, nz):
-    """Each group's largest excursion over a run."""
-    return np.array([float(np.max(_group_values(r, g, nz), initial=0.0))
-                     for g in _error_groups(links, free, ds, nz)])
+def _error_scales(r, groups, nz):
+    """Each group's (of :func:`_error_groups`) largest excursion over a run."""
+    return np.array([float(np.max(_group_values(r, g, nz), initial=0.0)) for g in groups])
 
 
-def _error_estimate(coarse, fine, scales, links, free, ds, nz, k, floor):
+def _error_estimate(coarse, fine, scales, groups, nz, k, floor):
     """Richardson's estimate of the finer run's error (steps k times smaller, second
     order: difference / (k^2 - 1)), the largest over groups and output times relative to
     each group's peak plus ``floor`` (atol / rtol)."""
     worst = 0.0
-    for g, scale in zip(_error_groups(links, free, ds, nz), scales):
+    for g, scale in zip(groups, scales):
         where, cols, nodes = g
         if where == "z":
             diff = np.abs(fine["states"][:, cols[0]] - coarse["states"][:, cols[0]])
         else:
             delta = fine["elastic"][:, cols] - coarse["elastic"][:, cols]
-            diff = _group_values({"elastic": delta[:, :]}, ("d", np.arange(len(cols)), nodes), nz)
+            diff = _group_values({"elastic": delta[:, :]}, (where, np.arange(len(cols)), nodes), nz)
         e, den = float(np.max(diff, initial=0.0)) / (k * k - 1), float(scale + floor)
         # a quantity zero throughout (atol = 0): no error where the runs agree exactly
         worst = max(worst, 0.0 if e == 0.0 else e / den if den > 0.0 else math.inf)

@@ -1,5 +1,10 @@
-"""The parts of a planar mechanism: bodies (rigid bodies, elastic links), joints,
-springs and the independent coordinates (docs/theory.md section 5.1)."""
+"""The parts of a mechanism: bodies (rigid bodies, elastic links), joints, springs and
+the independent coordinates (docs/theory.md sections 5.11 and 5.14).
+
+The parts say the space: points of the plane (2-vectors) make a planar mechanism, points
+of space (3-vectors) a spatial one.  :class:`Revolute`, :class:`Prismatic`,
+:class:`Spring` and :class:`Coordinate` serve both; the spatial bodies and the joints
+only space has are in :mod:`kanefem.mechanism.spatial`."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks
+from .. import _checks, _core
 from ..bodies import AxialBar, FlexibleBody, NotSupportedError, PlanarBeam
 
 
@@ -19,6 +24,31 @@ _COMPONENTS = {"x": 0, "y": 1, "angle": 2}
 
 def _point(name, value):
     return tuple(float(v) for v in _checks.array(name, value, shape=(2,)))
+
+
+def _vector(name, value):
+    """A point or direction of the plane (2,) or of space (3,), as a tuple."""
+    a = _checks.array(name, value, ndim=1)
+    if a.shape not in ((2,), (3,)):
+        raise ValueError(f"{name} must have 2 (planar) or 3 (spatial) components, got shape {a.shape}")
+    return tuple(float(v) for v in a)
+
+
+def _rayleigh(name, value):
+    """A link's Rayleigh damping (alpha [1/s], beta [s]), both >= 0, as a tuple (a TypeError
+    for anything but a pair, a ValueError for a negative or non-finite one)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{name}: damping must be (alpha, beta), got {_checks._short(value)}")
+    return tuple(_checks.real(f"{name}: damping", v, nonnegative=True) for v in value)
+
+
+def _direction(name, value, dim):
+    """A unit direction of dim components (a zero one refused by name)."""
+    a = _checks.array(name, value, shape=(dim,))
+    n = float(np.linalg.norm(a))
+    if not n > 0:
+        raise ValueError(f"{name} must not be zero")
+    return tuple(float(v) for v in a / n)
 
 
 def _rot(a):
@@ -62,89 +92,210 @@ class RigidBody:
 
 @dataclass(frozen=True, eq=False)
 class ElasticLink:
-    """An elastic link: a straight body of finite elements on a rigid body's axes.
+    """An elastic link: a flexible body on a rigid body's axes (docs/theory.md sections
+    5.11-5.12).
 
-    The link's frame (the elements' x axis) starts at ``start`` along ``angle`` in
-    the drawing.  In the rigid model the link is the rigid body of its elements:
-    mass ``m = rho A L``, mass centre at mid length, inertia ``m L^2 / 12`` (the
-    consistent line mass has no rotary inertia).  Its elastic displacements are
-    measured in that frame with the reference conditions ``supports`` (default
-    pinned-pinned: u = v = 0 at both ends, the frame through the end joints), which
-    must hold the link's rigid motion; joints attach to it at supported nodes.
+    The link's frame (the body's own axes: a beam's x axis, a mesh's coordinates) has its
+    origin at ``start`` and its x axis along ``angle`` in the drawing.  In the rigid model
+    the link is the rigid body of its flexible body: mass, mass centre and inertia about
+    it from its invariants (the core's ``kf_body_rigid``: a straight beam's are
+    ``rho A L``, mid length, ``m L^2 / 12``; a reduced body's follow from its projected
+    invariants).  Its elastic displacements are measured in that frame with the
+    reference conditions ``supports``, which must hold the link's rigid motion (checked:
+    K on the free coordinates must be positive definite); joints attach to it at *ports*
+    whose translations the reference conditions hold: a line body's nodes, a reduced
+    body's interface nodes (an interface item of several nodes is one port, at their
+    centroid).
 
     Attributes
     ----------
     name : str
-    body : PlanarBeam or AxialBar
-        The elements (on the frame's x axis from ``body.origin``).
+    body : PlanarBeam, AxialBar, ReducedBody or MeshBody
+        The flexible body.  A straight :class:`~kanefem.PlanarBeam` or
+        :class:`~kanefem.AxialBar` on its frame's x axis; a Craig-Bampton
+        :class:`~kanefem.ReducedBody` (of a beam, a plane or solid mesh or imported
+        matrices: joints at its interface items; a spatial one moves in the frame's x-y
+        plane, docs/theory.md section 5.12); or a small :class:`~kanefem.MeshBody`, which
+        the link reduces exactly (``model``: Craig-Bampton with every fixed-interface mode,
+        the interface the items its ``supports`` name).
     start : (float, float)
-        Where the frame origin (x = 0 of the elements) is in the drawing [m].
+        Where the frame origin (x = 0 of the body) is in the drawing [m].
     angle : float
         The frame's x axis in the drawing [rad].
-    supports : str or dict
-        Reference conditions, as :meth:`~kanefem.FlexibleBody.support_mask` takes them.
+    supports : str or dict, optional
+        Reference conditions, as the body's ``support_mask`` takes them.  Default: a
+        beam's ``"pinned-pinned"`` (u = v = 0 at both ends, the frame through the end
+        joints; an AxialBar's ``"fixed-fixed"``), a reduced body's ``"pinned"`` (the
+        translations of every interface item; ``"clamped"`` where it has one item; a
+        spatial body's first item also held against rotation about x and y, a hinge about
+        z, so that the frame stays in the plane).  A MeshBody link needs them:
+        ``{selector: kind}``, each selector (a node, a node set or a predicate) a port.
     damping : (float, float)
         Rayleigh damping (alpha [1/s], beta [s]) of the elastic coordinates.
     geometric_stiffness : bool
-        Add K_G from the link's axial force (joint forces and axial inertia) in the
-        two-way runs (:meth:`Mechanism.simulate_flexible`), where that force is known
-        from the coupled solution at every step.  Default on: without it a link under
-        thrust or centrifugal tension has the wrong lateral stiffness (the slider-crank's
-        rod is 26 % off a converged reference with it over a turn, a swinging flexible
-        pendulum 97 % over half a swing; docs/theory.md section 5.12).  The one-way :meth:`Mechanism.link_eigenvalues`
-        takes its own ``geometric_stiffness`` argument.
+        Add K_G in the two-way runs (:meth:`Mechanism.simulate_flexible`), from the
+        link's loads known from the coupled solution at every step: a straight line
+        body's axial force (joint forces at its ends and axial inertia); a reduced
+        body's prestress cases, its frame's inertial loads and the joint forces on its
+        interface (a ReducedBody built with ``prestress_supports="free"``; a MeshBody
+        link makes them).  Default on: without it a link under thrust or centrifugal
+        tension has the wrong lateral stiffness (the slider-crank's rod is 26 % off a
+        converged reference with it over a turn, a swinging flexible pendulum 97 % over
+        half a swing; docs/theory.md section 5.12).  The one-way
+        :meth:`Mechanism.link_eigenvalues` takes its own ``geometric_stiffness``
+        argument.
+    model : FlexibleBody
+        What the link computes with (set from ``body``): the body itself, or a MeshBody's
+        exact reduction.
+
+    Raises
+    ------
+    TypeError
+        A body of another type.
+    NotSupportedError
+        A beam with rotary inertia, a free-interface or spatial reduced body, K_G of a
+        body without the load cases a link needs (named, with what would do it).
+    ValueError
+        Reference conditions that leave a rigid motion of the link free.
     """
 
     name: str
     body: FlexibleBody
     start: tuple = (0.0, 0.0)
     angle: float = 0.0
-    supports: object = "pinned-pinned"
+    supports: object = None
     damping: tuple = (0.0, 0.0)
     geometric_stiffness: bool = True
 
     def __post_init__(self):
+        from ..meshes import MeshBody
+        from ..reduced import ReducedBody, _SymmetricFactor
+
         _name("link name", self.name)
-        if not isinstance(self.body, (PlanarBeam, AxialBar)):
-            raise TypeError(f"{self.name}: body must be a PlanarBeam or an AxialBar, got "
-                            f"{type(self.body).__name__}")
-        if getattr(self.body, "rotary_inertia", False):  # docs/theory.md section 2.9
-            raise NotSupportedError(f"{self.name}: an elastic link does not support a PlanarBeam with "
-                                    "rotary_inertia=True (the mechanism's K_om is -omega^2 M); give "
-                                    "rotary_inertia=False")
+        body = self.body
+        geometric = _checks.flag("geometric_stiffness", self.geometric_stiffness)
+        object.__setattr__(self, "geometric_stiffness", geometric)
+        if not isinstance(body, (PlanarBeam, AxialBar, ReducedBody, MeshBody)):
+            raise TypeError(f"{self.name}: body must be a PlanarBeam or an AxialBar, a ReducedBody or a "
+                            f"plane MeshBody, got {type(body).__name__}")
+        if getattr(body, "rotary_inertia", False):  # docs/theory.md section 2.9
+            raise NotSupportedError(f"{self.name}: an elastic link does not support a body with rotary "
+                                    "inertia (the mechanism's K_om is -omega^2 M); give rotary_inertia=False")
+        supports = self.supports
+        if isinstance(body, ReducedBody):
+            if body.basis != "craig-bampton":
+                raise NotSupportedError(f"{self.name}: an elastic link does not support a ReducedBody with a "
+                                        f"{body.basis} basis: joints attach at physical interface DOFs, which "
+                                        "a Craig-Bampton basis keeps (basis='craig-bampton')")
+            model = body
+            if supports is None:
+                supports = _default_supports(body)
+        elif isinstance(body, MeshBody):
+            if supports is None or isinstance(supports, str):
+                raise ValueError(f"{self.name}: a MeshBody link needs its reference conditions as "
+                                 "{selector: kind} (each selector, a node, a node set or a predicate, a port "
+                                 f"where joints attach), got supports = {supports!r}")
+            items = list(supports.items()) if isinstance(supports, dict) else supports
+            if not (isinstance(items, (list, tuple)) and items and
+                    all(isinstance(p, (list, tuple)) and len(p) == 2 for p in items)):
+                raise TypeError(f"{self.name}: supports of a MeshBody link must be a dict {{selector: kind}} or "
+                                f"(selector, kind) pairs, one per port, got {_checks._short(supports)}")
+            model = ReducedBody(body, [sel for sel, _ in items], n_modes="all",
+                                geometric_stiffness=geometric, prestress_supports="free" if geometric else None)
+            model_supports = {k: kind for k, (_, kind) in enumerate(items)}
+        else:
+            model = body
+            if supports is None:
+                supports = "pinned-pinned" if isinstance(body, PlanarBeam) else "fixed-fixed"
+        object.__setattr__(self, "supports", supports)
+        object.__setattr__(self, "model", model)
+        # the reference conditions as the model takes them (a MeshBody link's: on its items)
+        object.__setattr__(self, "_model_supports", model_supports if isinstance(body, MeshBody) else supports)
+        fixed = model.support_mask(self._model_supports)
+        object.__setattr__(self, "_fixed", fixed)
         object.__setattr__(self, "start", _point(f"{self.name}: start", self.start))
         object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
-        damping = tuple(_checks.real(f"{self.name}: damping", v, nonnegative=True) for v in self.damping)
-        if len(damping) != 2:
-            raise ValueError(f"{self.name}: damping must be (alpha, beta), got {self.damping!r}")
-        object.__setattr__(self, "damping", damping)
-        fixed = self.body.support_mask(self.supports)
-        object.__setattr__(self, "_fixed", fixed)
-        object.__setattr__(self, "geometric_stiffness", _checks.flag("geometric_stiffness", self.geometric_stiffness))
+        object.__setattr__(self, "damping", _rayleigh(self.name, self.damping))
+        if geometric:
+            self._check_load_cases("geometric_stiffness=True")
+        # the reference conditions must hold the link's rigid motion: K on the free DOFs regular
+        free = ~fixed
+        K = model.stiffness_matrix()
+        Kf = K[np.ix_(free, free)] if isinstance(K, np.ndarray) else K.tocsr()[free][:, free]
+        _SymmetricFactor(Kf, ValueError(
+            f"{self.name}: the reference conditions supports = {supports!r} leave a rigid motion of the link "
+            "free (K on its free coordinates is singular): hold its translations at two ports, or its "
+            "translations and rotation at one"))
+        rigid = _core.body_rigid(body=model._body)
+        object.__setattr__(self, "_rigid", (float(rigid["mass"]), rigid["centre"][:2].copy(),
+                                            float(rigid["inertia"][2, 2])))
 
-    # the rigid body of the elements (uniform straight bodies)
+    def _check_load_cases(self, what):
+        """A reduced link's K_G needs the load cases of its free body and interface
+        (``prestress_supports="free"``): NotSupportedError naming ``what`` otherwise."""
+        model = self.model
+        if self._is_line() or model._n_load:
+            return
+        raise NotSupportedError(
+            f"{self.name}: {what} needs the link's K_G load cases: its ReducedBody "
+            + ("has no K_G" if not model.kept["geometric_stiffness"] else "made its K_G with the interface held")
+            + "; build it with prestress_supports='free' (the inertial cases of the free body and one unit "
+            "load case per interface DOF, which the joint forces combine), or leave K_G out "
+            "(geometric_stiffness=False)")
+
+    # the rigid body of the flexible body (docs/theory.md section 5.12)
     @property
     def mass(self) -> float:
-        b = self.body
-        return b.rho * b.A * b.length
+        """The link's mass [kg]."""
+        return self._rigid[0]
 
     @property
     def inertia(self) -> float:
-        return self.mass * self.body.length**2 / 12.0
+        """The link's moment of inertia about its mass centre [kg m^2]."""
+        return self._rigid[2]
+
+    @property
+    def centre_local(self) -> np.ndarray:
+        """The mass centre in the link's frame [m], (2,)."""
+        return self._rigid[1].copy()
 
     @property
     def x_centre(self) -> float:
-        """The mass centre on the frame's x axis [m]."""
-        return self.body.origin + 0.5 * self.body.length
+        """The mass centre on the frame's x axis [m] (a line body's)."""
+        return float(self._rigid[1][0])
 
     @property
     def centre(self) -> tuple:
-        c = np.asarray(self.start) + _rot(self.angle) @ np.array([self.x_centre, 0.0])
+        c = np.asarray(self.start) + _rot(self.angle) @ self._rigid[1]
         return (float(c[0]), float(c[1]))
 
+    def _is_line(self):
+        return isinstance(self.body, (PlanarBeam, AxialBar))
+
+    def ports(self):
+        """Where joints attach: (xy (nport, 2) in the link's frame [m], dofs (nport, 3)), each
+        port's coordinates of ``model`` for its translations along x, y and its rotation (-1:
+        none): a line body's nodes, a reduced body's interface items."""
+        model = self.model
+        if self._is_line():
+            nd = model.dofs_per_node
+            n = model.n_nodes
+            dofs = np.array([[i * nd + c if c < nd else -1 for c in range(3)] for i in range(n)])
+            return np.asarray(model.nodes[:, :2], float), dofs
+        return model._ports()
+
+    def port_point(self, port) -> tuple:
+        """A port's position in the drawing [m]."""
+        xy = self.ports()[0][_checks.index("port", port, self.ports()[0].shape[0], "ports")]
+        p = np.asarray(self.start) + _rot(self.angle) @ xy
+        return (float(p[0]), float(p[1]))
+
     def node_point(self, node) -> tuple:
-        """A node's position in the drawing [m] (node -1: the last)."""
-        x = self.body.nodes[node]
+        """A node's position in the drawing [m] (node -1: the last); a reduced or mesh
+        link's full body's node."""
+        nodes = self.body.nodes if self._is_line() or self.model is not self.body else self.model.full_nodes()
+        x = nodes[_checks.index("node", node, nodes.shape[0], "nodes")] if not isinstance(node, int) or node >= 0 \
+            else nodes[node]
         p = np.asarray(self.start) + _rot(self.angle) @ x[:2]
         return (float(p[0]), float(p[1]))
 
@@ -152,6 +303,63 @@ class ElasticLink:
     def end(self) -> tuple:
         """The last node in the drawing [m]."""
         return self.node_point(-1)
+
+    def _translations(self, free):
+        """(Px, Py): the x and y displacements at the full body's nodes of a reduced link's
+        free coordinates ``free`` (rows of its basis); every row of the basis (and zeros)
+        where the full body's DOF layout is unknown."""
+        V = self.model.basis_matrix
+        rows = self.model._translation_rows()
+        if rows is None:
+            return V[:, free], np.zeros((V.shape[0], len(free)))
+        rx, ry, _ = rows
+        return V[rx][:, free], (V[ry][:, free] if ry is not None else np.zeros((len(rx), len(free))))
+
+    def _coordinates(self, name, d):
+        """Displacements over the body's DOFs as ``model``'s coordinates: the same, or for a
+        MeshBody link the coordinates of its exact reduction (d must lie in its span: a rigid
+        interface item moves rigidly)."""
+        if self.model is self.body:
+            return d
+        V = self.model.basis_matrix
+        q, *_ = np.linalg.lstsq(V, d, rcond=None)
+        if np.abs(V @ q - d).max() > 1e-9 * max(np.abs(d).max(), 1e-300):
+            raise ValueError(f"{name}: the displacements are not a motion of the link's reduction (its "
+                             "rigid interface items move rigidly)")
+        return q
+
+    def _middle_node(self):
+        """The full body's node nearest the mass centre (a reduced or mesh link's)."""
+        nodes = self.model.full_nodes()
+        if not nodes.size:
+            return 0
+        return int(np.argmin(np.hypot(*(nodes[:, :2] - self._rigid[1]).T)))
+
+    def expand(self, d):
+        """The link's displacements over ``model``'s coordinates as displacements over its
+        body's DOFs: the identity, or a MeshBody link's reduction ``model.expand``."""
+        if self.model is self.body:
+            return d
+        return self.model.expand(d)
+
+
+def _default_supports(red):
+    """A reduced link's default reference conditions: ``"clamped"`` with one interface
+    item; ``"pinned"`` (every item's translations) for a planar body; for a spatial one also
+    the first item's rotations about x and y (a hinge about z: the frame stays in the plane)."""
+    from ..reduced import _DOF_MOTION
+
+    if len(red.interface) == 1:
+        return "clamped"
+    if red.dim == 2:
+        return "pinned"
+    out = {}
+    for k in range(len(red.interface)):
+        local = [nm[len(f"i{k}_"):] for nm in red._interface_names if nm.startswith(f"i{k}_")]
+        motion = {nm: _DOF_MOTION.get(nm, {"rx": ("r", 0), "ry": ("r", 1), "rz": ("r", 2)}.get(nm)) for nm in local}
+        out[k] = tuple(nm for nm in local if motion[nm] is not None and (motion[nm][0] == "t" or (
+            k == 0 and motion[nm] != ("r", 2))))
+    return out
 
 
 # ---------------------------------------------------------------- joints and forces
@@ -181,7 +389,16 @@ class _Joint:
         object.__setattr__(self, "bodies", tuple(_name(f"{self.name}: body", b) for b in self.bodies))
         if self.bodies[0] == self.bodies[1]:
             raise ValueError(f"{self.name}: joins {self.bodies[0]!r} to itself")
-        object.__setattr__(self, "at", _point(f"{self.name}: at", self.at))
+        object.__setattr__(self, "at", _vector(f"{self.name}: at", self.at))
+        self._laws()
+
+    @property
+    def space(self) -> int:
+        """2 for a joint of the plane, 3 for one of space (the length of ``at``)."""
+        return len(self.at)
+
+    def _laws(self):
+        """Check the force law's numbers (one coordinate)."""
         for f in ("k", "damping", "friction"):
             object.__setattr__(self, f, _checks.real(f"{self.name}: {f}", getattr(self, f), nonnegative=True))
         object.__setattr__(self, "v_F", _checks.real(f"{self.name}: v_F", self.v_F, positive=True))
@@ -189,47 +406,84 @@ class _Joint:
             object.__setattr__(self, "s0", _checks.real(f"{self.name}: s0", self.s0))
 
 
+def _spatial_joint_options(joint, axis, default_axis, offset):
+    """Check a shared joint's ``axis`` and ``offset`` by its space: in the plane the
+    axis is the plane's (Revolute: none; Prismatic: a 2-vector) and there is no offset;
+    in space a unit 3-vector (default ``default_axis``) and the coordinate's value in
+    the drawing."""
+    name = joint.name
+    if joint.space == 2:
+        if offset != 0.0:
+            raise ValueError(f"{name}: offset is for a spatial joint (a planar joint's coordinate is "
+                             "measured in the plane's axes)")
+        return axis
+    object.__setattr__(joint, "offset", _checks.real(f"{name}: offset", offset))
+    return _direction(f"{name}: axis", default_axis if axis is None else axis, 3)
+
+
 @dataclass(frozen=True)
 class Revolute(_Joint):
     """A revolute joint at a point of the drawing; optional force law on its
-    relative angle s = theta1 - theta0: torque -k (s - s0) - damping s' -
-    friction tanh(s' / v_F) on the second body (reaction on the first); s0
-    defaults to the drawing's angle.
+    relative angle s: torque -k (s - s0) - damping s' - friction tanh(s' / v_F)
+    on the second body (reaction on the first); s0 defaults to the drawing's angle.
+
+    In the plane (``at`` a 2-vector) s = theta1 - theta0, the bodies' angle
+    difference.  In space (``at`` a 3-vector) the bodies turn about ``axis``
+    (default z) and s is ``offset`` plus the angle turned since the drawing (the
+    right-hand rule about the axis).
 
     Attributes
     ----------
     name : str
     bodies : (str, str)
         The two bodies (or ``"ground"``); its force is the first's on the second.
-    at : (float, float)
+    at : (float, float) or (float, float, float)
         The joint's point in the drawing [m].
     k, s0, damping, friction, v_F : float
         Torsion spring [N m/rad], its free angle [rad], viscous damper [N m s],
         Coulomb friction torque [N m] regularized over v_F [rad/s].
+    axis : (float, float, float), optional
+        Spatial: the axis in the drawing (normalized; default (0, 0, 1)).
+    offset : float
+        Spatial: the angle s in the drawing [rad] (default 0).
     """
+
+    axis: tuple | None = None
+    offset: float = 0.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.space == 2 and self.axis is not None:
+            raise ValueError(f"{self.name}: a planar revolute turns about the plane's normal: it takes "
+                             "no axis (give 'at' 3 components for a spatial one)")
+        object.__setattr__(self, "axis", _spatial_joint_options(self, self.axis, (0.0, 0.0, 1.0), self.offset))
 
 
 @dataclass(frozen=True)
 class Prismatic(_Joint):
     """A prismatic joint: the second body slides along ``axis`` (drawing direction,
     fixed in the first body) without turning relative to it.  Its coordinate s is
-    the distance slid from the drawing's point ``at``; force law -k (s - s0) -
-    damping s' - friction tanh(s' / v_F) [N] on the second body.
+    the distance slid from the drawing's point ``at`` (in space plus ``offset``);
+    force law -k (s - s0) - damping s' - friction tanh(s' / v_F) [N] on the second
+    body.
 
     Attributes
     ----------
-    axis : (float, float)
-        The sliding direction in the drawing (normalized).
+    axis : (float, float) or (float, float, float)
+        The sliding direction in the drawing (normalized; default x).
+    offset : float
+        Spatial: the slide s in the drawing [m] (default 0).
     """
 
-    axis: tuple = (1.0, 0.0)
+    axis: tuple | None = None
+    offset: float = 0.0
 
     def __post_init__(self):
         super().__post_init__()
-        a = _checks.array(f"{self.name}: axis", self.axis, shape=(2,))
-        if not np.hypot(*a) > 0:
-            raise ValueError(f"{self.name}: axis must not be zero")
-        object.__setattr__(self, "axis", tuple(float(v) for v in a / np.hypot(*a)))
+        if self.space == 2:
+            object.__setattr__(self, "axis", _direction(f"{self.name}: axis",
+                                                        (1.0, 0.0) if self.axis is None else self.axis, 2))
+        object.__setattr__(self, "axis", _spatial_joint_options(self, self.axis, (1.0, 0.0, 0.0), self.offset))
 
 
 @dataclass(frozen=True)
@@ -238,6 +492,9 @@ class Weld(_Joint):
 
     def __post_init__(self):
         super().__post_init__()
+        if self.space != 2:
+            raise ValueError(f"{self.name}: a Weld joins bodies of the plane; in space use Fixed "
+                             "(kanefem.mechanism.Fixed)")
         if self.k or self.damping or self.friction or self.s0 is not None:
             raise ValueError(f"{self.name}: a weld has no coordinate for a spring, damper or friction")
 
@@ -260,8 +517,11 @@ class Spring:
         if not (isinstance(self.bodies, (tuple, list)) and len(self.bodies) == 2):
             raise ValueError(f"{self.name}: bodies must be two body names, got {self.bodies!r}")
         object.__setattr__(self, "bodies", tuple(self.bodies))
-        a = _checks.array(f"{self.name}: at", self.at, shape=(2, 2))
-        object.__setattr__(self, "at", (tuple(a[0]), tuple(a[1])))
+        a = _checks.array(f"{self.name}: at", self.at, ndim=2)
+        if a.shape not in ((2, 2), (2, 3)):
+            raise ValueError(f"{self.name}: at must be two points of the plane (2, 2) or of space (2, 3), "
+                             f"got shape {a.shape}")
+        object.__setattr__(self, "at", (tuple(float(v) for v in a[0]), tuple(float(v) for v in a[1])))
         object.__setattr__(self, "k", _checks.real(f"{self.name}: k", self.k, nonnegative=True))
         object.__setattr__(self, "damping", _checks.real(f"{self.name}: damping", self.damping, nonnegative=True))
         if self.length is not None:
@@ -270,9 +530,16 @@ class Spring:
 
 @dataclass(frozen=True)
 class Coordinate:
-    """An independent coordinate: ``component`` ("x", "y" or "angle") of ``body``,
-    or the coordinate of ``joint`` (a revolute's relative angle, a prismatic's
-    sliding distance)."""
+    """An independent coordinate: ``component`` of ``body``, or a coordinate of
+    ``joint``.
+
+    Planar: a body's "x", "y" or "angle"; a joint's coordinate (a revolute's relative
+    angle, a prismatic's sliding distance), ``component`` None.  Spatial: a body's
+    "x", "y", "z" (its mass centre) or "rx", "ry", "rz" (the angles of its rotation R =
+    Rx(rx) Ry(ry) Rz(rz); "angle" is "rz"); a joint's coordinate by ``component``:
+    "angle" (revolute), "slide" (prismatic), "slide" and "angle" (cylindrical),
+    "angle1" and "angle2" (universal), "x", "y" and "angle" (planar), "rx", "ry" and
+    "rz" (spherical); None takes a one-coordinate joint's."""
 
     name: str
     body: str | None = None
@@ -281,11 +548,15 @@ class Coordinate:
 
     def __post_init__(self):
         _name("coordinate name", self.name)
-        if len(self.name) > 23:
-            raise ValueError(f"coordinate name {self.name!r} is longer than 23 characters")
+        if len(self.name) > 63:  # the core's limit (a planar mechanism's is 23: checked there)
+            raise ValueError(f"coordinate name {self.name!r} is longer than 63 characters")
         if (self.joint is None) == (self.body is None):
             raise ValueError(f"{self.name}: give either joint= or body= (with component=)")
         if self.body is not None:
-            _checks.choice(f"{self.name}: component", self.component, tuple(_COMPONENTS))
-        elif self.component is not None:
-            raise ValueError(f"{self.name}: component is for a body coordinate, not a joint's")
+            _checks.choice(f"{self.name}: component", self.component, tuple(_COMPONENTS) + _SPATIAL_COMPONENTS)
+        elif self.component is not None and not isinstance(self.component, str):
+            raise TypeError(f"{self.name}: component must be a name (a string), got {self.component!r}")
+
+
+#: a spatial body's components beyond the planar ones
+_SPATIAL_COMPONENTS = ("z", "rx", "ry", "rz")
