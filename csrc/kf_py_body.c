@@ -405,7 +405,7 @@ static PyObject *py_body_combine(PyObject *self, PyObject *args, PyObject *kw)
     if (rc)
         raise_status(rc, &err);
     else
-        result = new_matrix_rowmajor(&out);
+        result = take_matrix_rowmajor(&out);
     kf_mat_free(&out);
     f64_release(&c);
     return result;
@@ -443,7 +443,7 @@ static PyObject *py_body_matrix(PyObject *self, PyObject *args, PyObject *kw)
             return NULL;
         }
         kf_body_combine(b, c, 0.0, &out);
-        PyObject *res = new_matrix_rowmajor(&out);
+        PyObject *res = take_matrix_rowmajor(&out);
         kf_mat_free(&out);
         return res;
     }
@@ -506,9 +506,9 @@ static PyObject *py_motion_terms(PyObject *self, PyObject *args, PyObject *kw)
     if (rc)
         raise_status(rc, &err);
     else
-        result = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N}", "C", new_matrix_rowmajor(&C),
-                               "K_eps", new_matrix_rowmajor(&Ke), "K_om",
-                               new_matrix_rowmajor(&Ko), "q_eps", new_vector(q, n), "q_om",
+        result = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N}", "C", take_matrix_rowmajor(&C),
+                               "K_eps", take_matrix_rowmajor(&Ke), "K_om",
+                               take_matrix_rowmajor(&Ko), "q_eps", new_vector(q, n), "q_om",
                                new_vector(q + n, n), "q_a", new_vector(q + 2 * n, n));
 done:
     kf_mat_free(&C);
@@ -540,7 +540,7 @@ static PyObject *py_geometric_matrix(PyObject *self, PyObject *args, PyObject *k
     if (rc)
         raise_status(rc, &err);
     else
-        result = new_matrix_rowmajor(&G);
+        result = take_matrix_rowmajor(&G);
     kf_mat_free(&G);
     f64_release(&c);
     return result;
@@ -632,7 +632,7 @@ static PyObject *py_prestress_matrix(PyObject *self, PyObject *args, PyObject *k
     if (rc)
         raise_status(rc, &err);
     else
-        result = new_matrix_rowmajor(&G);
+        result = take_matrix_rowmajor(&G);
 done:
     kf_mat_free(&G);
     f64_release(&u);

@@ -431,6 +431,31 @@ PyObject *new_matrix_rowmajor(const kf_mat *m)
     return (PyObject *)out;
 }
 
+static void free_values(PyObject *cap)
+{
+    free(PyCapsule_GetPointer(cap, "kanefem._core.values"));
+}
+
+PyObject *take_matrix_rowmajor(kf_mat *m)
+{
+    if (m->kind != KF_CSR || !m->a)
+        return new_matrix_rowmajor(m);
+    /* the values of a CSR matrix are its row-major values: the array takes them over (a
+     * large mesh's motion terms are three arrays of the pattern's length) */
+    npy_intp nnz = m->pat->nnz;
+    PyObject *arr = PyArray_SimpleNewFromData(1, &nnz, NPY_DOUBLE, m->a);
+    PyObject *cap = arr ? PyCapsule_New(m->a, "kanefem._core.values", free_values) : NULL;
+    if (!cap || PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) {
+        Py_XDECREF(cap); /* the capsule would free the values: the matrix keeps them */
+        if (cap)
+            m->a = NULL;
+        Py_XDECREF(arr);
+        return NULL;
+    }
+    m->a = NULL; /* the array's now (kf_mat_free skips it) */
+    return arr;
+}
+
 PyObject *new_vector(const double *v, npy_intp n)
 {
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_DOUBLE);

@@ -155,6 +155,9 @@ KF_PY_HIDDEN int basis_from(PyObject *ptr, PyObject *col, PyObject *val, int ndo
 KF_PY_HIDDEN void basis_release(basis_arg *b);
 KF_PY_HIDDEN int eig_conv(PyObject *obj, void *p);
 KF_PY_HIDDEN PyObject *new_matrix_rowmajor(const kf_mat *m);
+/* new_matrix_rowmajor of a matrix about to be freed: a CSR matrix's values are handed to
+ * the array (no copy; m->a becomes NULL), other storages copied. */
+KF_PY_HIDDEN PyObject *take_matrix_rowmajor(kf_mat *m);
 KF_PY_HIDDEN PyObject *new_vector(const double *v, npy_intp n);
 KF_PY_HIDDEN PyObject *array_or_raise(int rc, const kf_error *err, PyArrayObject **out);
 KF_PY_HIDDEN PyArrayObject *new_frames(npy_intp n);
