@@ -2349,16 +2349,31 @@ def left_edge(x):
     return x[:, 0] <= 1e-9
 
 
+def right_edge(x):
+    return x[:, 0] >= 1.0 - 1e-9
+
+
 @probe(weight=2)
 def probe_reduced_body(d):
     """ReducedBody of a small beam, spatial beam or plate (Craig-Bampton and free-interface,
-    modes or a cut-off, rigid interfaces), then its eigenvalues, motion terms, K_G, a
-    short simulation, expansion and projection."""
+    modes or a cut-off, rigid and distributing interfaces), then its eigenvalues, motion
+    terms, K_G, a short simulation, expansion and projection."""
     which = d.draw(st.sampled_from(["beam", "beam3d", "plate"]), "full body")
-    valid_interface = st.sampled_from([[0], [0, -1], [[0, 1]], [0, [4, 5]]] if which != "plate"
-                                      else [[left_edge], [left_edge, 4], ["nowhere"]])
+    valid_interface = st.sampled_from(
+        [[0], [0, -1], [[0, 1]], [0, [4, 5]], [0, {"nodes": [3, 4, 5], "kind": "distributing"}],
+         [{"nodes": [0, 1], "kind": "rigid"}]] if which != "plate"
+        else [[left_edge], [left_edge, 4], ["nowhere"], [{"nodes": left_edge, "kind": "distributing"}],
+              [left_edge, {"nodes": [4, 9], "kind": "distributing", "weights": [1.0, 2.0]}],
+              [{"nodes": left_edge, "kind": "distributing", "weights": "equal"}, 4]])
     kw = d.kwargs(interface=Arg(valid_interface, st.one_of(HOSTILE, st.sampled_from(
-                      [[99], [[]], ["x"], [0, 0], [[0, 0.5]], [lambda x: 1.0], [raising_callback]]))),
+                      [[99], [[]], ["x"], [0, 0], [[0, 0.5]], [lambda x: 1.0], [raising_callback],
+                       [{"nodes": [0, 1], "kind": 7}], [{"kind": "rigid"}], [{"nodes": [0, 1], "extra": 1}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [nan, 1.0]}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [1.0, -1.0]}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": "x"}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [1.0] * 3}],
+                       [{"nodes": [0, 1], "weights": "equal"}], [{"nodes": 0, "kind": "distributing"}],
+                       [{"nodes": [0, 0], "kind": "distributing"}], [{"nodes": [0, 1], "kind": "rbe3"}]]))),
                   basis=Arg(st.sampled_from(["craig-bampton", "free-interface"]), HOSTILE_TEXT),
                   n_modes=Arg(st.integers(0, 5), HOSTILE_MODES),
                   cutoff_hz=Arg(positive(10.0, 1e5), HOSTILE),
@@ -2458,16 +2473,25 @@ def probe_floating_body(d):
 
 @functools.lru_cache(maxsize=None)
 def reduced_file_bytes(what):
-    """A valid file of the reduced-body schema (NPZ), or Matrix Market M / K, as bytes."""
+    """A valid file of the reduced-body schema (NPZ), or a Matrix Market M, K or K_G case of a
+    plate or a planar beam with a lumped mass, as bytes."""
     import scipy.io
 
     plate = reduced_full("plate")
     folder = scratch()
     if what == "npz":
-        kanefem.ReducedBody(plate, interface=[left_edge], n_modes=2).save(os.path.join(folder, "r.npz"))
+        kanefem.ReducedBody(plate, interface=[left_edge, {"nodes": right_edge, "kind": "distributing"}],
+                            n_modes=2).save(os.path.join(folder, "r.npz"))
         name = "r.npz"
     else:
-        X = plate.mass_matrix() if what == "mass" else plate.stiffness_matrix()
+        if what.startswith("geometric"):  # K_G of a unit load case of the plate held at its left edge
+            X = kanefem.reduced.geometric_cases(plate, plate.support_mask({left_edge: "fixed"}))[int(what[-1])]
+        elif what.startswith("lumped"):  # a planar beam with a lumped mass: translations and rotations
+            beam = reduced_full("beam")
+            X = beam.stiffness_matrix() if what == "lumped stiffness" else np.diag(
+                np.tile([0.13, 0.13, 2e-5], beam.n_nodes))
+        else:
+            X = plate.mass_matrix() if what == "mass" else plate.stiffness_matrix()
         scipy.io.mmwrite(os.path.join(folder, "X.mtx"), X)
         name = "X.mtx"
     with open(os.path.join(folder, name), "rb") as f:
@@ -2476,19 +2500,27 @@ def reduced_file_bytes(what):
 
 @probe(weight=1)
 def probe_reduced_file(d):
-    """ReducedBody.load on a damaged NPZ of its schema, ImportedModel.read on damaged Matrix
-    Market files (and a damaged DOF map)."""
-    what = d.draw(st.sampled_from(["npz", "mass", "stiffness", "map"]), "file")
+    """ReducedBody.load on a damaged NPZ of its schema (distributing items included),
+    ImportedModel.read on damaged Matrix Market files (a plate's M, K and K_G cases, a
+    planar beam's M and K with rotations) and a damaged DOF map."""
+    what = d.draw(st.sampled_from(["npz", "mass", "stiffness", "map", "geometric", "lumped mass",
+                                   "lumped stiffness", "lumped map"]), "file")
     folder = scratch()
     plate = reduced_full("plate")
+    beam = reduced_full("beam")
+    case = d.draw(st.integers(0, 5), "K_G case") if what == "geometric" else 0
     paths = {}
-    for name in ("mass", "stiffness"):
-        paths[name] = os.path.join(folder, name + ".mtx")
+    for name in ("mass", "stiffness", "lumped mass", "lumped stiffness") + tuple(f"geometric {c}" for c in range(6)):
+        paths[name] = os.path.join(folder, name.replace(" ", "_") + ".mtx")
         with open(paths[name], "wb") as f:
             f.write(reduced_file_bytes(name))
+    paths["geometric"] = paths[f"geometric {case}"]
     paths["map"] = os.path.join(folder, "map.txt")
     with open(paths["map"], "w") as f:
         f.write("".join(f"{k // 2} {k % 2}\n" for k in range(plate.ndof)))
+    paths["lumped map"] = os.path.join(folder, "lumped_map.txt")
+    with open(paths["lumped map"], "w") as f:
+        f.write("".join(f"{k // 3} {k % 3}\n" for k in range(beam.ndof)))
     paths["npz"] = os.path.join(folder, "r.npz")
     valid = reduced_file_bytes("npz") if what == "npz" else open(paths[what], "rb").read()
     os.unlink(paths[what]) if os.path.exists(paths[what]) else None
@@ -2498,13 +2530,19 @@ def probe_reduced_file(d):
         tight_memory()
         if what == "npz":
             red = kanefem.ReducedBody.load(paths["npz"])
-            return red, red.eigenvalues(1), red.expand(np.ones(red.ndof))
-        model = kanefem.ImportedModel.read(paths["mass"], paths["stiffness"], paths["map"], plate.mesh)
+            return red, red.kept, red.eigenvalues(1), red.expand(np.ones(red.ndof))
+        if what.startswith("lumped"):
+            model = kanefem.ImportedModel.read(paths["lumped mass"], paths["lumped stiffness"], paths["lumped map"],
+                                               beam.nodes, dim=2)
+            red = kanefem.ReducedBody(model, interface=[0, -1], n_modes=2)
+            return red.eigenvalues(1, omega=3.0), model.rigid_motions()
+        model = kanefem.ImportedModel.read(paths["mass"], paths["stiffness"], paths["map"], plate.mesh,
+                                           geometric=[paths[f"geometric {c}"] for c in range(6)])
         red = kanefem.ReducedBody(model, interface=[left_edge], n_modes=2)
-        return red.eigenvalues(1)
+        return red.eigenvalues(1, omega=30.0, geometric_stiffness=True)
 
     return Call(call, names_of(kanefem.ReducedBody.load, kanefem.ImportedModel.read, kanefem.ImportedModel,
-                               extra=(paths[what], "mass", "stiffness", "dof_map")),
+                               extra=(paths[what], "mass", "stiffness", "dof_map", "geometric")),
                 also=(OSError,) if held in ("missing", "dangling") else ())
 
 # ---------------------------------------------------------------- bounds, flags, conflicts (issue 17, items 4-7)

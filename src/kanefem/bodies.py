@@ -942,13 +942,9 @@ class FlexibleBody:
         """a_i (dim), (E + W W)_ij (dim^2), and two end loads for line bodies."""
         return self.dim + self.dim**2 + (2 if self._kind in _LINE_KINDS else 0)
 
-    def _prestress_fields(self, fixed, basis=None, masters=None):
-        """Static solutions K u_c = f_c (ncase, ndof) of the unit load cases on the free
-        DOFs (docs/theory.md section 2.11), and the end axes.  With a constraint basis
-        (d = T z, :func:`kanefem.elimination_basis`; masters the DOFs of z) on the
-        constrained motions: T^T K T z = T^T f, u = T z."""
-        import scipy.sparse as sp
-
+    def _prestress_loads(self):
+        """The unit load cases f_c (ncase, ndof) of the prestress (docs/theory.md section
+        2.11: -Mo_i, -s_ij, a line body's two end loads) and the end axes."""
         d, n = self.dim, self.ndof
         F = [-np.asarray(self._vector("Mo", i)) for i in range(d)]
         F += [-np.asarray(self._vector("s", i, j)) for i in range(d) for j in range(d)]
@@ -958,7 +954,16 @@ class FlexibleBody:
                 f = np.zeros(n)
                 f[node * self.dofs_per_node: node * self.dofs_per_node + d] = axes[end]
                 F.append(f)
-        F = np.array(F)
+        return np.array(F), axes
+
+    def _prestress_fields(self, fixed, basis=None, masters=None):
+        """Static solutions K u_c = f_c (ncase, ndof) of the unit load cases on the free
+        DOFs (docs/theory.md section 2.11), and the end axes.  With a constraint basis
+        (d = T z, :func:`kanefem.elimination_basis`; masters the DOFs of z) on the
+        constrained motions: T^T K T z = T^T f, u = T z."""
+        import scipy.sparse as sp
+
+        F, axes = self._prestress_loads()
         free = ~fixed
         if not free.any() or (basis is not None and basis.shape[1] == 0):
             raise ValueError("the supports fix every DOF: nothing can move")
