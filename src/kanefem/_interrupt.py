@@ -30,6 +30,7 @@ import atexit
 import queue
 import sys
 import threading
+import time
 
 from . import _checks
 
@@ -40,6 +41,9 @@ POLL = 0.05
 #: directly: a worker thread costs 0.1-0.5 ms a call, 5 to 15 times a small body's
 #: eigenvalues (27 us)
 MIN_FLOPS = 1e8
+
+#: the longest wait [s] at exit for the workers to drop what they hold and end
+STOP_WAIT = 2.0
 
 _abandoned = []  # the "finished" events of workers whose caller was interrupted
 
@@ -83,8 +87,13 @@ def _stop_workers():
     _closing = True
     for w in _workers:
         w.jobs.put(None)
+    # each worker drops what it still holds, then ends: waited for (a large factor's free
+    # takes tens of milliseconds, more than one POLL), but not for more than STOP_WAIT
+    # seconds in all (a worker still inside a call after a second Ctrl-C is left)
+    deadline = time.monotonic() + STOP_WAIT
     for w in _workers:
-        w.thread.join(POLL)
+        while w.thread.is_alive() and time.monotonic() < deadline:
+            w.thread.join(POLL)
 
 
 def _current():
