@@ -558,15 +558,27 @@ def eigen_spec(kind, ndof, nt=None):
     )
 
 
+def constraints_arg(ndof):
+    """Constraint rows: a tie of the first and last DOF, random rows, a sparse tie, or
+    hostile ones."""
+    import scipy.sparse as sp
+
+    G = np.zeros((1, ndof))
+    G[0, 0] = G[0, -1] = 1.0
+    return Arg(st.one_of(st.none(), st.just(G), st.just(sp.csr_matrix(G)), floats_array((2, ndof))),
+               st.one_of(hostile_array((1, ndof)), st.just(sp.csr_matrix((1, ndof + 1)))))
+
+
+SOLVERS = Arg(st.sampled_from(["auto", "dense", "sparse"]), HOSTILE_TEXT)
+
+
 @probe(weight=3)
 def probe_eigenvalues(d):
     def spec(kind, ndof):
         s = eigen_spec(kind, ndof)
         s["mode_shapes"] = Arg(st.booleans(), HOSTILE_FLAG)
-        G = np.zeros((1, ndof))
-        G[0, 0] = G[0, -1] = 1.0
-        s["constraints"] = Arg(st.one_of(st.none(), st.just(G), floats_array((2, ndof))),
-                               hostile_array((1, ndof)))
+        s["constraints"] = constraints_arg(ndof)
+        s["solver"] = SOLVERS
         return s
 
     return body_call(d, "eigenvalues", spec)
@@ -578,7 +590,8 @@ def probe_eigenvalues_vs_time(d):
 
     def spec(kind, ndof):
         return dict(eigen_spec(kind, ndof, nt), mode_shapes=Arg(st.booleans(), HOSTILE_FLAG),
-                    order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT))
+                    order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT),
+                    constraints=constraints_arg(ndof), solver=SOLVERS)
 
     return body_call(d, "eigenvalues_vs_time", spec)
 
@@ -586,7 +599,8 @@ def probe_eigenvalues_vs_time(d):
 @probe(weight=2)
 def probe_gyroscopic_eigenvalues(d):
     nt = d.draw(st.integers(0, 4), "instants")
-    return body_call(d, "gyroscopic_eigenvalues", lambda kind, ndof: eigen_spec(kind, ndof, nt))
+    return body_call(d, "gyroscopic_eigenvalues",
+                     lambda kind, ndof: dict(eigen_spec(kind, ndof, nt), constraints=constraints_arg(ndof)))
 
 
 @probe()
@@ -646,6 +660,25 @@ def probe_maggi_basis(d):
                   rtol=Arg(st.one_of(st.none(), st.floats(0.0, 0.99)), HOSTILE))
     # maggi_basis calls its G "constraints", as the eigen methods do
     return Call(lambda: kanefem.maggi_basis(**kw), names_of(kanefem.maggi_basis, extra=("constraints",)))
+
+
+@probe()
+def probe_elimination_basis(d):
+    """The sparse elimination basis of dense or sparse rows, dependent rows among them."""
+    import scipy.sparse as sp
+
+    ndof = d.draw(st.integers(1, 8), "ndof")
+    rows = d.draw(st.integers(0, 5), "rows")
+    dense = floats_array((rows, ndof))
+    G = st.one_of(dense, dense.map(sp.csr_matrix), st.just(np.ones((2, ndof))),
+                  st.integers(0, ndof - 1).map(lambda j: sp.csr_matrix(([1.0], ([0], [j])), shape=(1, ndof))))
+    kw = d.kwargs(G=Arg(G, st.one_of(hostile_array((2, ndof)), st.just(sp.csr_matrix((2, ndof + 1)))),
+                        optional=False),
+                  rtol=Arg(st.one_of(st.none(), st.floats(0.0, 0.99)), HOSTILE),
+                  fixed=Arg(st.one_of(st.none(), st.lists(st.booleans(), min_size=ndof, max_size=ndof)),
+                            st.one_of(HOSTILE, st.just([True]))))
+    return Call(lambda: kanefem.elimination_basis(**kw),
+                names_of(kanefem.elimination_basis, extra=("constraints",)))
 
 
 # ---------------------------------------------------------------- motions, loads, damping
@@ -798,6 +831,7 @@ def probe_simulate(d):
         divergence_limit=Arg(st.one_of(st.none(), positive(1e-6, 1e3)), HOSTILE),
         gravity=Arg(st.one_of(st.none(), floats_array((2,), -10, 10)), hostile_array((2,))),
         geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG),
+        constraints=constraints_arg(ndof),
     )
     if "progress" not in kw:
         kw["progress"] = False  # no tqdm bar in the children

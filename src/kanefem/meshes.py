@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _checks, _core, _interrupt
-from .bodies import _KINDS, EigenResult, FlexibleBody, _not_supported
+from .bodies import _DENSE_EIGEN_NDOF, _KINDS, EigenResult, FlexibleBody, _expand_shapes, _not_supported
 from ._io import atomic_path, atomic_write, inside
 
 #: meshio cell type -> element kind
@@ -1013,7 +1013,7 @@ class MeshBody(FlexibleBody):
         """The frame states of one instant or of a time grid (the body's _frame/_frames)."""
         if one:
             return self._frame(omega, eps, a_O, frames)
-        return self._frames(omega, 0.0 if eps is None else eps, a_O, frames)
+        return self._frames(omega, 0.0 if eps is None and frames is None else eps, a_O, frames)
 
     # ------------------------------------------------------------ supports
 
@@ -1090,12 +1090,14 @@ class MeshBody(FlexibleBody):
         _checks.choice("solver", solver, ("auto", "dense", "sparse"))
         if solver == "auto":
             # the sparse solver needs CSR storage: a body stored dense or banded is solved dense
-            solver = "dense" if (constraints is not None or self.storage != "sparse"
-                                 or (~fixed).sum() <= _DENSE_EIGEN_MAX) else "sparse"
+            solver = "dense" if self.storage != "sparse" or (~fixed).sum() <= _DENSE_EIGEN_MAX else "sparse"
         if solver == "sparse" and self.storage != "sparse":
             raise ValueError("solver='sparse' needs the body in sparse storage (storage='auto' or 'sparse')")
-        if solver == "sparse" and constraints is not None:
-            raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
+        if solver == "dense" and constraints is not None and self.ndof > _DENSE_EIGEN_NDOF:
+            raise _not_supported(self, f"solver='dense' with constraints= and {self.ndof} DOFs",
+                                 "the dense Maggi projection (an orthonormal basis by QR) takes at most "
+                                 f"{_DENSE_EIGEN_NDOF} DOFs; solver='sparse' eliminates one DOF per "
+                                 "constraint and keeps the matrices sparse")
         return solver
 
     def _solve(self, motion, n_modes, supports, include_eps, order, mode_shapes, solver, constraints,
@@ -1117,21 +1119,29 @@ class MeshBody(FlexibleBody):
             return r["eigenvalues"], r["eigenvalues_imag"], r["mode_shapes"], st
         from .sparse import eigen_solve
 
-        ctx = self._sparse_context(fixed)
+        proj = None
+        if constraints is not None:  # the body projected on d = T z (section 3.3), its own K_G
+            proj = self._constrained(supports, constraints, geometric)
+            ctx = proj.ctx
+        else:
+            ctx = self._sparse_context(fixed)
         if n_modes > ctx.red.n - 6:
             raise ValueError(f"n_modes = {n_modes} is out of 1..{ctx.red.n - 6} for the sparse solver "
                              f"({ctx.red.n} free DOFs); use solver='dense'")
         kg, lock = None, contextlib.nullcontext()
-        if geometric:  # K_G(t) from the core's prestress basis of these supports, held meanwhile
+        if geometric and proj is None:  # K_G(t) from the core's prestress basis of these supports, held meanwhile
             lock = self._kg_lock()
             ctx.kg_matrix = lambda c: ctx.red.matrix(_core.geometric_matrix(body=self._body, coefficients=c))
         try:
             with lock:
                 if geometric:
-                    self._geometric_basis(supports)
-                    kg = self._geometric_rows(motion, supports, None, axial_force)
+                    if proj is None:
+                        self._geometric_basis(supports)
+                    kg = self._geometric_rows(motion, supports, None, axial_force, constraints)
                 lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
                                                   order == "tracked", progress, kg=kg)
+                if proj is not None and shapes is not None:
+                    shapes = _expand_shapes(proj, shapes, order == "tracked")
         except RuntimeError as exc:  # SuperLU's singular factor, ARPACK's failures (ArpackError)
             raise _core.LinAlgError(
                 f"solver='sparse' failed: {exc} (E = {self.E!r}, rho = {self.rho!r}: a stiffness negligible "
@@ -1156,7 +1166,8 @@ class MeshBody(FlexibleBody):
             See :meth:`support_mask`; default none (free-free: rigid-body modes at
             lambda = -omega^2 ... 0 come first).
         include_eps, mode_shapes, constraints
-            As for :meth:`FlexibleBody.eigenvalues` (constraints: dense solver only).
+            As for :meth:`FlexibleBody.eigenvalues` (constraints: the dense solver's
+            orthonormal basis, or the sparse solver's elimination basis, section 3.3).
         solver : {"auto", "dense", "sparse"}
             "dense": the core's dense solver (section 3.5); "sparse": shift-invert
             Lanczos/Arnoldi (ARPACK + SuperLU, section 3.12); "auto": dense up to 300

@@ -945,8 +945,9 @@ class ReducedBody(FlexibleBody):
     def _end_axes(self):
         return np.zeros((2, self.dim))
 
-    def _geometric_basis(self, supports):
-        """The projected K_G basis was made with the body (its prestress supports)."""
+    def _geometric_basis(self, supports, constrained=None):
+        """The projected K_G basis was made with the body (its prestress supports); it does
+        not depend on the supports or constraints of a call."""
         if not self._has_kg:
             raise _not_supported(self, "geometric_stiffness", "build it with geometric_stiffness=True")
 
@@ -960,7 +961,7 @@ class ReducedBody(FlexibleBody):
             return self._projected_context(supports, geometric, constraints)
         return self._supports_context(supports, geometric)
 
-    def _axial_rows(self, motion, supports, end_forces):
+    def _axial_rows(self, motion, supports, end_forces, constrained=None):
         if end_forces is not None and np.any(_checks.array("end_forces", end_forces, shape=(2,)) != 0):
             raise _not_supported(self, "end_forces", "loads on the interface DOFs (a reduced body has no end "
                                  "nodes); its K_G has the inertial load cases only")
