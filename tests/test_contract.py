@@ -91,7 +91,7 @@ def test_drive_and_link_records_are_the_c_structs():
     class Link(ctypes.Structure):  # kf_mech_link
         _fields_ = [("body", ctypes.c_int), ("fe", ctypes.c_void_p), ("fixed", ctypes.c_void_p),
                     ("rayleigh", ctypes.c_double * 2), ("geometric", ctypes.c_int), ("nport", ctypes.c_int),
-                    ("port_xy", ctypes.c_void_p), ("port_dof", ctypes.c_void_p)]
+                    ("port_xy", ctypes.c_void_p), ("port_dof", ctypes.c_void_p), ("mass", ctypes.c_void_p)]
 
     class Axes(ctypes.Structure):  # kf_mech_axes
         _fields_ = [("body", ctypes.c_int), ("o", ctypes.c_double * 2), ("phi", ctypes.c_double)]

@@ -1170,7 +1170,8 @@ class Mechanism(MechanismFiles):
             return np.concatenate(out) if out else np.zeros(0)
 
         if isinstance(d0, str):
-            _checks.choice("d0", d0, ("quasi-static",))
+            if d0 != "quasi-static":
+                raise TypeError(f"d0 must be a dict {{link name: displacements}} or 'quasi-static', got {d0!r}")
             # each link's quasi-static deflection under its frame's loads at the start (the
             # rigid motion's first instant; K_G not in it): a run from rest would start a
             # vibration the trajectory does not ask for
