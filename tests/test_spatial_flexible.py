@@ -308,6 +308,22 @@ def test_flexible_inverse_dynamics_of_a_chain_does_the_work_of_its_energy():
     assert 0.01 < diff[0] < 0.1
 
 
+def test_flexible_inverse_dynamics_of_a_constant_speed_is_the_driven_run():
+    """The quintic Hermite pieces through samples of a linear motion (z = omega t, z' =
+    omega, z'' = 0) are that motion exactly, so flexible_inverse_dynamics of a crank turning
+    at constant speed is simulate_flexible under ConstantSpeed, planar and spatial, from the
+    same start (d0=None: at rest): the deflection and the drive torque to 1e-10 of their
+    peaks (measured 5e-12: the paths' round-off through the steps)."""
+    t = np.linspace(0.0, TURN, 51)
+    z, zd = (SPEED * t)[:, None], np.full((t.size, 1), SPEED)
+    for mech in (kanefem.mechanism.slider_crank(elements=4), spatial_slider_crank(elements=4)):
+        fi = mech.flexible_inverse_dynamics(t, z, zd, np.zeros_like(z), d0=None)
+        fs = mech.simulate_flexible(t, drives={"crank": ConstantSpeed(SPEED)})
+        a, b = fi.displacement("rod", 2), fs.displacement("rod", 2)
+        assert np.abs(a - b).max() < 1e-10 * np.abs(b).max()
+        assert np.abs(fi.motion.force - fs.motion.force).max() < 1e-10 * np.abs(fs.motion.force).max()
+
+
 def test_flexible_inverse_dynamics_of_a_robot_arm():
     """A three-link Denavit-Hartenberg arm whose forearm is an elastic aluminium tube (3
     Beam3D elements, clamped at the elbow) on the arm's given mass, inertia and centre: two
