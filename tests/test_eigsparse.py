@@ -239,6 +239,43 @@ def test_dot2_binding_refuses_bad_csr_by_name():
         _core.csr_dot2(indptr=ip.astype(np.int64), indices=ix, values=v, x=np.ones((2, 1)))
 
 
+def test_eigcont_binding_refuses_bad_arguments_by_name():
+    # the continuation's binding: a 4 x 4 pencil K = tridiag(-1, 2, -1), M = I, one term (I)
+    from kanefem import _core
+
+    ip = np.array([0, 2, 5, 8, 10], np.int32)
+    ix = np.array([0, 1, 0, 1, 2, 1, 2, 3, 2, 3], np.int32)
+    kv = np.array([2.0, -1, -1, 2, -1, -1, 2, -1, -1, 2])
+    mi = (np.arange(5, dtype=np.int32), np.arange(4, dtype=np.int32), np.ones(4))
+    terms = (ix == np.repeat(np.arange(4), np.diff(ip))).astype(float)[None, :]
+    args = dict(K=(ip, ix, kv), M=mi, P=(ip, ix), terms=terms, mf=np.ones((4, 1)), p=3, ms=2)
+    cap = _core.eigcont_create(**args)
+    with pytest.raises(ValueError, match="basis"):  # no basis yet
+        _core.eigcont_run(cap, np.zeros((1, 1)), np.zeros(1), np.zeros(1), 1e-8, False, (0,) * 5)
+    with pytest.raises(ValueError, match="shape"):
+        _core.eigcont_set(cap, basis=np.ones((4, 2)))
+    with pytest.raises(ValueError, match="coef"):
+        _core.eigcont_run(cap, np.zeros((1, 2)), np.zeros(1), np.zeros(1), 1e-8, False, (0,) * 5)
+    with pytest.raises(TypeError, match="continuation context"):
+        _core.eigcont_run("cap", np.zeros((1, 1)), np.zeros(1), np.zeros(1), 1e-8, False, (0,) * 5)
+    with pytest.raises(ValueError, match="n_modes"):
+        _core.eigcont_create(**dict(args, p=2))
+    with pytest.raises(ValueError, match="terms"):
+        _core.eigcont_create(**dict(args, terms=np.ones((1, 3))))
+    with pytest.raises(ValueError, match="indices"):
+        _core.eigcont_create(**dict(args, K=(ip, np.where(ix == 3, 7, ix).astype(np.int32), kv)))
+    # a run: lambda = 2 - 2 cos(j pi / 5) + c at c = 0 and 0.5 (L: the third exactly, less 0.01)
+    _core.eigcont_set(cap, factor=np.column_stack([np.sqrt([2.0, 1.5, 4 / 3, 1.25]),
+                                                   -1 / np.sqrt([2.0, 1.5, 4 / 3, 1.25])]),
+                      basis=np.sin(np.outer(np.arange(1, 5), np.arange(1, 4)) * np.pi / 5))
+    lam = 2 - 2 * np.cos(np.arange(1, 4) * np.pi / 5)
+    r = _core.eigcont_run(cap, np.array([[0.0], [0.5]]), lam[2] + np.array([0.0, 0.5]) - 0.01, np.zeros(2),
+                          1e-8, True, (0,) * 5)
+    assert r["done"] == 2 and r["stats"][0] == 2, r
+    exact = lam[:2] + np.array([[0.0], [0.5]])
+    assert np.all(np.abs(r["theta"] - exact) <= r["bounds"]) and np.all(r["bounds"] <= 1e-14), r
+
+
 def test_band_cholesky_solves_as_lapack_and_proves_definiteness():
     # a line body's shift-invert factor: the core's band Cholesky against LAPACK's
     # (SciPy's cholesky_banded / cho_solve_banded, lower form) on a random band matrix,
