@@ -14,8 +14,10 @@ at one instant against scipy.sparse.linalg.eigsh in shift-invert mode on the sam
 matrices, 100 to 10,000 elements (error against the continuum value, kanefem's time over
 eigsh's: the goal is within 2x), and over 360 instants of a wandering spin (a Beam3D,
 symmetric problem, no exact shift; also with K_G of a swinging axial load) against an eigsh
-loop (the goal: >= 5x).  CPU time, one
-BLAS thread on both sides (OPENBLAS/OMP/MKL_NUM_THREADS default to 1).
+loop (the goal: >= 5x); last the damped gyroscopic eigenvalues over a wandering spin
+against scipy.linalg.eig (small) or eigs shift-invert (large) of the first-order form per
+instant.  CPU time, one BLAS thread on both sides (OPENBLAS/OMP/MKL_NUM_THREADS default to
+1).
 
     python bench/bench_eigen.py [--repeat 5] [--quick]
 """
@@ -218,6 +220,72 @@ def sparse_part(args):
           "error-free]: section 3.17)")
 
 
+def gyroscopic_part(args):
+    """Issue 19's damped gyroscopic row: the 4 eigenvalues s of least |s| (Im s >= 0) of
+    s^2 M + s C + K_eff, C = 2 sum W_ij S_ij + alpha M + beta K (Rayleigh damping, 1 % at
+    the first two modes), over a wandering spin (wandering_spin, K_eps off), against what a
+    user writes per instant on the first-order form [[0, I], [-K, -C]] z = s [[I, 0], [0, M]] z:
+    scipy.linalg.eig for a small model, scipy.sparse.linalg.eigs in shift-invert mode
+    (sigma at kanefem's real shift) for a large one.  CPU time, one BLAS thread."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    nt, m = (12, 4) if args.quick else (60, 4)
+    print(f"\ndamped gyroscopic over {nt} instants: Beam3D clamped-free (banded), wandering spin, {m} eigenvalues "
+          f"of least |s|, Rayleigh damping, CPU time; load average {os.getloadavg()[0]:.2f}")
+    print(f"{'elements':>8} {'SciPy per instant':>18} {'SciPy [s]':>10} {'kanefem [s]':>12} {'speed-up':>9} "
+          f"{'max diff':>9} {'continued':>10} {'full':>5} {'max bound':>10}")
+    for n_el in (30,) if args.quick else (30, 300, 1000):
+        shaft, om, _ = wandering_spin(n_el, nt)
+        M, K, k_eff = beam_matrices(shaft, "clamped-free")
+        S = shaft.inertia_invariants()["S"]
+        free = np.flatnonzero(~shaft.support_mask("clamped-free"))
+        S = [[sp.csr_matrix(S[i][j])[free][:, free] for j in range(3)] for i in range(3)]
+        w = np.sqrt(shaft.eigenvalues(2, supports="clamped-free").eigenvalues)
+        # 1 % of critical at the first two natural frequencies: zeta = alpha / 2w + beta w / 2
+        beta = 2 * 0.01 / (w[0] + w[1])
+        alpha = beta * w[0] * w[1]
+        n = K.shape[0]
+        eye = sp.identity(n, format="csr")
+        B = sp.block_diag([eye, M], format="csc")
+        dense = n <= 400  # the first-order form of 800: 0.1 s a dense eig; 3,600 (300 elements): 20 s
+
+        def first_order(t):
+            v = om[t]
+            W = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+            C = sum(2 * W[i, j] * S[i][j] for i in range(3) for j in range(3) if W[i, j] != 0.0) + alpha * M + beta * K
+            return sp.bmat([[None, eye], [-k_eff(v), -C]], format="csc")
+
+        def pick(s):
+            s = s[s.imag >= -1e-9 * np.abs(s)]
+            return s[np.argsort(np.abs(s))][:m]
+
+        def loop():
+            out = []
+            for t in range(nt):
+                A = first_order(t)
+                if dense:
+                    s = sl.eig(A.toarray(), B.toarray(), right=False)
+                else:  # shift-invert below the spectrum (kanefem's real sigma), 2m + 2 values
+                    sigma = -math.sqrt(om[t] @ om[t])
+                    s = spla.eigs(A, k=2 * m + 2, M=B, sigma=sigma, return_eigenvectors=False)
+                out.append(pick(s))
+            return np.array(out)
+
+        ts, ref = best(loop, 1, clock=time.process_time)
+
+        def turn():
+            shaft._eig_cache.clear()
+            return shaft.gyroscopic_eigenvalues(om, np.zeros_like(om), m, supports="clamped-free",
+                                                include_eps=False, rayleigh=(alpha, beta), solver="sparse")
+
+        tk, r = best(turn, args.repeat, clock=time.process_time)
+        diff = np.max(np.abs(r.s - ref) / np.abs(ref))
+        print(f"{n_el:>8} {'eig (dense 2n)' if dense else 'eigs (shift-invert)':>18} {ts:>10.2f} {tk:>12.2f} "
+              f"{ts / tk:>9.2f} {diff:>9.1e} {r.stats['continued']:>10} {r.stats['full_solves']:>5} "
+              f"{np.max(r.error_bounds / np.abs(r.s)):>10.1e}")
+
+
 def wandering_spin(n_el, nt):
     """Issue 19's spatial grid: a clamped-free steel Beam3D (1 m, banded) spinning at 0.3 of
     its first natural frequency about an axis that wanders over nt instants, and an axial
@@ -272,3 +340,4 @@ def grid_row(shaft, om, ax, kk, repeat, every=1):
 if __name__ == "__main__":
     main()
     sparse_part(repeat_args(__doc__))
+    gyroscopic_part(repeat_args(__doc__))
