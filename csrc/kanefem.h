@@ -39,6 +39,7 @@
 #include "kf_integrate.h"
 #include "kf_body_ode.h"
 #include "kf_mechanism.h"
+#include "kf_spatial.h"
 #include "kf_ffrf.h"
 
 #endif /* KANEFEM_H */

@@ -90,6 +90,14 @@ int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const dou
             M[i + j * nu] = M[j + i * nu] = m;
         }
     }
+    return kf_kane_reduce(nu, M, f, prescribed, udot, drive, err);
+}
+
+int kf_kane_reduce(int nu, const double *M, const double *f, const unsigned char *prescribed,
+                   double *udot, double *drive, kf_error *err)
+{
+    if (nu < 1 || nu > KF_KANE_MAX_NU)
+        return kf_fail(err, KF_EINVAL, "nu", "nu = %d must be in 1..%d", nu, KF_KANE_MAX_NU);
     /* the free coordinates: M_ff udot_f = f_f - M_fp udot_p */
     int free_idx[KF_KANE_MAX_NU], ipiv[KF_KANE_MAX_NU], nf = 0;
     for (int i = 0; i < nu; i++)
@@ -1209,17 +1217,66 @@ void kf_mech_frame(const kf_mech *m, const kf_mech_kin *k, int b, const double o
     f->vdot[1] = aL[1] - P.om * f->v[0];
 }
 
-/* ================================================================ 5. the rigid motion in time */
+/* ================================================================ 5. the rigid motion in time
+ *
+ * Written once for every kinematics (the planar one above, the spatial one of
+ * kf_spatial.c): the drives, Kane's equations as the right-hand side of the
+ * core's ODE driver, landing on every output time, through the table
+ * kf_mech_ops (docs/theory.md sections 5.7 and 5.14).
+ */
+
+/* The planar mechanism's entries of the table. */
+static int planar_ncoord(const void *m) { return ((const kf_mech *)m)->nz; }
+static const char *planar_name(const void *m, int k) { return ((const kf_mech *)m)->coords[k].name; }
+
+static int planar_alloc(const void *m, void **work, kf_error *err)
+{
+    kf_mech_kin *k = kf_calloc(1, sizeof *k);
+    if (!k)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a mechanism's workspace");
+    int rc = kf_mech_kin_alloc(m, k, err);
+    if (rc) {
+        free(k);
+        return rc;
+    }
+    *work = k;
+    return KF_OK;
+}
+
+static void planar_free(void *work)
+{
+    kf_mech_kin_free(work);
+    free(work);
+}
+
+static int planar_accelerations(const void *mech, void *work, const double *z, const double *zd,
+                                const double *tau, const unsigned char *presc, double *zdd,
+                                double *drive, kf_error *err)
+{
+    const kf_mech *m = mech;
+    int rc = kf_mech_kinematics(m, z, zd, NULL, work, err);
+    return rc ? rc : kf_mech_dynamics(m, work, tau, presc, zdd, drive, err);
+}
+
+static void planar_restore(void *work)
+{
+    kf_mech_kin *k = work;
+    memcpy(k->q, k->qok, (size_t)k->n * sizeof(double));
+}
+
+const kf_mech_ops kf_mech_planar_ops = {planar_ncoord, planar_name, planar_alloc, planar_free,
+                                        planar_accelerations, planar_restore};
 
 /* What the right-hand side needs, fixed for one integration, and what it
  * last computed. */
 typedef struct {
-    const kf_mech *m;
+    const kf_mech_ops *ops;
+    const void *m;
     const kf_mech_drive *d;
     int nz;
     double t0;
     const double *z0;
-    kf_mech_kin kin;
+    void *work;
     double *yd, *z, *zd, *zdd, *tau, *drive;
     unsigned char presc[KF_KANE_MAX_NU];
     long nfev;
@@ -1232,11 +1289,11 @@ typedef struct {
 } mech_ode;
 
 /* The coordinates at t from the drives (docs in kf_internal.h). */
-int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t, double t0,
-                         const double *z0, const double *y, double *z, double *zd, double *zdd,
-                         double *tau, unsigned char *presc, kf_error *err)
+int kf_drives_eval(const kf_mech_ops *ops, const void *m, const kf_mech_drive *drives, double t,
+                   double t0, const double *z0, const double *y, double *z, double *zd,
+                   double *zdd, double *tau, unsigned char *presc, kf_error *err)
 {
-    int nz = m->nz;
+    int nz = ops->ncoord(m);
     for (int k = 0; k < nz; k++) {
         const kf_mech_drive *d = drives + k;
         presc[k] = d->mode != KF_DRIVE_FREE;
@@ -1250,13 +1307,13 @@ int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t
             err->code = 0;
             if (d->path(t, k, zk, d->params, err)) {
                 if (!err->code)
-                    kf_fail(err, KF_ECALLBACK, m->coords[k].name, "the path of %s stopped "
-                            "the integration at t = %g s", m->coords[k].name, t);
+                    kf_fail(err, KF_ECALLBACK, ops->coord_name(m, k), "the path of %s stopped "
+                            "the integration at t = %g s", ops->coord_name(m, k), t);
                 return err->code;
             }
             if (!(isfinite(zk[0]) && isfinite(zk[1]) && isfinite(zk[2])))
-                return kf_fail(err, KF_EINVAL, m->coords[k].name, "the path of %s returned "
-                               "(%g, %g, %g) at t = %g s", m->coords[k].name, zk[0], zk[1],
+                return kf_fail(err, KF_EINVAL, ops->coord_name(m, k), "the path of %s returned "
+                               "(%g, %g, %g) at t = %g s", ops->coord_name(m, k), zk[0], zk[1],
                                zk[2], t);
             z[k] = zk[0];
             zd[k] = zk[1];
@@ -1276,22 +1333,30 @@ int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t
         if (d->law(t, k, z, zd, &law, d->params, err)) {
             if (!err->code)
                 kf_fail(err, KF_ECALLBACK, "torque", "the torque law of %s stopped the "
-                        "integration at t = %g s", m->coords[k].name, t);
+                        "integration at t = %g s", ops->coord_name(m, k), t);
             return err->code;
         }
         if (!isfinite(law))
             return kf_fail(err, KF_EINVAL, "torque", "the torque law returned %g for %s at "
-                           "t = %g s (%s = %g, rate %g)", law, m->coords[k].name, t,
-                           m->coords[k].name, z[k], zd[k]);
+                           "t = %g s (%s = %g, rate %g)", law, ops->coord_name(m, k), t,
+                           ops->coord_name(m, k), z[k], zd[k]);
         tau[k] += law;
     }
     return KF_OK;
 }
 
+int kf_mech_drive_values(const kf_mech *m, const kf_mech_drive *drives, double t, double t0,
+                         const double *z0, const double *y, double *z, double *zd, double *zdd,
+                         double *tau, unsigned char *presc, kf_error *err)
+{
+    return kf_drives_eval(&kf_mech_planar_ops, m, drives, t, t0, z0, y, z, zd, zdd, tau, presc,
+                          err);
+}
+
 static int drive_values(mech_ode *o, double t, const double *y, kf_error *err)
 {
-    return kf_mech_drive_values(o->m, o->d, t, o->t0, o->z0, y, o->z, o->zd, o->zdd, o->tau,
-                                o->presc, err);
+    return kf_drives_eval(o->ops, o->m, o->d, t, o->t0, o->z0, y, o->z, o->zd, o->zdd, o->tau,
+                          o->presc, err);
 }
 
 int kf_mech_dynamics(const kf_mech *m, kf_mech_kin *k, const double *tau,
@@ -1311,14 +1376,12 @@ int kf_mech_dynamics(const kf_mech *m, kf_mech_kin *k, const double *tau,
 static int mech_eval(mech_ode *o, double t, const double *y, double *yd, double *row,
                      kf_error *err)
 {
-    const kf_mech *m = o->m;
     int nz = o->nz;
     o->nfev++;
     int rc = drive_values(o, t, y, err);
     if (!rc)
-        rc = kf_mech_kinematics(m, o->z, o->zd, NULL, &o->kin, err);
-    if (!rc)
-        rc = kf_mech_dynamics(m, &o->kin, o->tau, o->presc, o->zdd, o->drive, err);
+        rc = o->ops->accelerations(o->m, o->work, o->z, o->zd, o->tau, o->presc, o->zdd,
+                                   o->drive, err);
     if (rc)
         return rc;
     for (int k = 0; k < nz; k++) {
@@ -1343,7 +1406,7 @@ static int mech_rhs(double t, const double *y, double *yd, void *params, kf_erro
         o->geom = *err;
         o->geom_t = t;
         /* the failed attempt may have left the continuation's state anywhere */
-        memcpy(o->kin.q, o->kin.qok, (size_t)o->m->n * sizeof(double));
+        o->ops->restore(o->work);
         return 1;
     }
     if (rc)
@@ -1372,11 +1435,12 @@ static int mech_out(int k, double t, const double *y, void *params, kf_error *er
     return 0;
 }
 
-static int check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err)
+int kf_drives_check(const kf_mech_ops *ops, const void *m, const kf_mech_drive *drives,
+                    kf_error *err)
 {
-    for (int k = 0; k < m->nz; k++) {
+    for (int k = 0; k < ops->ncoord(m); k++) {
         const kf_mech_drive *d = drives + k;
-        const char *name = m->coords[k].name;
+        const char *name = ops->coord_name(m, k);
         if (d->mode != KF_DRIVE_FREE && d->mode != KF_DRIVE_SPEED && d->mode != KF_DRIVE_PATH)
             return kf_fail(err, KF_EINVAL, "drive", "drives[%d].mode = %d (of %s) must be 0 "
                            "(free), 1 (speed) or 2 (path)", k, d->mode, name);
@@ -1399,16 +1463,16 @@ static int check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error 
 
 int kf_mech_check_drives(const kf_mech *m, const kf_mech_drive *drives, kf_error *err)
 {
-    return check_drives(m, drives, err);
+    return kf_drives_check(&kf_mech_planar_ops, m, drives, err);
 }
 
-int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double *z0,
-                     const double *zd0, int nt, const double *t, const kf_ode_opts *opts,
-                     double *states, kf_stats *stats, kf_error *err)
+int kf_mech_integrate(const kf_mech_ops *ops, const void *m, const kf_mech_drive *drives,
+                      const double *z0, const double *zd0, int nt, const double *t,
+                      const kf_ode_opts *opts, double *states, kf_stats *stats, kf_error *err)
 {
-    if (!m || !drives || !z0 || !zd0 || !t || !opts || !states)
-        return kf_fail(err, KF_EINVAL, "", "kf_mech_simulate: NULL argument");
-    int nz = m->nz, rc = check_drives(m, drives, err);
+    if (!ops || !m || !drives || !z0 || !zd0 || !t || !opts || !states)
+        return kf_fail(err, KF_EINVAL, "", "kf_mech_integrate: NULL argument");
+    int nz = ops->ncoord(m), rc = kf_drives_check(ops, m, drives, err);
     if (rc)
         return rc;
     if (nt < 1)
@@ -1416,7 +1480,7 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
     for (int i = 0; i < nz; i++)
         if (!isfinite(z0[i]) || !isfinite(zd0[i]))
             return kf_fail(err, KF_EINVAL, "y0", "initial %s = %g, rate %g must be finite",
-                           m->coords[i].name, z0[i], zd0[i]);
+                           ops->coord_name(m, i), z0[i], zd0[i]);
     for (int i = 0; i < nt; i++)
         if (!isfinite(t[i]) || (i > 0 && !(t[i] > t[i - 1])))
             return kf_fail(err, KF_EINVAL, "t",
@@ -1430,13 +1494,14 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
     if (oo.max_steps <= 0)
         oo.max_steps = 10000000L;
 
-    mech_ode o = {.m = m, .d = drives, .nz = nz, .t0 = t[0], .z0 = z0, .states = states};
+    mech_ode o = {.ops = ops, .m = m, .d = drives, .nz = nz, .t0 = t[0], .z0 = z0,
+                  .states = states};
     /* yd (2 nz, an extra evaluation's), z, zd, zdd, tau, drive (nz each), y (2 nz),
      * last_y (2 nz), last_row (4 nz) */
     double *buf = kf_calloc(15 * (size_t)nz, sizeof(double));
     if (!buf)
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the integration's workspace");
-    rc = kf_mech_kin_alloc(m, &o.kin, err);
+    rc = ops->work_alloc(m, &o.work, err);
     if (rc) {
         free(buf);
         return rc;
@@ -1489,7 +1554,17 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
         st.evaluations = o.nfev; /* with the evaluations for outputs */
         *stats = st;
     }
-    kf_mech_kin_free(&o.kin);
+    ops->work_free(o.work);
     free(buf);
     return rc;
+}
+
+int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double *z0,
+                     const double *zd0, int nt, const double *t, const kf_ode_opts *opts,
+                     double *states, kf_stats *stats, kf_error *err)
+{
+    if (!m)
+        return kf_fail(err, KF_EINVAL, "", "kf_mech_simulate: NULL argument");
+    return kf_mech_integrate(&kf_mech_planar_ops, m, drives, z0, zd0, nt, t, opts, states, stats,
+                             err);
 }

@@ -65,6 +65,12 @@ size_t kf_kane_work_size(int nr, int nu);
 int kf_kane_solve(int nr, int nu, const double *mass, const double *A, const double *c,
                   const double *Q, const double *tau, const unsigned char *prescribed,
                   double *udot, double *drive, double *work, kf_error *err);
+/* The second half of kf_kane_solve, for any generalized mass: with M (nu x nu,
+ * column-major) and f (nu) of M u' = f + tau given, u' of the free coordinates
+ * and drive of the prescribed ones, as there (the spatial mechanisms, whose
+ * body masses are 3 x 3 blocks, form M and f themselves). */
+int kf_kane_reduce(int nu, const double *M, const double *f, const unsigned char *prescribed,
+                   double *udot, double *drive, kf_error *err);
 
 enum kf_joint_kind {
     KF_REVOLUTE = 0,  /* a common point; 2 equations */
@@ -268,6 +274,37 @@ typedef struct kf_mech_drive {
 int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double *z0,
                      const double *zd0, int nt, const double *t, const kf_ode_opts *opts,
                      double *states, kf_stats *stats, kf_error *err);
+
+/*
+ * One upper layer for every kinematics.  The drives and the rigid motion in
+ * time (kf_mech_integrate, which kf_mech_simulate is) talk to a mechanism's
+ * kinematics only through this table, as SUNDIALS' integrators talk to a
+ * problem through callbacks: the planar mechanisms' (kf_mech_planar_ops, on a
+ * kf_mech) and the spatial ones' (kf_smech_ops, csrc/kf_spatial.h, on a
+ * kf_smech) share one driver, one drive evaluation and one Kane reduction.
+ */
+typedef struct kf_mech_ops {
+    int (*ncoord)(const void *mech);
+    const char *(*coord_name)(const void *mech, int k);
+    /* a workspace for one thread; positions are continued from call to call in it */
+    int (*work_alloc)(const void *mech, void **work, kf_error *err);
+    void (*work_free)(void *work);
+    /* Kane's equations at (z, z'): z'' of the coordinates not prescribed
+     * (prescribed: z'' given on entry, drive the force each needs) under tau
+     * (nz forces along z, or NULL); KF_EGEOM where the loop cannot close */
+    int (*accelerations)(const void *mech, void *work, const double *z, const double *zd,
+                         const double *tau, const unsigned char *prescribed, double *zdd,
+                         double *drive, kf_error *err);
+    /* back to the last accepted position after an evaluation that failed with KF_EGEOM */
+    void (*restore)(void *work);
+} kf_mech_ops;
+
+extern const kf_mech_ops kf_mech_planar_ops;
+
+/* kf_mech_simulate for any mechanism given by its table (arguments and rows as there). */
+int kf_mech_integrate(const kf_mech_ops *ops, const void *mech, const kf_mech_drive *drives,
+                      const double *z0, const double *zd0, int nt, const double *t,
+                      const kf_ode_opts *opts, double *states, kf_stats *stats, kf_error *err);
 
 /*
  * Elastic links coupled both ways (docs/theory.md section 5.12).  A link is a

@@ -129,10 +129,9 @@ static PyObject *py_mech_describe(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 /* The rows of (nt, nz) arrays z, zd, zdd (the rates may be absent: zero). */
-static int rates_conform(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd)
+int rates_conform(int nz, f64_arg *z, f64_arg *zd, f64_arg *zdd)
 {
     npy_intp nt = f64_dim(z, 0);
-    int nz = kf_mech_ncoord(m);
     if (f64_expect(z, 1, nz, "coordinates") || (zd->arr && (f64_expect(zd, 0, nt, "instants") ||
                                                             f64_expect(zd, 1, nz, "coordinates"))) ||
         (zdd->arr && (f64_expect(zdd, 0, nt, "instants") || f64_expect(zdd, 1, nz, "coordinates"))))
@@ -221,7 +220,8 @@ static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw
                                      &z, f64_conv, &zd, f64_conv, &zdd, &frames))
         return NULL;
     PyObject *r = NULL;
-    if ((frames == Py_None || rec_conv(frames, &fr)) && !rates_conform(m, &z, &zd, &zdd))
+    if ((frames == Py_None || rec_conv(frames, &fr)) &&
+        !rates_conform(kf_mech_ncoord(m), &z, &zd, &zdd))
         r = kinematics_of(m, &z, &zd, &zdd, &fr);
     f64_release(&z);
     f64_release(&zd);
@@ -300,7 +300,7 @@ static PyObject *py_mech_accelerations(PyObject *self, PyObject *args, PyObject 
     PyArrayObject *out = NULL;
     PyObject *result = NULL;
     int nz = kf_mech_ncoord(m);
-    if (rates_conform(m, &z, &zd, &tau))
+    if (rates_conform(nz, &z, &zd, &tau))
         goto done;
     npy_intp nt = f64_dim(&z, 0), dims[2] = {nt, nz};
     if (!(out = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0)))
@@ -370,8 +370,7 @@ done:
  * beside them: the path of a mode-2 drive, the force law of a free one (added
  * to its constant force); the core validates the fields (kf_mech_check_drives).
  * *python tells whether any callable is Python (the GIL must then be held). */
-static int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d,
-                     int *python)
+int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d, int *python)
 {
     if (drives->n != nz) {
         fail(PyExc_ValueError, "drives holds %zd records, the mechanism has %d coordinates",
@@ -418,12 +417,13 @@ done:
     return rc;
 }
 
-/* The rigid motion: {states (nt, 4 nz), stats}. */
-static PyObject *simulate_of(kf_mech *m, const kf_mech_drive *d, int python, const double *z0,
-                             const double *zd0, f64_arg *t, double rtol, double atol,
-                             long long max_steps, PyObject *progress)
+/* The rigid motion of any mechanism given by its table (kf_mech_integrate):
+ * {states (nt, 4 nz), stats}. */
+PyObject *simulate_of(const kf_mech_ops *ops, const void *m, const kf_mech_drive *d, int python,
+                      const double *z0, const double *zd0, f64_arg *t, double rtol, double atol,
+                      long long max_steps, PyObject *progress)
 {
-    int nz = kf_mech_ncoord(m);
+    int nz = ops->ncoord(m);
     npy_intp nt = f64_dim(t, 0), dims[2] = {nt, 4 * nz};
     PyArrayObject *states = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
     if (!states)
@@ -436,12 +436,12 @@ static PyObject *simulate_of(kf_mech *m, const kf_mech_drive *d, int python, con
     int rc;
     if (python) {
         /* Python laws: keep the GIL (poll_cb takes it again: allowed) */
-        rc = kf_mech_simulate(m, d, z0, zd0, (int)nt, f64_data(t), &opts, PyArray_DATA(states),
-                              &st, &err);
+        rc = kf_mech_integrate(ops, m, d, z0, zd0, (int)nt, f64_data(t), &opts,
+                               PyArray_DATA(states), &st, &err);
     } else {
         Py_BEGIN_ALLOW_THREADS
-        rc = kf_mech_simulate(m, d, z0, zd0, (int)nt, f64_data(t), &opts, PyArray_DATA(states),
-                              &st, &err);
+        rc = kf_mech_integrate(ops, m, d, z0, zd0, (int)nt, f64_data(t), &opts,
+                               PyArray_DATA(states), &st, &err);
         Py_END_ALLOW_THREADS
     }
     if (rc) {
@@ -477,8 +477,8 @@ static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
     kf_mech_drive d[KF_KANE_MAX_NU];
     if (!f64_expect(&z0, 0, nz, "coordinates") && !f64_expect(&zd0, 0, nz, "coordinates") &&
         !drives_of(nz, &drives, functions, d, &python))
-        result = simulate_of(m, d, python, f64_data(&z0), f64_data(&zd0), &t, rtol.v, atol.v,
-                             max_steps.v, progress.fn);
+        result = simulate_of(&kf_mech_planar_ops, m, d, python, f64_data(&z0), f64_data(&zd0),
+                             &t, rtol.v, atol.v, max_steps.v, progress.fn);
     rec_conv(NULL, &drives);
     f64_release(&z0);
     f64_release(&zd0);

@@ -30,6 +30,7 @@ PyArray_Descr *frame_descr;
 /* the typed boundary records: kf_joint, kf_spring, kf_coord, kf_mech_drive,
  * kf_mech_link, kf_mech_axes (make_record_descrs) */
 PyArray_Descr *joint_descr, *spring_descr, *coord_descr, *drive_descr, *link_descr, *axes_descr;
+PyArray_Descr *sbody_descr, *sjoint_descr, *sspring_descr, *scoord_descr, *saxes_descr;
 
 /* ================================================================ errors */
 
@@ -326,6 +327,51 @@ int func_conv(PyObject *obj, void *p)
 }
 
 /* Capsules. */
+PyArrayObject *int_vector(PyObject *obj, const char *name)
+{
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj);
+    if (!raw || !PyTypeNum_ISINTEGER(PyArray_TYPE(raw)) || PyArray_NDIM(raw) != 1) {
+        Py_XDECREF(raw);
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a 1-D integer array", name);
+        return NULL;
+    }
+    PyArrayObject *out = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)raw, PyArray_DescrFromType(NPY_INT), 1, 1,
+        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    Py_DECREF(raw);
+    return out;
+}
+
+int basis_from(PyObject *ptr, PyObject *col, PyObject *val, int ndof, basis_arg *out)
+{
+    memset(out, 0, sizeof *out);
+    if (ptr == Py_None && col == Py_None && val == Py_None)
+        return 0;
+    if (!(out->ptr = int_vector(ptr, "basis_indptr")) || !(out->col = int_vector(col, "basis_indices")) ||
+        !(out->val = (PyArrayObject *)PyArray_FROM_OTF(val, NPY_DOUBLE, NPY_ARRAY_IN_ARRAY)))
+        goto fail;
+    if (PyArray_NDIM(out->val) != 1 || PyArray_DIM(out->ptr, 0) != (npy_intp)ndof + 1 ||
+        PyArray_DIM(out->col, 0) != PyArray_DIM(out->val, 0) ||
+        ((int *)PyArray_DATA(out->ptr))[ndof] != PyArray_DIM(out->col, 0)) {
+        PyErr_Format(PyExc_ValueError, "the basis must be a CSR matrix of %d rows (basis_indptr "
+                     "of %d entries ending at the length of basis_indices and basis_values)",
+                     ndof, ndof + 1);
+        goto fail;
+    }
+    return 0;
+fail:
+    basis_release(out);
+    return -1;
+}
+
+void basis_release(basis_arg *b)
+{
+    Py_CLEAR(b->ptr);
+    Py_CLEAR(b->col);
+    Py_CLEAR(b->val);
+}
+
 int body_conv(PyObject *obj, void *p)
 {
     if (!PyCapsule_IsValid(obj, BODY_CAPSULE)) {
@@ -383,6 +429,31 @@ PyObject *new_matrix_rowmajor(const kf_mat *m)
     if (out)
         kf_mat_to_rowmajor(m, PyArray_DATA(out));
     return (PyObject *)out;
+}
+
+static void free_values(PyObject *cap)
+{
+    free(PyCapsule_GetPointer(cap, "kanefem._core.values"));
+}
+
+PyObject *take_matrix_rowmajor(kf_mat *m)
+{
+    if (m->kind != KF_CSR || !m->a)
+        return new_matrix_rowmajor(m);
+    /* the values of a CSR matrix are its row-major values: the array takes them over (a
+     * large mesh's motion terms are three arrays of the pattern's length) */
+    npy_intp nnz = m->pat->nnz;
+    PyObject *arr = PyArray_SimpleNewFromData(1, &nnz, NPY_DOUBLE, m->a);
+    PyObject *cap = arr ? PyCapsule_New(m->a, "kanefem._core.values", free_values) : NULL;
+    if (!cap || PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) {
+        Py_XDECREF(cap); /* the capsule would free the values: the matrix keeps them */
+        if (cap)
+            m->a = NULL;
+        Py_XDECREF(arr);
+        return NULL;
+    }
+    m->a = NULL; /* the array's now (kf_mat_free skips it) */
+    return arr;
 }
 
 PyObject *new_vector(const double *v, npy_intp n)
@@ -473,8 +544,8 @@ int poll_cb(double t, void *params)
 /* The functions: one method table per binding file, added in PyInit__core. */
 static PyMethodDef *const method_tables[] = {kf_py_lapack_methods, kf_py_body_methods,
                                              kf_py_eig_methods, kf_py_integrate_methods,
-                                             kf_py_mechanism_methods, kf_py_stress_methods,
-                                             kf_py_floating_methods};
+                                             kf_py_mechanism_methods, kf_py_spatial_methods,
+                                             kf_py_stress_methods, kf_py_floating_methods};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "kanefem._core",
                                        "The C core of kanefem (internal).", -1, NULL,
@@ -573,7 +644,45 @@ static int make_record_descrs(void)
     drive_descr = record_descr(3, dn, df, dof, sizeof(kf_mech_drive));
     link_descr = record_descr(3, ln, lf, lo, sizeof(kf_mech_link));
     axes_descr = record_descr(3, an, af, ao, sizeof(kf_mech_axes));
-    return joint_descr && spring_descr && coord_descr && drive_descr && link_descr && axes_descr
+    /* the spatial mechanisms' (kf_spatial.h) */
+    static const char *const bn[] = {"mass", "inertia", "r", "quat"};
+    static const char *const bf[] = {"d", "(3,3)d", "(3,)d", "(4,)d"};
+    const size_t bo[] = {offsetof(kf_sbody, mass), offsetof(kf_sbody, inertia),
+                         offsetof(kf_sbody, r), offsetof(kf_sbody, quat)};
+    static const char *const sjn[] = {"kind", "body", "p0", "p1", "f0", "f1", "offset",
+                                      "k",    "s0",   "c",  "F_r", "v_F", "name"};
+    char sname[16];
+    snprintf(sname, sizeof sname, "S%zu", sizeof(((kf_sjoint *)0)->name));
+    const char *const sjf[] = {"i",     "(2,)i", "(3,)d", "(3,)d", "(3,3)d", "(3,3)d", "(3,)d",
+                               "(3,)d", "(3,)d", "(3,)d", "(3,)d", "(3,)d",  sname};
+    const size_t sjo[] = {offsetof(kf_sjoint, kind), offsetof(kf_sjoint, body),
+                          offsetof(kf_sjoint, p0),   offsetof(kf_sjoint, p1),
+                          offsetof(kf_sjoint, f0),   offsetof(kf_sjoint, f1),
+                          offsetof(kf_sjoint, offset), offsetof(kf_sjoint, k),
+                          offsetof(kf_sjoint, s0),   offsetof(kf_sjoint, c),
+                          offsetof(kf_sjoint, F_r),  offsetof(kf_sjoint, v_F),
+                          offsetof(kf_sjoint, name)};
+    static const char *const ssn[] = {"body", "p0", "p1", "k", "L0", "c"};
+    static const char *const ssf[] = {"(2,)i", "(3,)d", "(3,)d", "d", "d", "d"};
+    const size_t sso[] = {offsetof(kf_sspring, body), offsetof(kf_sspring, p0),
+                          offsetof(kf_sspring, p1),   offsetof(kf_sspring, k),
+                          offsetof(kf_sspring, L0),   offsetof(kf_sspring, c)};
+    static const char *const scn[] = {"kind", "index", "component", "name"};
+    const char *const scf[] = {"i", "i", "i", sname};
+    const size_t sco[] = {offsetof(kf_scoord, kind), offsetof(kf_scoord, index),
+                          offsetof(kf_scoord, component), offsetof(kf_scoord, name)};
+    static const char *const san[] = {"body", "o", "phi"};
+    static const char *const saf[] = {"i", "(3,)d", "(3,3)d"};
+    const size_t sao[] = {offsetof(kf_smech_axes, body), offsetof(kf_smech_axes, o),
+                          offsetof(kf_smech_axes, phi)};
+    sbody_descr = record_descr(4, bn, bf, bo, sizeof(kf_sbody));
+    sjoint_descr = record_descr(13, sjn, sjf, sjo, sizeof(kf_sjoint));
+    sspring_descr = record_descr(6, ssn, ssf, sso, sizeof(kf_sspring));
+    scoord_descr = record_descr(4, scn, scf, sco, sizeof(kf_scoord));
+    saxes_descr = record_descr(3, san, saf, sao, sizeof(kf_smech_axes));
+    return joint_descr && spring_descr && coord_descr && drive_descr && link_descr &&
+                   axes_descr && sbody_descr && sjoint_descr && sspring_descr && scoord_descr &&
+                   saxes_descr
                ? 0
                : -1;
 }
@@ -643,7 +752,12 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddObjectRef(m, "coord_dtype", (PyObject *)coord_descr) < 0 ||
         PyModule_AddObjectRef(m, "drive_dtype", (PyObject *)drive_descr) < 0 ||
         PyModule_AddObjectRef(m, "link_dtype", (PyObject *)link_descr) < 0 ||
-        PyModule_AddObjectRef(m, "axes_dtype", (PyObject *)axes_descr) < 0)
+        PyModule_AddObjectRef(m, "axes_dtype", (PyObject *)axes_descr) < 0 ||
+        PyModule_AddObjectRef(m, "sbody_dtype", (PyObject *)sbody_descr) < 0 ||
+        PyModule_AddObjectRef(m, "sjoint_dtype", (PyObject *)sjoint_descr) < 0 ||
+        PyModule_AddObjectRef(m, "sspring_dtype", (PyObject *)sspring_descr) < 0 ||
+        PyModule_AddObjectRef(m, "scoord_dtype", (PyObject *)scoord_descr) < 0 ||
+        PyModule_AddObjectRef(m, "saxes_dtype", (PyObject *)saxes_descr) < 0)
         goto fail;
     return m;
 fail:

@@ -42,6 +42,9 @@ extern KF_PY_HIDDEN PyArray_Descr *frame_descr;
  * kf_mech_axes (make_record_descrs) */
 extern KF_PY_HIDDEN PyArray_Descr *joint_descr, *spring_descr, *coord_descr, *drive_descr,
     *link_descr, *axes_descr;
+/* and the spatial ones: kf_sbody, kf_sjoint, kf_sspring, kf_scoord, kf_smech_axes */
+extern KF_PY_HIDDEN PyArray_Descr *sbody_descr, *sjoint_descr, *sspring_descr, *scoord_descr,
+    *saxes_descr;
 
 #define BODY_CAPSULE "kanefem._core.body"
 #define EIG_CAPSULE "kanefem._core.eig"
@@ -109,6 +112,11 @@ typedef struct func_arg {
     PyObject *fn; /* borrowed */
 } func_arg;
 
+/* A constraint basis T (ndof x ncol) in CSR (basis_from): NULL arrays when not given. */
+typedef struct basis_arg {
+    PyArrayObject *ptr, *col, *val;
+} basis_arg;
+
 typedef struct eig_arg {
     kf_eig *e;
     kf_body *b; /* the body it was made for (kept alive by the capsule) */
@@ -138,8 +146,18 @@ KF_PY_HIDDEN int rec_conv(PyObject *obj, void *p);
 KF_PY_HIDDEN PyObject *new_records(PyArray_Descr *descr, const void *src, npy_intp n);
 KF_PY_HIDDEN int func_conv(PyObject *obj, void *p);
 KF_PY_HIDDEN int body_conv(PyObject *obj, void *p);
+/* A 1-D C-int array from an integer sequence (a new reference), or NULL with
+ * TypeError naming it. */
+KF_PY_HIDDEN PyArrayObject *int_vector(PyObject *obj, const char *name);
+/* The basis of the three arguments (all None: none), its shape checked against ndof
+ * rows (its entries are the core's to check); -1 with the error raised. */
+KF_PY_HIDDEN int basis_from(PyObject *ptr, PyObject *col, PyObject *val, int ndof, basis_arg *out);
+KF_PY_HIDDEN void basis_release(basis_arg *b);
 KF_PY_HIDDEN int eig_conv(PyObject *obj, void *p);
 KF_PY_HIDDEN PyObject *new_matrix_rowmajor(const kf_mat *m);
+/* new_matrix_rowmajor of a matrix about to be freed: a CSR matrix's values are handed to
+ * the array (no copy; m->a becomes NULL), other storages copied. */
+KF_PY_HIDDEN PyObject *take_matrix_rowmajor(kf_mat *m);
 KF_PY_HIDDEN PyObject *new_vector(const double *v, npy_intp n);
 KF_PY_HIDDEN PyObject *array_or_raise(int rc, const kf_error *err, PyArrayObject **out);
 KF_PY_HIDDEN PyArrayObject *new_frames(npy_intp n);
@@ -157,6 +175,20 @@ KF_PY_HIDDEN int callback_failed(kf_error *err, const char *what, double t);
  * function's take the GIL themselves); 0 with a TypeError for anything else. */
 KF_PY_HIDDEN int motion_of(PyObject *obj, kf_motion_fn **fn, void **params);
 
+/* ---------------------------------------------------------------- defined in kf_py_mechanism.c */
+
+/* Python's ValueError unless z, zd, zdd are (nt, nz) alike (the rates may be NULL arrays). */
+KF_PY_HIDDEN int rates_conform(int nz, f64_arg *z, f64_arg *zd, f64_arg *zdd);
+/* Drives from DRIVE_DTYPE records (nz) and one callable or None per coordinate
+ * beside them (*python: whether any is a Python callable, so the GIL must be held). */
+KF_PY_HIDDEN int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d,
+                           int *python);
+/* The rigid motion of a mechanism given by its table: {states (nt, 4 nz), stats}. */
+KF_PY_HIDDEN PyObject *simulate_of(const kf_mech_ops *ops, const void *m, const kf_mech_drive *d,
+                                   int python, const double *z0, const double *zd0, f64_arg *t,
+                                   double rtol, double atol, long long max_steps,
+                                   PyObject *progress);
+
 /* ---------------------------------------------------------------- method tables (kf_py_*.c) */
 
 #define KW(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, doc}
@@ -167,6 +199,7 @@ extern KF_PY_HIDDEN PyMethodDef kf_py_stress_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_eig_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_integrate_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_mechanism_methods[];
+extern KF_PY_HIDDEN PyMethodDef kf_py_spatial_methods[];
 extern KF_PY_HIDDEN PyMethodDef kf_py_floating_methods[];
 
 #endif /* KF_PYTHON_H */

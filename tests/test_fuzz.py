@@ -21,7 +21,9 @@ wind-pump motions of a few dozen instants, meshes of a few cells, mechanisms wit
 links of 2 elements, sweeps of a few points.
 
 The probes cover the planar bodies, motions, loads, damping, simulate, the wind pump,
-the studies and symbolic (the first wave), and the spatial bodies (Beam3D, Bar3D,
+the studies and symbolic (the first wave), the spatial mechanisms (tables, parts,
+Denavit-Hartenberg chains, URDF files, motion, inverse dynamics, one-way links; issue
+22), and the spatial bodies (Beam3D, Bar3D,
 from_mesh, 3-vector rates, ``frames=`` arrays and the builders of kanefem.frames,
 spatial motions), the mesh bodies (Mesh builders, MeshBody, the sparse eigen solver
 and Newmark), the planar mechanisms (tables, builders, kinematics, rigid motion,
@@ -556,15 +558,27 @@ def eigen_spec(kind, ndof, nt=None):
     )
 
 
+def constraints_arg(ndof):
+    """Constraint rows: a tie of the first and last DOF, random rows, a sparse tie, or
+    hostile ones."""
+    import scipy.sparse as sp
+
+    G = np.zeros((1, ndof))
+    G[0, 0] = G[0, -1] = 1.0
+    return Arg(st.one_of(st.none(), st.just(G), st.just(sp.csr_matrix(G)), floats_array((2, ndof))),
+               st.one_of(hostile_array((1, ndof)), st.just(sp.csr_matrix((1, ndof + 1)))))
+
+
+SOLVERS = Arg(st.sampled_from(["auto", "dense", "sparse"]), HOSTILE_TEXT)
+
+
 @probe(weight=3)
 def probe_eigenvalues(d):
     def spec(kind, ndof):
         s = eigen_spec(kind, ndof)
         s["mode_shapes"] = Arg(st.booleans(), HOSTILE_FLAG)
-        G = np.zeros((1, ndof))
-        G[0, 0] = G[0, -1] = 1.0
-        s["constraints"] = Arg(st.one_of(st.none(), st.just(G), floats_array((2, ndof))),
-                               hostile_array((1, ndof)))
+        s["constraints"] = constraints_arg(ndof)
+        s["solver"] = SOLVERS
         return s
 
     return body_call(d, "eigenvalues", spec)
@@ -576,7 +590,8 @@ def probe_eigenvalues_vs_time(d):
 
     def spec(kind, ndof):
         return dict(eigen_spec(kind, ndof, nt), mode_shapes=Arg(st.booleans(), HOSTILE_FLAG),
-                    order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT))
+                    order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT),
+                    constraints=constraints_arg(ndof), solver=SOLVERS)
 
     return body_call(d, "eigenvalues_vs_time", spec)
 
@@ -584,7 +599,8 @@ def probe_eigenvalues_vs_time(d):
 @probe(weight=2)
 def probe_gyroscopic_eigenvalues(d):
     nt = d.draw(st.integers(0, 4), "instants")
-    return body_call(d, "gyroscopic_eigenvalues", lambda kind, ndof: eigen_spec(kind, ndof, nt))
+    return body_call(d, "gyroscopic_eigenvalues",
+                     lambda kind, ndof: dict(eigen_spec(kind, ndof, nt), constraints=constraints_arg(ndof)))
 
 
 @probe()
@@ -644,6 +660,25 @@ def probe_maggi_basis(d):
                   rtol=Arg(st.one_of(st.none(), st.floats(0.0, 0.99)), HOSTILE))
     # maggi_basis calls its G "constraints", as the eigen methods do
     return Call(lambda: kanefem.maggi_basis(**kw), names_of(kanefem.maggi_basis, extra=("constraints",)))
+
+
+@probe()
+def probe_elimination_basis(d):
+    """The sparse elimination basis of dense or sparse rows, dependent rows among them."""
+    import scipy.sparse as sp
+
+    ndof = d.draw(st.integers(1, 8), "ndof")
+    rows = d.draw(st.integers(0, 5), "rows")
+    dense = floats_array((rows, ndof))
+    G = st.one_of(dense, dense.map(sp.csr_matrix), st.just(np.ones((2, ndof))),
+                  st.integers(0, ndof - 1).map(lambda j: sp.csr_matrix(([1.0], ([0], [j])), shape=(1, ndof))))
+    kw = d.kwargs(G=Arg(G, st.one_of(hostile_array((2, ndof)), st.just(sp.csr_matrix((2, ndof + 1)))),
+                        optional=False),
+                  rtol=Arg(st.one_of(st.none(), st.floats(0.0, 0.99)), HOSTILE),
+                  fixed=Arg(st.one_of(st.none(), st.lists(st.booleans(), min_size=ndof, max_size=ndof)),
+                            st.one_of(HOSTILE, st.just([True]))))
+    return Call(lambda: kanefem.elimination_basis(**kw),
+                names_of(kanefem.elimination_basis, extra=("constraints",)))
 
 
 # ---------------------------------------------------------------- motions, loads, damping
@@ -796,6 +831,7 @@ def probe_simulate(d):
         divergence_limit=Arg(st.one_of(st.none(), positive(1e-6, 1e3)), HOSTILE),
         gravity=Arg(st.one_of(st.none(), floats_array((2,), -10, 10)), hostile_array((2,))),
         geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG),
+        constraints=constraints_arg(ndof),
     )
     if "progress" not in kw:
         kw["progress"] = False  # no tqdm bar in the children
@@ -2313,16 +2349,31 @@ def left_edge(x):
     return x[:, 0] <= 1e-9
 
 
+def right_edge(x):
+    return x[:, 0] >= 1.0 - 1e-9
+
+
 @probe(weight=2)
 def probe_reduced_body(d):
     """ReducedBody of a small beam, spatial beam or plate (Craig-Bampton and free-interface,
-    modes or a cut-off, rigid interfaces), then its eigenvalues, motion terms, K_G, a
-    short simulation, expansion and projection."""
+    modes or a cut-off, rigid and distributing interfaces), then its eigenvalues, motion
+    terms, K_G, a short simulation, expansion and projection."""
     which = d.draw(st.sampled_from(["beam", "beam3d", "plate"]), "full body")
-    valid_interface = st.sampled_from([[0], [0, -1], [[0, 1]], [0, [4, 5]]] if which != "plate"
-                                      else [[left_edge], [left_edge, 4], ["nowhere"]])
+    valid_interface = st.sampled_from(
+        [[0], [0, -1], [[0, 1]], [0, [4, 5]], [0, {"nodes": [3, 4, 5], "kind": "distributing"}],
+         [{"nodes": [0, 1], "kind": "rigid"}]] if which != "plate"
+        else [[left_edge], [left_edge, 4], ["nowhere"], [{"nodes": left_edge, "kind": "distributing"}],
+              [left_edge, {"nodes": [4, 9], "kind": "distributing", "weights": [1.0, 2.0]}],
+              [{"nodes": left_edge, "kind": "distributing", "weights": "equal"}, 4]])
     kw = d.kwargs(interface=Arg(valid_interface, st.one_of(HOSTILE, st.sampled_from(
-                      [[99], [[]], ["x"], [0, 0], [[0, 0.5]], [lambda x: 1.0], [raising_callback]]))),
+                      [[99], [[]], ["x"], [0, 0], [[0, 0.5]], [lambda x: 1.0], [raising_callback],
+                       [{"nodes": [0, 1], "kind": 7}], [{"kind": "rigid"}], [{"nodes": [0, 1], "extra": 1}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [nan, 1.0]}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [1.0, -1.0]}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": "x"}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [1.0] * 3}],
+                       [{"nodes": [0, 1], "weights": "equal"}], [{"nodes": 0, "kind": "distributing"}],
+                       [{"nodes": [0, 0], "kind": "distributing"}], [{"nodes": [0, 1], "kind": "rbe3"}]]))),
                   basis=Arg(st.sampled_from(["craig-bampton", "free-interface"]), HOSTILE_TEXT),
                   n_modes=Arg(st.integers(0, 5), HOSTILE_MODES),
                   cutoff_hz=Arg(positive(10.0, 1e5), HOSTILE),
@@ -2422,16 +2473,25 @@ def probe_floating_body(d):
 
 @functools.lru_cache(maxsize=None)
 def reduced_file_bytes(what):
-    """A valid file of the reduced-body schema (NPZ), or Matrix Market M / K, as bytes."""
+    """A valid file of the reduced-body schema (NPZ), or a Matrix Market M, K or K_G case of a
+    plate or a planar beam with a lumped mass, as bytes."""
     import scipy.io
 
     plate = reduced_full("plate")
     folder = scratch()
     if what == "npz":
-        kanefem.ReducedBody(plate, interface=[left_edge], n_modes=2).save(os.path.join(folder, "r.npz"))
+        kanefem.ReducedBody(plate, interface=[left_edge, {"nodes": right_edge, "kind": "distributing"}],
+                            n_modes=2).save(os.path.join(folder, "r.npz"))
         name = "r.npz"
     else:
-        X = plate.mass_matrix() if what == "mass" else plate.stiffness_matrix()
+        if what.startswith("geometric"):  # K_G of a unit load case of the plate held at its left edge
+            X = kanefem.reduced.geometric_cases(plate, plate.support_mask({left_edge: "fixed"}))[int(what[-1])]
+        elif what.startswith("lumped"):  # a planar beam with a lumped mass: translations and rotations
+            beam = reduced_full("beam")
+            X = beam.stiffness_matrix() if what == "lumped stiffness" else np.diag(
+                np.tile([0.13, 0.13, 2e-5], beam.n_nodes))
+        else:
+            X = plate.mass_matrix() if what == "mass" else plate.stiffness_matrix()
         scipy.io.mmwrite(os.path.join(folder, "X.mtx"), X)
         name = "X.mtx"
     with open(os.path.join(folder, name), "rb") as f:
@@ -2440,19 +2500,27 @@ def reduced_file_bytes(what):
 
 @probe(weight=1)
 def probe_reduced_file(d):
-    """ReducedBody.load on a damaged NPZ of its schema, ImportedModel.read on damaged Matrix
-    Market files (and a damaged DOF map)."""
-    what = d.draw(st.sampled_from(["npz", "mass", "stiffness", "map"]), "file")
+    """ReducedBody.load on a damaged NPZ of its schema (distributing items included),
+    ImportedModel.read on damaged Matrix Market files (a plate's M, K and K_G cases, a
+    planar beam's M and K with rotations) and a damaged DOF map."""
+    what = d.draw(st.sampled_from(["npz", "mass", "stiffness", "map", "geometric", "lumped mass",
+                                   "lumped stiffness", "lumped map"]), "file")
     folder = scratch()
     plate = reduced_full("plate")
+    beam = reduced_full("beam")
+    case = d.draw(st.integers(0, 5), "K_G case") if what == "geometric" else 0
     paths = {}
-    for name in ("mass", "stiffness"):
-        paths[name] = os.path.join(folder, name + ".mtx")
+    for name in ("mass", "stiffness", "lumped mass", "lumped stiffness") + tuple(f"geometric {c}" for c in range(6)):
+        paths[name] = os.path.join(folder, name.replace(" ", "_") + ".mtx")
         with open(paths[name], "wb") as f:
             f.write(reduced_file_bytes(name))
+    paths["geometric"] = paths[f"geometric {case}"]
     paths["map"] = os.path.join(folder, "map.txt")
     with open(paths["map"], "w") as f:
         f.write("".join(f"{k // 2} {k % 2}\n" for k in range(plate.ndof)))
+    paths["lumped map"] = os.path.join(folder, "lumped_map.txt")
+    with open(paths["lumped map"], "w") as f:
+        f.write("".join(f"{k // 3} {k % 3}\n" for k in range(beam.ndof)))
     paths["npz"] = os.path.join(folder, "r.npz")
     valid = reduced_file_bytes("npz") if what == "npz" else open(paths[what], "rb").read()
     os.unlink(paths[what]) if os.path.exists(paths[what]) else None
@@ -2462,13 +2530,19 @@ def probe_reduced_file(d):
         tight_memory()
         if what == "npz":
             red = kanefem.ReducedBody.load(paths["npz"])
-            return red, red.eigenvalues(1), red.expand(np.ones(red.ndof))
-        model = kanefem.ImportedModel.read(paths["mass"], paths["stiffness"], paths["map"], plate.mesh)
+            return red, red.kept, red.eigenvalues(1), red.expand(np.ones(red.ndof))
+        if what.startswith("lumped"):
+            model = kanefem.ImportedModel.read(paths["lumped mass"], paths["lumped stiffness"], paths["lumped map"],
+                                               beam.nodes, dim=2)
+            red = kanefem.ReducedBody(model, interface=[0, -1], n_modes=2)
+            return red.eigenvalues(1, omega=3.0), model.rigid_motions()
+        model = kanefem.ImportedModel.read(paths["mass"], paths["stiffness"], paths["map"], plate.mesh,
+                                           geometric=[paths[f"geometric {c}"] for c in range(6)])
         red = kanefem.ReducedBody(model, interface=[left_edge], n_modes=2)
-        return red.eigenvalues(1)
+        return red.eigenvalues(1, omega=30.0, geometric_stiffness=True)
 
     return Call(call, names_of(kanefem.ReducedBody.load, kanefem.ImportedModel.read, kanefem.ImportedModel,
-                               extra=(paths[what], "mass", "stiffness", "dof_map")),
+                               extra=(paths[what], "mass", "stiffness", "dof_map", "geometric")),
                 also=(OSError,) if held in ("missing", "dangling") else ())
 
 # ---------------------------------------------------------------- bounds, flags, conflicts (issue 17, items 4-7)
@@ -2634,6 +2708,245 @@ def probe_conflicts(d):
 def flexible_motion():
     return mechanism_of("slider-crank").simulate_flexible(duration=0.002, points=3,
                                                           drives={"crank": mech.ConstantSpeed(150.0)})
+
+
+# ---------------------------------------------------------------- spatial mechanisms (issue 22)
+
+SPATIAL = ["bennett", "arm", "rsur", "pendulum"]
+
+
+@functools.lru_cache(maxsize=None)
+def spatial_of(which):
+    """Small spatial mechanisms: the shipped Bennett linkage and elastic arm (its link of 2
+    elements), a spatial four-bar with spherical and universal ends, a double pendulum on
+    spherical joints."""
+    if which in ("bennett", "arm"):
+        return mech.Mechanism.from_dict(example_tables(which))
+    S = mech.SpatialBody
+    if which == "pendulum":
+        bodies = [S("upper", 1.0, (0.02, 0.02, 0.002), centre=(0.1, 0.0, -0.2)),
+                  S("lower", 0.5, (0.01, 0.01, 0.001), centre=(0.2, 0.1, -0.5))]
+        joints = [mech.Spherical("S1", ("ground", "upper"), (0, 0, 0)),
+                  mech.Spherical("S2", ("upper", "lower"), (0.2, 0.0, -0.4), k=(1.0, 0.0, 0.5), damping=0.1)]
+        coords = [mech.Coordinate(f"{j}{c}", joint=j, component=c) for j in ("S1", "S2") for c in ("rx", "ry", "rz")]
+        return mech.Mechanism(bodies, joints, coords)
+    A, B, D = np.array([0.1, 0.0, 0.0]), np.array([0.3, 0.25, 0.1]), np.array([0.35, 0.0, 0.1])
+    bodies = [S("crank", 0.3, (1e-4, 1e-3, 1e-3), centre=A / 2), S("coupler", 0.6, (1e-3, 1e-3, 1e-3), centre=(A + B) / 2),
+              S("rocker", 0.4, (1e-3, 1e-3, 1e-4), centre=(B + D) / 2)]
+    dc = (B - A) / np.linalg.norm(B - A)
+    a2 = np.cross(dc, (1.0, 0.0, 0.0))
+    joints = [mech.Revolute("O", ("ground", "crank"), (0, 0, 0)), mech.Spherical("A", ("crank", "coupler"), A),
+              mech.Universal("B", ("coupler", "rocker"), B, axes=(a2 / np.linalg.norm(a2), (1.0, 0.0, 0.0))),
+              mech.Revolute("D", ("ground", "rocker"), D, axis=(1.0, 0.0, 0.0))]
+    return mech.Mechanism(bodies, joints, [mech.Coordinate("crank", joint="O")])
+
+
+@probe(weight=2)
+def probe_spatial_mechanism(d):
+    """A spatial mechanism's kinematics, accelerations, rigid motion under drives, joint
+    forces and coordinates, inverse dynamics, one-way link eigenvalues and its tables."""
+    which = d.draw(st.sampled_from(SPATIAL), "mechanism")
+    m = spatial_of(which)
+    nz = len(m.coordinates)
+    z0 = m.drawing_coordinates()
+    method = d.draw(st.sampled_from(["solve", "solve", "kinematics", "accelerations", "inverse_dynamics",
+                                     "link_eigenvalues", "to_dict"]), "method")
+    names = mechanism_names(m, mech.Mechanism.solve, mech.Mechanism.joint_forces, mech.Mechanism.inverse_dynamics,
+                            mech.Mechanism.link_eigenvalues, mech.ConstantSpeed, mech.Torque, mech.Recorded, mech.Path)
+    if method == "solve":
+        kw = d.kwargs(duration=Arg(st.floats(1e-3, 0.05), HOSTILE, optional=False),
+                      points=Arg(st.integers(2, 8), HOSTILE_INT),
+                      z0=Arg(st.just(z0), hostile_array((nz,))),
+                      zd0=Arg(st.one_of(st.just(np.zeros(nz)), floats_array((nz,), -5, 5)), hostile_array((nz,))),
+                      rtol=Arg(st.floats(1e-10, 1e-4), HOSTILE), atol=Arg(st.floats(1e-14, 1e-8), HOSTILE),
+                      # always bounded: a free chain over a hostile duration (1.8e6 s) takes its 1e7 steps
+                      max_steps=Arg(st.integers(1, 20000), HOSTILE_INT, optional=False))
+        drives = drives_of(m, d)
+
+        def call():
+            motion = m.solve(drives=drives, **kw)
+            forces = m.joint_forces(motion)
+            return motion, forces, motion.table(), forces.table(), motion.joint_coordinates()
+
+        return Call(call, names)
+    if method == "to_dict":
+        folder = scratch()
+        path = d.value("path", Arg(st.just(os.path.join(folder, "m.toml")), st.one_of(HOSTILE, st.just(folder))))
+
+        def call():
+            back = mech.Mechanism.from_toml(m.to_toml(path))
+            return back, back.to_dict(), back.drawing_coordinates()
+
+        return Call(call, mechanism_names(m, mech.Mechanism.to_toml, mech.Mechanism.from_toml), also=(OSError,))
+    rows = d.draw(st.integers(4, 6), "rows")
+    z = np.tile(z0, (rows, 1)) + np.linspace(0.0, 0.05, rows)[:, None]
+    zarg = Arg(st.just(z), st.one_of(hostile_array((rows, nz)), st.just(z + 1e3)), optional=False)
+    rates = Arg(st.one_of(st.none(), floats_array((rows, nz), -10, 10)), hostile_array((rows, nz)))
+    if method == "inverse_dynamics":
+        kw = d.kwargs(t=Arg(st.just(np.linspace(0.0, 0.1, rows)), hostile_array((rows,)), optional=False), z=zarg,
+                      noise=Arg(st.sampled_from([0.0, None, 1e-4]), HOSTILE))
+        if d.draw(st.booleans(), "rates given"):
+            kw.update(zd=d.value("zd", rates), zdd=d.value("zdd", rates))
+
+        def call():
+            motion = m.inverse_dynamics(**kw)
+            return motion, m.joint_forces(motion)
+
+        return Call(call, names)
+    if method == "link_eigenvalues":
+        if not m.links:
+            m = spatial_of("arm")
+        motion = m.inverse_dynamics(np.linspace(0.0, 0.1, 4), np.tile(m.drawing_coordinates(), (4, 1)),
+                                    np.zeros((4, len(m.coordinates))), np.zeros((4, len(m.coordinates))))
+        kw = d.kwargs(n_modes=Arg(st.integers(1, 3), HOSTILE_MODES), include_eps=Arg(st.booleans(), HOSTILE_FLAG),
+                      geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG),
+                      order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT))
+        return Call(lambda: m.link_eigenvalues(motion, **kw), names | names_of(kanefem.Beam3D.eigenvalues_vs_time))
+    kw = d.kwargs(z=zarg, zd=Arg(rates.valid, rates.hostile, optional=method == "kinematics"),
+                  zdd=rates, forces=rates)
+    kw.pop("zdd" if method == "accelerations" else "forces", None)
+    if method == "accelerations":
+        kw.setdefault("zd", np.zeros((rows, nz)))
+    f = getattr(m, method)
+    return Call(lambda: f(**kw), mechanism_names(m, f))
+
+
+SPATIAL_KEYS = ("space", "redundant", "orientation", "frame_axes", "axes", "normal", "offset", "Izz", "Iyy", "J",
+                "nu", "ref", "end")
+
+
+@probe(weight=2)
+def probe_spatial_build(d):
+    """Spatial mechanisms from tables (dicts, TOML files), Denavit-Hartenberg tables and
+    the spatial parts' constructors."""
+    which = d.draw(st.sampled_from(["from_dict", "dh_chain", "parts"]), "entry")
+    if which == "from_dict":
+        name = d.draw(st.sampled_from(["bennett", "arm"]), "tables")
+        tables = _mutate(example_tables(name), d) if d.p else example_tables(name)
+        return Call(lambda: mech.Mechanism.from_dict(tables), set(MECHANISM_KEYS) | set(SPATIAL_KEYS) | {"data"})
+    if which == "dh_chain":
+        table = np.array([[0.0, 0.3, 0.0, math.pi / 2], [0.4, 0.0, 0.4, 0.0], [-0.5, 0.0, 0.3, 0.0]])
+        kw = d.kwargs(table=Arg(st.just(table), st.one_of(hostile_array((3, 4)), st.just(table[:, :3]))),
+                      kinds=Arg(st.sampled_from([None, ("revolute", "prismatic", "revolute")]),
+                                st.one_of(HOSTILE, st.just(("ball",) * 3))),
+                      masses=Arg(floats_array((3,), 0.1, 3.0), hostile_array((3,)), optional=False),
+                      centres=Arg(floats_array((3, 3), -0.1, 0.1), hostile_array((3, 3))),
+                      inertias=Arg(st.just(np.full((3, 3), 0.01)), hostile_array((3, 3))),
+                      convention=Arg(st.sampled_from(["standard", "modified"]), HOSTILE_TEXT),
+                      elastic=Arg(st.sampled_from([None, {"link2": dict(E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9,
+                                                                        rho=2700.0, elements=2)}]),
+                                  st.one_of(HOSTILE, st.just({"link9": {}}), st.just({"link2": {"E": -1.0}}))),
+                      gravity=Arg(floats_array((3,), -10, 10), hostile_array((3,))))
+        return Call(lambda: mech.dh_chain(**kw), names_of(mech.dh_chain, mech.robots.elastic_link, kanefem.Beam3D,
+                                                           extra=("link1", "link2", "link3", "joint1", "joint2",
+                                                                  "joint3", "kinds[0]", "kinds[1]", "kinds[2]")))
+    kind = d.draw(st.sampled_from(["body", "revolute", "cylindrical", "spherical", "universal", "planar", "link"]),
+                  "part")
+    vec = Arg(floats_array((3,), -1, 1), hostile_array((3,)))
+    if kind == "body":
+        kw = d.kwargs(name=Arg(st.just("b"), HOSTILE_TEXT, optional=False), mass=Arg(st.floats(0, 5), HOSTILE,
+                                                                                     optional=False),
+                      inertia=Arg(st.sampled_from([(0.1, 0.1, 0.1), np.diag([0.1, 0.2, 0.25])]),
+                                  st.one_of(hostile_array((3, 3)), st.just((1.0, 1.0, 3.0))), optional=False),
+                      centre=vec, orientation=Arg(st.sampled_from([None, (1, 0, 0, 0), np.eye(3)]),
+                                                  st.one_of(hostile_array((3, 3)), st.just((0, 0, 0, 0)))))
+        f = mech.SpatialBody
+    elif kind == "link":
+        beam = kanefem.Beam3D(0.4, 2, E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9, rho=2700.0)
+        kw = d.kwargs(name=Arg(st.just("L"), HOSTILE_TEXT, optional=False),
+                      body=Arg(st.just(beam), st.one_of(HOSTILE, st.just(kanefem.PlanarBeam(0.4, 2, E=1, A=1, I=1, rho=1)))),
+                      start=vec, orientation=Arg(st.sampled_from([None, (1, 0, 0, 0)]), hostile_array((3, 3))),
+                      supports=Arg(st.sampled_from([None, "clamped-free", "pinned-pinned"]), HOSTILE_TEXT),
+                      mass=Arg(st.floats(0, 2), HOSTILE), inertia=Arg(st.just((0.1, 0.1, 0.1)), hostile_array((3,))),
+                      centre=vec)
+        f = mech.SpatialLink
+    else:
+        f = {"revolute": mech.Revolute, "cylindrical": mech.Cylindrical, "spherical": mech.Spherical,
+             "universal": mech.Universal, "planar": mech.Planar}[kind]
+        spec = dict(name=Arg(st.just("j"), HOSTILE_TEXT, optional=False),
+                    bodies=Arg(st.just(("ground", "b")), st.one_of(HOSTILE, st.just(("b", "b"))), optional=False),
+                    at=Arg(floats_array((3,), -1, 1), hostile_array((3,)), optional=False),
+                    k=Arg(st.floats(0, 10), HOSTILE), damping=Arg(st.floats(0, 1), HOSTILE),
+                    friction=Arg(st.floats(0, 1), HOSTILE), v_F=Arg(st.floats(1e-4, 1e-2), HOSTILE),
+                    offset=Arg(st.floats(-1, 1), HOSTILE))
+        if kind in ("revolute", "cylindrical"):
+            spec["axis"] = vec
+        if kind == "universal":
+            spec["axes"] = Arg(st.just(((1, 0, 0), (0, 1, 0))), st.one_of(hostile_array((2, 3)),
+                                                                        st.just(((1, 0, 0), (1, 1, 0)))))
+        if kind == "planar":
+            spec["normal"] = vec
+        kw = d.kwargs(**spec)
+
+    def call():
+        part = f(**kw)
+        return part, repr(part)
+
+    return Call(call, names_of(f, extra=("inertia", "orientation", "frame_axes", "axes[0]", "axes[1]", "b", "j", "L")))
+
+
+URDF_TEXT = """<?xml version="1.0"?>
+<robot name="two">
+  <link name="base"/>
+  <link name="l1"><inertial><origin xyz="0 0 0.2" rpy="0.1 0 0"/><mass value="2"/>
+    <inertia ixx="0.03" ixy="0.001" ixz="0" iyy="0.03" iyz="0" izz="0.004"/></inertial></link>
+  <link name="l2"><inertial><origin xyz="0.15 0 0" rpy="0 0 0"/><mass value="1"/>
+    <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="tool"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 0.1" rpy="0 0 0.3"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="10" velocity="2"/>
+    <dynamics damping="0.1" friction="0.2"/></joint>
+  <joint name="j2" type="continuous"><parent link="l1"/><child link="l2"/>
+    <origin xyz="0 0 0.4" rpy="0 0.2 0"/><axis xyz="0 1 0"/></joint>
+  <joint name="j3" type="fixed"><parent link="l2"/><child link="tool"/><origin xyz="0.3 0 0"/></joint>
+</robot>
+"""
+
+
+@probe(weight=1)
+def probe_urdf_file(d):
+    """Robots from URDF files: a valid two-link robot, its numbers replaced by hostile text,
+    elements removed, bytes spliced in, DOCTYPEs, and hostile elastic sections."""
+    try:
+        import yourdfpy  # noqa: F401
+    except ImportError:
+        return Call(lambda: None, set())
+    text = URDF_TEXT
+    if d.p:
+        numbers = re.findall(r'"([-0-9.]+)"', text)
+        for k in range(d.draw(st.integers(1, 3), "changes")):
+            how = d.draw(st.sampled_from(["number", "drop", "splice", "doctype"]), f"change {k}")
+            if how == "number" and numbers:
+                old = d.draw(st.sampled_from(numbers), f"change {k}: number")
+                new = d.draw(st.sampled_from(["nan", "inf", "-1", "1e400", "x", "", "0", "1e-320"]), f"change {k}: by")
+                text = text.replace(f'"{old}"', f'"{new}"', 1)
+            elif how == "drop":
+                tag = d.draw(st.sampled_from(["<inertial>", "<axis", "<parent", "<child", "<mass", "<origin"]),
+                             f"change {k}: tag")
+                i = text.find(tag)
+                if i >= 0:
+                    j = text.find(">", i)
+                    text = text[:i] + text[j + 1:]
+            elif how == "splice":
+                at = d.draw(st.integers(0, len(text)), f"change {k}: at")
+                text = text[:at] + d.draw(st.sampled_from(["\x00", "<", "&amp;", "<joint name='j1'/>", "\udcff"]),
+                                          f"change {k}: text") + text[at:]
+            else:
+                text = '<!DOCTYPE r [<!ENTITY a "aaaa">]>' + text
+    folder = scratch()
+    path = os.path.join(folder, "robot.urdf")
+    elastic = d.value("elastic", Arg(st.sampled_from([None, {"l1": dict(E=7e10, A=1e-4, Izz=1e-9, Iyy=1e-9, J=2e-9,
+                                                                        rho=2700.0, elements=2)}]),
+                                     st.one_of(HOSTILE, st.just({"l2": {}}), st.just({"nowhere": {}}))))
+
+    def call():
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+        robot = mech.from_urdf(path, elastic=elastic)
+        return robot, robot.drawing_coordinates(), robot.kinematics(robot.drawing_coordinates()[None])["q"]
+
+    return Call(call, names_of(mech.from_urdf, extra=("path", path, "l1", "l2", "j1", "j2", "j3", "tool", "base",
+                                                       "elastic['l1']", "elastic['l2']")), also=(OSError,))
 
 
 # ====================================================================== the tests

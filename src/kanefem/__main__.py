@@ -524,6 +524,9 @@ def _mechanism_files(args, mech, folder):
 
     if args.two_way and not mech.links:
         raise ValueError("--two-way needs an elastic link ([[link]] in the file)")
+    if args.two_way and mech.space == 3:
+        raise ValueError("--two-way: the elastic links of a spatial mechanism run one way so far (without "
+                         "--two-way: their eigenvalues along the rigid motion)")
     t, drives, z0, zd0 = file_run(mech, args.duration, args.revolutions, args.points)
     duration = t[-1]
     print(f"kanefem {__version__}: {mech!r}")
@@ -551,7 +554,7 @@ def _mechanism_files(args, mech, folder):
         print(f"{c.name}: {motion.z[:, k].min():.6g} .. {motion.z[:, k].max():.6g} {mech.coordinate_unit(k)}; "
               f"drive {motion.force[:, k].min():.4g} .. {motion.force[:, k].max():.4g} {u}")
     for j, J in enumerate(mech.joints):
-        print(f"|F_{J.name}| max {np.hypot(*forces.joints[:, j, :2].T).max():.4g} N", end="; " if j + 1 < len(mech.joints) else "\n")
+        print(f"|F_{J.name}| max {_plots_force(forces, j).max():.4g} N", end="; " if j + 1 < len(mech.joints) else "\n")
     for name, r in eig.items():
         L = mech.link(name)
         size = f"{L.body.n_elements} elements" if L._is_line() else repr(L.model)
@@ -595,6 +598,13 @@ def _mechanism_animation(mech, motion, flex, folder):
             mech.animate(motion, path=folder / "mechanism.gif")
     except ImportError as exc:
         print(f"animation skipped: {exc}")
+
+
+def _plots_force(forces, j):
+    """|F| of joint j over the motion (the figures' own measure)."""
+    from ._plots import joint_force_magnitude
+
+    return joint_force_magnitude(forces, j)
 
 
 def _midspan(link, d):

@@ -176,9 +176,10 @@ def animate(pump, motion, response=None, path=None, magnify=None, frames=None, f
     return _render(lambda ax: _Frames(ax, motion, d, magnify), motion.t.shape[0], path, frames, fps)
 
 
-def _render(make_frames, nt, path, frames, fps):
+def _render(make_frames, nt, path, frames, fps, projection=None):
     """The animation of ``make_frames(ax).draw(k)`` over ``frames`` of nt instants:
-    written to path (.gif or .mp4, atomically), or returned (path None)."""
+    written to path (.gif or .mp4, atomically), or returned (path None); ``projection``
+    "3d" draws on 3-D axes."""
     from ._results import require_pyplot
 
     require_pyplot()
@@ -203,7 +204,7 @@ def _render(make_frames, nt, path, frames, fps):
             raise ValueError(f"path = {str(path)!r}: the animation is written as .gif or .mp4")
     fig = Figure(figsize=(7, 5))  # fixed margins: a layout engine would run at every frame
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.1, top=0.97)
-    drawer = make_frames(fig.add_subplot())
+    drawer = make_frames(fig.add_subplot(projection=projection))
     anim = animation.FuncAnimation(fig, drawer.draw, frames=idx, interval=1000.0 / fps, blit=False)
     if path is None:
         return anim
@@ -322,6 +323,63 @@ class _MechanismFrames:
         return (*self.lines.values(), self.text)
 
 
+class _SpatialFrames:
+    """A spatial mechanism on 3-D axes: every body a polyline through its joints' points
+    (and its mass centre), the elastic links deformed (their nodes' translations
+    magnified, in their frames)."""
+
+    def __init__(self, ax, motion, deflections, magnify):
+        from .mechanism.spatial import SpatialLink, quaternions_matrices
+
+        mech = self.mech = motion.mechanism
+        self.motion, self.d, self.magnify = motion, deflections, magnify
+        q = motion.q
+        self.paths, self.links, self.lines = {}, {}, {}
+        reach = []
+        for k, B in enumerate(mech.bodies):
+            b = mech._body_index(B.name)
+            colour = f"C{k % 10}"
+            if isinstance(B, SpatialLink):
+                nodes = np.zeros((B.body.n_nodes, 3))
+                nodes[:, :B.body.dim] = B.body.nodes
+                self.links[B.name] = (B, motion.point(B.name, B.start), quaternions_matrices(q[:, b, 3:]), nodes)
+                reach += [self.links[B.name][1], self.links[B.name][1] + np.einsum(
+                    "tij,j->ti", self.links[B.name][2], nodes[-1])]
+                (self.lines[B.name],) = ax.plot([], [], [], color=colour, lw=2.0, label=f"{B.name} (elastic)")
+                continue
+            pts = [motion.point(B.name, J.at) for J in mech.joints if B.name in J.bodies]
+            if len(pts) < 2:
+                pts.append(q[:, b, :3])
+            self.paths[B.name] = np.stack(pts, axis=1)
+            reach.append(self.paths[B.name].reshape(-1, 3))
+            (self.lines[B.name],) = ax.plot([], [], [], "-o", color=colour, lw=1.8, ms=3, label=B.name)
+        reach = np.vstack(reach)
+        lo, hi = reach.min(axis=0), reach.max(axis=0)
+        half = 0.55 * max(float(np.max(hi - lo)), 1e-9)
+        mid = (lo + hi) / 2
+        ax.set_xlim(mid[0] - half, mid[0] + half)
+        ax.set_ylim(mid[1] - half, mid[1] + half)
+        ax.set_zlim(mid[2] - half, mid[2] + half)
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.set_zlabel("z [m]")
+        ax.legend(loc="upper right", fontsize=7)
+        self.text = ax.text2D(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=8)
+
+    def draw(self, k):
+        for name, p in self.paths.items():
+            self.lines[name].set_data_3d(p[k, :, 0], p[k, :, 1], p[k, :, 2])
+        for name, (L, origin, R, nodes) in self.links.items():
+            nd, dim = L.body.dofs_per_node, L.body.dim
+            u = np.zeros_like(nodes)
+            dk = self.d[name][k].reshape(-1, nd)
+            u[:, :min(nd, dim)] = dk[:, :min(nd, dim)]
+            shape = origin[k] + (nodes + self.magnify * u) @ R[k].T
+            self.lines[name].set_data_3d(shape[:, 0], shape[:, 1], shape[:, 2])
+        self.text.set_text(f"t = {self.motion.t[k]:.4f} s\nelastic deflections x{self.magnify:.3g}")
+        return (*self.lines.values(), self.text)
+
+
 def mechanism_deflections(mech, motion, deflections):
     """The links' displacements over the motion, {link: (nt, ndof)}: as given, or the
     one-way response of each link on the motion (:meth:`Mechanism.link_response`)."""
@@ -363,7 +421,11 @@ def animate_mechanism(mech, motion, deflections=None, path=None, magnify=None, f
     if magnify is None:
         scales = []
         for L in mech.links:
-            if not L._is_line():  # its nodes' largest displacement against its extent
+            if mech.space == 3:  # the nodes' lateral translations (y, z of the frame)
+                nd = L.body.dofs_per_node
+                lateral = d[L.name].reshape(d[L.name].shape[0], -1, nd)[:, :, 1:min(nd, 3)]
+                v, size = float(np.abs(lateral).max()) if lateral.size else 0.0, L.body.length
+            elif not L._is_line():  # its nodes' largest displacement against its extent
                 x0, ux, uy = link_nodes(L, d[L.name])
                 v, size = float(np.hypot(ux, uy).max(initial=0.0)), float(np.ptp(x0, axis=0).max())
             else:
@@ -374,4 +436,7 @@ def animate_mechanism(mech, motion, deflections=None, path=None, magnify=None, f
         magnify = min(scales) if scales else 1.0
     else:
         magnify = _checks.real("magnify", magnify, nonnegative=True)
+    if mech.space == 3:
+        return _render(lambda ax: _SpatialFrames(ax, motion, d, magnify), motion.t.shape[0], path, frames, fps,
+                       projection="3d")
     return _render(lambda ax: _MechanismFrames(ax, motion, d, magnify), motion.t.shape[0], path, frames, fps)

@@ -128,6 +128,13 @@ def mechanism_sketch(ax, mech, motion, n_positions=8):
     ax.set_aspect("equal")
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
+    if mech.space == 3:
+        ax.set_title("projected on the x-y plane", fontsize=8)
+
+
+def joint_force_magnitude(forces, j):
+    """|F| of joint j over the motion [N] (its 2 planar or 3 spatial force components)."""
+    return np.linalg.norm(forces.joints[:, j, :3 if forces.joints.shape[2] == 6 else 2], axis=1)
 
 
 def crank_coordinate(mech, motion):
@@ -179,7 +186,7 @@ def mechanism_figures(out, mech, motion, forces, eig, flex=None):
     fig = Figure(figsize=(6.5, 4.2), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     for j, J in enumerate(mech.joints):
-        ax.plot(x, np.hypot(*forces.joints[:, j, :2].T), _STYLES[j % 4], label=f"|F_{J.name}|")
+        ax.plot(x, joint_force_magnitude(forces, j), _STYLES[j % 4], label=f"|F_{J.name}|")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("joint force [N]")
     ax.legend(fontsize=8)

@@ -29,6 +29,28 @@ dtype              C struct       fields
                                   whose frame the kinematics reports (elastic links')
 =================  =============  ======================================================
 
+The spatial mechanisms' records (``csrc/kf_spatial.h``), the same way:
+
+=================  ===============  ====================================================
+dtype              C struct         fields
+=================  ===============  ====================================================
+``SBODY_DTYPE``    ``kf_sbody``     mass, inertia (3 x 3 about the mass centre, body
+                                    axes), r (3: the drawing's mass centre), quat (4: the
+                                    drawing's orientation, w x y z)
+``SJOINT_DTYPE``   ``kf_sjoint``    kind (int: 0 revolute, 1 prismatic, 2 cylindrical,
+                                    3 spherical, 4 universal, 5 planar, 6 fixed), body
+                                    (2 int), p0, p1 (3 each), f0, f1 (3 x 3: the joint
+                                    frame's axes as columns, in each body's axes),
+                                    offset (3), and per coordinate k, s0, c, F_r, v_F
+                                    (3 each), name (bytes)
+``SSPRING_DTYPE``  ``kf_sspring``   body (2 int), p0, p1 (3 each [m]), k, L0, c
+``SCOORD_DTYPE``   ``kf_scoord``    kind (int: 0 a body's component, 1 a joint's),
+                                    index (int), component (int: body 0..5 = x, y, z,
+                                    a, b, c; a joint's in its kind's order), name
+``SAXES_DTYPE``    ``kf_smech_      body (int), o (3: origin in the body's axes from its
+                   axes``           mass centre), phi (3 x 3: the axes in the body's)
+=================  ===============  ====================================================
+
 A drive's or link's C struct also holds pointers (a drive's path or force law, a
 link's elements and reference conditions): they are not fields of the record (its
 bytes there are unnamed) and travel beside the records, a callable or None per
@@ -57,8 +79,10 @@ import numpy as np
 from . import _core
 
 __all__ = ["JOINT_DTYPE", "SPRING_DTYPE", "COORD_DTYPE", "DRIVE_DTYPE", "LINK_DTYPE", "AXES_DTYPE",
-           "JOINT_KINDS", "COORD_KINDS", "DRIVE_MODES", "joints", "springs", "coords", "drives",
-           "links", "axes"]
+           "SBODY_DTYPE", "SJOINT_DTYPE", "SSPRING_DTYPE", "SCOORD_DTYPE", "SAXES_DTYPE",
+           "JOINT_KINDS", "COORD_KINDS", "DRIVE_MODES", "SJOINT_KINDS", "SCOORD_KINDS", "joints",
+           "springs", "coords", "drives", "links", "axes", "sbodies", "sjoints", "ssprings",
+           "scoords", "saxes"]
 
 #: kf_joint's record (csrc/kf_mechanism.h)
 JOINT_DTYPE = _core.joint_dtype
@@ -72,12 +96,27 @@ DRIVE_DTYPE = _core.drive_dtype
 LINK_DTYPE = _core.link_dtype
 #: kf_mech_axes' record
 AXES_DTYPE = _core.axes_dtype
+#: kf_sbody's record (csrc/kf_spatial.h)
+SBODY_DTYPE = _core.sbody_dtype
+#: kf_sjoint's record
+SJOINT_DTYPE = _core.sjoint_dtype
+#: kf_sspring's record
+SSPRING_DTYPE = _core.sspring_dtype
+#: kf_scoord's record
+SCOORD_DTYPE = _core.scoord_dtype
+#: kf_smech_axes' record
+SAXES_DTYPE = _core.saxes_dtype
 #: joint kinds by name (enum kf_joint_kind)
 JOINT_KINDS = {"revolute": 0, "prismatic": 1, "weld": 2}
 #: independent-coordinate kinds by name (enum kf_coord_kind)
 COORD_KINDS = {"x": 0, "y": 1, "angle": 2, "joint": 3}
 #: drive modes by name (enum kf_drive_mode)
 DRIVE_MODES = {"free": 0, "speed": 1, "path": 2}
+#: spatial joint kinds by name (enum kf_sjoint_kind)
+SJOINT_KINDS = {"revolute": 0, "prismatic": 1, "cylindrical": 2, "spherical": 3, "universal": 4,
+                "planar": 5, "fixed": 6}
+#: spatial coordinate kinds by name (enum kf_scoord_kind)
+SCOORD_KINDS = {"body": 0, "joint": 1}
 
 
 def _records(dtype, items, kinds=None, kind="kind"):
@@ -105,12 +144,16 @@ def springs(items) -> np.ndarray:
     return _records(SPRING_DTYPE, items)
 
 
+def _encoded(items):
+    """The items with a str name encoded UTF-8 (the core refuses one that does not fit
+    with its NUL)."""
+    return [dict(it, name=it["name"].encode()) if isinstance(it.get("name"), str) else it
+            for it in items]
+
+
 def coords(items) -> np.ndarray:
-    """COORD_DTYPE records from dicts (kind by name or number; name a str, encoded UTF-8;
-    the core refuses one that does not fit with its NUL)."""
-    items = [dict(it, name=it["name"].encode()) if isinstance(it.get("name"), str) else it
-             for it in items]
-    return _records(COORD_DTYPE, items, COORD_KINDS)
+    """COORD_DTYPE records from dicts (kind by name or number; name a str)."""
+    return _records(COORD_DTYPE, _encoded(items), COORD_KINDS)
 
 
 def drives(items) -> np.ndarray:
@@ -126,3 +169,28 @@ def links(items) -> np.ndarray:
 def axes(items) -> np.ndarray:
     """AXES_DTYPE records from dicts with the fields' values."""
     return _records(AXES_DTYPE, items)
+
+
+def sbodies(items) -> np.ndarray:
+    """SBODY_DTYPE records from dicts with the fields' values."""
+    return _records(SBODY_DTYPE, items)
+
+
+def sjoints(items) -> np.ndarray:
+    """SJOINT_DTYPE records from dicts (kind by name or number; name a str)."""
+    return _records(SJOINT_DTYPE, _encoded(items), SJOINT_KINDS)
+
+
+def ssprings(items) -> np.ndarray:
+    """SSPRING_DTYPE records from dicts with the fields' values."""
+    return _records(SSPRING_DTYPE, items)
+
+
+def scoords(items) -> np.ndarray:
+    """SCOORD_DTYPE records from dicts (kind by name or number; name a str)."""
+    return _records(SCOORD_DTYPE, _encoded(items), SCOORD_KINDS)
+
+
+def saxes(items) -> np.ndarray:
+    """SAXES_DTYPE records from dicts with the fields' values."""
+    return _records(SAXES_DTYPE, items)

@@ -44,14 +44,18 @@ from .files import file_run
 from .model import Mechanism
 from .parts import GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld
 from .results import FlexibleMotion, LinkEigenvalues, MechanismForces, MechanismMotion
+from .robots import dh_chain
+from .spatial import Cylindrical, Fixed, Planar, SpatialBody, SpatialLink, Spherical, Universal
+from .urdf import URDFError, from_urdf
 
 # the results' ``mechanism`` field names the Mechanism class, which from_dict resolves in the
 # results' module; that module cannot import it (model imports the results: no circle)
 results.Mechanism = Mechanism
 
 __all__ = [
-    "GROUND", "RigidBody", "ElasticLink", "Revolute", "Prismatic", "Weld", "Spring",
-    "Coordinate", "ConstantSpeed", "Torque", "Path", "Recorded", "Mechanism",
+    "GROUND", "RigidBody", "ElasticLink", "Revolute", "Prismatic", "Weld", "Spring", "Coordinate",
+    "SpatialBody", "SpatialLink", "Cylindrical", "Spherical", "Universal", "Planar", "Fixed",
+    "ConstantSpeed", "Torque", "Path", "Recorded", "Mechanism",
     "MechanismMotion", "MechanismForces", "LinkEigenvalues", "FlexibleMotion",
-    "slider_crank", "four_bar", "example", "EXAMPLES", "file_run",
+    "slider_crank", "four_bar", "example", "EXAMPLES", "file_run", "dh_chain", "from_urdf", "URDFError",
 ]

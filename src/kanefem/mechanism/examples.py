@@ -16,14 +16,17 @@ from .parts import GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBo
 
 # ---------------------------------------------------------------- examples
 
-#: the example mechanisms shipped with the package (kanefem/examples/NAME.toml)
-EXAMPLES = ("windpump", "slider_crank", "four_bar")
+#: the example mechanisms shipped with the package (kanefem/examples/NAME.toml): planar
+#: (the wind pump, a slider-crank, a four-bar) and spatial (Bennett's linkage, a 3-link arm
+#: with an elastic upper arm)
+EXAMPLES = ("windpump", "slider_crank", "four_bar", "bennett", "arm")
 
 
 
 def example(name) -> _FilePath:
-    """The path of a shipped example (``"windpump"``, ``"slider_crank"``, ``"four_bar"``),
-    for :meth:`Mechanism.from_toml` and ``python -m kanefem mechanism``."""
+    """The path of a shipped example (``"windpump"``, ``"slider_crank"``, ``"four_bar"``,
+    and the spatial ``"bennett"`` and ``"arm"``), for :meth:`Mechanism.from_toml` and
+    ``python -m kanefem mechanism``."""
     from importlib import resources
 
     _checks.choice("name", name, EXAMPLES)

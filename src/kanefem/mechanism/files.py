@@ -56,19 +56,21 @@ class MechanismFiles:
             raise TypeError(f"[mechanism] must be a table, got {_checks._short(data['mechanism'])}")
         head = dict(data.get("mechanism", {}))
         name = head.pop("name", "mechanism")
-        gravity = head.pop("gravity", (0.0, -9.81))
+        space = head.pop("space", "2d")
+        _checks.choice("[mechanism] space", space, ("2d", "3d"))
+        gravity = head.pop("gravity", (0.0, -9.81) if space == "2d" else (0.0, 0.0, -9.81))
+        redundant = head.pop("redundant", "error")
         if head:
-            raise ValueError(f"[mechanism] has no key(s) {', '.join(map(repr, head))} (it has name, gravity)")
-
-        def take(table, kind, allowed, where):
-            if not isinstance(table, Mapping):
-                raise TypeError(f"[[{where}]] must hold tables, got {table!r}")
-            t = dict(table)
-            extra = sorted(set(t) - set(allowed))
-            if extra:
-                raise ValueError(f"[[{where}]] {t.get('name', '?')!r}: unknown key(s) {', '.join(map(repr, extra))} "
-                                 f"(allowed: {', '.join(allowed)})")
-            return t
+            raise ValueError(f"[mechanism] has no key(s) {', '.join(map(repr, head))} (it has name, space, "
+                             "gravity, redundant)")
+        take = _take
+        if space == "3d":
+            bodies, joints, springs = _spatial_parts(data)
+            coords = [Coordinate(**{k: t[k] for k in ("name", "body", "component", "joint") if k in t})
+                      for t in (take(t, None, _COORDINATE_KEYS, "coordinate") for t in data.get("coordinate", []))]
+            mech = cls(bodies, joints, coords, springs, gravity=gravity, name=name, redundant=redundant)
+            mech.coordinate_drives = cls._drives_of(data.get("coordinate", []))
+            return mech
 
         bodies = []
         for t in data.get("body", []):
@@ -114,10 +116,9 @@ class MechanismFiles:
                    for t in data.get("spring", [])]
         coords = []
         for t in data.get("coordinate", []):
-            t = take(t, Coordinate, ("name", "body", "component", "joint", "drive", "speed", "torque",
-                                     "initial", "rate"), "coordinate")
+            t = take(t, Coordinate, _COORDINATE_KEYS, "coordinate")
             coords.append(Coordinate(**{k: t[k] for k in ("name", "body", "component", "joint") if k in t}))
-        mech = cls(bodies, joints, coords, springs, gravity=gravity, name=name)
+        mech = cls(bodies, joints, coords, springs, gravity=gravity, name=name, redundant=redundant)
         mech.coordinate_drives = cls._drives_of(data.get("coordinate", []))
         return mech
 
@@ -168,7 +169,7 @@ class MechanismFiles:
         if order and [b.name for b in mech.bodies] != order:
             drives = mech.coordinate_drives
             mech = cls([mech.bodies[mech._body_index(n)] for n in order], mech.joints, mech.coordinates,
-                       mech.springs, gravity=mech.gravity, name=mech.name)
+                       mech.springs, gravity=mech.gravity, name=mech.name, redundant=mech.redundant)
             mech.coordinate_drives = drives
         return mech
 
@@ -179,6 +180,12 @@ class MechanismFiles:
         ``<stem>_<link>.npz`` (:meth:`~kanefem.ReducedBody.save`) and named relatively;
         without, the file it was read from is named (absolutely), and a reduced body never
         saved is refused."""
+        if self.space == 3:
+            out = {"mechanism": {"name": self.name, "space": "3d", "gravity": list(self.gravity),
+                                 "redundant": self.redundant}}
+            out.update(_spatial_tables(self))
+            out["coordinate"] = self._coordinate_tables(drives)
+            return out
         out = {"mechanism": {"name": self.name, "gravity": list(self.gravity)}}
         rigid = [b for b in self.bodies if isinstance(b, RigidBody)]
         if rigid:
@@ -221,14 +228,21 @@ class MechanismFiles:
             out["spring"] = [{"name": S.name, "bodies": list(S.bodies), "at": [list(S.at[0]), list(S.at[1])],
                               "k": S.k, **({} if S.length is None else {"length": S.length}),
                               "damping": S.damping} for S in self.springs]
+        out["coordinate"] = self._coordinate_tables(drives)
+        return out
+
+    def _coordinate_tables(self, drives):
+        """The [[coordinate]] tables: each coordinate with its drive and initial values."""
         drives = self.coordinate_drives if drives is None else drives
         if not isinstance(drives, Mapping) or not all(isinstance(e, Mapping) for e in drives.values()):
             raise TypeError(f"drives must map coordinate names to dicts ({{'drive': ..., 'initial': ..., "
                             f"'rate': ...}}), got {_checks._short(drives)}")
-        out["coordinate"] = []
+        tables = []
         for C in self.coordinates:
             t = {"name": C.name}
             t.update({"joint": C.joint} if C.joint else {"body": C.body, "component": C.component})
+            if C.joint and C.component is not None:
+                t["component"] = C.component
             entry = drives.get(C.name, {})
             d = entry.get("drive")
             if isinstance(d, ConstantSpeed):
@@ -241,8 +255,8 @@ class MechanismFiles:
             for key in ("initial", "rate"):
                 if entry.get(key) is not None:
                     t[key] = float(entry[key])
-            out["coordinate"].append(t)
-        return out
+            tables.append(t)
+        return tables
 
     def to_toml(self, path, drives=None, comment=None):
         """Write the mechanism as TOML (atomically); return the path.
@@ -280,7 +294,9 @@ def _reduced_link(t, base):
     """An ElasticLink of a [[link]] table naming a reduced body: ``body`` (a ReducedBody's
     NPZ file) or ``mesh`` (a mesh file with E, nu, rho, thickness [, plane_strain], its
     ``interface`` items and ``modes`` or ``cutoff_hz``, reduced at load by Craig-Bampton
-    with the K_G load cases of a link when ``geometric_stiffness``)."""
+    with the K_G load cases of a link when ``geometric_stiffness``).  An interface item is
+    a node index, a list of nodes, a node-set name or an inline table ``{nodes = ...,
+    kind = "rigid" | "distributing", weights = "tributary" | "equal" | [...]}``."""
     from .._io import referenced
     from ..meshes import Mesh, MeshBody
     from ..reduced import ReducedBody
@@ -323,8 +339,8 @@ def _reduced_link(t, base):
                         plane_strain=_checks.flag(f"link {name!r}: plane_strain", t.pop("plane_strain", False)))
         interface = t.pop("interface")
         if not isinstance(interface, list):
-            raise TypeError(f"link {name!r}: interface must be a list of items (a node index, a list of nodes "
-                            f"or a node-set name), got {_checks._short(interface)}")
+            raise TypeError(f"link {name!r}: interface must be a list of items (a node index, a list of nodes, "
+                            f"a node-set name or a table {{nodes = ..., kind = ...}}), got {_checks._short(interface)}")
         modes = {"n_modes": t.pop("modes")} if "modes" in t else {"cutoff_hz": t.pop("cutoff_hz")}
         body = ReducedBody(mesh, interface, **modes, geometric_stiffness=geometric,
                            prestress_supports="free" if geometric else None)
@@ -413,4 +429,149 @@ def file_run(mech, duration=0.0, revolutions=1.0, points=361):
     duration = duration or revolutions * (turn or 1.0)
     if not duration > 0:
         raise ValueError(f"revolutions must be positive, got {revolutions}")
-    return np.linspace(0.0, duration, points), drives, z0, zd0
+    return _checks.time_grid(duration, points, "--duration, --points"), drives, z0, zd0
+
+
+_COORDINATE_KEYS = ("name", "body", "component", "joint", "drive", "speed", "torque", "initial", "rate")
+
+
+def _take(table, kind, allowed, where):
+    """A [[where]] table as a dict, its keys among allowed (others refused by name)."""
+    if not isinstance(table, Mapping):
+        raise TypeError(f"[[{where}]] must hold tables, got {table!r}")
+    t = dict(table)
+    extra = sorted(set(t) - set(allowed))
+    if extra:
+        raise ValueError(f"[[{where}]] {t.get('name', '?')!r}: unknown key(s) {', '.join(map(repr, extra))} "
+                         f"(allowed: {', '.join(allowed)})")
+    return t
+
+
+# ---------------------------------------------------------------- spatial tables ([mechanism] space = "3d")
+
+#: the elements a spatial [[link]] may carry, and the section keys each needs (optional ones after)
+_SPATIAL_LINK_KINDS = {"beam3d": (("E", "A", "Izz", "Iyy", "J", "rho"), ("nu", "ref")),
+                       "bar3d": (("E", "A", "rho"), ()),
+                       "beam": (("E", "A", "I", "rho"), ()), "bar": (("E", "A", "rho"), ())}
+_SPATIAL_JOINT_KEYS = {"revolute": ("axis", "offset"), "prismatic": ("axis", "offset"),
+                       "cylindrical": ("axis", "offset"), "spherical": ("frame_axes", "offset"),
+                       "universal": ("axes", "offset"), "planar": ("normal", "frame_axes", "offset"),
+                       "fixed": ()}
+_LAW_KEYS = ("k", "s0", "damping", "friction", "v_F")
+
+
+def _spatial_parts(data):
+    """Bodies, joints and springs of a spatial mechanism's tables."""
+    from ..bodies import Bar3D, Beam3D
+    from .spatial import SPATIAL_JOINTS, SpatialBody, SpatialLink, axis_frame
+
+    bodies = []
+    for t in data.get("body", []):
+        t = _take(t, None, ("name", "mass", "inertia", "centre", "orientation"), "body")
+        bodies.append(SpatialBody(**t))
+    for t in data.get("link", []):
+        t = _take(t, None, ("name", "kind", "length", "elements", "E", "A", "I", "Izz", "Iyy", "J", "rho", "nu",
+                            "ref", "start", "orientation", "end", "supports", "damping", "geometric_stiffness",
+                            "mass", "inertia", "centre"), "link")
+        name = t.get("name", "?")
+        kind = t.pop("kind", "beam3d")
+        _checks.choice(f"link {name!r}: kind", kind, tuple(_SPATIAL_LINK_KINDS))
+        need, optional = _SPATIAL_LINK_KINDS[kind]
+        start = t.pop("start", (0.0, 0.0, 0.0))
+        if "end" in t:
+            if "orientation" in t or "length" in t:
+                raise ValueError(f"link {name!r}: give end, or orientation and length, not both")
+            d = np.asarray(_checks.array(f"link {name!r}: end", t.pop("end"), shape=(3,))) - np.asarray(
+                _checks.array(f"link {name!r}: start", start, shape=(3,)))
+            t["length"] = float(np.linalg.norm(d))
+            if not t["length"] > 0:
+                raise ValueError(f"link {name!r}: end is start")
+            ax = axis_frame(d / t["length"])
+            t["orientation"] = np.column_stack([ax[:, 2], ax[:, 0], ax[:, 1]])  # x along start -> end
+        missing = [k for k in ("length",) + need if k not in t]
+        if missing:
+            raise ValueError(f"[[link]] {name!r}: missing key(s) {', '.join(map(repr, missing))} (a {kind} link "
+                             f"needs length, {', '.join(need)})")
+        stray = [k for k in ("E", "A", "I", "Izz", "Iyy", "J", "rho", "nu", "ref") if k in t and k not in
+                 need + optional]
+        if stray:
+            raise ValueError(f"[[link]] {name!r}: a {kind} link takes no {', '.join(map(repr, stray))}")
+        section = {k: t.pop(k) for k in need + optional if k in t}
+        length = t.pop("length")
+        n = _checks.integer(f"link {name!r}: elements", t.pop("elements", 10), minimum=1,
+                            maximum=PlanarBeam.MAX_ELEMENTS)
+        cls = {"beam3d": Beam3D, "bar3d": Bar3D, "beam": PlanarBeam, "bar": AxialBar}[kind]
+        bodies.append(SpatialLink(body=cls(length, n, **section), start=start, **t))
+    joints = []
+    for t in data.get("joint", []):
+        kind = t.get("kind", "revolute") if isinstance(t, Mapping) else None
+        _checks.choice(f"joint {t.get('name') if isinstance(t, Mapping) else t!r}: kind", kind,
+                       tuple(SPATIAL_JOINTS))
+        t = _take(t, None, ("name", "kind", "bodies", "at") + _SPATIAL_JOINT_KEYS[kind] +
+                  (_LAW_KEYS if kind != "fixed" else ()), "joint")
+        t.pop("kind", None)
+        joints.append(SPATIAL_JOINTS[kind](**t))
+    springs = [Spring(**_take(t, Spring, ("name", "bodies", "at", "k", "length", "damping"), "spring"))
+               for t in data.get("spring", [])]
+    return bodies, joints, springs
+
+
+def _plain(v):
+    """A TOML-writable value: arrays and tuples as lists of floats."""
+    a = np.asarray(v, float)
+    return a.tolist()
+
+
+def _spatial_tables(mech) -> dict:
+    """The [[body]], [[link]], [[joint]] and [[spring]] tables of a spatial mechanism."""
+    from ..bodies import Bar3D, Beam3D
+    from .spatial import SpatialBody, joint_kind
+
+    out = {}
+    rigid = [b for b in mech.bodies if isinstance(b, SpatialBody)]
+    if rigid:
+        out["body"] = [{"name": b.name, "mass": b.mass, "inertia": _plain(b.inertia), "centre": list(b.centre),
+                        "orientation": list(b.orientation)} for b in rigid]
+    if mech.links:
+        out["link"] = []
+        for L in mech.links:
+            b = L.body
+            if b.origin != 0.0:
+                raise ValueError(f"link {L.name!r}: elements from origin {b.origin} cannot be written (0 only)")
+            if not isinstance(L.supports, str):
+                raise ValueError(f"link {L.name!r}: only preset supports can be written")
+            kind = {Beam3D: "beam3d", Bar3D: "bar3d", PlanarBeam: "beam", AxialBar: "bar"}[type(b)]
+            t = {"name": L.name, "kind": kind, "length": b.length, "elements": b.n_elements, "E": b.E, "A": b.A}
+            if kind == "beam3d":
+                if getattr(b, "model", {}).get("theory", "euler-bernoulli") != "euler-bernoulli":
+                    raise ValueError(f"link {L.name!r}: only Euler-Bernoulli Beam3D links can be written")
+                t.update(Izz=b.Izz, Iyy=b.Iyy, J=b.J, nu=b.nu, ref=_plain(b.ref))
+            elif kind == "beam":
+                t["I"] = b.I
+            t.update(rho=b.rho, start=list(L.start), orientation=list(L.orientation), supports=L.supports,
+                     damping=list(L.damping), geometric_stiffness=L.geometric_stiffness)
+            if L._rigid is None:
+                t.update(mass=L.mass, inertia=_plain(L.inertia), centre=list(L.centre))
+            out["link"].append(t)
+    out["joint"] = []
+    for J in mech.joints:
+        kind = joint_kind(J)
+        t = {"name": J.name, "kind": kind, "bodies": list(J.bodies), "at": list(J.at)}
+        for key in _SPATIAL_JOINT_KEYS[kind]:
+            v = getattr(J, key)
+            if v is not None:
+                t[key] = _plain(v)
+        if kind != "fixed":
+            for key in ("k", "damping", "friction"):
+                if np.any(np.asarray(getattr(J, key)) != 0.0):
+                    t[key] = _plain(getattr(J, key))
+            if J.s0 is not None:
+                t["s0"] = _plain(J.s0)
+            if "friction" in t:
+                t["v_F"] = _plain(J.v_F)
+        out["joint"].append(t)
+    if mech.springs:
+        out["spring"] = [{"name": S.name, "bodies": list(S.bodies), "at": [list(S.at[0]), list(S.at[1])],
+                          "k": S.k, **({} if S.length is None else {"length": S.length}), "damping": S.damping}
+                         for S in mech.springs]
+    return out

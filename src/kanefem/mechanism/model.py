@@ -10,12 +10,48 @@ import warnings
 import numpy as np
 
 from .. import _animation, _checks, _core, _records
-from ..bodies import _signed_hz
+from ..bodies import NotSupportedError, _signed_hz
 from ..simulate import MAX_STEPS_LIMIT, _steps
 from .drives import ConstantSpeed, Path, Recorded, Torque
 from .files import MechanismFiles
+from . import spatial
 from .parts import _COMPONENTS, GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _name, _point, _rot
 from .results import FlexibleMotion, LinkEigenvalues, MechanismForces, MechanismMotion
+from .spatial import SpatialBody, SpatialLink
+
+#: the core's functions of each space: kinematics, Kane's accelerations, joint forces, the motion
+_PLANAR_API = dict(kinematics=_core.mech_kinematics, accelerations=_core.mech_accelerations,
+                   joint_forces=_core.mech_joint_forces, simulate=_core.mech_simulate)
+_SPATIAL_API = dict(kinematics=_core.smech_kinematics, accelerations=_core.smech_accelerations,
+                    joint_forces=_core.smech_joint_forces, simulate=_core.smech_simulate)
+
+
+def _space_of(bodies, joints, springs):
+    """2 or 3: the space the parts say (bodies' classes, the points of joints and
+    springs); parts of both refused by name."""
+    spaces = []
+    for b in bodies:
+        spaces.append((3 if isinstance(b, (SpatialBody, SpatialLink)) else 2, f"body {getattr(b, 'name', b)!r}"))
+    for J in joints:
+        spaces.append((getattr(J, "space", 2), f"joint {getattr(J, 'name', J)!r}"))
+    for S in springs:
+        at = getattr(S, "at", ((0, 0),))
+        spaces.append((len(at[0]), f"spring {getattr(S, 'name', S)!r}"))
+    if not spaces:
+        return 2
+    first = spaces[0]
+    for sp, what in spaces[1:]:
+        if sp != first[0]:
+            names = {2: "the plane", 3: "space"}
+            raise ValueError(f"{what} is a part of {names[sp]}, {first[1]} one of {names[first[0]]}: a "
+                             "mechanism's parts are all planar or all spatial (Mechanism.from_planar turns "
+                             "a planar mechanism into a spatial one)")
+    return first[0]
+
+
+def _vector_of(name, value, dim):
+    """A global vector of the mechanism's space (gravity), as a tuple."""
+    return tuple(float(v) for v in _checks.array(name, value, shape=(dim,)))
 
 
 
@@ -24,38 +60,64 @@ from .results import FlexibleMotion, LinkEigenvalues, MechanismForces, Mechanism
 
 
 class Mechanism(MechanismFiles):
-    """A planar mechanism of rigid bodies and elastic links.
+    """A mechanism of rigid bodies and elastic links, planar or spatial.
+
+    Its parts say the space: bodies, joints and springs with points of the plane
+    (:class:`RigidBody`, :class:`ElasticLink`, 2-vectors) make a planar mechanism
+    (docs/theory.md section 5.11), those with points of space
+    (:class:`~kanefem.mechanism.SpatialBody`, :class:`~kanefem.mechanism.SpatialLink`,
+    3-vectors, and the joints only space has) a spatial one (section 5.14); the same
+    methods and results serve both.
 
     Parameters
     ----------
-    bodies : sequence of RigidBody and ElasticLink
-    joints : sequence of Revolute, Prismatic, Weld
+    bodies : sequence of RigidBody and ElasticLink, or of SpatialBody and SpatialLink
+    joints : sequence of joints
+        Planar: Revolute, Prismatic, Weld.  Spatial: Revolute, Prismatic (3-vector
+        points and axes), Cylindrical, Spherical, Universal, Planar, Fixed.
     coordinates : sequence of Coordinate
-        The independent coordinates, as many as the degrees of freedom (3 per body
-        less 2 per revolute or prismatic joint and 3 per weld).
+        The independent coordinates, as many as the degrees of freedom (in the plane 3
+        per body less 2 per revolute or prismatic joint and 3 per weld; in space 6 per
+        body less each joint's independent constraints).
     springs : sequence of Spring
-    gravity : (float, float)
-        [m/s^2], global (default (0, -9.81)).
+    gravity : (float, float) or (float, float, float), optional
+        [m/s^2], global; default (0, -9.81) in the plane, (0, 0, -9.81) in space.
     name : str
+    redundant : {"error", "independent"}
+        Spatial: constraints that depend on others at the drawing (an overconstrained
+        mechanism, such as a planar loop of revolutes in space) are an error naming
+        them and the rank found, or ("independent") an independent set of them is kept
+        (rows in order, each kept unless it depends on those before it) and every
+        position checks that the others hold.  An overconstrained mechanism's joint
+        forces are not unique (its compliance would decide them): the least-norm ones
+        over every row are reported, which balance every body.
 
     Raises
     ------
     ValueError, TypeError
-        Unknown names, duplicates, a wrong number of coordinates (each named).
+        Unknown names, duplicates, parts of both spaces, a wrong number of
+        coordinates, redundant constraints (each named).
     GeometryError
         The drawing does not assemble.
     """
 
-    def __init__(self, bodies, joints, coordinates, springs=(), gravity=(0.0, -9.81),
-                 name="mechanism", *, _core_mech=None):
+    def __init__(self, bodies, joints, coordinates, springs=(), gravity=None,
+                 name="mechanism", *, redundant="error", _core_mech=None):
         self.name = _name("name", name)
         self.bodies = tuple(bodies)
         self.joints = tuple(joints)
         self.coordinates = tuple(coordinates)
         self.springs = tuple(springs)
-        self.gravity = _point("gravity", gravity)
-        for what, items, kinds in (("bodies", self.bodies, (RigidBody, ElasticLink)),
-                                   ("joints", self.joints, (Revolute, Prismatic, Weld)),
+        self.space = _space_of(self.bodies, self.joints, self.springs)
+        self.gravity = _vector_of("gravity", ((0.0, -9.81) if self.space == 2 else (0.0, 0.0, -9.81))
+                                  if gravity is None else gravity, self.space)
+        self.redundant = _checks.choice("redundant", redundant, ("error", "independent"))
+        if self.space == 2 and redundant != "error":
+            raise ValueError("redundant is for a spatial mechanism (a planar one has no redundant rows)")
+        for what, items, kinds in (("bodies", self.bodies,
+                                    (RigidBody, ElasticLink) if self.space == 2 else (SpatialBody, SpatialLink)),
+                                   ("joints", self.joints, (Revolute, Prismatic, Weld) if self.space == 2
+                                    else tuple(spatial.SPATIAL_JOINTS.values())),
                                    ("coordinates", self.coordinates, (Coordinate,)),
                                    ("springs", self.springs, (Spring,))):
             names = set()
@@ -70,16 +132,42 @@ class Mechanism(MechanismFiles):
         self._bidx = {b.name: i for i, b in enumerate(self.bodies)}
         self._jidx = {j.name: i for i, j in enumerate(self.joints)}
         self._cidx = {c.name: i for i, c in enumerate(self.coordinates)}
-        self.links = tuple(b for b in self.bodies if isinstance(b, ElasticLink))
+        self.links = tuple(b for b in self.bodies if isinstance(b, (ElasticLink, SpatialLink)))
         #: per coordinate name, the drive, initial value and rate its description gives
         #: ({"drive": ConstantSpeed or Torque or None, "initial": z0, "rate": z0'}; a TOML
         #: file's [[coordinate]] entries): what :func:`file_run` runs
         self.coordinate_drives = {}
+        if self.space == 3:
+            self._api = _SPATIAL_API
+            try:
+                self._core = _core.smech_create(**spatial.arrays(self, self.redundant == "independent"))
+            except ValueError as e:
+                if "redundant constraints" not in str(e):
+                    raise
+                raise ValueError(f"{e} (give Mechanism(..., redundant='independent'))") from None
+            d = _core.smech_describe(self._core)
+            self._q0 = np.column_stack([d["bodies"]["r"], d["bodies"]["quat"]]).ravel()
+            self._z0 = np.array(d["z0"], float)
+            self._frames = _records.saxes([spatial.link_axes(self, L) for L in self.links])
+            return
+        self._api = _PLANAR_API
         # a core mechanism made in C (the wind pump's, with its assembly rule) is not packed again
         self._core = _core_mech if _core_mech is not None else _core.mech_create(**self._arrays())
         self._q0 = _core.mech_describe(self._core)["q0"]
         # the elastic links' frames: origin at the elements' x = 0, body axes
         self._frames = _records.axes([dict(body=self._bidx[L.name], o=tuple(-L.centre_local)) for L in self.links])
+
+    @classmethod
+    def from_planar(cls, mechanism, name=None) -> "Mechanism":
+        """The spatial description of a planar mechanism (the plane z = 0, revolute axes
+        along z, welds :class:`~kanefem.mechanism.Fixed`, elastic links
+        :class:`~kanefem.mechanism.SpatialLink` carrying the same elements): the same
+        motion, joint forces and link eigenvalues to round-off.  Its loops' out-of-plane
+        constraints are redundant in space; an independent set is kept
+        (``redundant="independent"``)."""
+        if not isinstance(mechanism, Mechanism):
+            raise TypeError(f"mechanism must be a Mechanism, got {_checks._short(mechanism)}")
+        return spatial.from_planar(mechanism, name)
 
     @classmethod
     def _from_core(cls, core, name, body_names, joint_names, links=None):
@@ -166,6 +254,8 @@ class Mechanism(MechanismFiles):
         """The unit of a coordinate, by name or index: "rad" (an angle) or "m"."""
         k = coordinate if isinstance(coordinate, (int, np.integer)) else self._coord_index(coordinate)
         c = self.coordinates[k]
+        if self.space == 3:
+            return "rad" if spatial.coordinate_is_angle(self, c) else "m"
         if c.joint is not None:
             return "rad" if isinstance(self.joints[self._joint_index(c.joint)], Revolute) else "m"
         return "rad" if c.component == "angle" else "m"
@@ -175,12 +265,14 @@ class Mechanism(MechanismFiles):
         ``motion.frames[link]``), its reference conditions held (``quasi_static`` of ``kanefem.mechanism.model``):
         d over its DOFs, in its frame."""
         L = self.link(link)
+        if self.space == 3:
+            return quasi_static(L.body, self._link_frames(L, np.atleast_1d(frame))[0], L._fixed)
         return L.expand(quasi_static(L.model, frame, L._fixed))
 
-    def link(self, name) -> ElasticLink:
-        """An elastic link by name."""
+    def link(self, name):
+        """An elastic link (ElasticLink or SpatialLink) by name."""
         b = self.bodies[self._body_index(name)]
-        if not isinstance(b, ElasticLink):
+        if not isinstance(b, (ElasticLink, SpatialLink)):
             raise ValueError(f"{name!r} is not an elastic link (links: {', '.join(L.name for L in self.links)})")
         return b
 
@@ -221,6 +313,10 @@ class Mechanism(MechanismFiles):
             springs.append(dict(body=(b0, b1), p0=p0, p1=p1, k=S.k, L0=L0, c=S.damping))
         coords = []
         for C in self.coordinates:
+            if len(C.name) > 23:
+                raise ValueError(f"coordinate name {C.name!r} is longer than 23 characters (a planar mechanism's)")
+            if C.joint is not None and C.component is not None:
+                raise ValueError(f"{C.name}: a planar joint has one coordinate: give no component")
             if C.joint is not None:
                 J = self.joints[self._joint_index(C.joint)]
                 if isinstance(J, Weld):
@@ -237,6 +333,8 @@ class Mechanism(MechanismFiles):
 
     def drawing_coordinates(self) -> np.ndarray:
         """The independent coordinates of the drawing, (nz,)."""
+        if self.space == 3:
+            return self._z0.copy()
         q = self._q0.reshape(-1, 3)
         z = []
         for C in self.coordinates:
@@ -255,7 +353,10 @@ class Mechanism(MechanismFiles):
         return np.array(z)
 
     def _track(self, q, body, at):
-        """Global positions over q (nt, nb, 3) of a point given in the drawing."""
+        """Global positions over q (nt, nb, 3) of a point given in the drawing (spatial: q
+        (nt, nb, 7), positions (nt, 3))."""
+        if self.space == 3:
+            return spatial.track(self, q, body, at)
         b = self._body_index(body)
         if b < 0:
             return np.broadcast_to(np.array(_point("at", at)), (q.shape[0], 2)).copy()
@@ -263,6 +364,27 @@ class Mechanism(MechanismFiles):
         th = q[:, b, 2]
         c, s = np.cos(th), np.sin(th)
         return np.column_stack([q[:, b, 0] + c * p[0] - s * p[1], q[:, b, 1] + s * p[0] + c * p[1]])
+
+    def _joint_values(self, q):
+        """Every joint's coordinates over q: name -> (nt, ncoord)."""
+        if self.space == 3:
+            return spatial.joint_values(self, q)
+        out = {}
+        for J in self.joints:
+            if isinstance(J, Weld):
+                out[J.name] = np.zeros((q.shape[0], 0))
+                continue
+            b0, b1 = (self._body_index(n) for n in J.bodies)
+            th = [np.zeros(q.shape[0]) if b < 0 else q[:, b, 2] for b in (b0, b1)]
+            if isinstance(J, Revolute):
+                out[J.name] = (th[1] - th[0])[:, None]
+            else:  # the slide along the axis (fixed in the first body) from the drawing's point
+                P0, P1 = (self._track(q, n, J.at) for n in J.bodies)
+                a0 = _rot(self._pose(J.bodies[0])[1]).T @ np.asarray(J.axis)
+                axis = np.column_stack([np.cos(th[0]) * a0[0] - np.sin(th[0]) * a0[1],
+                                        np.sin(th[0]) * a0[0] + np.cos(th[0]) * a0[1]])
+                out[J.name] = np.sum(axis * (P1 - P0), axis=1)[:, None]
+        return out
 
     # ------------------------------------------------------------ kinematics
 
@@ -292,9 +414,15 @@ class Mechanism(MechanismFiles):
         Returns
         -------
         dict
-            ``q``, ``qd``, ``qdd`` (nt, nbody, 3); ``A`` (nt, 3 nbody, nz) with
-            q' = A z'; ``c`` (nt, 3 nbody) with q'' = A z'' + c; ``Q`` (nt, 3 nbody)
-            applied forces; ``frames``: per link, its frame (nt,).
+            Planar: ``q``, ``qd``, ``qdd`` (nt, nbody, 3): x, y, angle and their rates;
+            ``A`` (nt, 3 nbody, nz) with q' = A z'; ``c`` (nt, 3 nbody) with q'' = A z''
+            + c; ``Q`` (nt, 3 nbody) applied forces.  Spatial: ``q`` (nt, nbody, 7): the
+            mass centre and the orientation's unit quaternion (w, x, y, z); ``qd``,
+            ``qdd`` (nt, nbody, 6): the speeds u = (v, omega), the mass centre's velocity
+            in global axes and the angular velocity in the body's axes, and their rates;
+            ``A`` (nt, 6 nbody, nz) with u = A z', ``c`` with u' = A z'' + c, ``Q`` (nt, 6
+            nbody): per body the force (global) and the moment about the mass centre
+            (body axes).  ``frames``: per link, its frame (nt,).
 
         Raises
         ------
@@ -303,9 +431,13 @@ class Mechanism(MechanismFiles):
         """
         z = self._states(z)
         rates = [None if v is None else self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd))]
-        k = _core.mech_kinematics(self._core, z, rates[0], rates[1], frames=self._frames)
+        k = self._api["kinematics"](self._core, z, rates[0], rates[1], frames=self._frames)
         nt, nb = z.shape[0], len(self.bodies)
-        out = {n: k[n].reshape(nt, nb, 3) for n in ("q", "qd", "qdd")}
+        if self.space == 3:
+            out = {"q": k["q"].reshape(nt, nb, 7), "qd": k["u"].reshape(nt, nb, 6),
+                   "qdd": k["ud"].reshape(nt, nb, 6)}
+        else:
+            out = {n: k[n].reshape(nt, nb, 3) for n in ("q", "qd", "qdd")}
         out.update(A=k["A"], c=k["c"], Q=k["Q"])
         out["frames"] = {L.name: k["frames"][:, i] for i, L in enumerate(self.links)}
         return out
@@ -318,7 +450,7 @@ class Mechanism(MechanismFiles):
         z = self._states(z)
         zd = self._rates("zd", zd, z.shape)
         tau = None if forces is None else self._rates("forces", forces, z.shape)
-        return _core.mech_accelerations(self._core, z, zd, tau)
+        return self._api["accelerations"](self._core, z, zd, tau)
 
     # ------------------------------------------------------------ motion
 
@@ -422,7 +554,7 @@ class Mechanism(MechanismFiles):
                                                                               maximum=2**62)}
 
         def run(times, z_start, zd_start, tolerance):
-            return _core.mech_simulate(self._core, drive_records, functions, z_start, zd_start, times,
+            return self._api["simulate"](self._core, drive_records, functions, z_start, zd_start, times,
                                        rtol=tolerance, atol=atol, progress=progress, **limits)
 
         stats = {}
@@ -440,7 +572,7 @@ class Mechanism(MechanismFiles):
         lengths = []
         for b in self.bodies:
             pts = [np.asarray(J.at, float) for J in self.joints if b.name in J.bodies]
-            lengths += [float(np.hypot(*(p - q))) for i, p in enumerate(pts) for q in pts[:i]]
+            lengths += [float(np.linalg.norm(p - q)) for i, p in enumerate(pts) for q in pts[:i]]
         lengths = [x for x in lengths if x > 0.0]
         return min(lengths) if lengths else 1.0
 
@@ -522,7 +654,7 @@ class Mechanism(MechanismFiles):
             raise ValueError("give the output times t, or duration (with points)")
         duration = _checks.real("duration", duration, positive=True)
         points = _checks.integer("points", points, minimum=2, maximum=_checks.MAX_OUTPUT_VALUES)
-        return np.linspace(0.0, duration, points)
+        return _checks.time_grid(duration, points)
 
     def _check_size(self, tt, names, flexible=False):
         """Refuse a motion of tt.size instants whose arrays exceed the output bound, before
@@ -530,7 +662,7 @@ class Mechanism(MechanismFiles):
         z, z', z'', force per coordinate; q, q', q'' (3 each) per body; a 15-double frame
         per link; two ways also d, d' per link DOF and 3 forces per joint."""
         nz, nb = len(self.coordinates), len(self.bodies)
-        per = 4 * nz + 9 * nb + 15 * len(self.links)
+        per = 4 * nz + (9 if self.space == 2 else 19) * nb + 15 * len(self.links)
         if flexible:
             per += 2 * sum(L.body.ndof for L in self.links) + 3 * len(self.joints)
         _checks.output_size(names, float(tt.size) * per, "a motion")
@@ -549,12 +681,50 @@ class Mechanism(MechanismFiles):
         z = np.column_stack([s(tt) for s in splines])
         zd = np.column_stack([s(tt, 1) for s in splines])
         zdd = np.column_stack([s(tt, 2) for s in splines])
-        drive = _core.mech_joint_forces(self._core, np.hstack([z, zd, zdd]))["drive"]
+        drive = self._api["joint_forces"](self._core, np.hstack([z, zd, zdd]))["drive"]
         # lam = inf means the least-squares straight line (the noise exceeds the scatter
         # about it): reported as None, the stats hold finite numbers only
         stats = {"noise": tuple(s.noise for s in splines),
                  "lam": tuple(s.lam if math.isfinite(s.lam) else None for s in splines)}
         return self._motion(tt, z, zd, zdd, drive, stats)
+
+    def inverse_dynamics(self, t, z, zd=None, zdd=None, *, noise=0.0) -> MechanismMotion:
+        """The rigid inverse dynamics of a trajectory: what every coordinate needs (a
+        robot's joint torques and forces) to follow it, with no integration.
+
+        Parameters
+        ----------
+        t : array_like, shape (nt,)
+            Times [s], strictly increasing.
+        z : array_like, shape (nt, nz)
+            The coordinates at t (every one prescribed).
+        zd, zdd : array_like, shape (nt, nz), optional
+            Their rates and accelerations; both or neither.  Without them each
+            coordinate's samples are smoothed and differentiated by the cubic smoothing
+            spline of :class:`Recorded` (``noise``: the samples' standard deviation; 0,
+            the default, interpolates; None estimates it), at least 4 samples.
+
+        Returns
+        -------
+        MechanismMotion
+            ``force``: the generalized force along each coordinate (joint torque [N m] or
+            force [N]); the joint forces follow from :meth:`joint_forces`, the elastic
+            links' frequencies along it from :meth:`link_eigenvalues`.
+        """
+        tt = self._check_size(self._time_grid(t, None, None), "t")
+        z = self._states(z)
+        if z.shape[0] != tt.size:
+            raise ValueError(f"z has {z.shape[0]} rows, t {tt.size} instants")
+        if (zd is None) != (zdd is None):
+            raise ValueError("give both zd and zdd, or neither (the samples are then differentiated)")
+        if zd is None:
+            if noise is not None:
+                noise = _checks.real("noise", noise, nonnegative=True)
+            ds = [Recorded(tt, z[:, k], noise=noise) for k in range(z.shape[1])]
+            return self._recorded(ds, None, None, None)
+        zd, zdd = (self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd)))
+        drive = self._api["joint_forces"](self._core, np.hstack([z, zd, zdd]))["drive"]
+        return self._motion(tt, z, zd, zdd, drive, {})
 
     def _motion(self, t, z, zd, zdd, force, stats, run=None):
         """The MechanismMotion of states; its bodies' kinematics and the links' frames
@@ -588,8 +758,8 @@ class Mechanism(MechanismFiles):
     def _forces(self, motion, result=MechanismForces):
         """:meth:`joint_forces` of a motion of this mechanism's description (checked by
         the caller) as ``result`` (MechanismForces or a class of named views of it)."""
-        r = _core.mech_joint_forces(self._core, np.hstack([motion.z, motion.zd, motion.zdd]))
-        axial = {L.name: self._link_axial(L, motion.q, motion.frames[L.name], r["joints"])
+        r = self._api["joint_forces"](self._core, np.hstack([motion.z, motion.zd, motion.zdd]))
+        axial = {L.name: self._link_axial(L, motion.q, self._link_frames(L, motion.frames[L.name]), r["joints"])
                  for L in self.links}
         return result(t=motion.t, joints=r["joints"], drive=r["drive"], link_axial=axial, mechanism=self)
 
@@ -614,6 +784,8 @@ class Mechanism(MechanismFiles):
     def _link_ends(self, link):
         """The joints at a line link's first and last node: [(joint index, end 0/1, sign)]
         (a joint at an interior node is refused: its force would not enter N(x))."""
+        if self.space == 3:
+            return self._spatial_link_ends(link)
         last = link.model.n_nodes - 1
         out = []
         for j, port, sign in self._link_ports(link):
@@ -624,6 +796,62 @@ class Mechanism(MechanismFiles):
             out.append((j, 0 if port == 0 else 1, sign))
         return out
 
+    def _spatial_link_ends(self, link):
+        """A spatial link's joints at its first and last node: [(joint index, end 0/1, sign)]."""
+        nodes = np.asarray(link.body.nodes, float)
+        x = np.zeros((nodes.shape[0], 3))
+        x[:, :nodes.shape[1]] = nodes
+        out = []
+        for j, J in enumerate(self.joints):
+            if link.name not in J.bodies:
+                continue
+            p = link.rotation.T @ (np.asarray(J.at) - np.asarray(link.start))
+            ends = [e for e, xe in ((0, x[0]), (1, x[-1])) if np.linalg.norm(p - xe) <= 1e-9 * link.body.length]
+            if not ends:
+                raise ValueError(f"joint {J.name!r} attaches to link {link.name!r} at {J.at}, not at one of "
+                                 f"its end nodes {tuple(link.node_point(0))}, {tuple(link.node_point(-1))}")
+            out.append((j, ends[0], 1.0 if J.bodies[1] == link.name else -1.0))
+        return out
+
+    def _link_frames(self, link, frames):
+        """A link's frame motion (FRAME_DTYPE records) as its elements take it: as it is,
+        or, for planar elements riding on a spatial link, checked to stay in the frame's
+        x-y plane and given as a planar motion (rotation about z, origin terms in x-y).
+
+        Spatial: components of omega and eps at the kinematics' round-off (within 1e-13
+        of |omega|, of |omega|^2 + |eps|; the rows' rates leave ~1e-15 where the motion has
+        none, a hub turning about a fixed axis) are zero: they would move the
+        eigenproblem to the general solver, or to a combination of every invariant
+        (docs/theory.md section 5.16)."""
+        if self.space == 2:
+            return frames
+        out = frames.copy()
+        om, eps = out["omega"], out["eps"]
+        w = np.linalg.norm(om, axis=-1)
+        tol = 1e-13 * (w ** 2 + np.linalg.norm(eps, axis=-1))
+        eps[np.abs(eps) <= tol[..., None]] = 0.0
+        om[np.abs(om) <= 1e-13 * w[..., None]] = 0.0
+        if not link.planar:
+            return out
+        for field, cols in (("omega", [0, 1]), ("eps", [0, 1]), ("v", [2]), ("a", [2]), ("vdot", [2])):
+            v = out[field]
+            scale = float(np.max(np.abs(v), initial=0.0))
+            off = np.abs(v[..., cols])
+            if np.any(off > 1e-8 * scale + 1e-12):
+                i = int(np.argmax(off.max(axis=-1)))
+                raise NotSupportedError(f"link {link.name!r} carries planar elements ({type(link.body).__name__}), "
+                                        f"but its frame leaves its x-y plane: {field} = {v[i].tolist()} at instant "
+                                        f"{i} (give it spatial elements, a Beam3D or Bar3D)")
+            v[..., cols] = 0.0
+        return out
+
+    def _link_axis(self, link, q):
+        """The link's x axis (its elements' line) in global axes over q, (nt, 3) or (nt, 2)."""
+        b = self._bidx[link.name]
+        if self.space == 3:
+            return spatial.quaternions_matrices(q[:, b, 3:])[:, :, 0]
+        return np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
+
     def _link_axial(self, link, q, frames, joints):
         """K_G's coefficients of a link over a motion (docs/theory.md section 5.11): a line
         body's N(x), the quasi-static axial equilibrium under its inertial load and the
@@ -632,11 +860,13 @@ class Mechanism(MechanismFiles):
         if not link._is_line():
             return self._link_load_cases(link, q, frames, joints)
         body = link.body
-        b = self._bidx[link.name]
-        ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
+        if not body._straight_kg():
+            raise NotSupportedError(f"link {link.name!r}: K_G from the joint forces needs a straight line body "
+                                    "(as its constructor makes it); give geometric_stiffness=False")
+        ex = self._link_axis(link, q)
         f_end = np.zeros((q.shape[0], 2))
         for j, end, sign in self._link_ends(link):
-            f_end[:, end] += sign * np.sum(joints[:, j, :2] * ex, axis=1)
+            f_end[:, end] += sign * np.sum(joints[:, j, :ex.shape[1]] * ex, axis=1)
         fixed = link._fixed
         nd = body.dofs_per_node
         fx = (bool(fixed[0]), bool(fixed[(body.n_nodes - 1) * nd]))
@@ -717,11 +947,17 @@ class Mechanism(MechanismFiles):
         out = {}
         for L in links:
             name = L.name
-            f = motion.frames[name]
+            f = self._link_frames(L, motion.frames[name])
             ax = axial.get(name)
-            r = L.model.eigenvalues_vs_time(f["omega"][:, 2], f["eps"][:, 2], n_modes, supports=L._model_supports,
-                                            include_eps=include_eps, order=order, mode_shapes=False,
-                                            geometric_stiffness=geometric_stiffness, axial_force=ax)
+            if L.model.dim == 3:
+                r = L.model.eigenvalues_vs_time(n_modes=n_modes, supports=L._model_supports, include_eps=include_eps,
+                                                order=order, mode_shapes=False, frames=f,
+                                                geometric_stiffness=geometric_stiffness, axial_force=ax)
+            else:
+                r = L.model.eigenvalues_vs_time(f["omega"][:, 2], f["eps"][:, 2], n_modes,
+                                                supports=L._model_supports, include_eps=include_eps, order=order,
+                                                mode_shapes=False, geometric_stiffness=geometric_stiffness,
+                                                axial_force=ax)
             out[name] = LinkEigenvalues(t=motion.t, eigenvalues=r.eigenvalues,
                                         eigenvalues_imag=r.eigenvalues_imag,
                                         frequencies_hz=_signed_hz(r.eigenvalues), solver=r.solver,
@@ -761,13 +997,28 @@ class Mechanism(MechanismFiles):
         b = self._bidx[L.name]
         t = motion.t - motion.t[0]
         origin = self._track(motion.q, L.name, L.start)
-        frame = Motion.from_samples(t, np.unwrap(motion.q[:, b, 2]), origin)
-        d0 = quasi_static(L.model, motion.frames[L.name][0], L._fixed) if initial == "quasi-static" else None
+        gravity = self.gravity
+        if self.space == 2:
+            frame = Motion.from_samples(t, np.unwrap(motion.q[:, b, 2]), origin)
+        elif L.planar:  # planar elements on a spatial link: its motion in its frame's x-y plane
+            self._link_frames(L, motion.frames[L.name])
+            R = spatial.quaternions_matrices(motion.q[:, b, 3:])
+            e_z = R[0, :, 2]
+            frame = Motion.from_samples(t, np.unwrap(np.arctan2(R[:, 1, 0], R[:, 0, 0])), origin[:, :2])
+            if abs(abs(e_z[2]) - 1.0) > 1e-9:
+                raise NotSupportedError(f"link {L.name!r} carries planar elements in a plane that is not the "
+                                        "global x-y plane: give it spatial elements (a Beam3D or Bar3D)")
+            gravity = self.gravity[:2]
+        else:
+            frame = Motion.from_rotations(t, spatial.quaternions_matrices(motion.q[:, b, 3:]), origin)
+        d0 = None
+        if initial == "quasi-static":
+            d0 = quasi_static(L.model, self._link_frames(L, motion.frames[L.name])[0], L._fixed)
         if dt is None and method in ("newmark", "generalized-alpha"):
             w1 = math.sqrt(max(L.model.eigenvalues(1, supports=L._model_supports).eigenvalues[0], 1e-30))
             dt = min(2 * math.pi / w1 / 40, float(np.min(np.diff(t))))
         r = simulate(L.model, frame, float(t[-1]), dt=dt, method=method, supports=L._model_supports,
-                     damping=damping, d0=d0, t_eval=t, gravity=self.gravity,
+                     damping=damping, d0=d0, t_eval=t, gravity=gravity,
                      geometric_stiffness=geometric_stiffness, **simulate_options)
         return L.expand(dataclasses.replace(r, t=motion.t.copy()))
 
@@ -865,6 +1116,9 @@ class Mechanism(MechanismFiles):
         """
         if not self.links:
             raise ValueError("the mechanism has no elastic links: use solve()")
+        if self.space == 3:
+            raise NotSupportedError("simulate_flexible: elastic links coupled both ways are planar so far; "
+                                    "a spatial mechanism's links run one way (link_eigenvalues, link_response)")
         ds = self._drives(drives)
         nz = len(self.coordinates)
         tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)

@@ -1,5 +1,10 @@
-"""The parts of a planar mechanism: bodies (rigid bodies, elastic links), joints,
-springs and the independent coordinates (docs/theory.md section 5.1)."""
+"""The parts of a mechanism: bodies (rigid bodies, elastic links), joints, springs and
+the independent coordinates (docs/theory.md sections 5.11 and 5.14).
+
+The parts say the space: points of the plane (2-vectors) make a planar mechanism, points
+of space (3-vectors) a spatial one.  :class:`Revolute`, :class:`Prismatic`,
+:class:`Spring` and :class:`Coordinate` serve both; the spatial bodies and the joints
+only space has are in :mod:`kanefem.mechanism.spatial`."""
 
 from __future__ import annotations
 
@@ -19,6 +24,31 @@ _COMPONENTS = {"x": 0, "y": 1, "angle": 2}
 
 def _point(name, value):
     return tuple(float(v) for v in _checks.array(name, value, shape=(2,)))
+
+
+def _vector(name, value):
+    """A point or direction of the plane (2,) or of space (3,), as a tuple."""
+    a = _checks.array(name, value, ndim=1)
+    if a.shape not in ((2,), (3,)):
+        raise ValueError(f"{name} must have 2 (planar) or 3 (spatial) components, got shape {a.shape}")
+    return tuple(float(v) for v in a)
+
+
+def _rayleigh(name, value):
+    """A link's Rayleigh damping (alpha [1/s], beta [s]), both >= 0, as a tuple (a TypeError
+    for anything but a pair, a ValueError for a negative or non-finite one)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{name}: damping must be (alpha, beta), got {_checks._short(value)}")
+    return tuple(_checks.real(f"{name}: damping", v, nonnegative=True) for v in value)
+
+
+def _direction(name, value, dim):
+    """A unit direction of dim components (a zero one refused by name)."""
+    a = _checks.array(name, value, shape=(dim,))
+    n = float(np.linalg.norm(a))
+    if not n > 0:
+        raise ValueError(f"{name} must not be zero")
+    return tuple(float(v) for v in a / n)
 
 
 def _rot(a):
@@ -75,7 +105,9 @@ class ElasticLink:
     K on the free coordinates must be positive definite); joints attach to it at *ports*
     whose translations the reference conditions hold: a line body's nodes, a reduced
     body's interface nodes (an interface item of several nodes is one port, at their
-    centroid).
+    centroid: rigid, or distributing, at their weighted centroid, carrying the joint's
+    force and moment to them by their weights without stiffening them; docs/theory.md
+    section 3.18).
 
     Attributes
     ----------
@@ -87,7 +119,9 @@ class ElasticLink:
         matrices: joints at its interface items; a spatial one moves in the frame's x-y
         plane, docs/theory.md section 5.12); or a small :class:`~kanefem.MeshBody`, which
         the link reduces exactly (``model``: Craig-Bampton with every fixed-interface mode,
-        the interface the items its ``supports`` name).
+        the interface the items its ``supports`` name; a port of several nodes is rigid,
+        or distributing given as (``{"nodes": selector, "kind": "distributing"}``, kind)
+        pairs).
     start : (float, float)
         Where the frame origin (x = 0 of the body) is in the drawing [m].
     angle : float
@@ -185,10 +219,7 @@ class ElasticLink:
         object.__setattr__(self, "_fixed", fixed)
         object.__setattr__(self, "start", _point(f"{self.name}: start", self.start))
         object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
-        if isinstance(self.damping, (str, bytes)) or not hasattr(self.damping, "__len__") or len(self.damping) != 2:
-            raise TypeError(f"{self.name}: damping must be (alpha, beta), got {_checks._short(self.damping)}")
-        damping = tuple(_checks.real(f"{self.name}: damping", v, nonnegative=True) for v in self.damping)
-        object.__setattr__(self, "damping", damping)
+        object.__setattr__(self, "damping", _rayleigh(self.name, self.damping))
         if geometric:
             self._check_load_cases("geometric_stiffness=True")
         # the reference conditions must hold the link's rigid motion: K on the free DOFs regular
@@ -329,7 +360,7 @@ def _default_supports(red):
     out = {}
     for k in range(len(red.interface)):
         local = [nm[len(f"i{k}_"):] for nm in red._interface_names if nm.startswith(f"i{k}_")]
-        motion = {nm: _DOF_MOTION.get(nm, {"rx": ("r", 0), "ry": ("r", 1), "rz": ("r", 2)}.get(nm)) for nm in local}
+        motion = {nm: _DOF_MOTION.get(nm) for nm in local}
         out[k] = tuple(nm for nm in local if motion[nm] is not None and (motion[nm][0] == "t" or (
             k == 0 and motion[nm] != ("r", 2))))
     return out
@@ -362,7 +393,16 @@ class _Joint:
         object.__setattr__(self, "bodies", tuple(_name(f"{self.name}: body", b) for b in self.bodies))
         if self.bodies[0] == self.bodies[1]:
             raise ValueError(f"{self.name}: joins {self.bodies[0]!r} to itself")
-        object.__setattr__(self, "at", _point(f"{self.name}: at", self.at))
+        object.__setattr__(self, "at", _vector(f"{self.name}: at", self.at))
+        self._laws()
+
+    @property
+    def space(self) -> int:
+        """2 for a joint of the plane, 3 for one of space (the length of ``at``)."""
+        return len(self.at)
+
+    def _laws(self):
+        """Check the force law's numbers (one coordinate)."""
         for f in ("k", "damping", "friction"):
             object.__setattr__(self, f, _checks.real(f"{self.name}: {f}", getattr(self, f), nonnegative=True))
         object.__setattr__(self, "v_F", _checks.real(f"{self.name}: v_F", self.v_F, positive=True))
@@ -370,47 +410,84 @@ class _Joint:
             object.__setattr__(self, "s0", _checks.real(f"{self.name}: s0", self.s0))
 
 
+def _spatial_joint_options(joint, axis, default_axis, offset):
+    """Check a shared joint's ``axis`` and ``offset`` by its space: in the plane the
+    axis is the plane's (Revolute: none; Prismatic: a 2-vector) and there is no offset;
+    in space a unit 3-vector (default ``default_axis``) and the coordinate's value in
+    the drawing."""
+    name = joint.name
+    if joint.space == 2:
+        if offset != 0.0:
+            raise ValueError(f"{name}: offset is for a spatial joint (a planar joint's coordinate is "
+                             "measured in the plane's axes)")
+        return axis
+    object.__setattr__(joint, "offset", _checks.real(f"{name}: offset", offset))
+    return _direction(f"{name}: axis", default_axis if axis is None else axis, 3)
+
+
 @dataclass(frozen=True)
 class Revolute(_Joint):
     """A revolute joint at a point of the drawing; optional force law on its
-    relative angle s = theta1 - theta0: torque -k (s - s0) - damping s' -
-    friction tanh(s' / v_F) on the second body (reaction on the first); s0
-    defaults to the drawing's angle.
+    relative angle s: torque -k (s - s0) - damping s' - friction tanh(s' / v_F)
+    on the second body (reaction on the first); s0 defaults to the drawing's angle.
+
+    In the plane (``at`` a 2-vector) s = theta1 - theta0, the bodies' angle
+    difference.  In space (``at`` a 3-vector) the bodies turn about ``axis``
+    (default z) and s is ``offset`` plus the angle turned since the drawing (the
+    right-hand rule about the axis).
 
     Attributes
     ----------
     name : str
     bodies : (str, str)
         The two bodies (or ``"ground"``); its force is the first's on the second.
-    at : (float, float)
+    at : (float, float) or (float, float, float)
         The joint's point in the drawing [m].
     k, s0, damping, friction, v_F : float
         Torsion spring [N m/rad], its free angle [rad], viscous damper [N m s],
         Coulomb friction torque [N m] regularized over v_F [rad/s].
+    axis : (float, float, float), optional
+        Spatial: the axis in the drawing (normalized; default (0, 0, 1)).
+    offset : float
+        Spatial: the angle s in the drawing [rad] (default 0).
     """
+
+    axis: tuple | None = None
+    offset: float = 0.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.space == 2 and self.axis is not None:
+            raise ValueError(f"{self.name}: a planar revolute turns about the plane's normal: it takes "
+                             "no axis (give 'at' 3 components for a spatial one)")
+        object.__setattr__(self, "axis", _spatial_joint_options(self, self.axis, (0.0, 0.0, 1.0), self.offset))
 
 
 @dataclass(frozen=True)
 class Prismatic(_Joint):
     """A prismatic joint: the second body slides along ``axis`` (drawing direction,
     fixed in the first body) without turning relative to it.  Its coordinate s is
-    the distance slid from the drawing's point ``at``; force law -k (s - s0) -
-    damping s' - friction tanh(s' / v_F) [N] on the second body.
+    the distance slid from the drawing's point ``at`` (in space plus ``offset``);
+    force law -k (s - s0) - damping s' - friction tanh(s' / v_F) [N] on the second
+    body.
 
     Attributes
     ----------
-    axis : (float, float)
-        The sliding direction in the drawing (normalized).
+    axis : (float, float) or (float, float, float)
+        The sliding direction in the drawing (normalized; default x).
+    offset : float
+        Spatial: the slide s in the drawing [m] (default 0).
     """
 
-    axis: tuple = (1.0, 0.0)
+    axis: tuple | None = None
+    offset: float = 0.0
 
     def __post_init__(self):
         super().__post_init__()
-        a = _checks.array(f"{self.name}: axis", self.axis, shape=(2,))
-        if not np.hypot(*a) > 0:
-            raise ValueError(f"{self.name}: axis must not be zero")
-        object.__setattr__(self, "axis", tuple(float(v) for v in a / np.hypot(*a)))
+        if self.space == 2:
+            object.__setattr__(self, "axis", _direction(f"{self.name}: axis",
+                                                        (1.0, 0.0) if self.axis is None else self.axis, 2))
+        object.__setattr__(self, "axis", _spatial_joint_options(self, self.axis, (1.0, 0.0, 0.0), self.offset))
 
 
 @dataclass(frozen=True)
@@ -419,6 +496,9 @@ class Weld(_Joint):
 
     def __post_init__(self):
         super().__post_init__()
+        if self.space != 2:
+            raise ValueError(f"{self.name}: a Weld joins bodies of the plane; in space use Fixed "
+                             "(kanefem.mechanism.Fixed)")
         if self.k or self.damping or self.friction or self.s0 is not None:
             raise ValueError(f"{self.name}: a weld has no coordinate for a spring, damper or friction")
 
@@ -441,8 +521,11 @@ class Spring:
         if not (isinstance(self.bodies, (tuple, list)) and len(self.bodies) == 2):
             raise ValueError(f"{self.name}: bodies must be two body names, got {self.bodies!r}")
         object.__setattr__(self, "bodies", tuple(self.bodies))
-        a = _checks.array(f"{self.name}: at", self.at, shape=(2, 2))
-        object.__setattr__(self, "at", (tuple(a[0]), tuple(a[1])))
+        a = _checks.array(f"{self.name}: at", self.at, ndim=2)
+        if a.shape not in ((2, 2), (2, 3)):
+            raise ValueError(f"{self.name}: at must be two points of the plane (2, 2) or of space (2, 3), "
+                             f"got shape {a.shape}")
+        object.__setattr__(self, "at", (tuple(float(v) for v in a[0]), tuple(float(v) for v in a[1])))
         object.__setattr__(self, "k", _checks.real(f"{self.name}: k", self.k, nonnegative=True))
         object.__setattr__(self, "damping", _checks.real(f"{self.name}: damping", self.damping, nonnegative=True))
         if self.length is not None:
@@ -451,9 +534,16 @@ class Spring:
 
 @dataclass(frozen=True)
 class Coordinate:
-    """An independent coordinate: ``component`` ("x", "y" or "angle") of ``body``,
-    or the coordinate of ``joint`` (a revolute's relative angle, a prismatic's
-    sliding distance)."""
+    """An independent coordinate: ``component`` of ``body``, or a coordinate of
+    ``joint``.
+
+    Planar: a body's "x", "y" or "angle"; a joint's coordinate (a revolute's relative
+    angle, a prismatic's sliding distance), ``component`` None.  Spatial: a body's
+    "x", "y", "z" (its mass centre) or "rx", "ry", "rz" (the angles of its rotation R =
+    Rx(rx) Ry(ry) Rz(rz); "angle" is "rz"); a joint's coordinate by ``component``:
+    "angle" (revolute), "slide" (prismatic), "slide" and "angle" (cylindrical),
+    "angle1" and "angle2" (universal), "x", "y" and "angle" (planar), "rx", "ry" and
+    "rz" (spherical); None takes a one-coordinate joint's."""
 
     name: str
     body: str | None = None
@@ -462,11 +552,15 @@ class Coordinate:
 
     def __post_init__(self):
         _name("coordinate name", self.name)
-        if len(self.name) > 23:
-            raise ValueError(f"coordinate name {self.name!r} is longer than 23 characters")
+        if len(self.name) > 63:  # the core's limit (a planar mechanism's is 23: checked there)
+            raise ValueError(f"coordinate name {self.name!r} is longer than 63 characters")
         if (self.joint is None) == (self.body is None):
             raise ValueError(f"{self.name}: give either joint= or body= (with component=)")
         if self.body is not None:
-            _checks.choice(f"{self.name}: component", self.component, tuple(_COMPONENTS))
-        elif self.component is not None:
-            raise ValueError(f"{self.name}: component is for a body coordinate, not a joint's")
+            _checks.choice(f"{self.name}: component", self.component, tuple(_COMPONENTS) + _SPATIAL_COMPONENTS)
+        elif self.component is not None and not isinstance(self.component, str):
+            raise TypeError(f"{self.name}: component must be a name (a string), got {self.component!r}")
+
+
+#: a spatial body's components beyond the planar ones
+_SPATIAL_COMPONENTS = ("z", "rx", "ry", "rz")

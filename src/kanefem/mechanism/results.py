@@ -32,8 +32,12 @@ class MechanismMotion(ResultMixin):
     force : ndarray (nt, nz)
         The generalized force along each coordinate: a torque law's value, or what a
         prescribed coordinate needs (a motor torque) [N m or N].
-    q, qd, qdd : ndarray (nt, nbody, 3)
-        Every body's (x, y, angle) of its mass centre, and the rates.
+    q, qd, qdd : ndarray
+        Planar (nt, nbody, 3): every body's mass centre (x, y) and angle, and their
+        rates.  Spatial: q (nt, nbody, 7), the mass centre (x, y, z) and the unit
+        quaternion (w, x, y, z) of the body's orientation (global = R body); qd, qdd
+        (nt, nbody, 6), the speeds (v, omega) -- the mass centre's velocity in global
+        axes, the angular velocity in the body's axes -- and their rates.
     frames : dict
         Per elastic link, its frame's motion (``kanefem.FRAME_DTYPE``, (nt,)):
         origin at the elements' x = 0, x along them, a = a_O - g in the frame.
@@ -59,13 +63,36 @@ class MechanismMotion(ResultMixin):
         return self.z[:, k], self.zd[:, k], self.zdd[:, k]
 
     def body(self, name):
-        """(q, q', q'') of a body by name, each (nt, 3): x, y, angle."""
+        """(q, q', q'') of a body by name: planar each (nt, 3), x, y, angle; spatial
+        (nt, 7), (nt, 6), (nt, 6), as ``q``, ``qd``, ``qdd``."""
         b = self.mechanism._body_index(name)
         return self.q[:, b], self.qd[:, b], self.qdd[:, b]
 
+    def rotation(self, name):
+        """A body's orientation over the motion, (nt, 3, 3) (global = R body; planar: the
+        rotation about z)."""
+        from .spatial import quaternions_matrices
+
+        b = self.mechanism._body_index(name)
+        if self.q.shape[2] == 7:
+            return quaternions_matrices(self.q[:, b, 3:])
+        c, s = np.cos(self.q[:, b, 2]), np.sin(self.q[:, b, 2])
+        R = np.zeros((self.q.shape[0], 3, 3))
+        R[:, 0, 0], R[:, 0, 1], R[:, 1, 0], R[:, 1, 1], R[:, 2, 2] = c, -s, s, c, 1.0
+        return R
+
     def point(self, body, at):
-        """Where a point of a body (given in the drawing) is over the motion, (nt, 2) [m]."""
+        """Where a point of a body (given in the drawing) is over the motion, (nt, 2) [m]
+        (spatial: (nt, 3))."""
         return self.mechanism._track(self.q, body, at)
+
+    def joint_coordinates(self) -> dict:
+        """Every joint's coordinates over the motion, independent or not: joint name ->
+        (nt, ncoord) [m or rad] (planar: a revolute's relative angle, a prismatic's slide;
+        spatial: in the order of the joint's kind, as :class:`~kanefem.mechanism.Coordinate`
+        names them;
+        angles continued from the drawing's values)."""
+        return self.mechanism._joint_values(self.q)
 
     def _columns(self):
         """The table's columns (see :mod:`kanefem._results` for the naming scheme)."""
@@ -76,7 +103,12 @@ class MechanismMotion(ResultMixin):
         for b, body in enumerate(mech.bodies):
             cols[f"{body.name}_x_m"] = self.q[:, b, 0]
             cols[f"{body.name}_y_m"] = self.q[:, b, 1]
-            cols[f"{body.name}_angle_rad"] = self.q[:, b, 2]
+            if self.q.shape[2] == 7:  # spatial: the centre's z and the orientation's quaternion
+                cols[f"{body.name}_z_m"] = self.q[:, b, 2]
+                for i, c in enumerate("wxyz"):
+                    cols[f"{body.name}_q{c}"] = self.q[:, b, 3 + i]
+            else:
+                cols[f"{body.name}_angle_rad"] = self.q[:, b, 2]
         return cols
 
 
@@ -87,9 +119,10 @@ class MechanismForces(ResultMixin):
     Attributes
     ----------
     t : ndarray (nt,)
-    joints : ndarray (nt, njoint, 3)
-        Per joint (F_x, F_y, M): the force [N] and moment [N m] its first body exerts
-        on its second at the joint's point, global axes.
+    joints : ndarray (nt, njoint, 3) or (nt, njoint, 6)
+        Per joint the force [N] and moment [N m] its first body exerts on its second
+        at the joint's point (its second body's), global axes: planar (F_x, F_y, M);
+        spatial (F_x, F_y, F_z, M_x, M_y, M_z).
     drive : ndarray (nt, nz)
         The generalized force each coordinate needs beyond the mechanism's own forces
         (springs, dampers, friction, gravity): a motor torque; zero to round-off for a
@@ -110,8 +143,10 @@ class MechanismForces(ResultMixin):
     mechanism: "Mechanism"
 
     def joint(self, name):
-        """(F (nt, 2), M (nt,)) of a joint by name."""
+        """(F, M) of a joint by name: planar F (nt, 2), M (nt,); spatial F, M (nt, 3)."""
         j = self.mechanism._joint_index(name)
+        if self.joints.shape[2] == 6:
+            return self.joints[:, j, :3], self.joints[:, j, 3:]
         return self.joints[:, j, :2], self.joints[:, j, 2]
 
     def _columns(self):
@@ -119,6 +154,12 @@ class MechanismForces(ResultMixin):
         mech = self.mechanism
         cols = {"t_s": self.t}
         for j, J in enumerate(mech.joints):
+            if self.joints.shape[2] == 6:
+                for i, c in enumerate("xyz"):
+                    cols[f"F_{J.name}_{c}_N"] = self.joints[:, j, i]
+                for i, c in enumerate("xyz"):
+                    cols[f"M_{J.name}_{c}_Nm"] = self.joints[:, j, 3 + i]
+                continue
             cols[f"F_{J.name}_x_N"] = self.joints[:, j, 0]
             cols[f"F_{J.name}_y_N"] = self.joints[:, j, 1]
             cols[f"M_{J.name}_Nm"] = self.joints[:, j, 2]
@@ -128,11 +169,13 @@ class MechanismForces(ResultMixin):
             if mech.link(name)._is_line():
                 cols[f"{name}_N0_N"], cols[f"{name}_N1_N_m"], cols[f"{name}_N2_N_m2"] = c.T
                 continue
+            from ..reduced import _case_names
+
             model = mech.link(name).model
-            units = ["m_s2"] * 2 + ["1_s2"] * 4 + ["N" if "_r" not in nm and "theta" not in nm else "Nm"
-                                                    for nm in model.dof_names[:model._n_load]]
-            names = ["a_x", "a_y", "EWW_xx", "EWW_xy", "EWW_yx", "EWW_yy"] + \
-                [f"F_{nm}" for nm in model.dof_names[:model._n_load]]
+            d = model.dim  # a spatial body's link: its 3 + 9 inertial cases
+            units = ["m_s2"] * d + ["1_s2"] * d * d + ["N" if "_r" not in nm and "theta" not in nm else "Nm"
+                                                       for nm in model.dof_names[:model._n_load]]
+            names = _case_names(d) + [f"F_{nm}" for nm in model.dof_names[:model._n_load]]
             for k, (nm, u) in enumerate(zip(names, units)):
                 cols[f"{name}_kg_{nm}_{u}"] = c[:, k]
         return cols
