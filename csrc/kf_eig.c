@@ -1536,11 +1536,7 @@ int kf_csr_dot2(int n, int ncol, const int *indptr, const int *indices, const do
                            indices[q], ncol - 1);
     if (k == 0 || n == 0)
         return KF_OK;
-    double *scr = kf_calloc((size_t)4 * k, sizeof(double));
-    if (!scr)
-        return kf_fail(errinfo, KF_ENOMEM, "", "kf_csr_dot2: cannot allocate %d doubles", 4 * k);
-    kf_dot2_rows(n, indptr, indices, values, k, X, Xlo, y, err, scr);
-    free(scr);
+    kf_dot2_rows(n, indptr, indices, values, k, X, Xlo, y, err);
     return KF_OK;
 }
 
@@ -1648,9 +1644,8 @@ static void dot2_pair_sse2(int n, const int *indptr, const int *indices, const d
 #endif
 
 void kf_dot2_rows(int n, const int *indptr, const int *indices, const double *values, int k,
-                  const double *X, const double *Xlo, double *y, double *err, double *scr)
+                  const double *X, const double *Xlo, double *y, double *err)
 {
-    (void)scr;
     int j0 = 0;
     for (; j0 + 2 <= k; j0 += 2)
 #if defined(KF_SSE2)

@@ -112,7 +112,7 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
  *         u |y| + gamma_L^2 (|A| |X|) + gamma_{L+2} (|A| |Xlo|) + 2u |c|, with u the unit
  *         roundoff, L the row's stored entries, gamma_j = j u / (1 - j u), c the row's
  *         compensation term (err may be NULL).
- * Indices are checked (KF_EINVAL naming the entry).  No allocation beyond 3 k doubles.
+ * Indices are checked (KF_EINVAL naming the entry).  No allocation.
  */
 int kf_csr_dot2(int n, int ncol, const int *indptr, const int *indices, const double *values,
                 int k, const double *X, const double *Xlo, double *y, double *err,

@@ -744,7 +744,7 @@ static void apply_a(kf_eigcont *c, const double *Xh, const double *Xl, double *y
 {
     int n = c->n, k = c->ms, m = c->ld + 2 + c->nterm;
     const double u = DBL_EPSILON / 2.0, g = m * u / (1.0 - m * u);
-    kf_dot2_rows(n, c->sp, c->si, c->ahi, k, Xh, Xl, y, e, c->scr);
+    kf_dot2_rows(n, c->sp, c->si, c->ahi, k, Xh, Xl, y, e);
     for (size_t i = 0; i < (size_t)n * k; i++) {
         c->W[i] = Xl ? Xh[i] + Xl[i] : Xh[i];
         c->RB[i] = Xl ? fabs(Xh[i]) + fabs(Xl[i]) : fabs(Xh[i]);

@@ -298,10 +298,10 @@ static inline void kf_two_sum(double a, double b, double *s, double *e)
     *e = (a - (sn - z)) + (b - z);
 }
 
-/* kf_csr_dot2's loops without its checks, on the caller's scratch of 4 k doubles (no
- * allocation: the continuation's per-instant products). */
+/* kf_csr_dot2's loops without its checks; its sums stay in registers, so it allocates
+ * nothing (the continuation's per-instant products). */
 void kf_dot2_rows(int n, const int *indptr, const int *indices, const double *values, int k,
-                  const double *X, const double *Xlo, double *y, double *err, double *scr);
+                  const double *X, const double *Xlo, double *y, double *err);
 /* The two halves of kf_band_cholesky_solve: B <- L^-1 B, B <- L^-T B (B n x k row-major). */
 void kf_band_forward(int n, int b, const double *ab, int k, double *B);
 void kf_band_backward(int n, int b, const double *ab, int k, double *B);
