@@ -1505,8 +1505,13 @@ done:
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
+/* SSE2 (the x86-64 baseline) for two columns at a time; KF_NO_SIMD (or another
+ * architecture) takes the scalar loops, which give the same numbers */
+#if !defined(KF_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64))
+#include <emmintrin.h>
+#define KF_SSE2 1
+#endif
 
-#define KF_SPLITTER 134217729.0 /* 2^27 + 1 */
 
 int kf_csr_dot2(int n, int ncol, const int *indptr, const int *indices, const double *values,
                 int k, const double *X, const double *Xlo, double *y, double *err,
@@ -1531,71 +1536,125 @@ int kf_csr_dot2(int n, int ncol, const int *indptr, const int *indices, const do
                            indices[q], ncol - 1);
     if (k == 0 || n == 0)
         return KF_OK;
-    /* per row: s (y), c (the compensation), |A| |X|, |A| |Xlo| and A Xlo */
-    double *scr = kf_calloc((size_t)4 * k, sizeof(double));
-    if (!scr)
-        return kf_fail(errinfo, KF_ENOMEM, "", "kf_csr_dot2: cannot allocate %d doubles", 4 * k);
-    double *restrict c = scr, *restrict absh = scr + k, *restrict absl = scr + 2 * (size_t)k;
-    double *restrict t = scr + 3 * (size_t)k;
+    kf_dot2_rows(n, indptr, indices, values, k, X, Xlo, y, err);
+    return KF_OK;
+}
+
+/* Columns j0 .. j0 + w - 1 (w <= 2, a constant where inlined: the accumulators stay in
+ * registers and the two columns share each instruction). */
+static inline void dot2_block(int n, const int *indptr, const int *indices, const double *values,
+                              int k, int j0, int w, const double *X, const double *Xlo, double *y,
+                              double *err)
+{
     const double u = DBL_EPSILON / 2.0;
     for (int i = 0; i < n; i++) {
-        double *restrict s = y + (size_t)i * k;
-        for (int j = 0; j < k; j++)
-            s[j] = c[j] = absh[j] = absl[j] = t[j] = 0.0;
+        /* s (y), c (the compensation), |A| |X|, |A| |Xlo| and A Xlo */
+        double s[2] = {0.0, 0.0}, c[2] = {0.0, 0.0}, absh[2] = {0.0, 0.0}, absl[2] = {0.0, 0.0};
+        double t[2] = {0.0, 0.0};
         for (int q = indptr[i]; q < indptr[i + 1]; q++) {
-            const double a = values[q];
-            const double ca = KF_SPLITTER * a;
-            const double ca2 = ca - a;
-            const double ah = ca - ca2;
-            const double al = a - ah;
-            const double aa = fabs(a);
-            const double *restrict x = X + (size_t)indices[q] * k;
-            for (int j = 0; j < k; j++) {
+            const double a = values[q], aa = fabs(a);
+            double ah, al;
+            kf_split(a, &ah, &al);
+            const double *restrict x = X + (size_t)indices[q] * k + j0;
+            for (int j = 0; j < w; j++) {
                 const double b = x[j];
-                const double cb = KF_SPLITTER * b;
-                const double cb2 = cb - b;
-                const double bh = cb - cb2;
-                const double bl = b - bh;
-                const double p = a * b;
-                /* TwoProduct: e = a b - p exactly (each partial product is exact) */
-                const double hh = ah * bh;
-                const double e1 = hh - p;
-                const double hl = ah * bl;
-                const double e2 = e1 + hl;
-                const double lh = al * bh;
-                const double e3 = e2 + lh;
-                const double ll = al * bl;
-                const double e = e3 + ll;
-                /* TwoSum: s + p = sn + f exactly */
-                const double s0 = s[j];
-                const double sn = s0 + p;
-                const double z = sn - s0;
-                const double f = (s0 - (sn - z)) + (p - z);
+                double p, e, sn, f;
+                kf_two_product(a, ah, al, b, &p, &e); /* e = a b - p exactly */
+                kf_two_sum(s[j], p, &sn, &f);         /* s + p = sn + f exactly */
                 s[j] = sn;
                 c[j] += f + e;
                 absh[j] += aa * fabs(b);
             }
-            if (Xlo) {
-                const double *restrict xl = Xlo + (size_t)indices[q] * k;
-                for (int j = 0; j < k; j++) {
-                    t[j] += a * xl[j];
-                    absl[j] += aa * fabs(xl[j]);
-                }
+        }
+        for (int q = indptr[i]; Xlo && q < indptr[i + 1]; q++) {
+            const double a = values[q], aa = fabs(a);
+            const double *restrict xl = Xlo + (size_t)indices[q] * k + j0;
+            for (int j = 0; j < w; j++) {
+                t[j] += a * xl[j];
+                absl[j] += aa * fabs(xl[j]);
             }
         }
         const double L = (double)(indptr[i + 1] - indptr[i]);
         const double gL = L * u / (1.0 - L * u), gL2 = (L + 2.0) * u / (1.0 - (L + 2.0) * u);
-        double *restrict ei = err ? err + (size_t)i * k : NULL;
-        for (int j = 0; j < k; j++) {
+        for (int j = 0; j < w; j++) {
             const double cj = c[j] + t[j];
             const double yj = s[j] + cj;
-            s[j] = yj;
-            if (ei)
-                ei[j] = u * fabs(yj) + gL * gL * absh[j] + gL2 * absl[j] + 2.0 * u * fabs(cj);
+            y[(size_t)i * k + j0 + j] = yj;
+            if (err)
+                err[(size_t)i * k + j0 + j] =
+                    u * fabs(yj) + gL * gL * absh[j] + gL2 * absl[j] + 2.0 * u * fabs(cj);
         }
     }
-    free(scr);
-    return KF_OK;
+}
+
+#if defined(KF_SSE2)
+/* dot2_block for two columns with SSE2 (the x86-64 baseline): the same operations in the
+ * same order on both lanes, so the same numbers as the scalar loops (bit for bit), in half
+ * the instructions. */
+static void dot2_pair_sse2(int n, const int *indptr, const int *indices, const double *values,
+                           int k, int j0, const double *X, const double *Xlo, double *y,
+                           double *err)
+{
+    const double u = DBL_EPSILON / 2.0;
+    const __m128d split = _mm_set1_pd(KF_SPLITTER), sign = _mm_set1_pd(-0.0);
+    for (int i = 0; i < n; i++) {
+        __m128d s = _mm_setzero_pd(), c = s, absh = s, absl = s, t = s;
+        for (int q = indptr[i]; q < indptr[i + 1]; q++) {
+            const double a = values[q];
+            double ah, al;
+            kf_split(a, &ah, &al);
+            const __m128d va = _mm_set1_pd(a), vah = _mm_set1_pd(ah), val = _mm_set1_pd(al);
+            const __m128d vaa = _mm_set1_pd(fabs(a));
+            const __m128d b = _mm_loadu_pd(X + (size_t)indices[q] * k + j0);
+            const __m128d cb = _mm_mul_pd(split, b);
+            const __m128d cb2 = _mm_sub_pd(cb, b);
+            const __m128d bh = _mm_sub_pd(cb, cb2);
+            const __m128d bl = _mm_sub_pd(b, bh);
+            const __m128d p = _mm_mul_pd(va, b);
+            const __m128d e1 = _mm_sub_pd(_mm_mul_pd(vah, bh), p);
+            const __m128d e2 = _mm_add_pd(e1, _mm_mul_pd(vah, bl));
+            const __m128d e3 = _mm_add_pd(e2, _mm_mul_pd(val, bh));
+            const __m128d e = _mm_add_pd(e3, _mm_mul_pd(val, bl));
+            const __m128d sn = _mm_add_pd(s, p);
+            const __m128d z = _mm_sub_pd(sn, s);
+            const __m128d f = _mm_add_pd(_mm_sub_pd(s, _mm_sub_pd(sn, z)), _mm_sub_pd(p, z));
+            s = sn;
+            c = _mm_add_pd(c, _mm_add_pd(f, e));
+            absh = _mm_add_pd(absh, _mm_mul_pd(vaa, _mm_andnot_pd(sign, b)));
+        }
+        for (int q = indptr[i]; Xlo && q < indptr[i + 1]; q++) {
+            const double a = values[q];
+            const __m128d xl = _mm_loadu_pd(Xlo + (size_t)indices[q] * k + j0);
+            t = _mm_add_pd(t, _mm_mul_pd(_mm_set1_pd(a), xl));
+            absl = _mm_add_pd(absl, _mm_mul_pd(_mm_set1_pd(fabs(a)), _mm_andnot_pd(sign, xl)));
+        }
+        const double L = (double)(indptr[i + 1] - indptr[i]);
+        const double gL = L * u / (1.0 - L * u), gL2 = (L + 2.0) * u / (1.0 - (L + 2.0) * u);
+        const __m128d cj = _mm_add_pd(c, t), yj = _mm_add_pd(s, cj);
+        _mm_storeu_pd(y + (size_t)i * k + j0, yj);
+        if (err) {
+            __m128d b = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(u), _mm_andnot_pd(sign, yj)),
+                                   _mm_mul_pd(_mm_set1_pd(gL * gL), absh));
+            b = _mm_add_pd(b, _mm_mul_pd(_mm_set1_pd(gL2), absl));
+            b = _mm_add_pd(b, _mm_mul_pd(_mm_set1_pd(2.0 * u), _mm_andnot_pd(sign, cj)));
+            _mm_storeu_pd(err + (size_t)i * k + j0, b);
+        }
+    }
+}
+#endif
+
+void kf_dot2_rows(int n, const int *indptr, const int *indices, const double *values, int k,
+                  const double *X, const double *Xlo, double *y, double *err)
+{
+    int j0 = 0;
+    for (; j0 + 2 <= k; j0 += 2)
+#if defined(KF_SSE2)
+        dot2_pair_sse2(n, indptr, indices, values, k, j0, X, Xlo, y, err);
+#else
+        dot2_block(n, indptr, indices, values, k, j0, 2, X, Xlo, y, err);
+#endif
+    if (j0 < k)
+        dot2_block(n, indptr, indices, values, k, j0, 1, X, Xlo, y, err);
 }
 
 /* ---------------------------------------------------------------- band Cholesky (issue 19)
@@ -1643,15 +1702,23 @@ int kf_band_cholesky_solve(int n, int b, const double *ab, int k, double *restri
     if (n < 0 || b < 0 || k < 0 || (n > 0 && k > 0 && (!ab || !B)))
         return kf_fail(err, KF_EINVAL, "A", "kf_band_cholesky_solve: order %d, half-bandwidth %d, "
                        "%d right-hand sides", n, b, k);
+    kf_band_forward(n, b, ab, k, B);
+    kf_band_backward(n, b, ab, k, B);
+    return KF_OK;
+}
+
+/* Dot-product form, each unknown summed in registers (blocks of KF_BAND_RHS right-hand
+ * sides): L Y = B row by row (kf_band_forward), then L^T X = Y from the last row
+ * (kf_band_backward).  An update form's read-modify-write of the rows below chains every
+ * unknown through memory, and a division in the chain costs 4 multiplications' latency:
+ * the reciprocal of the pivot does not depend on the unknowns, so it is formed off the
+ * chain, and the unknown found last enters last (the other b - 1 terms are summed while it
+ * is being found: one multiply-add per row on the chain, not b). */
+enum { KF_BAND_RHS = 8 };
+
+void kf_band_forward(int n, int b, const double *ab, int k, double *restrict B)
+{
     const size_t ld = (size_t)b + 1;
-    /* dot-product form, each unknown summed in registers (blocks of KF_BAND_RHS
-     * right-hand sides): L Y = B row by row, then L^T X = Y from the last row.  An update
-     * form's read-modify-write of the rows below chains every unknown through memory,
-     * and a division in the chain costs 4 multiplications' latency: the reciprocal of
-     * the pivot does not depend on the unknowns, so it is formed off the chain, and the
-     * unknown found last enters last (the other b - 1 terms are summed while it is being
-     * found: one multiply-add per row on the chain, not b). */
-    enum { KF_BAND_RHS = 8 };
     double acc[KF_BAND_RHS];
     for (int c0 = 0; c0 < k; c0 += KF_BAND_RHS) {
         const int w = k - c0 < KF_BAND_RHS ? k - c0 : KF_BAND_RHS;
@@ -1670,6 +1737,15 @@ int kf_band_cholesky_solve(int n, int b, const double *ab, int k, double *restri
             for (int c = 0; c < w; c++)
                 xi[c] = acc[c] * inv;
         }
+    }
+}
+
+void kf_band_backward(int n, int b, const double *ab, int k, double *restrict B)
+{
+    const size_t ld = (size_t)b + 1;
+    double acc[KF_BAND_RHS];
+    for (int c0 = 0; c0 < k; c0 += KF_BAND_RHS) {
+        const int w = k - c0 < KF_BAND_RHS ? k - c0 : KF_BAND_RHS;
         for (int j = n - 1; j >= 0; j--) {
             const double *cj = ab + (size_t)j * ld;
             const int rows = n - 1 - j < b ? n - 1 - j : b;
@@ -1687,5 +1763,4 @@ int kf_band_cholesky_solve(int n, int b, const double *ab, int k, double *restri
                 xj[c] = acc[c] * inv;
         }
     }
-    return KF_OK;
 }

@@ -112,7 +112,7 @@ int kf_eig_gyroscopic(const kf_eig *e, int nt, const kf_frame *frame, const doub
  *         u |y| + gamma_L^2 (|A| |X|) + gamma_{L+2} (|A| |Xlo|) + 2u |c|, with u the unit
  *         roundoff, L the row's stored entries, gamma_j = j u / (1 - j u), c the row's
  *         compensation term (err may be NULL).
- * Indices are checked (KF_EINVAL naming the entry).  No allocation beyond 3 k doubles.
+ * Indices are checked (KF_EINVAL naming the entry).  No allocation.
  */
 int kf_csr_dot2(int n, int ncol, const int *indptr, const int *indices, const double *values,
                 int k, const double *X, const double *Xlo, double *y, double *err,
@@ -129,6 +129,86 @@ int kf_band_cholesky(int n, int b, double *ab, int *pivot, kf_error *err);
 /* Solve L L^T X = B in place for k right-hand sides, B n x k row-major (a row's k
  * entries contiguous), with kf_band_cholesky's factor.  O(n b k). */
 int kf_band_cholesky_solve(int n, int b, const double *ab, int k, double *B, kf_error *err);
+
+/* ---------------------------------------------------------------- continuation over a time grid
+ * (issue 19; implemented in csrc/kf_eigcont.c; docs/theory.md section 3.17)
+ *
+ * The ms lowest eigenpairs of the symmetric pencil
+ *
+ *     (K + D(t)) u = lambda M u,   D(t) = sum_q c_q(t) T_q   (q < nterm),
+ *
+ * M positive definite, at a sequence of instants, each continued from the previous one's
+ * basis: Rayleigh-Ritz on it, one step of inverse iteration in twice the working precision
+ * (the residual by Dot2 over K, kf_csr_dot2's products, the motion terms D in the working
+ * precision; K + D is never rounded into one matrix) with a band Cholesky factor F of some
+ * K + D(t_F) - sigma M, and a certificate per eigenvalue: the residual in the M^-1 norm
+ * (Bauer-Fike for a definite pencil), sharpened by Kato-Temple where the spectrum is known
+ * to be complete.  Completeness is proved with a lower bound the caller gives for the
+ * (ms+1)-th eigenvalue at each instant (from Weyl brackets): when the ms certified
+ * intervals are disjoint and all lie below it, they hold lambda_1 .. lambda_ms.  Where an
+ * instant is not certified in a few Davidson steps, F is refactored at that instant; where
+ * it still is not, the run stops there for the caller's full solve.  All workspace is made
+ * by kf_eigcont_create: a run allocates nothing.
+ */
+typedef struct kf_eigcont kf_eigcont;
+
+/* A CSR matrix handed to the core (borrowed): n rows, indptr[0..n], sorted column indices
+ * and values[0..indptr[n]-1]. */
+typedef struct kf_csr {
+    int n;
+    const int *indptr;
+    const int *indices;
+    const double *values;
+} kf_csr;
+
+/*
+ * K, M: n x n, symmetric (M positive definite); P: the terms' common pattern (n x n) and
+ * terms[q nnz(P) + k] the value of T_q at P's k-th entry (sum_q c_q T_q symmetric; zeros
+ * are dropped); the last nstiff terms are stiff (a geometric stiffness, whose quadratic
+ * form cancels as K's does): each instant K + sum c_q T_q over them is summed error-free
+ * into a double-double matrix and Dot2 runs over its high part, the other terms (mass-like)
+ * stay in the working precision; mf: M's band Cholesky factor (kf_band_cholesky's layout,
+ * half-bandwidth bm); p: basis columns (ms < p <= n); ms: wanted pairs.  Everything is
+ * copied.
+ */
+int kf_eigcont_create(kf_eigcont **out, const kf_csr *K, const kf_csr *M, const kf_csr *P,
+                      int nterm, int nstiff, const double *terms, int bm, const double *mf, int p,
+                      int ms, kf_error *err);
+void kf_eigcont_free(kf_eigcont *c);
+/* Its order n, basis columns p, wanted pairs ms and number of terms. */
+void kf_eigcont_shape(const kf_eigcont *c, int *n, int *p, int *ms, int *nterm);
+/* The shift-invert factor F: a band Cholesky factor (half-bandwidth bf) of some
+ * K + D(t) - sigma M (copied; any bf, workspace grown here).  Needed before a run. */
+int kf_eigcont_set_factor(kf_eigcont *c, int bf, const double *f, kf_error *err);
+/* The basis to continue from: X n x p, row-major (copied).  Needed before a run; it
+ * also forgets the last instant (a following instant equal to it is solved again). */
+int kf_eigcont_set_basis(kf_eigcont *c, const double *X, kf_error *err);
+
+typedef struct kf_eigcont_opts {
+    double tol;               /* relative certificate: bound_k <= tol (|theta_k| + scale[t]) */
+    kf_progress_fn *progress; /* called after each instant with its index (may be NULL) */
+    void *progress_params;
+} kf_eigcont_opts;
+
+typedef struct kf_eigcont_stats { /* accumulated over runs: give zeros first */
+    int continued;  /* instants certified */
+    int repeated;   /* instants equal to the one before (the same coefficients): a copy */
+    int iterations; /* Rayleigh-Ritz rounds */
+    int refined;    /* continued instants that took the refinement */
+    int refactored; /* factorizations made during the runs */
+} kf_eigcont_stats;
+
+/*
+ * Instants t = 0 .. nt-1: coef (nt x nterm, row-major), lower[t] a lower bound of the
+ * (ms+1)-th eigenvalue (-inf: none known; the instant then fails), scale[t] >= 0.  Results
+ * of the instants done: theta, bounds (nt x ms, ascending), and U (nt x n x ms, row-major,
+ * M-normalized shapes; may be NULL).  *done: the instants done; a run stops (KF_OK) at the
+ * first instant it cannot certify, *done < nt: solve it otherwise, set the basis (and
+ * perhaps the factor) and continue after it.  KF_ECALLBACK when progress asks to stop.
+ */
+int kf_eigcont_run(kf_eigcont *c, int nt, const double *coef, const double *lower,
+                   const double *scale, const kf_eigcont_opts *opt, double *theta, double *bounds,
+                   double *U, int *done, kf_eigcont_stats *stats, kf_error *err);
 
 #ifdef __cplusplus
 }

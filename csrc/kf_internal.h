@@ -252,6 +252,60 @@ int kf_check_map(int n, const int *map, int size, kf_error *err);
 double kf_dot(int n, const double *x, const double *y);
 double kf_nrm2(int n, const double *x);
 
+/* ---------------------------------------------------------------- sparse eigen kernels
+ * (kf_eig.c; the compensated products and band Cholesky of issue 19, used by the
+ * continuation in kf_eigcont.c) */
+
+/* Dekker's splitter 2^27 + 1: a = ah + al, each half with at most 26 significant bits, so
+ * products of halves are exact (kf_csr_dot2, the continuation's error-free sums). */
+#define KF_SPLITTER 134217729.0
+
+/* The error-free transformations of Dot2 (Ogita, Rump & Oishi 2005), each operation its own
+ * statement so that no contraction into a fused multiply-add changes them (C11 contracts
+ * only within an expression; kf_eig.c also sets FP_CONTRACT OFF for clang).
+ * kf_split: a = *hi + *lo (Dekker).  kf_two_product: *p = fl(a b), *p + *e = a b exactly
+ * (a = ah + al split).  kf_two_sum: *s = fl(a + b), *s + *e = a + b exactly (Knuth). */
+static inline void kf_split(double a, double *hi, double *lo)
+{
+    const double ca = KF_SPLITTER * a;
+    const double ca2 = ca - a;
+    const double ah = ca - ca2;
+    *hi = ah;
+    *lo = a - ah;
+}
+
+static inline void kf_two_product(double a, double ah, double al, double b, double *p, double *e)
+{
+    double bh, bl;
+    kf_split(b, &bh, &bl);
+    const double pp = a * b;
+    const double hh = ah * bh;
+    const double e1 = hh - pp;
+    const double hl = ah * bl;
+    const double e2 = e1 + hl;
+    const double lh = al * bh;
+    const double e3 = e2 + lh;
+    const double ll = al * bl;
+    *p = pp;
+    *e = e3 + ll;
+}
+
+static inline void kf_two_sum(double a, double b, double *s, double *e)
+{
+    const double sn = a + b;
+    const double z = sn - a;
+    *s = sn;
+    *e = (a - (sn - z)) + (b - z);
+}
+
+/* kf_csr_dot2's loops without its checks; its sums stay in registers, so it allocates
+ * nothing (the continuation's per-instant products). */
+void kf_dot2_rows(int n, const int *indptr, const int *indices, const double *values, int k,
+                  const double *X, const double *Xlo, double *y, double *err);
+/* The two halves of kf_band_cholesky_solve: B <- L^-1 B, B <- L^-T B (B n x k row-major). */
+void kf_band_forward(int n, int b, const double *ab, int k, double *B);
+void kf_band_backward(int n, int b, const double *ab, int k, double *B);
+
 /* ---------------------------------------------------------------- formalisms
  * (kf_direct.c: direct inertia forces, null-space bases for Maggi's projection) */
 

@@ -420,6 +420,217 @@ done:
 }
 
 /* This file's functions of kanefem._core (PyInit__core adds the table). */
+/* ================================================================ continuation over a time grid */
+
+#define EIGCONT_CAPSULE "kanefem._core.eigcont"
+
+static void eigcont_destructor(PyObject *cap)
+{
+    kf_eigcont_free(PyCapsule_GetPointer(cap, EIGCONT_CAPSULE));
+}
+
+static int eigcont_conv(PyObject *obj, void *p)
+{
+    if (!PyCapsule_IsValid(obj, EIGCONT_CAPSULE)) {
+        fail(PyExc_TypeError, "cont must be a continuation context (eigcont_create), got %.80s",
+             Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    *(kf_eigcont **)p = PyCapsule_GetPointer(obj, EIGCONT_CAPSULE);
+    return 1;
+}
+
+/* A CSR matrix given as (indptr, indices, data) (data None for a pattern). */
+typedef struct csr_arg {
+    const char *name;
+    PyArrayObject *ptr, *ind;
+    f64_arg val;
+    kf_csr m;
+} csr_arg;
+
+static void csr_release(csr_arg *a)
+{
+    Py_CLEAR(a->ptr);
+    Py_CLEAR(a->ind);
+    f64_release(&a->val);
+}
+
+static int csr_conv(PyObject *obj, void *p)
+{
+    csr_arg *a = p;
+    if (!obj) {
+        csr_release(a);
+        return 1;
+    }
+    PyObject *data = Py_None;
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) < 2 || PyTuple_GET_SIZE(obj) > 3) {
+        fail(PyExc_TypeError, "%s must be a tuple (indptr, indices[, data])", a->name);
+        return 0;
+    }
+    if (PyTuple_GET_SIZE(obj) == 3)
+        data = PyTuple_GET_ITEM(obj, 2);
+    if (!(a->ptr = int32_vector(PyTuple_GET_ITEM(obj, 0), "indptr")) ||
+        !(a->ind = int32_vector(PyTuple_GET_ITEM(obj, 1), "indices")))
+        goto bad;
+    a->val.name = a->name;
+    a->val.ndim = 1;
+    a->val.shape[0] = -1;
+    a->val.optional = 1;
+    if (!f64_conv(data, &a->val))
+        goto bad;
+    npy_intp n = PyArray_DIM(a->ptr, 0) - 1, nnz = PyArray_DIM(a->ind, 0);
+    const int *ptr = PyArray_DATA(a->ptr);
+    if (n < 1 || n > INT_LIMIT || ptr[n] != nnz || (a->val.arr && f64_dim(&a->val, 0) != nnz)) {
+        fail(PyExc_ValueError, "%s: indptr of %zd entries, %zd indices, %zd values do not make a "
+             "CSR matrix", a->name, (Py_ssize_t)(n + 1), (Py_ssize_t)nnz,
+             (Py_ssize_t)(a->val.arr ? f64_dim(&a->val, 0) : nnz));
+        goto bad;
+    }
+    a->m.n = (int)n;
+    a->m.indptr = ptr;
+    a->m.indices = PyArray_DATA(a->ind);
+    a->m.values = f64_data(&a->val);
+    return Py_CLEANUP_SUPPORTED;
+bad:
+    csr_release(a);
+    return 0;
+}
+
+static PyObject *py_eigcont_create(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"K", "M", "P", "terms", "mf", "p", "ms", "nstiff", NULL};
+    csr_arg K = {"K"}, M = {"M"}, P = {"P"};
+    f64_arg terms = {"terms", 2, {-1, -1}}, mf = {"mf", 2, {-1, -1}};
+    int_arg p = {"p", 2, INT32_MAX, 0}, ms = {"ms", 1, INT32_MAX, 0}, nstiff = {"nstiff", 0,
+                                                                                INT32_MAX, 0};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&O&O&|O&", kwlist, csr_conv, &K,
+                                     csr_conv, &M, csr_conv, &P, f64_conv, &terms, f64_conv, &mf,
+                                     int_conv, &p, int_conv, &ms, int_conv, &nstiff))
+        return NULL;
+    PyObject *result = NULL;
+    npy_intp n = K.m.n, nnz = P.m.indptr[P.m.n];
+    if (!K.m.values || !M.m.values) {
+        fail(PyExc_ValueError, "K and M need their values");
+        goto done;
+    }
+    if (f64_dim(&terms, 1) != nnz || f64_dim(&mf, 0) != n || f64_dim(&mf, 1) < 1) {
+        fail(PyExc_ValueError, "terms must have shape (nterm, %zd) and mf (%zd, b + 1), got (%zd, "
+             "%zd) and (%zd, %zd)", (Py_ssize_t)nnz, (Py_ssize_t)n,
+             (Py_ssize_t)f64_dim(&terms, 0), (Py_ssize_t)f64_dim(&terms, 1),
+             (Py_ssize_t)f64_dim(&mf, 0), (Py_ssize_t)f64_dim(&mf, 1));
+        goto done;
+    }
+    kf_eigcont *c = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eigcont_create(&c, &K.m, &M.m, &P.m, (int)f64_dim(&terms, 0), (int)nstiff.v,
+                           f64_data(&terms), (int)f64_dim(&mf, 1) - 1, f64_data(&mf), (int)p.v,
+                           (int)ms.v, &err);
+    Py_END_ALLOW_THREADS
+    if (rc)
+        raise_status(rc, &err);
+    else if (!(result = PyCapsule_New(c, EIGCONT_CAPSULE, eigcont_destructor)))
+        kf_eigcont_free(c);
+done:
+    csr_release(&K);
+    csr_release(&M);
+    csr_release(&P);
+    f64_release(&terms);
+    f64_release(&mf);
+    return result;
+}
+
+static PyObject *py_eigcont_set(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"cont", "factor", "basis", NULL};
+    kf_eigcont *c;
+    f64_arg F = {"factor", 2, {-1, -1}, 1}, X = {"basis", 2, {-1, -1}, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&O&", kwlist, eigcont_conv, &c, f64_conv, &F,
+                                     f64_conv, &X))
+        return NULL;
+    int n, p, ms, nterm;
+    kf_eigcont_shape(c, &n, &p, &ms, &nterm);
+    if ((F.arr && (f64_dim(&F, 0) != n || f64_dim(&F, 1) < 1)) ||
+        (X.arr && (f64_dim(&X, 0) != n || f64_dim(&X, 1) != p))) {
+        f64_release(&F);
+        f64_release(&X);
+        return fail(PyExc_ValueError, "factor must have shape (%d, b + 1) and basis (%d, %d)", n, n,
+                    p);
+    }
+    kf_error err = {0};
+    int rc = KF_OK;
+    Py_BEGIN_ALLOW_THREADS
+    if (F.arr)
+        rc = kf_eigcont_set_factor(c, (int)f64_dim(&F, 1) - 1, f64_data(&F), &err);
+    if (!rc && X.arr)
+        rc = kf_eigcont_set_basis(c, f64_data(&X), &err);
+    Py_END_ALLOW_THREADS
+    f64_release(&F);
+    f64_release(&X);
+    if (rc)
+        return raise_status(rc, &err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_eigcont_run(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"cont", "coef", "lower", "scale", "tol", "vectors", "stats",
+                             "progress", NULL};
+    kf_eigcont *c;
+    f64_arg coef = {"coef", 2, {-1, -1}}, lower = {"lower", 1, {-1}}, scale = {"scale", 1, {-1}};
+    real_arg tol = {"tol", 0.0};
+    int vectors = 0;
+    kf_eigcont_stats st = {0};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&p(iiiii)|O&", kwlist, eigcont_conv, &c,
+                                     f64_conv, &coef, f64_conv, &lower, f64_conv, &scale,
+                                     real_conv, &tol, &vectors, &st.continued, &st.repeated,
+                                     &st.iterations, &st.refined, &st.refactored, func_conv,
+                                     &progress))
+        return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *th = NULL, *bd = NULL, *U = NULL;
+    int nc, pc_, msc, nterm;
+    kf_eigcont_shape(c, &nc, &pc_, &msc, &nterm);
+    npy_intp nt = f64_dim(&coef, 0), n = nc, ms = msc;
+    if (f64_dim(&coef, 1) != nterm || f64_dim(&lower, 0) != nt || f64_dim(&scale, 0) != nt) {
+        fail(PyExc_ValueError, "coef must have shape (nt, %d), lower and scale (nt,)", nterm);
+        goto done;
+    }
+    npy_intp d2[2] = {nt, ms}, d3[3] = {nt, n, ms};
+    th = (PyArrayObject *)PyArray_ZEROS(2, d2, NPY_DOUBLE, 0);
+    bd = (PyArrayObject *)PyArray_ZEROS(2, d2, NPY_DOUBLE, 0);
+    if (vectors)
+        U = (PyArrayObject *)PyArray_ZEROS(3, d3, NPY_DOUBLE, 0);
+    if (!th || !bd || (vectors && !U))
+        goto done;
+    poll_ctx pc = poll_start(progress.fn);
+    kf_eigcont_opts opt = {.tol = tol.v, .progress = poll_cb, .progress_params = &pc};
+    kf_error err = {0};
+    int rc, done_t = 0;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_eigcont_run(c, (int)nt, f64_data(&coef), f64_data(&lower), f64_data(&scale), &opt,
+                        PyArray_DATA(th), PyArray_DATA(bd), U ? PyArray_DATA(U) : NULL, &done_t,
+                        &st, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    result = Py_BuildValue("{s:O,s:O,s:O,s:i,s:(iiiii)}", "theta", th, "bounds", bd, "vectors",
+                           U ? (PyObject *)U : Py_None, "done", done_t, "stats", st.continued,
+                           st.repeated, st.iterations, st.refined, st.refactored);
+done:
+    Py_XDECREF(th);
+    Py_XDECREF(bd);
+    Py_XDECREF(U);
+    f64_release(&coef);
+    f64_release(&lower);
+    f64_release(&scale);
+    return result;
+}
+
 PyMethodDef kf_py_eig_methods[] = {
     /* eigenvalues */
     KW("eig_create", py_eig_create,
@@ -444,4 +655,13 @@ PyMethodDef kf_py_eig_methods[] = {
        "matrix, ab[j, d] = A(j + d, j) (kf_band_cholesky; LinAlgError if not definite)."),
     KW("band_cholesky_solve", py_band_cholesky_solve,
        "band_cholesky_solve(L (n, b + 1), b (n,) or (n, k)) -> x (kf_band_cholesky_solve)."),
+    KW("eigcont_create", py_eigcont_create,
+       "eigcont_create(K (indptr, indices, data), M (...), P (indptr, indices), terms (nterm, "
+       "nnz(P)), mf (n, bm + 1), p, ms, nstiff=0) -> continuation context (kf_eigcont_create)."),
+    KW("eigcont_set", py_eigcont_set,
+       "eigcont_set(cont, factor=None (n, bf + 1), basis=None (n, p)): the shift-invert factor and "
+       "the basis to continue from (kf_eigcont_set_factor, kf_eigcont_set_basis)."),
+    KW("eigcont_run", py_eigcont_run,
+       "eigcont_run(cont, coef (nt, nterm), lower (nt,), scale (nt,), tol, vectors, stats (5 ints), "
+       "progress=None) -> {theta, bounds, vectors, done, stats} (kf_eigcont_run)."),
     {NULL, NULL, 0, NULL}};

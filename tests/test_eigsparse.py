@@ -239,6 +239,43 @@ def test_dot2_binding_refuses_bad_csr_by_name():
         _core.csr_dot2(indptr=ip.astype(np.int64), indices=ix, values=v, x=np.ones((2, 1)))
 
 
+def test_eigcont_binding_refuses_bad_arguments_by_name():
+    # the continuation's binding: a 4 x 4 pencil K = tridiag(-1, 2, -1), M = I, one term (I)
+    from kanefem import _core
+
+    ip = np.array([0, 2, 5, 8, 10], np.int32)
+    ix = np.array([0, 1, 0, 1, 2, 1, 2, 3, 2, 3], np.int32)
+    kv = np.array([2.0, -1, -1, 2, -1, -1, 2, -1, -1, 2])
+    mi = (np.arange(5, dtype=np.int32), np.arange(4, dtype=np.int32), np.ones(4))
+    terms = (ix == np.repeat(np.arange(4), np.diff(ip))).astype(float)[None, :]
+    args = dict(K=(ip, ix, kv), M=mi, P=(ip, ix), terms=terms, mf=np.ones((4, 1)), p=3, ms=2)
+    cap = _core.eigcont_create(**args)
+    with pytest.raises(ValueError, match="basis"):  # no basis yet
+        _core.eigcont_run(cap, np.zeros((1, 1)), np.zeros(1), np.zeros(1), 1e-8, False, (0,) * 5)
+    with pytest.raises(ValueError, match="shape"):
+        _core.eigcont_set(cap, basis=np.ones((4, 2)))
+    with pytest.raises(ValueError, match="coef"):
+        _core.eigcont_run(cap, np.zeros((1, 2)), np.zeros(1), np.zeros(1), 1e-8, False, (0,) * 5)
+    with pytest.raises(TypeError, match="continuation context"):
+        _core.eigcont_run("cap", np.zeros((1, 1)), np.zeros(1), np.zeros(1), 1e-8, False, (0,) * 5)
+    with pytest.raises(ValueError, match="n_modes"):
+        _core.eigcont_create(**dict(args, p=2))
+    with pytest.raises(ValueError, match="terms"):
+        _core.eigcont_create(**dict(args, terms=np.ones((1, 3))))
+    with pytest.raises(ValueError, match="indices"):
+        _core.eigcont_create(**dict(args, K=(ip, np.where(ix == 3, 7, ix).astype(np.int32), kv)))
+    # a run: lambda = 2 - 2 cos(j pi / 5) + c at c = 0 and 0.5 (L: the third exactly, less 0.01)
+    _core.eigcont_set(cap, factor=np.column_stack([np.sqrt([2.0, 1.5, 4 / 3, 1.25]),
+                                                   -1 / np.sqrt([2.0, 1.5, 4 / 3, 1.25])]),
+                      basis=np.sin(np.outer(np.arange(1, 5), np.arange(1, 4)) * np.pi / 5))
+    lam = 2 - 2 * np.cos(np.arange(1, 4) * np.pi / 5)
+    r = _core.eigcont_run(cap, np.array([[0.0], [0.5]]), lam[2] + np.array([0.0, 0.5]) - 0.01, np.zeros(2),
+                          1e-8, True, (0,) * 5)
+    assert r["done"] == 2 and r["stats"][0] == 2, r
+    exact = lam[:2] + np.array([[0.0], [0.5]])
+    assert np.all(np.abs(r["theta"] - exact) <= r["bounds"]) and np.all(r["bounds"] <= 1e-14), r
+
+
 def test_band_cholesky_solves_as_lapack_and_proves_definiteness():
     # a line body's shift-invert factor: the core's band Cholesky against LAPACK's
     # (SciPy's cholesky_banded / cho_solve_banded, lower form) on a random band matrix,
@@ -310,6 +347,56 @@ def test_spinning_beam3d_keeps_k_and_k_om_apart_40_digits():
                 assert abs(lam[t][k] - float(exact)) <= bound, (t, k, lam[t][k] - float(exact), bound)
                 assert bound <= 1e-8 * lam[t][k]  # the continuation's acceptance (CERT_TOL)
                 assert abs(float(rounded - exact)) > 10 * bound
+
+
+def test_core_continuation_with_k_g_holds_the_50_digit_rayleigh_quotients():
+    # The core's continuation over a grid (kf_eigcont) of a spinning, axially loaded
+    # clamped-free Beam3D: A(t) = K + sum WW_ij(t) S_ij + sum c_k(t) KG_k, the K_G terms
+    # stiff (summed error-free into K, Dot2 over the sum).  Instant 2 is loaded past the
+    # first buckling load: the Weyl brackets prove nothing there, the core stops, ARPACK
+    # solves it and the core continues from its basis.  Every returned eigenvalue is within
+    # its certificate of the 50-digit Rayleigh quotient of the exact A(t) (each stored
+    # matrix's entries and the coefficients from the given omega exact) at the returned
+    # mode: that quotient is the eigenvalue to second order in the mode's rounding (~1e-20
+    # relative), and the dense path, which forms fl(A), is 1e-6..1e-5 away from it.
+    mpmath = pytest.importorskip("mpmath")
+    import scipy.sparse as sp
+
+    shaft = kanefem.Beam3D(1.0, 40, E=E, A=1e-4, Izz=1e-8, Iyy=2e-8, J=2e-8, rho=RHO, storage="banded")
+    om = 182.4 * np.array([[0.1, 0.2, 0.3], [0.12, 0.2, 0.31], [0.15, 0.1, 0.2], [0.15, 0.12, 0.2],
+                           [0.05, 0.0, 0.1]])
+    ax = np.array([[-1500.0, 0.0, 0.0], [-1000.0, 50.0, 0.0], [-6000.0, 0.0, 0.0], [-500.0, 0.0, 20.0],
+                   [0.0, 0.0, 0.0]])  # (c0, c1, c2) of N(x) [N, N/m, N/m^2]; P_cr ~ 5.2 kN
+    r = shaft.eigenvalues_vs_time(om, np.zeros_like(om), 2, supports="clamped-free", include_eps=False,
+                                  geometric_stiffness=True, axial_force=ax, solver="sparse")
+    st = r.stats
+    assert (st["continued"], st["full_solves"]) == (4, 1), st  # the core's 4, ARPACK's 1
+    assert r.eigenvalues[2, 0] < 0.0  # past buckling: the ARPACK instant
+    free = np.flatnonzero(~shaft.support_mask("clamped-free"))
+
+    def reduced(X):
+        return sp.csr_matrix(X)[free][:, free].tocoo()
+
+    K, M = reduced(shaft.stiffness_matrix()), reduced(shaft.mass_matrix())
+    S = shaft.inertia_invariants()["S"]
+    S = {(i, j): reduced(S[i][j]) for i in range(3) for j in range(3)}
+    G = [reduced(shaft.geometric_stiffness(np.eye(3)[k])) for k in range(3)]
+    with mpmath.workdps(50):
+        for t in range(om.shape[0]):
+            w = [mpmath.mpf(float(v)) for v in om[t]]
+            ww = {(i, j): w[i] * w[j] - (sum(v * v for v in w) if i == j else 0) for i, j in S}
+            for k in range(2):
+                xs = [mpmath.mpf(float(v)) for v in r.mode_shapes[t][free, k]]
+
+                def quad(X):
+                    return mpmath.fsum(mpmath.mpf(float(a)) * xs[i] * xs[j] for a, i, j in zip(X.data, X.row, X.col))
+
+                num = quad(K) + sum(ww[ij] * quad(X) for ij, X in S.items()) \
+                    + sum(mpmath.mpf(float(ax[t, q])) * quad(X) for q, X in enumerate(G))
+                exact = float(num / quad(M))
+                bound = r.error_bounds[t, k]
+                assert abs(r.eigenvalues[t, k] - exact) <= bound, (t, k, r.eigenvalues[t, k] - exact, bound)
+                assert bound <= 1e-8 * (abs(exact) + om[t] @ om[t])  # the continuation's acceptance
 
 
 def test_one_refinement_step_reaches_the_floor_and_the_certificate_holds_40_digits():

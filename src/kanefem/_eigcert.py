@@ -30,6 +30,26 @@ def _two_sum(a, b):
     return s, (a - (s - bb)) + (b - bb)
 
 
+_SPLITTER = 134217729.0  # 2^27 + 1 (Dekker)
+
+
+def _split(a):
+    c = _SPLITTER * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def two_product(a, b):
+    """(p, e) with p = fl(a b) and p + e = a b exactly (Dekker's TwoProduct, as the core's
+    kf_csr_dot2: no fused multiply-add)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, (((ah * bh - p) + ah * bl) + al * bh) + al * bl
+
+
 class Compensated:
     """A CSR matrix whose products A X the core forms in twice the working precision
     (``kf_csr_dot2``: Ogita-Rump-Oishi Dot2, error-free products by Dekker's split and
@@ -37,9 +57,12 @@ class Compensated:
     products in the working precision (a well-conditioned matrix such as a mass matrix,
     whose products need no more; their rounding is still bounded).  ``plain_part``: the
     operator is A + plain_part, the second's products in the working precision (the
-    motion terms next to a stiff K: Dot2 over K's entries only)."""
+    motion terms next to a stiff K: Dot2 over K's entries only).  ``plain_abs``: (B, m) with
+    B >= |plain_part| elementwise covering also the rounding of plain_part's own formation
+    from m products (fl(sum c_q T_q): B = sum |c_q| |T_q|): the bounds then hold for the
+    exact sum (docs/theory.md section 3.17)."""
 
-    def __init__(self, A, plain=False, plain_part=None):
+    def __init__(self, A, plain=False, plain_part=None, plain_abs=None):
         plain = _checks.flag("plain", plain)
         self.plain = plain
         A = A.tocsr()
@@ -55,6 +78,9 @@ class Compensated:
             self.D = plain_part.tocsr()
             self.LD = int(np.diff(self.D.indptr).max()) if self.n else 0
             self.absD = abs(self.D)
+            if plain_abs is not None:
+                self.absD, m = plain_abs
+                self.LD += int(m)
 
     @property
     def absA(self):
@@ -223,7 +249,8 @@ def certify(PA, PM, MF, theta, U, Y=None, symmetric=True, neighbours=None, produ
     eigenvalue lies within eps_k), Kato-Temple where the neighbours' intervals
     (theta_j +- eps_j of ``neighbours``, default the given pairs themselves) leave a gap
     (not for the highest neighbour: what lies above it is not known);
-    delta_k bounds the rounding of the quotient.  The Kato-Temple part assumes the given
+    delta_k bounds the computed quotient's distance from the exact one: its rounding and
+    |u|^T (eA + |theta| eM) / u^T M u from the products' errors.  The Kato-Temple part assumes the given
     pairs and neighbours are all the eigenvalues in their range (the solvers find the
     lowest ones).
 
@@ -243,7 +270,10 @@ def certify(PA, PM, MF, theta, U, Y=None, symmetric=True, neighbours=None, produ
         den = np.einsum("ik,ik->k", U, MU)
         theta = num / den
         n = U.shape[0]
-        delta = 2 * n * EPS * (np.abs(U) * (np.abs(AU) + np.abs(theta) * np.abs(MU))).sum(axis=0) / den
+        # the quotient's rounding, and what the products' errors move it by: |u^T (A u)~ -
+        # u^T A u| <= |u|^T eA (a motion term's plain product, K_G's formation: first order)
+        delta = (2 * n * EPS * (np.abs(U) * (np.abs(AU) + np.abs(theta) * np.abs(MU))).sum(axis=0)
+                 + (np.abs(U) * (eA + np.abs(theta) * eM)).sum(axis=0)) / den
     theta = np.asarray(theta)
     R = AU - MU * theta
     bound_r = eA + np.abs(theta) * eM + 2 * EPS * (np.abs(AU) + np.abs(theta * MU))

@@ -553,6 +553,7 @@ class SparseEigen:
         self.PM = _eigcert.Compensated(self.M, plain=True)
         self._exact_shift = None
         self._absK = None
+        self._conts = {}
 
     @property
     def exact_shift(self):
@@ -694,6 +695,12 @@ class SparseEigen:
         symmetric = not (include_eps and np.any(E[:d, :d] != 0.0))
         A = None if split else self.combine(c, 1.0, second=True)
         D = self.combine(c, 0.0, second=True) if split else None
+        if split and kg is not None and self.kg_split:
+            # K_G is stiff like K (its quadratic form cancels as K's does): K + K_G summed
+            # error-free, Dot2 over the high part, the low part with the motion terms
+            Khi, Klo, _ = self.stiff_sum(kg)
+            D = D + Klo
+            return _Sum(Khi, D, abs(Khi)), symmetric, D
         if kg is not None:  # K_G of the coefficients kg: the body's prestress basis or N(x) basis
             if self.kg_matrix is not None:
                 G = self.kg_matrix(kg)
@@ -708,6 +715,43 @@ class SparseEigen:
             return _Sum(self.K, D, self._absK), symmetric, D
         return A, symmetric
 
+    @property
+    def kg_split(self):
+        """Whether K_G is summed error-free into K (:meth:`stiff_sum`): a line body of its
+        own (not a mesh, a reduced body's given K_G or a body projected onto constraints,
+        whose K_G goes with the motion terms)."""
+        return not self.mesh and self.kg_matrix is None and hasattr(self.body, "_n_kg")
+
+    def stiff_sum(self, kg):
+        """K + sum_k c_k KG_k (:meth:`kg_basis`) as hi + lo, summed error-free (TwoProduct by
+        Dekker's split, TwoSum; the core's form_terms in csrc/kf_eigcont.c), on the union of
+        their patterns: (hi, lo, |K| + sum |c_k| |KG_k|) as CSR."""
+        from . import _eigcert as ec
+
+        sp, _, _ = _scipy()
+        n = self.red.n
+        mats = [self.K] + [G for G in self.kg_basis()]
+        P = None
+        for X in mats:
+            S = sp.csr_matrix((np.ones(X.nnz), X.indices, X.indptr), shape=(n, n))
+            P = S if P is None else P + S
+        P.sort_indices()
+        hi = self._pattern_values(self.K, P)
+        lo = np.zeros_like(hi)
+        ab = np.abs(hi)
+        for ck, G in zip(np.asarray(kg, dtype=float), mats[1:]):
+            if ck == 0.0:
+                continue
+            g = self._pattern_values(G, P)
+            p, pe = ec.two_product(ck, g)
+            hi, f = ec._two_sum(hi, p)
+            lo = lo + (f + pe)
+            ab = ab + np.abs(p)
+        def csr(v):
+            return sp.csr_matrix((v, P.indices.copy(), P.indptr.copy()), shape=(n, n))
+
+        return csr(hi), csr(lo), csr(ab)
+
     def at_rest(self, p):
         """The p lowest modes of (K, M): mu (p,), X (n, p), M-normalized, and their
         certificates (p,)."""
@@ -718,7 +762,110 @@ class SparseEigen:
             self.rest[p] = (mu, X, bound)
         return self.rest[p]
 
-    def certified(self, A, theta, X, symmetric, F, steps=1, count=None, target=None, D=None):
+    def continuation(self, p, ms, geometric):
+        """The core's continuation (:class:`_Continuation`) for p basis columns and ms wanted
+        pairs, made once and cached; None where it does not apply: a mesh (SuperLU factors),
+        a body projected onto constraints or a reduced one (:attr:`kg_split`), a body whose
+        factors are not band Cholesky ones, or one with second-order rotation
+        invariants (rotary inertia: their centrifugal term is not bounded by M's, so the
+        brackets of section 3.17 do not hold)."""
+        geometric = _checks.flag("geometric", geometric)
+        key = (p, ms, geometric)
+        if key not in self._conts:
+            ok = not self.mesh and self.kg_split and not self.body.model.get("rotary_inertia")
+            F = self.factor_rest() if ok else None
+            MF = self.factor_mass() if ok else None
+            ok = ok and all(isinstance(X, BandFactor) and X.symmetric for X in (F, MF))
+            self._conts[key] = _Continuation(self, p, ms, geometric) if ok else None
+        return self._conts[key]
+
+    def pencil_range(self, G, psd=False):
+        """(lo, hi) holding every eigenvalue of the pencil (G, K + delta M), G symmetric:
+        ARPACK's extreme ones widened by 1 % (and 1e-9 of the larger), each proved by a band
+        Cholesky factor of hi K_delta - G and G - lo K_delta (positive definite: Sylvester's
+        law of inertia); ``psd``: G is positive semidefinite by construction, lo = 0.
+        None when a bound could not be proved (theory 3.17: the K_G brackets)."""
+        psd = _checks.flag("psd", psd)
+        _, spla, _ = _scipy()
+        Kd = (self.K + self.delta * self.M).tocsr() if self.delta else self.K
+        F = self.factor_rest()
+        n = self.red.n
+        Minv = spla.LinearOperator((n, n), matvec=F.solve, dtype=float)
+        out = []
+        for which in ("SA", "LA"):
+            if which == "SA" and psd:
+                out.append(0.0)
+                continue
+            try:
+                lam = _arpack(lambda **o: spla.eigsh(G, M=Kd, Minv=Minv, which=which, return_eigenvectors=False,
+                                                     **o), n, 1)
+            except (spla.ArpackError, spla.ArpackNoConvergence):
+                return None
+            out.append(float(lam[0]))
+        lo, hi = out
+        pad = 0.01 * max(abs(lo), abs(hi)) + 1e-9 * max(abs(lo), abs(hi), 1e-300)
+        lo, hi = (lo - pad if not psd else 0.0), hi + pad
+        for _ in range(4):
+            try:
+                factor((hi * Kd - G).tocsr(), True)
+                if not psd:
+                    factor((G - lo * Kd).tocsr(), True)
+                return lo, hi
+            except RuntimeError:  # not proved: wider
+                lo, hi = (lo - 4 * pad if not psd else 0.0), hi + 4 * pad
+                pad *= 4
+        return None
+
+    def formation(self, frame, include_eps, kg=None):
+        """(B, m): B >= |D| elementwise for the plain part D of :meth:`matrix` (split), with
+        gamma_m B bounding its formation's rounding too, so that the certificates hold for the
+        exact K + sum c_ij (S_ij + R_ij) + sum c_k KG_k (section 3.17): B = sum |c_ij| (|S_ij|
+        + |R_ij|) (m counts their products and sums), plus with K_G the stiff sum's low part
+        |lo| and its own rounding; None for a mesh (its blocks are combined in the core) and
+        with K_G where it is not split (:attr:`kg_split`: K_G's own |G| is then taken from D)."""
+        from . import _eigcert as ec
+
+        if self.mesh or (kg is not None and not self.kg_split):
+            return None
+        sp, _, _ = _scipy()
+        W, E, WW = frame_operators(frame)
+        d, n = self.body.dim, self.red.n
+        c = np.abs(WW[:d, :d] + (E[:d, :d] if include_eps else 0.0))
+        if not hasattr(self, "_S"):
+            self._shared_pattern()
+        data = np.zeros(self._pattern[1].shape[0])
+        for (i, j), S in self._S.items():
+            data += c[i, j] * np.abs(S)
+            if (i, j) in self._R:
+                data += c[i, j] * np.abs(self._R[i, j])
+        B = sp.csr_matrix((data, self._pattern[1], self._pattern[0]), shape=(n, n))
+        m = 2 * d * d + 2
+        if kg is not None:
+            # the stiff sum's low part, and its own rounding (:meth:`stiff_sum`: 2 nkg error
+            # terms summed, each at most u times the sum's absolute value)
+            _, lo, ab = self.stiff_sum(kg)
+            ns = len(self.kg_basis())
+            g = 2 * ns * ec.EPS * (2 * ns * ec.EPS / (1 - 2 * ns * ec.EPS))
+            B = B + abs(lo) + g * ab
+        return B, m
+
+    def kg_basis(self):
+        """K_G's basis matrices on the free DOFs (K_G = sum_k c_k KG_k, kf_body_geometric),
+        made once: a line body's (the straight body's N(x) basis or the prestress cases of
+        the supports its core basis was last made for)."""
+        if getattr(self, "_kg_basis", None) is None:
+            nkg = self.body._n_kg()
+            basis = []
+            for k in range(nkg):
+                e = np.zeros(nkg)
+                e[k] = 1.0
+                G = self.red.matrix(self.body._matrix(_core.geometric_matrix(body=self.body._body, coefficients=e)))
+                G.eliminate_zeros()
+                basis.append(G)
+            self._kg_basis = basis
+        return self._kg_basis
+
+    def certified(self, A, theta, X, symmetric, F, steps=1, count=None, target=None, D=None, Dabs=None):
         """Refine real Ritz pairs (theta, X) of (A, M) by inverse iteration in
         double-double with the factor F, and bound each eigenvalue's error (section 3.17).
         Returns (theta, X M-normalized, bounds); the bounds of complex pairs are
@@ -727,18 +874,20 @@ class SparseEigen:
         which Kato-Temple needs); the others are returned as given, bound inf.
         ``target``: bounds (of the first pairs) that need no comparison with the given
         pairs' own certificates.  ``D``: A = K + D, products with K in twice the precision,
-        with D (the motion terms) in the working one."""
+        with D (the motion terms) in the working one; ``Dabs``: :meth:`formation`'s bound of
+        D and of its rounding."""
         from . import _eigcert as ec
 
         q = X.shape[1]
         if count is not None and count < q and not (np.iscomplexobj(X) or np.iscomplexobj(theta)):
             th, U, bd = self.certified(A, np.asarray(theta)[:count], X[:, :count], symmetric, F, steps,
-                                       target=target, D=D)
+                                       target=target, D=D, Dabs=Dabs)
             rest = X[:, count:] / np.sqrt(np.einsum("ik,ik->k", X[:, count:], self.M @ X[:, count:]))
             return (np.concatenate([th, np.asarray(theta)[count:]]), np.column_stack([U, rest]),
                     np.concatenate([bd, np.full(q - count, np.inf)]))
 
-        PA = ec.Compensated(A) if D is None else ec.Compensated(self.K, plain_part=D)
+        PA = ec.Compensated(A) if D is None else ec.Compensated(A.K if isinstance(A, _Sum) else self.K,
+                                                                 plain_part=D, plain_abs=Dabs)
         MF = self.factor_mass()
         if np.iscomplexobj(X) or np.iscomplexobj(theta):
             theta = np.asarray(theta, dtype=complex)
@@ -853,6 +1002,7 @@ def _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps, stats, kg=None,
         stats["shifted"] += 1
         return mu[:ms] - w2, imag, Xr[:, :ms], rest_bound[:ms] + np.finfo(float).eps * np.abs(mu[:ms]), X
     A, symmetric, D = ctx.matrix(f, include_eps, kg, split=True)
+    Dabs = ctx.formation(f, include_eps, kg)
     got = None
     if not one and kg is None:
         mu = ctx.at_rest(p)[0]
@@ -871,7 +1021,7 @@ def _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps, stats, kg=None,
         # rarely certifies: then straight to the refinement)
         for steps in (0, 1) if stats["refined"] * 2 <= stats["continued"] else (1,):
             th, Ur, bound = ctx.certified(A, theta, U, symmetric, ctx.factor_rest(), steps=steps, count=count,
-                                          target=target, D=D)
+                                          target=target, D=D, Dabs=Dabs)
             if np.all(bound[:ms] <= target):
                 stats["continued"] += 1
                 stats["iterations"] += its
@@ -884,22 +1034,160 @@ def _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps, stats, kg=None,
     if np.all(lam.imag == 0.0):
         # the given pairs' own certificates are compared only where the refined ones are not
         # already at the refinement's usual level (1e-10 relative: a 1e4-element beam's are not)
-        theta, U, bound = ctx.certified(A, lam.real, V.real, symmetric, ctx.last_factor, count=count, D=D,
+        theta, U, bound = ctx.certified(A, lam.real, V.real, symmetric, ctx.last_factor, count=count, D=D, Dabs=Dabs,
                                         target=1e-10 * np.abs(lam.real[:ms]))
         return theta[:ms], imag, U[:, :ms], bound[:ms], U
     # a complex pair: its two columns are the real and imaginary parts of its vector
-    _, _, bound = ctx.certified(A, lam, V, symmetric, ctx.last_factor, D=D)
+    _, _, bound = ctx.certified(A, lam, V, symmetric, ctx.last_factor, D=D, Dabs=Dabs)
     U = np.column_stack([V[:, k].real if lam[k].imag >= 0 else V[:, k].imag for k in range(ms)])
     return lam.real[:ms], lam.imag[:ms], U, bound[:ms], X
 
 
+class _Continuation:
+    """The core's continuation over a time grid (``kf_eigcont``, csrc/kf_eigcont.c;
+    docs/theory.md section 3.17) for a line body's symmetric instants: K, M, M's band
+    factor and the motion terms' basis (the centrifugal S_ij and K_G's basis when asked)
+    handed over once; per instant their coefficients and a lower bound of the
+    (ms+1)-th eigenvalue (:meth:`lower`), whose Weyl brackets prove the continued pairs the
+    lowest.  One run at a time (the context holds its workspace)."""
+
+    def __init__(self, ctx, p, ms, geometric):
+        import threading
+
+        sp, _, _ = _scipy()
+        d, n = ctx.body.dim, ctx.red.n
+        if not hasattr(ctx, "_S"):
+            ctx._shared_pattern()
+        # the stored invariants themselves (the certified matrix is K + sum WW_ij S_ij +
+        # sum c_k KG_k exactly, its formation's rounding bounded in the core), each on its
+        # own copy of the shared pattern (eliminate_zeros works in place)
+        self.pairs = [(i, j) for i in range(d) for j in range(d)]
+        terms = [sp.csr_matrix((ctx._S[i, j].copy(), ctx._pattern[1].copy(), ctx._pattern[0].copy()),
+                               shape=(n, n)) for i, j in self.pairs]
+        self.nkg = 0
+        if geometric:
+            kgb = ctx.kg_basis()
+            self.nkg = len(kgb)
+            terms += [G.copy() for G in kgb]
+        P = None
+        for T in terms:
+            T.sum_duplicates()
+            T.eliminate_zeros()
+            S = sp.csr_matrix((np.ones(T.nnz), T.indices, T.indptr), shape=(n, n))
+            P = S if P is None else P + S
+        P.sort_indices()
+        values = np.array([SparseEigen._pattern_values(T, P) for T in terms]).reshape(len(terms), P.nnz)
+        self.kg_terms = terms[len(self.pairs):]
+        M, K, MF = ctx.M, ctx.K, ctx.factor_mass()
+        self.cap = _core.eigcont_create(K=(K.indptr, K.indices, K.data), M=(M.indptr, M.indices, M.data),
+                                        P=(P.indptr, P.indices), terms=values, mf=MF.c, p=p, ms=ms,
+                                        nstiff=self.nkg)
+        _core.eigcont_set(self.cap, factor=ctx.factor_rest().c)
+        self.ctx, self.p, self.ms = ctx, p, ms
+        self.lock = threading.Lock()
+        self._kg_range = None
+
+    def coefficients(self, frames, kg):
+        """(nt, nterm): W W_ij of each pair, then the K_G coefficients."""
+        d = self.ctx.body.dim
+        om = np.asarray(frames["omega"], dtype=float)
+        WW = om[:, :, None] * om[:, None, :] - np.einsum("ti,ti->t", om, om)[:, None, None] * np.eye(3)
+        cols = [WW[:, i, j] for i, j in self.pairs]
+        if self.nkg:
+            cols += list(np.asarray(kg, dtype=float).T)
+        return np.column_stack(cols) if cols else np.zeros((frames.shape[0], 0))
+
+    def lower(self, frames, kg):
+        """A lower bound of lambda_{ms+1} at each instant (section 3.17): Weyl from rest,
+        D = sum WW_ij S_ij between -|w|^2 M and 0, and K_G between g K_delta and its upper
+        bound, K_delta = K + delta M, g <= 0 from the K_G basis's proven pencil ranges
+        (:meth:`kg_lower`): lambda_k >= (1 + g)(mu_k + delta) - delta - |w|^2 for 1 + g > 0,
+        mu_k the k-th eigenvalue at rest less its certificate.  -inf where unknown."""
+        ctx = self.ctx
+        mu, _, bound = ctx.at_rest(self.p)
+        om = np.asarray(frames["omega"], dtype=float)
+        w2 = np.einsum("ti,ti->t", om, om)
+        g = np.zeros(frames.shape[0]) if not self.nkg else self.kg_lower(kg)
+        s = 1.0 + g
+        low = (mu[self.ms] - bound[self.ms] + ctx.delta) * s - ctx.delta - w2
+        with np.errstate(invalid="ignore"):
+            return np.where((s > 0.0) & np.isfinite(low), low, -np.finfo(float).max)
+
+    def kg_lower(self, kg):
+        """g(t) <= min x^T K_G(t) x / x^T K_delta x.  A straight line body's K_G is
+        int N(x) G^T G with N = c0 + c1 x + c2 x^2: between N_min and N_max times the unit
+        case's (positive semidefinite), so g = min(N_min, 0) beta with beta the largest
+        eigenvalue of (KG(N = 1), K_delta); any other body's is sum_k c_k KG_k over its
+        prestress cases: g = sum_k min(c_k lo_k, c_k hi_k) with [lo_k, hi_k] each case's
+        proven range.  -inf where a range could not be proven."""
+        kg = np.asarray(kg, dtype=float)
+        ctx = self.ctx
+        if self._kg_range is None:
+            if ctx.body._straight_kg():
+                x = np.asarray(ctx.body.nodes, dtype=float)[:, 0]
+                self._kg_range = ("straight", (x.min(), x.max()), ctx.pencil_range(self.kg_terms[0], psd=True))
+            else:
+                self._kg_range = ("cases", None, [ctx.pencil_range(G) for G in self.kg_terms])
+        kind, span, ranges = self._kg_range
+        if kind == "straight":
+            if ranges is None:
+                return np.full(kg.shape[0], -np.inf)
+            (xa, xb), (c0, c1, c2) = span, kg.T
+            ends = np.minimum(c0 + c1 * xa + c2 * xa**2, c0 + c1 * xb + c2 * xb**2)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                xv = np.where(c2 > 0.0, -c1 / (2.0 * c2), xa)
+            inside = (c2 > 0.0) & (xv > xa) & (xv < xb)
+            nmin = np.where(inside, np.minimum(ends, c0 + c1 * xv + c2 * xv**2), ends)
+            return np.minimum(nmin, 0.0) * ranges[1]
+        if any(r is None for r in ranges):
+            return np.full(kg.shape[0], -np.inf)
+        lo = np.array([r[0] for r in ranges])
+        hi = np.array([r[1] for r in ranges])
+        return np.minimum(kg * lo, kg * hi).sum(axis=1)
+
+    def begin(self):
+        """A call's first run starts from the factor at rest (the same answers whatever the
+        context ran before)."""
+        _core.eigcont_set(self.cap, factor=self.ctx.factor_rest().c)
+        self.fresh = True
+
+    def restart(self, X, F):
+        """Continue from a full solve's basis X (n x p) and, if it is a band Cholesky
+        factor, its factor F of A - sigma M (a shift near the instant's spectrum)."""
+        _core.eigcont_set(self.cap, basis=np.ascontiguousarray(X[:, :self.p]),
+                          factor=F.c if isinstance(F, BandFactor) and F.symmetric else None)
+        self.fresh = False
+
+    def solve(self, t0, t1, frames, kg, X, w2s, e_norms, want_vectors, stats, progress, finish):
+        """Instants t0 .. t1 - 1 by the core, each handed to finish(t, theta, imag, U, bounds);
+        returns how many were done (the run stops at an instant it cannot certify)."""
+        ctx = self.ctx
+        if X is not None or self.fresh:
+            _core.eigcont_set(self.cap, basis=np.ascontiguousarray(ctx.at_rest(self.p)[1] if X is None else X))
+            self.fresh = False
+        fr = frames[t0:t1]
+        k = None if kg is None else np.asarray(kg)[t0:t1]
+        scale = w2s[t0:t1] + e_norms[t0:t1] + 100.0 * ctx.delta
+        keys = ("continued", "repeated", "iterations", "refined", "refactored")
+
+        with self.lock:
+            r = _core.eigcont_run(self.cap, self.coefficients(fr, k), self.lower(fr, k), scale, SparseEigen.CERT_TOL,
+                                  bool(want_vectors), tuple(stats.get(key, 0) for key in keys), None)
+        stats.update(zip(keys, r["stats"]))
+        imag = np.zeros(self.ms)
+        for t in range(r["done"]):
+            finish(t0 + t, r["theta"][t], imag, None if r["vectors"] is None else r["vectors"][t], r["bounds"][t])
+        return r["done"]
+
+
 def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=None, kg=None):
     """Eigenvalues at each frame (sections 3.12, 3.17): the exact shift for in-plane
-    spin of a plane body, certified continuation from the previous instant, ARPACK as the
-    safeguard (a single instant: ARPACK straight away); every eigenvalue bounded, refined
-    in twice the precision where its certificate asks (always after ARPACK).  Returns the
-    arrays and stats of an EigenResult (stats["error_bounds"]: (nt, n_modes);
-    stats["refined"]: continued instants that needed the refinement)."""
+    spin of a plane body, certified continuation from the previous instant (a line body's
+    symmetric instants in the core, ``kf_eigcont``), ARPACK as the safeguard (a single
+    instant: ARPACK straight away); every eigenvalue bounded, refined in twice the
+    precision where its certificate asks (always after ARPACK).  Returns the arrays and
+    stats of an EigenResult (stats["error_bounds"]: (nt, n_modes); stats["refined"]:
+    continued instants that needed the refinement)."""
     red = ctx.red
     nt = frames.shape[0]
     m = n_modes
@@ -920,22 +1208,26 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
     prev = None
     dim = ctx.body.dim
     last = None  # the previous instant's rates and processed (theta, imag, U, bound)
-    for t in range(nt):
-        f = frames[t]
-        kt = None if kg is None else kg[t]
-        key = np.concatenate([f["omega"], f["eps"], [] if kt is None else kt]).tobytes()
-        W, E, WW = frame_operators(f)
-        w2 = float(np.dot(f["omega"], f["omega"]))
-        e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
-        skew = include_eps and np.any(E[:dim, :dim] != 0.0)
-        general |= bool(skew)
-        if last is not None and last[0] == key:
-            # the same rates as the previous instant (a constant speed): the same modes
-            theta, imag, U, bd = last[1]
-            stats["repeated"] += 1
-        else:
-            theta, imag, U, bd, X = _instant(ctx, f, X, m, ms, p, w2, e_norm, skew, include_eps,
-                                             stats, kt, one=nt == 1)
+    om = np.asarray(frames["omega"], dtype=float)
+    w2s = np.einsum("ti,ti->t", om, om)
+    e_norms = np.linalg.norm(np.asarray(frames["eps"], dtype=float), axis=1) if include_eps else np.zeros(nt)
+    skews = np.zeros(nt, dtype=bool)
+    if include_eps:
+        ev = np.asarray(frames["eps"], dtype=float)
+        skews = np.any(ev[:, 2:] != 0.0, axis=1) if dim == 2 else np.any(ev != 0.0, axis=1)
+    general = bool(skews.any())
+    # the core's continuation: a line body's symmetric instants that are not an exact shift
+    cont = ctx.continuation(p, ms, kg is not None) if nt > 1 else None
+    core = np.zeros(nt, dtype=bool)
+    if cont is not None:
+        cont.begin()
+        shift = (w2s == 0.0) | ctx.exact_shift if kg is None else np.zeros(nt, dtype=bool)
+        core = ~skews & ~shift
+
+    def finish(t, theta, imag, U, bd):
+        """Order (tracked), signs and normalization of one instant's pairs; store them."""
+        nonlocal prev
+        if U is not None:
             U = np.array(U, dtype=float)
             if np.all(imag == 0.0):
                 U = U / np.sqrt(np.einsum("ik,ik->k", U, ctx.M @ U))
@@ -949,7 +1241,6 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
             else:
                 U = _sign_rule(U)
             prev = U[:, :m] if tracked else None
-            last = (key, (theta, imag, U, bd))
         lam_re[t] = np.real(theta[:m])
         lam_im[t] = imag[:m]
         bounds[t] = bd[:m]
@@ -957,6 +1248,41 @@ def eigen_solve(ctx, frames, n_modes, include_eps, vectors, tracked, progress=No
             shapes[t] = red.scatter(U[:, :m])
         if progress is not None:
             progress(t)
+        return theta, imag, U, bd
+
+    t = 0
+    while t < nt:
+        f = frames[t]
+        kt = None if kg is None else kg[t]
+        key = np.concatenate([f["omega"], f["eps"], [] if kt is None else kt]).tobytes()
+        if last is not None and last[0] == key:
+            # the same rates as the previous instant (a constant speed): the same modes
+            theta, imag, U, bd = last[1]
+            stats["repeated"] += 1
+            lam_re[t], lam_im[t], bounds[t] = np.real(theta[:m]), imag[:m], bd[:m]
+            if vectors:
+                shapes[t] = red.scatter(U[:, :m])
+            t += 1
+            continue
+        if core[t]:
+            end = t + int(np.argmin(core[t:])) if not core[t:].all() else nt
+            done = cont.solve(t, end, frames, kg, X, w2s, e_norms, vectors or tracked, stats, progress,
+                              finish)
+            t += done
+            last = None
+            X = None  # the core keeps its basis
+            if t == end:
+                continue
+            # the core could not certify instant t: ARPACK, and the core continues from it
+            theta, imag, U, bd, X = _instant(ctx, frames[t], None, m, ms, p, w2s[t], e_norms[t], False,
+                                             include_eps, stats, None if kg is None else kg[t], one=True)
+            cont.restart(X, ctx.last_factor)
+        else:
+            theta, imag, U, bd, X = _instant(ctx, f, X, m, ms, p, w2s[t], e_norms[t], bool(skews[t]), include_eps,
+                                             stats, kt, one=nt == 1)
+        theta, imag, U, bd = finish(t, theta, imag, U, bd)
+        last = (key, (theta, imag, U, bd))
+        t += 1
     stats["solver"] = "general" if general else "symmetric"
     stats["error_bounds"] = bounds
     return lam_re, lam_im, shapes, stats

@@ -3713,6 +3713,54 @@ static void test_dot2_and_band(void)
     int badp[3] = {0, 3, 2};
     CHECK(kf_csr_dot2(2, 3, badp, idx, val, 2, x, NULL, y, e, &err) == KF_EINVAL, "%s", err.msg);
 
+    /* the SSE2 pair kernel (x86-64) against the scalar algorithm written out here: the same
+     * operations in the same order, so the same bits, over 3 columns (a pair and a tail) */
+    {
+        enum { R = 40, C = 3 };
+        int rp[R + 1], ri[5 * R];
+        double rv[5 * R], rx[R * C], rxl[R * C], ry[R * C], re[R * C];
+        unsigned s32 = 12345u;
+        for (int i = 0, q = 0; i <= R; i++) {
+            rp[i] = q;
+            for (int j = 0; i < R && j < 5; j++, q++) {
+                s32 = s32 * 1103515245u + 12345u;
+                ri[q] = (int)((s32 >> 8) % R);
+                rv[q] = ((double)(s32 % 2001) - 1000.0) * (q % 3 ? 1e8 : 1.0) / 7.0;
+            }
+        }
+        for (int i = 0; i < R * C; i++) {
+            rx[i] = sin(0.37 * i + 1.0) * (i % 4 ? 1.0 : 1e-6);
+            rxl[i] = 1e-17 * cos(0.91 * i);
+        }
+        CHECK(kf_csr_dot2(R, R, rp, ri, rv, C, rx, rxl, ry, re, &err) == KF_OK, "%s", err.msg);
+        const double u = DBL_EPSILON / 2.0, sp = 134217729.0;
+        int same = 1;
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) {
+                double sv = 0.0, cv = 0.0, ah_ = 0.0, al_ = 0.0, tv = 0.0;
+                for (int q = rp[i]; q < rp[i + 1]; q++) {
+                    double a = rv[q], b = rx[ri[q] * C + j];
+                    double ca = sp * a, ah = ca - (ca - a), al = a - ah;
+                    double cb = sp * b, bh = cb - (cb - b), bl = b - bh, p = a * b;
+                    double e = (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
+                    double sn = sv + p, z = sn - sv, f = (sv - (sn - z)) + (p - z);
+                    sv = sn;
+                    cv += f + e;
+                    ah_ += fabs(a) * fabs(b);
+                }
+                for (int q = rp[i]; q < rp[i + 1]; q++) {
+                    tv += rv[q] * rxl[ri[q] * C + j];
+                    al_ += fabs(rv[q]) * fabs(rxl[ri[q] * C + j]);
+                }
+                double L = rp[i + 1] - rp[i], gL = L * u / (1.0 - L * u);
+                double gL2 = (L + 2.0) * u / (1.0 - (L + 2.0) * u);
+                double cj = cv + tv, yj = sv + cj;
+                double ej = u * fabs(yj) + gL * gL * ah_ + gL2 * al_ + 2.0 * u * fabs(cj);
+                same &= ry[i * C + j] == yj && re[i * C + j] == ej;
+            }
+        CHECK(same, "kf_csr_dot2 differs from the scalar Dot2");
+    }
+
     /* tridiagonal 2, -1 (definite), b = 1: the discrete Poisson solution x_i = (i+1)(n-i)/2 */
     enum { N = 50 };
     double ab[2 * N], rhs[2 * N];
@@ -3735,6 +3783,143 @@ static void test_dot2_and_band(void)
     CHECK(kf_band_cholesky(2, 1, ind, &piv, &err) == KF_ENOTPD && piv == 1, "%s", err.msg);
     CHECK(kf_band_cholesky(-1, 1, ind, &piv, &err) == KF_EINVAL, "%s", err.msg);
     CHECK(kf_band_cholesky_solve(2, -1, ind, 1, rhs, &err) == KF_EINVAL, "%s", err.msg);
+}
+
+/* The continuation on a pencil with exact eigenvalues: K = kappa tridiag(-1, 2, -1) (order N),
+ * M = I, D(t) = c0(t) I (a mass-like term: a shift) + c1(t) K (a stiff term: (1 + c1) K), so
+ * lambda_j = (1 + c1) kappa (2 - 2 cos(j pi / (N + 1))) + c0, vectors the sines.  The
+ * lower bound of lambda_{ms+1} is given exactly less a tenth of the gap. */
+static void test_eigcont(void)
+{
+    enum { N = 120, P = 6, MS = 3, NT = 6, NTERM = 2 };
+    kf_error err = {0};
+    const double kappa = 1e6;
+    int kp[N + 1], ki[3 * N], mp[N + 1], mi[N], pp[N + 1], pi_[3 * N];
+    double kv[3 * N], mv[N], terms[NTERM * 3 * N], mf[N], kb[2 * N], X[N * P];
+    int m = 0;
+    for (int i = 0; i < N; i++) {
+        kp[i] = pp[i] = m;
+        for (int j = i - 1; j <= i + 1; j++)
+            if (j >= 0 && j < N) {
+                ki[m] = pi_[m] = j;
+                kv[m] = kappa * (j == i ? 2.0 : -1.0);
+                terms[m] = j == i ? 1.0 : 0.0;       /* T_0 = I */
+                terms[3 * N + m] = kv[m];            /* T_1 = K: stiff */
+                m++;
+            }
+        mp[i] = i;
+        mi[i] = i;
+        mv[i] = 1.0;
+        mf[i] = 1.0;
+        kb[2 * i] = 2.0 * kappa;
+        kb[2 * i + 1] = i + 1 < N ? -kappa : 0.0;
+    }
+    kp[N] = pp[N] = m;
+    mp[N] = N;
+    /* terms are given on P = K's pattern, nnz m: move T_1 next to T_0 */
+    memmove(terms + m, terms + 3 * N, (size_t)m * sizeof(double));
+    kf_csr K = {N, kp, ki, kv}, M = {N, mp, mi, mv}, Pp = {N, pp, pi_, NULL};
+    int piv;
+    CHECK(kf_band_cholesky(N, 1, kb, &piv, &err) == KF_OK, "%s", err.msg);
+    kf_eigcont *c = NULL;
+    CHECK(kf_eigcont_create(&c, &K, &M, &Pp, NTERM, 1, terms, 0, mf, P, MS, &err) == KF_OK, "%s",
+          err.msg);
+    if (!c)
+        return;
+    /* start: the sines, a little perturbed (Rayleigh-Ritz and the refinement put them right) */
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < P; j++)
+            X[i * P + j] = sin((i + 1) * (j + 1) * PI / (N + 1)) + 1e-3 * cos(0.7 * i * (j + 2));
+    double coef[NT * NTERM], lower[NT], scale[NT], theta[NT * MS], bounds[NT * MS], U[NT * N * MS];
+    for (int t = 0; t < NT; t++) {
+        coef[NTERM * t] = 50.0 * t;                /* the shift c0 */
+        coef[NTERM * t + 1] = t == 4 ? 0.1 : 0.02 * t; /* (1 + c1) K; instant 4 jumps */
+        if (t == 3) {                              /* instant 3 repeats instant 2 */
+            coef[NTERM * t] = coef[NTERM * 2];
+            coef[NTERM * t + 1] = coef[NTERM * 2 + 1];
+        }
+    }
+    for (int t = 0; t < NT; t++) {
+        double f = (1.0 + coef[NTERM * t + 1]) * kappa;
+        /* 2 - 2 cos x = 4 sin^2(x/2), without the cancellation */
+        double s3 = sin((MS + 1) * PI / (2.0 * (N + 1))), s2 = sin(MS * PI / (2.0 * (N + 1)));
+        double l3 = 4.0 * f * s3 * s3 + coef[NTERM * t], l2 = 4.0 * f * s2 * s2 + coef[NTERM * t];
+        lower[t] = l3 - 0.1 * (l3 - l2);
+        scale[t] = 0.0;
+    }
+    kf_eigcont_opts opt = {.tol = 1e-8};
+    kf_eigcont_stats st = {0};
+    int done = -1;
+    CHECK(kf_eigcont_run(c, NT, coef, lower, scale, &opt, theta, bounds, U, &done, &st, &err) ==
+              KF_EINVAL && strstr(err.msg, "basis"), "%s", err.msg); /* no basis, no factor yet */
+    CHECK(kf_eigcont_set_factor(c, 1, kb, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eigcont_set_basis(c, X, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eigcont_run(c, NT, coef, lower, scale, &opt, theta, bounds, U, &done, &st, &err) ==
+              KF_OK, "%s", err.msg);
+    CHECK(done == NT && st.continued == NT - 1 && st.repeated == 1, "done %d continued %d repeated %d",
+          done, st.continued, st.repeated);
+    double worst = 0.0, widest = 0.0;
+    for (int t = 0; t < NT; t++)
+        for (int j = 0; j < MS; j++) {
+            double f = (1.0 + coef[NTERM * t + 1]) * kappa;
+            double sj = sin((j + 1) * PI / (2.0 * (N + 1))), exact = 4.0 * f * sj * sj + coef[NTERM * t];
+            double e = fabs(theta[t * MS + j] - exact);
+            CHECK(e <= bounds[t * MS + j], "instant %d pair %d: error %g > bound %g", t, j, e,
+                  bounds[t * MS + j]);
+            worst = fmax(worst, e / exact);
+            widest = fmax(widest, bounds[t * MS + j] / exact);
+            /* the shapes: M-normalized sines (up to sign) */
+            double dot = 0.0, nrm = 0.0;
+            for (int i = 0; i < N; i++) {
+                double sv = sin((i + 1) * (j + 1) * PI / (N + 1));
+                dot += sv * U[(size_t)t * N * MS + i * MS + j];
+                nrm += sv * sv;
+            }
+            CHECK(fabs(fabs(dot) / sqrt(nrm) - 1.0) < 1e-8, "instant %d shape %d: %g", t, j,
+                  fabs(dot) / sqrt(nrm));
+        }
+    CHECK(widest < 1e-10, "bounds %g relative", widest);
+    CHECK(memcmp(theta + 3 * MS, theta + 2 * MS, MS * sizeof(double)) == 0, "the repeated instant");
+    /* a lower bound below the top pair: not proved complete, the run stops there */
+    CHECK(kf_eigcont_set_basis(c, X, &err) == KF_OK, "%s", err.msg);
+    double low[NT];
+    memcpy(low, lower, sizeof low);
+    low[2] = -HUGE_VAL;
+    kf_eigcont_stats st2 = {0};
+    CHECK(kf_eigcont_run(c, NT, coef, low, scale, &opt, theta, bounds, NULL, &done, &st2, &err) ==
+              KF_OK && done == 2, "done %d: %s", done, err.msg);
+    /* the caller's progress function stops a run */
+    int calls = 0;
+    opt.progress = stop_at_two;
+    opt.progress_params = &calls;
+    CHECK(kf_eigcont_set_basis(c, X, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_eigcont_run(c, NT, coef, lower, scale, &opt, theta, bounds, NULL, &done, &st2, &err) ==
+              KF_ECALLBACK && done == 3, "done %d: %s", done, err.msg);
+    opt.progress = NULL;
+    /* arguments named */
+    double bad = NAN;
+    coef[1] = bad;
+    CHECK(kf_eigcont_run(c, NT, coef, lower, scale, &opt, theta, bounds, NULL, &done, &st2, &err) ==
+              KF_EINVAL && strstr(err.msg, "coefficient"), "%s", err.msg);
+    coef[1] = 0.0;
+    opt.tol = 0.0;
+    CHECK(kf_eigcont_run(c, NT, coef, lower, scale, &opt, theta, bounds, NULL, &done, &st2, &err) ==
+              KF_EINVAL && !strcmp(err.arg, "tol"), "%s", err.msg);
+    kf_eigcont *d = NULL;
+    CHECK(kf_eigcont_create(&d, &K, &M, &Pp, NTERM, 1, terms, 0, mf, MS, MS, &err) == KF_EINVAL &&
+              d == NULL, "%s", err.msg); /* p must exceed ms */
+    ki[5] = N + 3;
+    CHECK(kf_eigcont_create(&d, &K, &M, &Pp, NTERM, 1, terms, 0, mf, P, MS, &err) == KF_EINVAL &&
+              strstr(err.msg, "indices[5]"), "%s", err.msg);
+    ki[5] = pi_[5];
+    mf[7] = -1.0;
+    CHECK(kf_eigcont_create(&d, &K, &M, &Pp, NTERM, 1, terms, 0, mf, P, MS, &err) == KF_EINVAL &&
+              !strcmp(err.arg, "mf"), "%s", err.msg);
+    mf[7] = 1.0;
+    CHECK(kf_eigcont_create(&d, &K, &M, &Pp, NTERM, 3, terms, 0, mf, P, MS, &err) == KF_EINVAL,
+          "%s", err.msg); /* more stiff terms than terms */
+    kf_eigcont_free(c);
+    kf_eigcont_free(NULL);
 }
 
 /* kf_path_pieces: a cubic in two pieces (the second re-expanded about its breakpoint) gives
@@ -3808,6 +3993,7 @@ int main(void)
     test_floating_tangent();
     test_given_link();
     test_dot2_and_band();
+    test_eigcont();
     test_path_pieces();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
