@@ -2,12 +2,13 @@
 
 A steel bar (10 : 1 : 1) of trilinear hexahedra (hex8; scikit-fem's ElementHex1, the
 same space), clamped at x = 0.  Two steps are timed, each in a fresh process (so the
-peak resident memory of a step's process, ru_maxrss, is its own):
+peak resident memory of a step's process, VmHWM, is its own):
 
   assembly   kanefem: MeshBody(mesh) -- the C core's sparse assembly of M, K and the
-             nine inertia blocks S_ij (everything the moving-frame equations need) on
-             one CSR pattern.  scikit-fem: Basis + asm of linear elasticity and mass
-             (K and M only), with the same 2 x 2 x 2 Gauss points.
+             nodal mass m (the nine inertia blocks S_ij = m (x) e_i e_j^T, everything
+             the moving-frame equations need, kept as m once) on one CSR pattern.
+             scikit-fem: Basis + asm of linear elasticity and mass (K and M only), with
+             the same 2 x 2 x 2 Gauss points.
   modes      the lowest 6 eigenvalues at rest, supports eliminated.  kanefem:
              body.eigenvalues(6, solver="sparse") (assembly included: a fresh process),
              SuperLU in nested-dissection order, symmetric mode, + ARPACK.  scikit-fem:
@@ -20,7 +21,7 @@ peak resident memory of a step's process, ru_maxrss, is its own):
 Both sides must find the same eigenvalues (relative difference printed; the run fails
 above 1e-8).  Times are CPU seconds of single-threaded processes (OPENBLAS/OMP/MKL
 threads = 1; the machine may be shared: the load average is printed); memory is the
-peak resident set of the step's process (ru_maxrss, VmHWM), interpreter and imports
+peak resident set of the step's process (VmHWM), interpreter and imports
 included; ratios are scikit-fem / kanefem (time and memory).
 
     python bench/bench_meshes.py [--quick] [--sizes 1e3 1e4 1e5]
@@ -38,6 +39,7 @@ import time
 import numpy as np
 
 E, NU, RHO = 2.1e11, 0.3, 7850.0
+E_MOD = E
 
 
 def grid(ndof):
@@ -61,11 +63,146 @@ def clamp(x):
     return np.isclose(x[:, 0], 0.0)
 
 
+#: the instant of bench_scaling's mesh rows: a spin about z (across the bar, as a rotor
+#: blade) with an angular acceleration and an origin acceleration; Newmark's step
+OMEGA, EPS, A_O = (0.0, 0.0, 120.0), (0.0, 0.0, 40.0), (0.0, -9.81, 0.0)
+DT = 1e-5
+STEPS = 40
+
+
+def peak_mib():
+    """This process's peak resident memory [MiB]: VmHWM, the new program's own (ru_maxrss
+    keeps the forking parent's across exec, so a large parent would show in every child)."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+    except (OSError, StopIteration):  # not Linux: the rusage (kiB on Linux, bytes on macOS)
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def skew(w):
+    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+
+def skfem_inertia(basis, c):
+    """int rho v . (c u) over the mesh (scikit-fem: a bilinear form per coefficient
+    matrix c, what a user assembles for C = 2 W, K_eps = E, K_om = W W)."""
+    import skfem
+
+    @skfem.BilinearForm
+    def form(u, v, w):
+        return RHO * np.einsum("i...,ij,j...->...", v, c, u)
+
+    return skfem.asm(form, basis)
+
+
+def skfem_loads(basis, c, a=(0.0, 0.0, 0.0)):
+    """int rho v . (c x + a): q_eps (c = E), q_om (c = W W) and q_a (c = 0, the origin's
+    acceleration a) by a linear form."""
+    import skfem
+
+    @skfem.LinearForm
+    def form(v, w):
+        return RHO * (np.einsum("i...,ij,j...->...", v, c, w.x) + np.einsum("i...,i->...", v, np.asarray(a)))
+
+    return skfem.asm(form, basis)
+
+
+def scaling_step(side, step, m):
+    """bench_scaling's mesh rows (issue 19), timed here in CPU seconds: "motion" the
+    motion terms of one instant (best of 3); "spin" the lowest 6 at that instant with
+    shapes (K + K_om, symmetric); "step" Newmark at a constant spin: kanefem's run of
+    1 step (M's and the effective matrix's factors and one solve) and of 1 + STEPS steps
+    (the factor reused: solves only), scikit-fem's splu of the effective matrix with one
+    solve, and a solve alone.  Returns (times dict, eigenvalues or None, a check)."""
+    import kanefem
+
+    W, E = skew(OMEGA), skew(EPS)
+    c0 = time.process_time
+    if side == "kanefem":
+        body = kanefem.MeshBody(m, E=E_MOD, nu=NU, rho=RHO, formulation="full")
+        sup = {clamp: "fixed"}
+        if step == "motion":
+            t, out = math.inf, None
+            for _ in range(3):
+                a = c0()
+                out = body.motion_terms(OMEGA, EPS, A_O)
+                t = min(t, c0() - a)
+            return {"time": t}, None, float(abs(out.K_om).sum())
+        if step == "spin":
+            a = c0()
+            r = body.eigenvalues(6, OMEGA, supports=sup, mode_shapes=True, solver="sparse", include_eps=False)
+            return {"time": c0() - a}, r.eigenvalues.tolist(), None
+        motion = kanefem.Motion.constant_spin(OMEGA)
+
+        reps = 3 if m.n_nodes < 10**4 else 1  # 1e5 DOF: a factorization takes 10-20 s
+
+        def run(k):  # best of reps runs of k steps (after a warm-up)
+            t = math.inf
+            for _ in range(reps):
+                a = c0()
+                r = kanefem.simulate(body, motion, k * DT, dt=DT, supports=sup, t_eval=[0.0, k * DT], progress=False)
+                t = min(t, c0() - a)
+            assert r.stats["factorizations"] == 2  # M and the effective matrix, once
+            return t
+
+        run(1)
+        first = run(1)
+        return {"time": first, "step": max(run(STEPS + 1) - first, 0.0) / STEPS}, None, None
+    import skfem
+    from scipy.sparse.linalg import eigsh, splu
+    from skfem.io.meshio import from_meshio
+
+    basis = skfem.Basis(from_meshio(m.to_meshio()), skfem.ElementVector(skfem.ElementHex1()), intorder=3)
+    if step == "motion":  # C, K_eps, K_om and the load vectors of the instant
+        t, out = math.inf, None
+        for _ in range(3):
+            a = c0()
+            C, Ke, Ko = (skfem_inertia(basis, c) for c in (2.0 * W, E, W @ W))
+            qe, qo, qa = skfem_loads(basis, E), skfem_loads(basis, W @ W), skfem_loads(basis, 0 * E, A_O)
+            out = Ko
+            t = min(t, c0() - a)
+        del C, Ke, qe, qo, qa
+        return {"time": t}, None, float(abs(out).sum())
+    from skfem.models.elasticity import lame_parameters, linear_elasticity
+
+    K = skfem.asm(linear_elasticity(*lame_parameters(E_MOD, NU)), basis)
+    M = skfem_inertia(basis, np.eye(3))
+    D = basis.get_dofs(lambda x: np.isclose(x[0], 0.0)).all()
+    free = np.setdiff1d(np.arange(K.shape[0]), D)
+    if step == "spin":
+        a = c0()
+        Ko = skfem_inertia(basis, W @ W)
+        Kc, Mc = skfem.condense(K + Ko, M, D=D, expand=False)[:2]
+        w2 = float(np.dot(OMEGA, OMEGA))
+        lam = np.sort(eigsh(Kc, 6, Mc, sigma=-w2 * (1 + 1e-6), which="LM")[0])
+        return {"time": c0() - a}, lam.tolist(), None
+    a = c0()  # the effective matrix of Newmark (beta 1/4, gamma 1/2) at the constant spin
+    C, Ko = skfem_inertia(basis, 2.0 * W), skfem_inertia(basis, W @ W)
+    A = (M + 0.5 * DT * C + 0.25 * DT**2 * (K + Ko)).tocsr()[free][:, free]
+    lu = splu(A.tocsc())
+    x = lu.solve(np.ones(A.shape[0]))
+    fs = c0() - a
+    a = c0()
+    for _ in range(STEPS):
+        x = lu.solve(x)
+    return {"time": fs, "step": (c0() - a) / STEPS}, None, None
+
+
 def worker(side, step, ndof):
     """One timed step in this process; prints a JSON line."""
     import kanefem
 
     m = mesh(ndof)
+    if step in ("motion", "spin", "step", "base"):  # bench_scaling's mesh rows
+        times, lam, check = ({"time": 0.0}, None, None) if step == "base" else scaling_step(side, step, m)
+        if step == "base" and side == "skfem":  # the imports a scikit-fem run makes
+            import skfem  # noqa: F401
+            import skfem.io.meshio  # noqa: F401
+            from scipy.sparse.linalg import eigsh  # noqa: F401
+        print(json.dumps(dict(times, cpu=times["time"], rss=peak_mib(), ndof=3 * m.n_nodes, lam=lam,
+                              check=check)))
+        return
     if side == "kanefem-mmd":  # the alternative ordering: no points, so SuperLU's minimum degree
         import kanefem.sparse
 
@@ -101,7 +238,7 @@ def worker(side, step, ndof):
             Kc, Mc = skfem.condense(K, M, D=D, expand=False)[:2]
             lam = np.sort(eigsh(Kc, 6, Mc, sigma=0.0, which="LM")[0])
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB (Linux: KiB)
+    rss = peak_mib()
     print(json.dumps({"wall": wall, "cpu": cpu, "rss": rss, "ndof": 3 * m.n_nodes, "nnz": nnz,
                       "lam": None if lam is None else [float(x) for x in lam]}))
 
@@ -160,7 +297,7 @@ def main():
                 print(f"{'':17} {'modes/mmd':9} {a['cpu']:10.3f} {c['cpu']:9.3f} {c['cpu'] / a['cpu']:6.2f} "
                       f"{a['rss']:11.0f} {c['rss']:9.0f} {c['rss'] / a['rss']:6.2f}  {d:.1e}   (mmd beside kanefem)")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
-    print("kanefem assembles M, K and the nine S_ij (11 matrices); scikit-fem K and M.")
+    print("kanefem assembles M, K and the nodal mass (the nine S_ij); scikit-fem K and M.")
     if worst > 1e-8:
         print(f"eigenvalues differ by {worst:.2e} > 1e-8")
         return 1

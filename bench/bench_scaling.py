@@ -18,6 +18,20 @@ against the dense path; the lowest 6 eigenvalues at one instant against
 against an ``eigsh`` loop; and a Newmark step against one ``scipy.linalg.solve_banded``
 (factor and solve) of the same order.  Fitted exponents time ~ elements^p.
 
+And the meshes (issue 19): the hex8 bar of bench_meshes.py at 1e3, 1e4 and 1e5 DOF (1e3
+with --quick), clamped, spinning about z with an angular and an origin acceleration,
+each call in a fresh process against what a scikit-fem user writes, in the same run:
+the motion terms (C, K_eps, K_om and the load vectors: kanefem combines its invariants,
+scikit-fem assembles the forms of the instant); the lowest 6 with shapes at the spinning
+instant (kanefem's sparse eigen path against eigsh shift-invert on K + K_om); a Newmark
+step at constant spin (kanefem: the first step with its factorizations, then a step
+reusing the factor; scikit-fem: splu of the effective matrix and one solve, then a
+solve).  Peak resident memory of each process (interpreter and imports included, and
+above the imports alone), fitted exponents time and memory ~ DOF^p.
+
+Every time is CPU time (one BLAS thread on both sides: a run's own time on a shared
+machine), the best of the runs.
+
     python bench/bench_scaling.py [--quick]
 """
 
@@ -40,7 +54,12 @@ import scipy.sparse.linalg as spla  # noqa: E402
 import kanefem  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import best  # noqa: E402
+from _timing import best as _best  # noqa: E402
+
+
+def best(fn, repeat, clock=time.process_time):
+    """(shortest CPU time of repeat runs [s], the last result)."""
+    return _best(fn, repeat, clock=clock)
 from bench_integrate import lever_case  # noqa: E402
 from continuation_prototype import continuation  # noqa: E402
 
@@ -62,9 +81,9 @@ def dgbtrf_seconds(n, repeat):
     best = math.inf
     for _ in range(repeat):
         a = ab.copy(order="F")
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         lu, piv, info = lapack.dgbtrf(a, KL, KU, overwrite_ab=True)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
         assert info == 0
     return best
 
@@ -89,10 +108,10 @@ def main():
         # warm up (page faults, caches), then time
         kanefem.simulate(body, case["motion"], 5e-6, dt=1e-6, supports=case["supports"],
                          gravity=case["gravity"], t_eval=[0.0, 5e-6], progress=False)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         r = kanefem.simulate(body, case["motion"], t_end, dt=1e-6, supports=case["supports"],
                              gravity=case["gravity"], t_eval=[0.0, t_end], progress=False)
-        wall = time.perf_counter() - t0
+        wall = time.process_time() - t0
         assert r.stats["steps"] == steps and r.stats["factorizations"] == steps + 1
         n = int((~body.support_mask(case["supports"])).sum())
         per = wall / steps
@@ -112,6 +131,7 @@ def main():
           "C(t), K(t), the effective matrix and the right-hand side, and solves.")
     beam_calls(args.quick)
     spatial_turn(1 if args.quick else 5)
+    mesh_calls(args.quick)
 
 
 # ---------------------------------------------------------------- issue 19: the other calls
@@ -246,6 +266,71 @@ def spatial_turn(repeat):
           f"({st['iterations']} block iterations), eigh per instant {t_e * 1e3:.1f} ms; kanefem "
           f"{t_p / t_k:.2f}x the prototype, {t_e / t_k:.2f}x eigh; largest relative difference from "
           f"eigh {err:.1e}")
+
+# ---------------------------------------------------------------- issue 19: meshes
+
+
+def mesh_calls(quick):
+    """The mesh rows: bench_meshes.py's workers ("motion", "spin", "step", and "base" for
+    the imports alone), each in a fresh process, kanefem and scikit-fem side by side."""
+    import bench_meshes as bm
+
+    try:
+        import skfem  # noqa: F401
+    except ImportError:
+        print("\nmeshes: scikit-fem is not installed (pip install scikit-fem): nothing to compare against")
+        return
+    sizes = (1e3,) if quick else (1e3, 1e4, 1e5)
+    repeat = 1 if quick else 2
+    print(f"\nissue 19: a clamped hex8 steel bar 10:1:1 (bench_meshes.py), spinning at omega = {bm.OMEGA} rad/s, "
+          f"eps = {bm.EPS} rad/s^2; CPU seconds, peak resident MiB of the call's own process; load average "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    head = (f"{'DOF':>7} {'motion terms ms':>17} {'MiB':>11} {'lowest 6 s':>13} {'MiB':>11} {'|dlam|/lam':>10} "
+            f"{'1st step s':>12} {'step ms':>13} {'MiB':>11}")
+    print(head + "\n" + " " * 8 + "kanefem / scikit-fem in each pair of columns")
+    print("-" * len(head))
+    rows, worst = [], 0.0
+    for size in sizes:
+        r = {(side, step): bm.run(side, step, int(size), repeat) for step in ("base", "motion", "spin", "step")
+             for side in ("kanefem", "skfem")}
+        la, lb = np.array(r["kanefem", "spin"]["lam"]), np.array(r["skfem", "spin"]["lam"])
+        d = float(np.max(np.abs(la - lb) / np.abs(lb)))
+        ca, cb = r["kanefem", "motion"]["check"], r["skfem", "motion"]["check"]
+        worst = max(worst, d, abs(ca - cb) / abs(cb))
+
+        def pair(step, key="time", scale=1.0, fmt="{:6.1f}"):
+            return f"{fmt.format(r['kanefem', step][key] * scale)} /{fmt.format(r['skfem', step][key] * scale)}"
+
+        def mem(step):
+            return f"{r['kanefem', step]['rss']:5.0f} /{r['skfem', step]['rss']:5.0f}"
+
+        ndof = r["kanefem", "spin"]["ndof"]
+        rows.append((ndof, r))
+        print(f"{ndof:>7} {pair('motion', scale=1e3, fmt='{:7.1f}'):>17} {mem('motion'):>11} "
+              f"{pair('spin', fmt='{:5.2f}'):>13} {mem('spin'):>11} {d:>10.1e} "
+              f"{pair('step', fmt='{:5.2f}'):>12} {pair('step', 'step', 1e3, '{:5.1f}'):>13} {mem('step'):>11}")
+    print("base MiB (the interpreter and the imports alone): "
+          + "; ".join(f"{n} DOF kanefem {r['kanefem', 'base']['rss']:.0f}, scikit-fem {r['skfem', 'base']['rss']:.0f}"
+                      for n, r in rows))
+    if len(rows) > 1:
+        n = np.array([row[0] for row in rows], dtype=float)
+        fits = []
+        for label, step, key in (("motion terms", "motion", "time"), ("lowest 6", "spin", "time"),
+                                 ("first step", "step", "time"), ("step", "step", "step")):
+            for side in ("kanefem", "skfem"):
+                t = [row[1][side, step][key] for row in rows]
+                m = [row[1][side, step]["rss"] - row[1][side, "base"]["rss"] for row in rows]
+                fits.append(f"{label} {side}: time p = {fit(n, t):.2f}, memory above the imports p = {fit(n, m):.2f}")
+        print("fitted exponents (time, memory ~ DOF^p):\n  " + "\n  ".join(fits))
+    print("motion terms: kanefem's motion_terms (a combination of the invariants) vs scikit-fem's asm of the "
+          "three bilinear and three linear forms of the instant; lowest 6: eigenvalues(6, omega, solver='sparse') "
+          "with shapes vs condense + eigsh(K + K_om, 6, M, sigma below the spectrum); 1st step: kanefem's "
+          "simulate of one step (M and the effective matrix factored, nested dissection) vs splu of the "
+          "effective matrix (COLAMD) and a solve; step: kanefem's further steps (the factor reused: solves) vs "
+          "a solve of splu's factor.")
+    if worst > 1e-8:
+        print(f"the two sides differ by {worst:.2e} > 1e-8")
+
 
 if __name__ == "__main__":
     main()

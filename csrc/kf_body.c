@@ -20,7 +20,10 @@ int kf_body_kind(const kf_body *b) { return b->kind; }
 int kf_body_ndofn(const kf_body *b) { return b->ndofn; }
 const kf_mat *kf_body_mass(const kf_body *b) { return &b->M; }
 const kf_mat *kf_body_stiffness(const kf_body *b) { return &b->K; }
-const kf_mat *kf_body_S(const kf_body *b, int i, int j) { return &b->S[i * b->dim + j]; }
+const kf_mat *kf_body_S(const kf_body *b, int i, int j)
+{
+    return b->nodal ? NULL : &b->S[i * b->dim + j];
+}
 const double *kf_body_s(const kf_body *b, int i, int j)
 {
     return b->s + (size_t)(i * b->dim + j) * b->ndof;
@@ -43,11 +46,16 @@ void kf_body_free(kf_body *b)
     }
     kf_mat_free(&b->M);
     kf_mat_free(&b->K);
-    for (int k = 0; k < KF_MAX_KG; k++)
+    for (int k = 0; k < KF_MAX_KG; k++) {
         kf_mat_free(&b->KG[k]);
+        free(b->kgnode[k]);
+    }
     for (int k = 0; k < 3; k++)
         kf_mat_free(&b->P[k]);
     kf_pattern_free(b->pattern); /* after the matrices that borrow it */
+    free(b->mnode);
+    free(b->pair);
+    free(b->comp);
     free(b->coords);
     free(b->conn);
     free(b->els);
@@ -283,14 +291,27 @@ static int build_pattern(kf_body *b, kf_error *err)
     p->col = kf_calloc(p->nnz > 0 ? (size_t)p->nnz : 1, sizeof(int));
     if (!p->ptr || !p->col)
         goto nomem;
+    if (b->nodal) { /* node pair t of entry (v k, w l) and the component k of DOF v k */
+        b->npair = (int)nadj;
+        b->pair = kf_calloc(p->nnz > 0 ? (size_t)p->nnz : 1, sizeof(int));
+        b->comp = kf_calloc((size_t)p->n, 1);
+        b->mnode = kf_calloc(nadj > 0 ? nadj : 1, sizeof(double));
+        if (!b->pair || !b->comp || !b->mnode)
+            goto nomem;
+    }
     {
         int q = 0;
         for (int v = 0; v < nn; v++)
             for (int k = 0; k < nf; k++) {
                 p->ptr[v * nf + k] = q;
+                if (b->nodal)
+                    b->comp[v * nf + k] = (unsigned char)k;
                 for (int t = adjptr[v]; t < adjptr[v + 1]; t++)
-                    for (int l = 0; l < nf; l++)
+                    for (int l = 0; l < nf; l++) {
+                        if (b->nodal)
+                            b->pair[q] = t;
                         p->col[q++] = adj[t] * nf + l;
+                    }
             }
         p->ptr[p->n] = q;
     }
@@ -357,6 +378,20 @@ static void scatter(const kf_body *b, kf_mat *dst, const double *Xe, int ne, con
         }
 }
 
+/* node[pair] += the element's nodal matrix Xn (nn x nn, row-major, nn = ne / dim) of a
+ * nodal body, at the node pairs of its entries (zero entries skipped, as scatter) */
+static void scatter_nodal(const kf_body *b, double *node, const double *Xn, int ne,
+                          const int *pos)
+{
+    int nf = b->ndofn, nn = ne / nf;
+    for (int A = 0; A < nn; A++)
+        for (int C = 0; C < nn; C++) {
+            double v = Xn[A * nn + C];
+            if (v != 0.0)
+                node[b->pair[pos[(A * nf) * ne + C * nf]]] += v;
+        }
+}
+
 /*
  * The geometric rows of a line element at a quadrature point and their weights:
  * K_G at the point is w N sum_r wt[r] g_r^T g_r for the axial force N.  The
@@ -395,15 +430,30 @@ static void add_geo(int ne, int nr, const double **rows, const double *wt, doubl
         }
 }
 
+static void planar_basis(kf_body *b);
+
 /* M = sum_i S_ii and, for a planar body, the basis of kf_body_combine (P allocated
  * like M, zero): P0 = S_xx - S_yy, P1 = S_yx - S_xy, P2 = S_xy + S_yx. */
 static void mass_and_basis(kf_body *b)
 {
     int dim = b->dim;
+    if (b->nodal) { /* M = m (x) I: m on the entries of one component, else zero */
+        const kf_pattern *p = b->M.pat;
+        for (int r = 0; r < p->n; r++)
+            for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++)
+                b->M.a[q] = b->comp[r] == b->comp[p->col[q]] ? b->mnode[b->pair[q]] : 0.0;
+        return;
+    }
     kf_mat_zero(&b->M);
     for (int i = 0; i < dim; i++)
         kf_mat_axpy(&b->M, 1.0, &b->S[i * dim + i]);
-    if (dim == 2) {
+    planar_basis(b);
+}
+
+/* The planar basis of kf_body_combine (P allocated like M, zero) from S. */
+static void planar_basis(kf_body *b)
+{
+    if (b->dim == 2) {
         const kf_mat *Sxx = &b->S[0], *Sxy = &b->S[1], *Syx = &b->S[2], *Syy = &b->S[3];
         kf_mat_axpy(&b->P[0], 1.0, Sxx);
         kf_mat_axpy(&b->P[0], -1.0, Syy);
@@ -429,7 +479,7 @@ static int assemble(kf_body *b, kf_error *err)
         if (b->els[e]->nnode * b->els[e]->ndofn > nemax)
             nemax = b->els[e]->nnode * b->els[e]->ndofn;
     size_t ne2 = (size_t)nemax * nemax;
-    int geo = b->has_geometric && el->ngeo > 0, sec2 = b->has_second;
+    int geo = b->has_geometric && el->ngeo > 0, sec2 = b->has_second, nodal = b->nodal;
     /* element work: S_ij (dd blocks), K, K_G basis (3), R_ij (dd), CSR positions */
     size_t nwork = (size_t)(dd + 1 + (geo ? 3 : 0) + (sec2 ? dd : 0)) * ne2;
     double *work = kf_calloc(nwork, sizeof(double));
@@ -463,6 +513,8 @@ static int assemble(kf_body *b, kf_error *err)
                     b->Mo[(size_t)i * b->ndof + dofs[a]] += mw * Ni[a];
                     for (int j = 0; j < dim; j++) {
                         b->s[(size_t)(i * dim + j) * b->ndof + dofs[a]] += mw * Ni[a] * x[j];
+                        if (nodal)
+                            continue;
                         const double *Nj = N + j * ne;
                         double *Sij = Se + (i * dim + j) * ne2 + (size_t)a * ne;
                         for (int c = 0; c < ne; c++)
@@ -471,6 +523,14 @@ static int assemble(kf_body *b, kf_error *err)
                                 Sij[c] += mw * (Ni[a] * Nj[c]);
                     }
                 }
+            }
+            /* a nodal body: m_AC += mw (phi_A phi_C), phi_A = N_x at DOF A dim, the value
+             * S_ii takes at (A i, C i) (Se holds the nn x nn element m) */
+            for (int A = 0, nn = ne / dim; nodal && A < nn; A++) {
+                double pa = N[A * dim];
+                for (int C = 0; pa != 0.0 && C < nn; C++)
+                    if (N[C * dim] != 0.0)
+                        Se[A * nn + C] += mw * (pa * N[C * dim]);
             }
             /* geometric basis: KG[k] += w x^k (G^T G [+ Ip/A th'^T th']) */
             if (geo) {
@@ -550,7 +610,9 @@ static int assemble(kf_body *b, kf_error *err)
         }
         if (pos)
             element_positions(b, e, pos);
-        for (int k = 0; k < dd; k++)
+        if (nodal)
+            scatter_nodal(b, b->mnode, Se, ne, pos);
+        for (int k = 0; k < dd && !nodal; k++)
             scatter(b, &b->S[k], Se + k * ne2, ne, dofs, pos);
         scatter(b, &b->K, Ke, ne, dofs, pos);
         for (int k = 0; k < 3 && geo; k++)
@@ -712,6 +774,9 @@ static int body_build(kf_body **out, int kind, int nnode, const double *coords, 
                      b->ndof, KF_BODY_DENSE_MAX);
         goto fail;
     }
+    /* plane and solid elements in CSR storage: the nodal mass instead of dim^2 blocks */
+    b->nodal = kind_st == KF_CSR && kind >= KF_TRI3 && kind <= KF_CONTINUUM_LAST &&
+               b->ndofn == b->dim;
     if (kind_st == KF_CSR && (rc = build_pattern(b, err)))
         goto fail;
     /* a straight line body on the x axis, nodes from xa (first) to xb (last),
@@ -731,11 +796,11 @@ static int body_build(kf_body **out, int kind, int nnode, const double *coords, 
     b->nkg = b->has_geometric ? 3 : 0;
     for (int k = 0; k < 3 && !rc && b->has_geometric && el->ngeo > 0; k++)
         rc = kf_mat_alloc_like(&b->KG[k], &b->M, err);
-    for (int k = 0; k < b->dim * b->dim && !rc; k++)
+    for (int k = 0; k < b->dim * b->dim && !rc && !b->nodal; k++)
         rc = kf_mat_alloc_like(&b->S[k], &b->M, err);
     if (!rc)
         rc = kf_mat_alloc_like(&b->K, &b->M, err);
-    for (int k = 0; k < 3 && !rc && b->dim == 2; k++)
+    for (int k = 0; k < 3 && !rc && b->dim == 2 && !b->nodal; k++)
         rc = kf_mat_alloc_like(&b->P[k], &b->M, err);
     /* sections turning to second order (docs/theory.md section 2.9) */
     b->has_second = !els && el->second && b->sec.rotary != 0.0;
@@ -1016,12 +1081,32 @@ static void add_blocks(int d, const double *c, const kf_mat *X, kf_mat *out)
                 kf_mat_axpy2(out, c[i * d + j], &X[i * d + j], c[j * d + i], &X[j * d + i]);
 }
 
+/* out += sum_ij c_ij S_ij of a nodal body: c_kl m_ac at entry (a k, c l), one pass over
+ * the pattern (the value add_blocks and the planar basis give, section 3.11) */
+static void combine_nodal(const kf_body *b, const double *c, kf_mat *out)
+{
+    const kf_pattern *p = out->pat;
+    int d = b->dim;
+    for (int r = 0; r < p->n; r++) {
+        const double *cr = c + b->comp[r] * d;
+        for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++) {
+            double cv = cr[b->comp[p->col[q]]];
+            if (cv != 0.0)
+                out->a[q] += cv * b->mnode[b->pair[q]];
+        }
+    }
+}
+
 void kf_body_combine(const kf_body *b, const double *c, double beta, kf_mat *out)
 {
     if (beta == 0.0)
         kf_mat_zero(out);
     else if (beta != 1.0)
         kf_mat_scale(out, beta);
+    if (b->nodal) {
+        combine_nodal(b, c, out);
+        return;
+    }
     if (b->dim == 2) {
         double w[4] = {0.5 * (c[0] + c[3]), 0.5 * (c[0] - c[3]), 0.5 * (c[2] - c[1]),
                        0.5 * (c[1] + c[2])};
@@ -1054,6 +1139,55 @@ void kf_body_combine_vec(const kf_body *b, const double *c, double beta, double 
             for (int r = 0; r < n; r++)
                 out[r] += c[k] * s[r];
         }
+}
+
+int kf_body_block(const kf_body *b, int family, int k, kf_mat *out, kf_error *err)
+{
+    int rc = kf_mat_alloc_like(out, &b->M, err);
+    if (rc)
+        return rc;
+    const kf_mat *src = family == KF_BLOCK_S ? &b->S[k] : &b->KG[k];
+    if (!b->nodal) {
+        if (src->a)
+            kf_mat_copy(out, src);
+        return KF_OK;
+    }
+    const double *node = family == KF_BLOCK_S ? b->mnode : b->kgnode[k];
+    int i = family == KF_BLOCK_S ? k / b->dim : -1, j = family == KF_BLOCK_S ? k % b->dim : -1;
+    const kf_pattern *p = out->pat;
+    for (int r = 0; node && r < p->n; r++)
+        for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++) {
+            int cr = b->comp[r], cc = b->comp[p->col[q]];
+            if (i < 0 ? cr == cc : (cr == i && cc == j))
+                out->a[q] = node[b->pair[q]];
+        }
+    return KF_OK;
+}
+
+/* Nonzero if every stored entry of A is zero. */
+static int mat_is_zero(const kf_mat *A)
+{
+    size_t len = kf_mat_nvalues(A);
+    for (size_t k = 0; k < len; k++)
+        if (A->a[k] != 0.0)
+            return 0;
+    return 1;
+}
+
+int kf_body_block_zero(const kf_body *b, int k)
+{
+    if (!b->nodal)
+        return mat_is_zero(&b->S[k]) && (!b->has_second || mat_is_zero(&b->R[k]));
+    const kf_pattern *p = b->M.pat;
+    int i = k / b->dim, j = k % b->dim;
+    for (int r = 0; r < p->n; r++) {
+        if (b->comp[r] != i)
+            continue;
+        for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++)
+            if (b->comp[p->col[q]] == j && b->mnode[b->pair[q]] != 0.0)
+                return 0;
+    }
+    return 1;
 }
 
 int kf_body_motion_terms(const kf_body *b, const kf_frame *frame, kf_mat *C, kf_mat *Keps,
@@ -1131,6 +1265,20 @@ int kf_body_geometric(const kf_body *b, const double *c, double beta, kf_mat *ou
         kf_mat_zero(out);
     else if (beta != 1.0)
         kf_mat_scale(out, beta);
+    if (b->nodal) { /* sum_k c_k g_k (x) I: on the entries of one component, in k order */
+        const kf_pattern *p = out->pat;
+        for (int r = 0; r < p->n; r++)
+            for (int q = p->ptr[r]; q < p->ptr[r + 1]; q++) {
+                if (b->comp[r] != b->comp[p->col[q]])
+                    continue;
+                double v = out->a[q];
+                for (int k = 0; k < b->nkg; k++)
+                    if (c[k] != 0.0 && b->kgnode[k])
+                        v += c[k] * b->kgnode[k][b->pair[q]];
+                out->a[q] = v;
+            }
+        return KF_OK;
+    }
     for (int k = 0; k < b->nkg; k++) /* no lateral DOFs (a bar): no matrices, K_G = 0 */
         if (c[k] != 0.0 && b->KG[k].a)
             kf_mat_axpy(out, c[k], &b->KG[k]);
@@ -1144,10 +1292,11 @@ int kf_body_geometric(const kf_body *b, const double *c, double beta, kf_mat *ou
  * the axial load of the case, dN/ds = mu e1.(acc + Mc x(s)), to the exact
  * quadratic N(s); K_G = sum w N(s) (G^T G [+ Ip/A th'^T th']).  Plane and solid
  * elements: the stress sigma = D B u at each point, K_G[a i, b i] += w grad(phi_a)^T
- * sigma grad(phi_b) for each direction i.
+ * sigma grad(phi_b) for each direction i; for a nodal body once per node pair, into node
+ * (npair values) instead of out.
  */
 static int prestress_matrix(const kf_body *b, const double *u, const double *acc,
-                            const double *Mc, kf_mat *out, double *work, int *pos,
+                            const double *Mc, kf_mat *out, double *node, double *work, int *pos,
                             kf_error *err)
 {
     int dim = b->dim, line = b->kind < KF_TRI3;
@@ -1231,13 +1380,18 @@ static int prestress_matrix(const kf_body *b, const double *u, const double *acc
                     for (int k = 0; k < dim; k++)
                         v += gr[a][k] * sg[c][k];
                     v *= p.w;
-                    for (int i = 0; i < dim; i++)
+                    if (node)
+                        work[a * nn + c] += v;
+                    for (int i = 0; i < dim && !node; i++)
                         work[(size_t)(a * dim + i) * ne + c * dim + i] += v;
                 }
         }
         if (pos)
             element_positions(b, e, pos);
-        scatter(b, out, work, ne, dofs, pos);
+        if (node)
+            scatter_nodal(b, node, work, ne, pos);
+        else
+            scatter(b, out, work, ne, dofs, pos);
     }
     (void)err;
     return KF_OK;
@@ -1268,8 +1422,11 @@ int kf_body_set_prestress(kf_body *b, int ncase, const double *u, const double *
         free(pos);
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the element work space");
     }
-    for (int k = 0; k < KF_MAX_KG; k++)
+    for (int k = 0; k < KF_MAX_KG; k++) {
         kf_mat_free(&b->KG[k]);
+        free(b->kgnode[k]);
+        b->kgnode[k] = NULL;
+    }
     b->has_geometric = 0; /* until the basis is complete */
     int rc = KF_OK;
     for (int c = 0; c < ncase && !rc; c++) {
@@ -1278,15 +1435,23 @@ int kf_body_set_prestress(kf_body *b, int ncase, const double *u, const double *
             acc[c] = 1.0;
         else if (c < dim + dd)
             Mc[c - dim] = 1.0;
-        rc = kf_mat_alloc_like(&b->KG[c], &b->M, err);
+        if (b->nodal && !(b->kgnode[c] = kf_calloc(b->npair > 0 ? (size_t)b->npair : 1,
+                                                   sizeof(double))))
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate %d node pairs", b->npair);
+        else if (!b->nodal)
+            rc = kf_mat_alloc_like(&b->KG[c], &b->M, err);
         if (!rc)
-            rc = prestress_matrix(b, u + (size_t)c * b->ndof, acc, Mc, &b->KG[c], work, pos, err);
+            rc = prestress_matrix(b, u + (size_t)c * b->ndof, acc, Mc, &b->KG[c], b->kgnode[c],
+                                  work, pos, err);
     }
     free(work);
     free(pos);
     if (rc) {
-        for (int k = 0; k < KF_MAX_KG; k++)
+        for (int k = 0; k < KF_MAX_KG; k++) {
             kf_mat_free(&b->KG[k]);
+            free(b->kgnode[k]);
+            b->kgnode[k] = NULL;
+        }
         b->nkg = 0;
         b->prestress = 0;
         return rc;
@@ -1333,7 +1498,7 @@ int kf_body_prestress_matrix(const kf_body *b, const double *u, const double *ac
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate the element work space");
     }
     kf_mat_zero(out);
-    int rc = prestress_matrix(b, u, a0, M0, out, work, pos, err);
+    int rc = prestress_matrix(b, u, a0, M0, out, NULL, work, pos, err);
     free(work);
     free(pos);
     return rc;
@@ -1659,20 +1824,14 @@ static int reduce_csr(kf_mat *dst, const kf_mat *src, const kf_pattern *rp, cons
     return rc;
 }
 
-int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
-                   kf_error *err)
+/* A body of n DOFs derived from b (reduced or projected): everything kf_body_combine(_vec),
+ * kf_body_geometric and kf_body_axial_force read, no mesh (coords, conn) and no
+ * matrices yet; NULL if out of memory. */
+static kf_body *derived_body(const kf_body *b, int n)
 {
-    *out = NULL;
-    if (b->pattern && dense)
-        return kf_fail(err, KF_EINVAL, "damping", "a body in sparse (CSR) storage takes no "
-                       "dense damping matrix (use Rayleigh damping)");
-    if (kf_check_map(n, map, b->ndof, err))
-        return KF_EINVAL;
     kf_body *r = kf_calloc(1, sizeof *r);
     if (!r)
-        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body");
-    /* everything kf_body_combine(_vec), kf_body_geometric and
-     * kf_body_axial_force read; no mesh (coords, conn) */
+        return NULL;
     r->el = b->el;
     r->kind = b->kind;
     r->dim = b->dim;
@@ -1689,13 +1848,62 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
     memcpy(r->end_axis, b->end_axis, sizeof r->end_axis);
     r->xa = b->xa;
     r->xb = b->xb;
+    return r;
+}
+
+/* The nodal masses and K_G cases of the reduced body r of a nodal body b, on r's pattern
+ * (keep: the position in b's pattern of each of its entries, map: its DOFs). */
+static int reduce_nodal(kf_body *r, const kf_body *b, int n, const int *map, const int *keep,
+                        kf_error *err)
+{
+    size_t np = b->npair > 0 ? (size_t)b->npair : 1;
+    r->nodal = 1;
+    r->npair = b->npair;
+    r->pair = kf_calloc(r->pattern->nnz > 0 ? (size_t)r->pattern->nnz : 1, sizeof(int));
+    r->comp = kf_calloc(n > 0 ? (size_t)n : 1, 1);
+    r->mnode = kf_calloc(np, sizeof(double));
+    int ok = r->pair && r->comp && r->mnode;
+    for (int k = 0; k < KF_MAX_KG && ok; k++)
+        if (b->kgnode[k])
+            ok = (r->kgnode[k] = kf_calloc(np, sizeof(double))) != NULL;
+    if (!ok)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body of %d node pairs",
+                       b->npair);
+    for (int q = 0; q < r->pattern->nnz; q++)
+        r->pair[q] = b->pair[keep[q]];
+    for (int i = 0; i < n; i++)
+        r->comp[i] = b->comp[map[i]];
+    memcpy(r->mnode, b->mnode, (size_t)b->npair * sizeof(double));
+    for (int k = 0; k < KF_MAX_KG; k++)
+        if (b->kgnode[k])
+            memcpy(r->kgnode[k], b->kgnode[k], (size_t)b->npair * sizeof(double));
+    return KF_OK;
+}
+
+int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body **out,
+                   kf_error *err)
+{
+    *out = NULL;
+    if (b->pattern && dense)
+        return kf_fail(err, KF_EINVAL, "damping", "a body in sparse (CSR) storage takes no "
+                       "dense damping matrix (use Rayleigh damping)");
+    if (kf_check_map(n, map, b->ndof, err))
+        return KF_EINVAL;
+    kf_body *r = derived_body(b, n);
+    if (!r)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a reduced body");
     kf_storage kind = dense ? KF_DENSE : b->M.kind;
     int rc = KF_OK, dd = b->dim * b->dim;
     if (b->pattern) { /* sparse: every matrix on the pattern of the free DOFs */
         int *keep = NULL;
         rc = reduce_pattern(b->pattern, n, map, &r->pattern, &keep, err);
-        for (int k = 0; k < dd && !rc; k++)
+        if (!rc && b->nodal) /* the node pairs of the kept entries; m and K_G copied */
+            rc = reduce_nodal(r, b, n, map, keep, err);
+        for (int k = 0; k < dd && !rc; k++) {
             rc = reduce_csr(&r->S[k], &b->S[k], r->pattern, keep, err);
+            if (!rc && b->has_second)
+                rc = reduce_csr(&r->R[k], &b->R[k], r->pattern, keep, err);
+        }
         if (!rc)
             rc = reduce_csr(&r->M, &b->M, r->pattern, keep, err);
         if (!rc)
@@ -1739,4 +1947,320 @@ int kf_body_reduce(const kf_body *b, int n, const int *map, int dense, kf_body *
 fail:
     kf_body_free(r);
     return rc;
+}
+
+/* ---------------------------------------------------------------- projected bodies */
+
+/* A matrix of b to project: a stored one (X), or a family of a nodal body (node values
+ * on the entries of components (ci, cj), or of equal components when ci < 0). */
+typedef struct proj_src {
+    const kf_mat *X;
+    const double *node;
+    int ci, cj;
+} proj_src;
+
+/* The columns b's matrices may hold in row i: a CSR row (*cols, positions from *q0), or
+ * the range lo..hi (band, dense; *cols NULL). */
+static int parent_row(const kf_body *b, int i, int *lo, const int **cols, int *q0)
+{
+    if (b->pattern) {
+        *q0 = b->pattern->ptr[i];
+        *cols = b->pattern->col + *q0;
+        *lo = 0;
+        return b->pattern->ptr[i + 1] - *q0;
+    }
+    *cols = NULL;
+    *q0 = -1;
+    int kl = b->M.kind == KF_BAND ? b->M.kl : b->ndof, ku = b->M.kind == KF_BAND ? b->M.ku : b->ndof;
+    *lo = i - kl > 0 ? i - kl : 0;
+    int hi = i + ku < b->ndof - 1 ? i + ku : b->ndof - 1;
+    return hi - *lo + 1;
+}
+
+static double proj_value(const kf_body *b, const proj_src *s, int i, int j, int q)
+{
+    if (s->node) {
+        int a = b->comp[i], c = b->comp[j];
+        if (s->ci >= 0 ? (a != s->ci || c != s->cj) : a != c)
+            return 0.0;
+        return s->node[b->pair[q]];
+    }
+    if (!s->X->a)
+        return 0.0;
+    return q >= 0 ? s->X->a[q] : kf_mat_get(s->X, i, j);
+}
+
+/* The basis T (ndof x ncol, CSR tp/tc/tv) and its transpose (ncol x ndof: up/ui/uv). */
+typedef struct proj_basis {
+    int ndof, ncol;
+    const int *tp, *tc;
+    const double *tv;
+    int *up, *ui;
+    double *uv;
+} proj_basis;
+
+/* vals (on the pattern pp) = T^T X T; acc: ncol zeros (left zero). */
+static void project_values(const kf_body *b, const proj_basis *T, const proj_src *s,
+                           const kf_pattern *pp, double *acc, double *vals)
+{
+    for (int p = 0; p < T->ncol; p++) {
+        for (int t = T->up[p]; t < T->up[p + 1]; t++) {
+            int i = T->ui[t], lo, q0;
+            const int *cols;
+            int len = parent_row(b, i, &lo, &cols, &q0);
+            for (int k = 0; k < len; k++) {
+                int j = cols ? cols[k] : lo + k;
+                double x = proj_value(b, s, i, j, cols ? q0 + k : -1);
+                if (x == 0.0)
+                    continue;
+                x *= T->uv[t];
+                for (int r = T->tp[j]; r < T->tp[j + 1]; r++)
+                    acc[T->tc[r]] += x * T->tv[r];
+            }
+        }
+        for (int e = pp->ptr[p]; e < pp->ptr[p + 1]; e++) {
+            vals[e] = acc[pp->col[e]];
+            acc[pp->col[e]] = 0.0;
+        }
+    }
+}
+
+/* The pattern of T^T X T over b's stored entries (sorted rows), its half-bandwidth, and
+ * for each entry the position of its transpose (tpos). */
+static int project_pattern(const kf_body *b, const proj_basis *T, kf_pattern **out, int *bw,
+                           int **tpos, kf_error *err)
+{
+    int n = T->ncol, rc = KF_OK;
+    kf_pattern *pp = kf_calloc(1, sizeof *pp);
+    int *mark = kf_calloc((size_t)n, sizeof(int));
+    *out = NULL;
+    *tpos = NULL;
+    if (!pp || !mark || !(pp->ptr = kf_calloc((size_t)n + 1, sizeof(int)))) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected pattern of %d rows", n);
+        goto done;
+    }
+    pp->n = n;
+    for (int pass = 0; pass < 2 && !rc; pass++) { /* count, then fill */
+        for (int q = 0; q < n; q++)
+            mark[q] = -1;
+        size_t nnz = 0;
+        for (int p = 0; p < n; p++) {
+            size_t start = nnz;
+            for (int t = T->up[p]; t < T->up[p + 1]; t++) {
+                int i = T->ui[t], lo, q0;
+                const int *cols;
+                int len = parent_row(b, i, &lo, &cols, &q0);
+                for (int k = 0; k < len; k++) {
+                    int j = cols ? cols[k] : lo + k;
+                    for (int r = T->tp[j]; r < T->tp[j + 1]; r++)
+                        if (mark[T->tc[r]] != p) {
+                            mark[T->tc[r]] = p;
+                            if (pass)
+                                pp->col[nnz] = T->tc[r];
+                            nnz++;
+                        }
+                }
+            }
+            if (nnz > (size_t)0x7fffffff) {
+                rc = kf_fail(err, KF_EINVAL, "constraints", "the projected matrices would hold "
+                             "more than 2^31 entries (the basis couples too many DOFs)");
+                break;
+            }
+            if (pass)
+                qsort(pp->col + start, nnz - start, sizeof(int), cmp_int);
+            else
+                pp->ptr[p + 1] = (int)nnz;
+        }
+        if (!pass && !rc) {
+            pp->nnz = pp->ptr[n];
+            if (!(pp->col = kf_calloc(pp->nnz > 0 ? (size_t)pp->nnz : 1, sizeof(int))))
+                rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected pattern of %d "
+                             "entries", pp->nnz);
+        }
+    }
+    if (!rc && !(*tpos = kf_calloc(pp->nnz > 0 ? (size_t)pp->nnz : 1, sizeof(int))))
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate %d positions", pp->nnz);
+    *bw = 0;
+    for (int p = 0; p < n && !rc; p++)
+        for (int e = pp->ptr[p]; e < pp->ptr[p + 1]; e++) {
+            int c = pp->col[e], lo = pp->ptr[c], hi = pp->ptr[c + 1] - 1;
+            while (lo < hi) { /* (c, p) is there: the pattern is symmetric */
+                int mid = lo + (hi - lo) / 2;
+                if (pp->col[mid] < p)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            (*tpos)[e] = lo;
+            *bw = abs(p - c) > *bw ? abs(p - c) : *bw;
+        }
+done:
+    free(mark);
+    if (rc) {
+        kf_pattern_free(pp);
+        free(*tpos);
+        *tpos = NULL;
+        return rc;
+    }
+    *out = pp;
+    return KF_OK;
+}
+
+/* dst (zero, conforming with r's M) = the values on the projected pattern pp */
+static void fill_projected(const kf_pattern *pp, const double *vals, kf_mat *dst)
+{
+    if (dst->kind == KF_CSR) {
+        memcpy(dst->a, vals, (size_t)pp->nnz * sizeof(double));
+        return;
+    }
+    for (int p = 0; p < pp->n; p++)
+        for (int e = pp->ptr[p]; e < pp->ptr[p + 1]; e++)
+            if (vals[e] != 0.0)
+                kf_mat_add(dst, p, pp->col[e], vals[e]);
+}
+
+/* dst allocated like r's M and filled with the values on pp */
+static int store_projected(kf_body *r, const kf_pattern *pp, const double *vals, kf_mat *dst,
+                           kf_error *err)
+{
+    int rc = kf_mat_alloc_like(dst, &r->M, err);
+    if (!rc)
+        fill_projected(pp, vals, dst);
+    return rc;
+}
+
+/* The mean of each entry and its transpose: exactly symmetric values. */
+static void symmetrize(const kf_pattern *pp, const int *tpos, double *vals)
+{
+    for (int p = 0; p < pp->n; p++)
+        for (int e = pp->ptr[p]; e < pp->ptr[p + 1]; e++)
+            if (pp->col[e] > p) {
+                double v = 0.5 * (vals[e] + vals[tpos[e]]);
+                vals[e] = vals[tpos[e]] = v;
+            }
+}
+
+int kf_body_project(const kf_body *b, int ncol, const int *ptr, const int *col,
+                    const double *val, kf_body **out, kf_error *err)
+{
+    if (!out)
+        return kf_fail(err, KF_EINVAL, "out", "output pointer is NULL");
+    *out = NULL;
+    if (!b || !ptr || !col || !val)
+        return kf_fail(err, KF_EINVAL, "basis", "body and basis arrays must not be NULL");
+    int n = b->ndof;
+    if (ncol < 1 || ncol > n)
+        return kf_fail(err, KF_EINVAL, "basis", "the basis has %d columns: 1..%d (the DOFs) "
+                       "independent motions", ncol, n);
+    if (ptr[0] != 0)
+        return kf_fail(err, KF_EINVAL, "basis", "basis indptr[0] = %d must be 0", ptr[0]);
+    for (int i = 0; i < n; i++) {
+        if (ptr[i + 1] < ptr[i])
+            return kf_fail(err, KF_EINVAL, "basis", "basis indptr decreases at row %d", i);
+        for (int r = ptr[i]; r < ptr[i + 1]; r++)
+            if (col[r] < 0 || col[r] >= ncol || !isfinite(val[r]))
+                return kf_fail(err, KF_EINVAL, "basis", "basis entry %d of row %d (column %d, "
+                               "value %g) is outside 0..%d or not finite", r, i, col[r], val[r],
+                               ncol - 1);
+    }
+    proj_basis T = {n, ncol, ptr, col, val, NULL, NULL, NULL};
+    kf_pattern *pp = NULL;
+    int *tpos = NULL, bw = 0, rc = KF_OK, dd = b->dim * b->dim;
+    double *acc = NULL, *vals = NULL, *tmp = NULL;
+    kf_body *r = NULL;
+    acc = kf_calloc((size_t)ncol, sizeof(double));
+    if (!acc || kf_csr_transpose(n, ncol, ptr, col, val, &T.up, &T.ui, &T.uv)) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the basis' transpose");
+        goto done;
+    }
+    if ((rc = project_pattern(b, &T, &pp, &bw, &tpos, err)))
+        goto done;
+    /* storage: b's dense stays dense; a band whose basis keeps it narrow stays a band
+     * (the integrators' band LU), anything else is CSR */
+    kf_storage kind = b->M.kind == KF_DENSE ? KF_DENSE
+                      : b->M.kind == KF_BAND && bw <= 2 * b->M.kl + 1 ? KF_BAND : KF_CSR;
+    if (!(r = derived_body(b, ncol))) {
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected body");
+        goto done;
+    }
+    if (kind == KF_CSR) {
+        r->pattern = pp;
+        pp = NULL;
+        rc = kf_mat_alloc_csr(&r->M, r->pattern, err);
+    } else {
+        rc = kf_mat_alloc(&r->M, kind, ncol, bw, bw, err);
+    }
+    const kf_pattern *pat = r->pattern ? r->pattern : pp;
+    vals = kf_calloc(pat->nnz > 0 ? (size_t)pat->nnz : 1, sizeof(double));
+    tmp = kf_calloc(pat->nnz > 0 ? (size_t)pat->nnz : 1, sizeof(double));
+    if (!rc && (!vals || !tmp))
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected matrix of %d entries",
+                     pat->nnz);
+    /* M (exactly symmetric, as b's: made so) and K (symmetric to b's rounding) */
+    for (int f = 0; f < 2 && !rc; f++) {
+        proj_src src = {f ? &b->K : &b->M, NULL, 0, 0};
+        project_values(b, &T, &src, pat, acc, vals);
+        if (!f)
+            symmetrize(pat, tpos, vals);
+        if (f)
+            rc = store_projected(r, pat, vals, &r->K, err);
+        else
+            fill_projected(pat, vals, &r->M);
+    }
+    /* S_ii symmetric, S_ji = S_ij^T exactly; R_ij symmetric */
+    for (int i = 0; i < b->dim && !rc; i++)
+        for (int j = i; j < b->dim && !rc; j++) {
+            proj_src src = {&b->S[i * b->dim + j], b->nodal ? b->mnode : NULL, i, j};
+            project_values(b, &T, &src, pat, acc, vals);
+            if (i == j)
+                symmetrize(pat, tpos, vals);
+            rc = store_projected(r, pat, vals, &r->S[i * b->dim + j], err);
+            for (int e = 0; e < pat->nnz && !rc && i != j; e++)
+                tmp[e] = vals[tpos[e]];
+            if (!rc && i != j)
+                rc = store_projected(r, pat, tmp, &r->S[j * b->dim + i], err);
+        }
+    for (int k = 0; k < dd && !rc && b->has_second; k++) {
+        proj_src src = {&b->R[k], NULL, 0, 0};
+        project_values(b, &T, &src, pat, acc, vals);
+        symmetrize(pat, tpos, vals);
+        rc = store_projected(r, pat, vals, &r->R[k], err);
+    }
+    for (int k = 0; k < KF_MAX_KG && !rc; k++) {
+        if (!b->KG[k].a && !(b->nodal && b->kgnode[k]))
+            continue; /* no basis matrix there (a bar's, or none) */
+        proj_src src = {&b->KG[k], b->nodal ? b->kgnode[k] : NULL, -1, -1};
+        project_values(b, &T, &src, pat, acc, vals);
+        rc = store_projected(r, pat, vals, &r->KG[k], err);
+    }
+    for (int k = 0; k < 3 && !rc && b->dim == 2; k++)
+        rc = kf_mat_alloc_like(&r->P[k], &r->M, err);
+    if (!rc)
+        planar_basis(r);
+    /* the vectors: T^T s_ij, T^T Mo_i */
+    if (!rc && (!(r->s = kf_calloc((size_t)dd * ncol, sizeof(double))) ||
+                !(r->Mo = kf_calloc((size_t)b->dim * ncol, sizeof(double)))))
+        rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a projected body of %d DOFs", ncol);
+    for (int p = 0; p < ncol && !rc; p++)
+        for (int t = T.up[p]; t < T.up[p + 1]; t++) {
+            for (int k = 0; k < dd; k++)
+                r->s[(size_t)k * ncol + p] += T.uv[t] * b->s[(size_t)k * n + T.ui[t]];
+            for (int k = 0; k < b->dim; k++)
+                r->Mo[(size_t)k * ncol + p] += T.uv[t] * b->Mo[(size_t)k * n + T.ui[t]];
+        }
+done:
+    free(T.up);
+    free(T.ui);
+    free(T.uv);
+    free(acc);
+    free(vals);
+    free(tmp);
+    free(tpos);
+    kf_pattern_free(pp);
+    if (rc) {
+        kf_body_free(r);
+        return rc;
+    }
+    *out = r;
+    return KF_OK;
 }

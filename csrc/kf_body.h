@@ -30,9 +30,10 @@ int kf_body_create(kf_body **out, int kind, int nnode, const double *coords, int
 /* The same with a chosen storage: KF_DENSE, KF_BAND, KF_CSR, or -1 for the
  * automatic choice (kf_body_create's: CSR for plane and solid elements, band
  * or dense for line elements).  CSR bodies build their pattern from the
- * connectivity and assemble element by element (docs/theory.md section 3.11);
- * kf_eig works on them (dense reduction, small bodies), kf_body_reduce and the
- * integrators do not (meshes are integrated by the Python sparse Newmark). */
+ * connectivity and assemble element by element (docs/theory.md section 3.11); plane
+ * and solid bodies in CSR storage keep their nodal mass instead of the dim^2 blocks
+ * S_ij.  kf_eig works on them (dense reduction, small bodies), and so do the
+ * integrators (their linear solver then comes from the caller, kf_linsol_callback). */
 int kf_body_create_storage(kf_body **out, int kind, int nnode, const double *coords, int nel,
                            const int *conn, const kf_section *sec, int storage, kf_error *err);
 /* The same with a section orientation per element: refs (nel x 3, row e the ref of
@@ -72,6 +73,20 @@ int kf_body_create_mixed(kf_body **out, int nnode, const double *coords, int nel
 int kf_body_create_given(kf_body **out, int dim, int n, const double *S, const double *R,
                          const double *K, const double *s, const double *Mo, int nkg,
                          const double *KG, kf_error *err);
+/*
+ * The body of the motions d = T z that linear constraints G d = 0 leave (Maggi's
+ * projection, docs/theory.md section 3.3): every invariant X becomes T^T X T and every
+ * vector x T^T x, for a basis T (ndof x ncol, G T = 0) given in CSR: ptr (ndof + 1
+ * offsets), col, val.  Its element, section, line geometry and K_G basis (the straight
+ * body's or the prestress cases, projected) are b's, so that kf_body_combine,
+ * kf_body_geometric and kf_body_geometric_coefficients take it as they take b.  Storage:
+ * dense if b is dense, a band if b is a band and T keeps it within twice b's width, CSR
+ * otherwise; S_ji = S_ij^T, M, S_ii and R_ij exactly symmetric (K and K_G to b's
+ * rounding: for a selection T the values are kf_body_reduce's, bitwise).  It has no mesh
+ * (kf_body_set_prestress refuses it).  KF_EINVAL naming "basis" for a bad basis.
+ */
+int kf_body_project(const kf_body *b, int ncol, const int *ptr, const int *col,
+                    const double *val, kf_body **out, kf_error *err);
 /* The shared sparse pattern of a CSR body, or NULL. */
 const kf_pattern *kf_body_pattern(const kf_body *b);
 void kf_body_free(kf_body *b);
@@ -83,7 +98,10 @@ int kf_body_ndofn(const kf_body *b);
 /* The body's matrices (not to be modified): M = sum_i S_ii and K. */
 const kf_mat *kf_body_mass(const kf_body *b);
 const kf_mat *kf_body_stiffness(const kf_body *b);
-/* Invariant blocks S_ij (i, j < dim) and vectors s_ij, Mo_i (length ndof). */
+/* Invariant blocks S_ij (i, j < dim) and vectors s_ij, Mo_i (length ndof).  A plane or
+ * solid body in CSR storage stores its nodal mass instead of the dim^2 blocks
+ * (docs/theory.md section 3.11): kf_body_S gives NULL, and kf_body_combine with
+ * c = e_i e_j^T forms S_ij. */
 const kf_mat *kf_body_S(const kf_body *b, int i, int j);
 const double *kf_body_s(const kf_body *b, int i, int j);
 const double *kf_body_Mo(const kf_body *b, int i);

@@ -309,8 +309,11 @@ int kf_loads_harmonic_eval(double t, double *Q, void *params, kf_error *err)
 #define KEYN (6 + KF_MAX_KG)
 
 struct kf_body_ode {
-    kf_body *rb;          /* the body on its free DOFs (kf_body_reduce) */
-    int ndof, n, *map;
+    kf_body *rb;          /* the body on its free DOFs (kf_body_reduce) or its basis' (kf_body_project) */
+    int ndof, n, *map;    /* map: the free DOFs; NULL with a basis */
+    /* with a basis d = T z: T^T (n x ndof, CSR), to project the loads */
+    int *tp, *ti;
+    double *tv;
     kf_body_ode_opts o;
     kf_mat Cd;            /* constant damping, if any */
     int has_damping;
@@ -351,6 +354,9 @@ void kf_body_ode_free(kf_body_ode *o)
     if (!o)
         return;
     kf_body_free(o->rb);
+    free(o->tp);
+    free(o->ti);
+    free(o->tv);
     kf_mat_free(&o->Cd);
     kf_mat_free(&o->Ca);
     kf_mat_free(&o->Ka);
@@ -388,6 +394,20 @@ static int loads_at(kf_body_ode *o, double t, double *f, kf_error *err)
     if (rc)
         return rc;
     for (int i = 0; i < o->n; i++) {
+        if (o->tp) { /* f = T^T Q: the DOFs the basis moves */
+            double v = 0.0;
+            for (int k = o->tp[i]; k < o->tp[i + 1]; k++) {
+                double q = o->Q[o->ti[k]];
+                if (!isfinite(q)) {
+                    kf_fail(err, KF_EINVAL, "loads", "the load on DOF %d at t = %.17g is %g",
+                            o->ti[k], t, q);
+                    return -1;
+                }
+                v += o->tv[k] * q;
+            }
+            f[i] = v;
+            continue;
+        }
         f[i] = o->Q[o->map[i]];
         if (!isfinite(f[i])) {
             kf_fail(err, KF_EINVAL, "loads", "the load on DOF %d at t = %.17g is %g", o->map[i],
@@ -594,15 +614,6 @@ static int canonical_form(double t, kf_mat *G, kf_mat *KH, double *h, double *b,
     return 0;
 }
 
-/* Nonzero if every stored entry of A is zero. */
-static int mat_is_zero(const kf_mat *A)
-{
-    size_t len = kf_mat_nvalues(A);
-    for (size_t k = 0; k < len; k++)
-        if (A->a[k] != 0.0)
-            return 0;
-    return 1;
-}
 
 static int vec_is_zero(int n, const double *x)
 {
@@ -641,9 +652,27 @@ int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_op
         rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate a body problem of %d DOFs", b->ndof);
         goto fail;
     }
-    for (int k = 0; k < b->ndof; k++)
+    for (int k = 0; k < b->ndof && !opt->basis_ptr; k++)
         if (!opt->fixed || !opt->fixed[k])
             o->map[o->n++] = k;
+    if (opt->basis_ptr) { /* d = T z: the body projected, T^T kept for the loads */
+        if (opt->damping) {
+            rc = kf_fail(err, KF_EINVAL, "damping", "a dense damping matrix does not combine "
+                         "with a constraint basis (use Rayleigh damping)");
+            goto fail;
+        }
+        if ((rc = kf_body_project(b, opt->basis_ncol, opt->basis_ptr, opt->basis_col,
+                                  opt->basis_val, &o->rb, err)))
+            goto fail;
+        free(o->map);
+        o->map = NULL;
+        o->n = opt->basis_ncol;
+        if (kf_csr_transpose(b->ndof, o->n, opt->basis_ptr, opt->basis_col, opt->basis_val, &o->tp,
+                             &o->ti, &o->tv)) {
+            rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the basis' transpose");
+            goto fail;
+        }
+    }
     if (o->n == 0) {
         rc = kf_fail(err, KF_EINVAL, "supports", "the supports fix all %d DOFs: nothing can move",
                      b->ndof);
@@ -655,12 +684,11 @@ int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_op
     o->fixed_last = opt->fixed && opt->fixed[o->u_last];
     o->o.fixed = NULL; /* not kept: the caller's array may go */
     o->o.damping = NULL;
-    if ((rc = kf_body_reduce(b, o->n, o->map, opt->damping != NULL, &o->rb, err)))
+    if (!o->rb && (rc = kf_body_reduce(b, o->n, o->map, opt->damping != NULL, &o->rb, err)))
         goto fail;
     const kf_mat *M = &o->rb->M;
     for (int k = 0; k < b->dim * b->dim; k++) {
-        o->S_zero[k] = mat_is_zero(&o->rb->S[k]) &&
-                       (!o->rb->has_second || mat_is_zero(&o->rb->R[k]));
+        o->S_zero[k] = kf_body_block_zero(o->rb, k);
         o->s_zero[k] = vec_is_zero(o->n, o->rb->s + (size_t)k * o->n);
     }
     for (int k = 0; k < b->dim; k++)

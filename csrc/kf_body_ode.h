@@ -130,6 +130,14 @@ typedef struct kf_body_ode_opts {
     double rayleigh[2];          /* alpha [1/s], beta [s] */
     const double *damping;       /* nfree x nfree column-major, or NULL */
     int geometric;               /* add K_G(t) */
+    /* Constraints (Maggi's projection, docs/theory.md section 3.3): d = T z with T (ndof x
+     * basis_ncol) in CSR (basis_ptr: ndof + 1 offsets, basis_col, basis_val), or NULL:
+     * the free DOFs of fixed.  The body is then kf_body_project's, the loads T^T Q, the
+     * unknowns z (kf_body_ode_map gives NULL), and fixed only tells K_G's axial fixity
+     * at the end nodes. */
+    int basis_ncol;
+    const int *basis_ptr, *basis_col;
+    const double *basis_val;
 } kf_body_ode_opts;
 
 typedef struct kf_body_ode kf_body_ode;
@@ -139,7 +147,8 @@ int kf_body_ode_create(kf_body_ode **out, const kf_body *b, const kf_body_ode_op
 void kf_body_ode_free(kf_body_ode *o);
 /* The system to integrate (owned by o). */
 const kf_lin2 *kf_body_ode_system(const kf_body_ode *o);
-/* Number of free DOFs and their body DOF indices (increasing). */
+/* Number of free DOFs (or basis columns) and their body DOF indices (increasing; NULL
+ * with a basis: the unknowns are z). */
 int kf_body_ode_nfree(const kf_body_ode *o);
 const int *kf_body_ode_map(const kf_body_ode *o);
 

@@ -204,8 +204,8 @@ static int reduce_pair(const kf_eig *e, const kf_mat *X, int p, double *out, dou
     return rc ? rc : to_standard(n, e->L, out, err);
 }
 
-static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char *fixed,
-                      const double *B, int flags, kf_error *err)
+static int eig_build(kf_eig **out, const kf_body *b, const kf_mat *S, const kf_mat *KG, int n,
+                     const unsigned char *fixed, const double *B, int flags, kf_error *err)
 {
     *out = NULL;
     int rc = kf_lapack_require(err);
@@ -303,7 +303,7 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
         goto fail;
     }
     for (int p = 0; p < e->npair && !rc; p++) {
-        rc = reduce_pair(e, b->S, p, e->Gt[p], tmp, err);
+        rc = reduce_pair(e, S, p, e->Gt[p], tmp, err);
         if (!rc)
             rc = skew_norm(n, e->Gt[p], &e->gnorm[p], err);
     }
@@ -314,7 +314,7 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
             rc = reduce_pair(e, b->R, p, e->Rt[p], tmp, err);
     }
     for (int k = 0; k < nst && !rc; k++) {
-        rc = reduce(e, &b->S[k], e->St[k], err);
+        rc = reduce(e, &S[k], e->St[k], err);
         /* the centrifugal term takes S_ij + R_ij (second-order rotation, section 2.9) */
         if (!rc && b->has_second) {
             rc = reduce(e, &b->R[k], tmp, err);
@@ -325,14 +325,14 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
             rc = to_standard(n, e->L, e->St[k], err);
     }
     for (int k = 0; k < e->nkg && !rc; k++) {
-        if (!b->KG[k].a) /* no lateral DOFs (a bar): K_G = 0 */
+        if (!KG[k].a) /* no lateral DOFs (a bar): K_G = 0 */
             continue;
         e->KGt[k] = kf_calloc(nn, sizeof(double));
         if (!e->KGt[k]) {
             rc = kf_fail(err, KF_ENOMEM, "", "cannot allocate the eigen context (n = %d)", n);
             break;
         }
-        rc = reduce(e, &b->KG[k], e->KGt[k], err);
+        rc = reduce(e, &KG[k], e->KGt[k], err);
         if (!rc)
             rc = to_standard(n, e->L, e->KGt[k], err);
     }
@@ -360,6 +360,32 @@ static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char
     return KF_OK;
 fail:
     kf_eig_free(e);
+    return rc;
+}
+
+/* eig_build on the body's S_ij and K_G basis, formed as matrices for the time it takes
+ * where the body stores nodal masses (docs/theory.md section 3.11) */
+static int eig_create(kf_eig **out, const kf_body *b, int n, const unsigned char *fixed,
+                      const double *B, int flags, kf_error *err)
+{
+    if (!b->nodal)
+        return eig_build(out, b, b->S, b->KG, n, fixed, B, flags, err);
+    *out = NULL;
+    kf_mat S[KF_MAX_DIM * KF_MAX_DIM], KG[KF_MAX_KG];
+    memset(S, 0, sizeof S);
+    memset(KG, 0, sizeof KG);
+    int rc = KF_OK;
+    for (int k = 0; k < b->dim * b->dim && !rc; k++)
+        rc = kf_body_block(b, KF_BLOCK_S, k, &S[k], err);
+    for (int k = 0; k < b->nkg && !rc; k++)
+        if (b->kgnode[k])
+            rc = kf_body_block(b, KF_BLOCK_KG, k, &KG[k], err);
+    if (!rc)
+        rc = eig_build(out, b, S, KG, n, fixed, B, flags, err);
+    for (int k = 0; k < KF_MAX_DIM * KF_MAX_DIM; k++)
+        kf_mat_free(&S[k]);
+    for (int k = 0; k < KF_MAX_KG; k++)
+        kf_mat_free(&KG[k]);
     return rc;
 }
 

@@ -447,7 +447,11 @@ static int solve_M(kf_integ *w, double *x, kf_stats *st, kf_error *err)
 static int factor_M(kf_integ *w, kf_stats *st, kf_error *err)
 {
     st->factorizations++;
-    int rc = kf_linsol_setup(w->Msol, w->p.M, err);
+    int rc = w->Msol ? KF_OK
+             : w->o.linsol ? w->o.linsol(&w->Msol, w->p.M, w->o.linsol_params, err)
+                           : kf_linsol_default(&w->Msol, w->p.M, err);
+    if (!rc)
+        rc = kf_linsol_setup(w->Msol, w->p.M, err);
     if (rc)
         kf_fail(err, rc, "M", "the mass matrix is singular: %s", err->msg);
     return rc;
@@ -650,6 +654,10 @@ static int run_implicit(kf_integ *w, double t0, int nout, const double *tout, in
                        "the initial acceleration is not finite at t = %.17g: check the loads "
                        "and the motion",
                        t0);
+    /* M's factor served a0 only: a mesh's is as large as the step's, so it goes now
+     * (factor_M makes the solver again for another run) */
+    kf_linsol_free(w->Msol);
+    w->Msol = NULL;
 
     int k = 0;
     double *d = w->d, *v = w->v, *a = w->a, *d1 = w->d1, *v1 = w->v1, *a1 = w->a1;

@@ -240,8 +240,10 @@ typedef struct kf_integ_opts {
 } kf_integ_opts;
 
 /* An integrator: the method, the options and every workspace, allocated once
- * here for the problem's size and storage; kf_integ_run allocates nothing.
- * The problem (and its M) must outlive the integrator. */
+ * here for the problem's size and storage; kf_integ_run allocates nothing inside its
+ * steps.  The implicit methods drop M's solver after the initial acceleration (a mesh's
+ * factor of M is as large as the step's) and make it again at the start of a later
+ * run.  The problem (and its M) must outlive the integrator. */
 typedef struct kf_integ kf_integ;
 
 int kf_integ_create(kf_integ **out, const kf_lin2 *prob, const kf_integ_opts *opt,

@@ -82,6 +82,11 @@ int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs
  * symmetric matrix (kf_body_combine of a spatial body, kf_matrix.c). */
 void kf_mat_axpy2(kf_mat *y, double a, const kf_mat *x1, double b, const kf_mat *x2);
 
+/* The transpose (ncol x nrow, CSR) of the nrow x ncol CSR matrix ptr/col/val (columns
+ * in range, checked by the caller), allocated here; KF_ENOMEM (no message) if it cannot. */
+int kf_csr_transpose(int nrow, int ncol, const int *ptr, const int *col, const double *val,
+                     int **tptr, int **tcol, double **tval);
+
 /* Checked allocation: zeroed, returns NULL on overflow or failure. */
 void *kf_calloc(size_t count, size_t size);
 
@@ -187,7 +192,35 @@ struct kf_body {
     int has_second;
     kf_mat R[KF_MAX_DIM * KF_MAX_DIM];
     kf_pattern *pattern; /* CSR bodies: the pattern every matrix borrows (owned) */
+    /* A plane or solid body in CSR storage interpolates each displacement component
+     * with the same shape functions, N = phi (x) I, so each inertia block is the nodal
+     * mass pattern, S_ij = m (x) e_i e_j^T with m_ac = int rho phi_a phi_c, and each K_G
+     * load case of its prestress is g (x) I (docs/theory.md sections 2.11, 3.11).  Such a
+     * body (nodal = 1) stores m once per node pair, not dim^2 matrices: mnode (npair
+     * values), for each pattern entry its node pair (pair, nnz) and for each DOF its
+     * displacement component (comp, ndof); S[] and P[] stay unallocated, and its K_G
+     * cases are kgnode[k] (npair values) instead of KG[k].  A body reduced from it
+     * (kf_body_reduce) shares the node pairs' numbering: its own pair and comp, copies of
+     * mnode and kgnode.  kf_body_block forms any S_ij or KG_k as a matrix. */
+    int nodal, npair;
+    double *mnode;
+    int *pair;
+    unsigned char *comp;
+    double *kgnode[KF_MAX_KG];
 };
+
+/* Which stored family kf_body_block forms. */
+enum { KF_BLOCK_S = 0, KF_BLOCK_KG = 1 };
+/*
+ * out (allocated here like the body's M) = S_ij (family KF_BLOCK_S, k = i dim + j) or
+ * the K_G basis matrix k (KF_BLOCK_KG; zero if the body has none there): a copy of the
+ * stored matrix, or formed from the nodal masses of a nodal body (bitwise the values
+ * the dim^2 blocks would hold).
+ */
+int kf_body_block(const kf_body *b, int family, int k, kf_mat *out, kf_error *err);
+/* Nonzero if the combination coefficient k = i dim + j multiplies only zeros: S_ij (and
+ * R_ij) identically zero, as a bar's lateral blocks or a block whose DOFs are all fixed. */
+int kf_body_block_zero(const kf_body *b, int k);
 
 /* The section of element e: b->sec, with element e's own ref when the body has one
  * per element (then copied into *tmp). */

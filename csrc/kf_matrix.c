@@ -597,3 +597,34 @@ int kf_mat_block_finite(int m, int n, const double *a, int lda)
                 return 0;
     return 1;
 }
+
+int kf_csr_transpose(int nrow, int ncol, const int *ptr, const int *col, const double *val,
+                     int **tptr, int **tcol, double **tval)
+{
+    int nnz = ptr[nrow];
+    int *tp = kf_calloc((size_t)ncol + 1, sizeof(int)), *tc = kf_calloc(nnz > 0 ? (size_t)nnz : 1, sizeof(int));
+    double *tv = kf_calloc(nnz > 0 ? (size_t)nnz : 1, sizeof(double));
+    int *fill = kf_calloc((size_t)ncol + 1, sizeof(int));
+    if (!tp || !tc || !tv || !fill) {
+        free(tp);
+        free(tc);
+        free(tv);
+        free(fill);
+        return KF_ENOMEM;
+    }
+    for (int k = 0; k < nnz; k++) /* counting sort by column: rows stay increasing */
+        tp[col[k] + 1]++;
+    for (int c = 0; c < ncol; c++)
+        tp[c + 1] += tp[c];
+    memcpy(fill, tp, (size_t)ncol * sizeof(int));
+    for (int i = 0; i < nrow; i++)
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            tc[fill[col[k]]] = i;
+            tv[fill[col[k]]++] = val[k];
+        }
+    free(fill);
+    *tptr = tp;
+    *tcol = tc;
+    *tval = tv;
+    return KF_OK;
+}

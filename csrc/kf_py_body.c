@@ -184,24 +184,6 @@ done:
     return result;
 }
 
-/* A 1-D C-int array from an integer sequence (a new reference), or NULL with
- * TypeError naming it. */
-static PyArrayObject *int_vector(PyObject *obj, const char *name)
-{
-    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj);
-    if (!raw || !PyTypeNum_ISINTEGER(PyArray_TYPE(raw)) || PyArray_NDIM(raw) != 1) {
-        Py_XDECREF(raw);
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a 1-D integer array", name);
-        return NULL;
-    }
-    PyArrayObject *out = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)raw, PyArray_DescrFromType(NPY_INT), 1, 1,
-        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
-    Py_DECREF(raw);
-    return out;
-}
-
 static PyObject *py_body_create_mixed(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"kinds", "coords", "conn", "ptr", "section", "storage", NULL};
@@ -326,26 +308,69 @@ static PyObject *py_body_info(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 /* The shared pattern of a CSR body: {"indptr": (ndof + 1,), "indices": (nnz,)}, int32. */
+/* A read-only int32 array over n ints of the body whose capsule is cap (kept alive by
+ * the array: the body's pattern lives as long as the body, and nothing writes it). */
+static PyObject *pattern_view(PyObject *cap, const int *data, npy_intp n)
+{
+    PyObject *arr = PyArray_SimpleNewFromData(1, &n, NPY_INT32, (void *)data);
+    if (!arr)
+        return NULL;
+    Py_INCREF(cap);
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    PyArray_CLEARFLAGS((PyArrayObject *)arr, NPY_ARRAY_WRITEABLE);
+    return arr;
+}
+
 static PyObject *py_body_pattern(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"body", NULL};
+    PyObject *cap;
     kf_body *b;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", kwlist, body_conv, &b))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &cap) || !body_conv(cap, &b))
         return NULL;
     const kf_pattern *p = kf_body_pattern(b);
     if (!p)
         return PyErr_Format(PyExc_ValueError, "the body is not in sparse (CSR) storage");
-    npy_intp np1 = (npy_intp)p->n + 1, nnz = p->nnz;
-    PyArrayObject *ptr = (PyArrayObject *)PyArray_SimpleNew(1, &np1, NPY_INT32);
-    PyArrayObject *col = (PyArrayObject *)PyArray_SimpleNew(1, &nnz, NPY_INT32);
+    /* views, not copies: the pattern is as large as a matrix (docs/theory.md section 3.11) */
+    PyObject *ptr = pattern_view(cap, p->ptr, (npy_intp)p->n + 1);
+    PyObject *col = ptr ? pattern_view(cap, p->col, p->nnz) : NULL;
     if (!ptr || !col) {
         Py_XDECREF(ptr);
-        Py_XDECREF(col);
         return NULL;
     }
-    memcpy(PyArray_DATA(ptr), p->ptr, (size_t)np1 * sizeof(int));
-    memcpy(PyArray_DATA(col), p->col, (size_t)nnz * sizeof(int));
     return Py_BuildValue("{s:N,s:N}", "indptr", ptr, "indices", col);
+}
+
+/* body_project(body, indptr, indices, values, ncol): the body of d = T z
+ * (kf_body_project), T (ndof x ncol) in CSR. */
+static PyObject *py_body_project(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"body", "indptr", "indices", "values", "ncol", NULL};
+    kf_body *b;
+    PyObject *ptr, *col, *val;
+    int_arg ncol = {"ncol", 1, INT32_MAX, 1};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OOOO&", kwlist, body_conv, &b, &ptr, &col, &val,
+                                     int_conv, &ncol))
+        return NULL;
+    basis_arg basis;
+    if (basis_from(ptr, col, val, kf_body_ndof(b), &basis) < 0)
+        return NULL;
+    if (!basis.ptr) {
+        basis_release(&basis);
+        return PyErr_Format(PyExc_TypeError, "body_project needs a basis (indptr, indices, values)");
+    }
+    kf_body *out = NULL;
+    kf_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = kf_body_project(b, (int)ncol.v, PyArray_DATA(basis.ptr), PyArray_DATA(basis.col),
+                         PyArray_DATA(basis.val), &out, &err);
+    Py_END_ALLOW_THREADS
+    basis_release(&basis);
+    return body_capsule(rc, out, &err);
 }
 
 /* stiffness K + sum_ij coef_ij S_ij, in the body's storage (kf_body_combine). */
@@ -380,7 +405,7 @@ static PyObject *py_body_combine(PyObject *self, PyObject *args, PyObject *kw)
     if (rc)
         raise_status(rc, &err);
     else
-        result = new_matrix_rowmajor(&out);
+        result = take_matrix_rowmajor(&out);
     kf_mat_free(&out);
     f64_release(&c);
     return result;
@@ -403,8 +428,25 @@ static PyObject *py_body_matrix(PyObject *self, PyObject *args, PyObject *kw)
     if (i.v >= dim || j.v >= dim)
         return PyErr_Format(PyExc_ValueError, "block index (%lld, %lld) is out of 0..%d", i.v,
                             j.v, dim - 1);
-    if (!strcmp(name, "S"))
-        return new_matrix_rowmajor(kf_body_S(b, (int)i.v, (int)j.v));
+    if (!strcmp(name, "S")) {
+        const kf_mat *S = kf_body_S(b, (int)i.v, (int)j.v);
+        if (S)
+            return new_matrix_rowmajor(S);
+        /* a nodal body (docs/theory.md section 3.11): S_ij = sum c S with c = e_i e_j^T */
+        double c[9] = {0};
+        c[i.v * dim + j.v] = 1.0;
+        kf_mat out = {0};
+        kf_error err = {0};
+        int rc = kf_mat_alloc_like(&out, kf_body_mass(b), &err);
+        if (rc) {
+            raise_status(rc, &err);
+            return NULL;
+        }
+        kf_body_combine(b, c, 0.0, &out);
+        PyObject *res = take_matrix_rowmajor(&out);
+        kf_mat_free(&out);
+        return res;
+    }
     if (!strcmp(name, "R")) {
         if (!kf_body_has_second(b))
             return PyErr_Format(PyExc_ValueError, "name = 'R': this body's sections do not turn "
@@ -464,9 +506,9 @@ static PyObject *py_motion_terms(PyObject *self, PyObject *args, PyObject *kw)
     if (rc)
         raise_status(rc, &err);
     else
-        result = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N}", "C", new_matrix_rowmajor(&C),
-                               "K_eps", new_matrix_rowmajor(&Ke), "K_om",
-                               new_matrix_rowmajor(&Ko), "q_eps", new_vector(q, n), "q_om",
+        result = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N}", "C", take_matrix_rowmajor(&C),
+                               "K_eps", take_matrix_rowmajor(&Ke), "K_om",
+                               take_matrix_rowmajor(&Ko), "q_eps", new_vector(q, n), "q_om",
                                new_vector(q + n, n), "q_a", new_vector(q + 2 * n, n));
 done:
     kf_mat_free(&C);
@@ -498,7 +540,7 @@ static PyObject *py_geometric_matrix(PyObject *self, PyObject *args, PyObject *k
     if (rc)
         raise_status(rc, &err);
     else
-        result = new_matrix_rowmajor(&G);
+        result = take_matrix_rowmajor(&G);
     kf_mat_free(&G);
     f64_release(&c);
     return result;
@@ -590,7 +632,7 @@ static PyObject *py_prestress_matrix(PyObject *self, PyObject *args, PyObject *k
     if (rc)
         raise_status(rc, &err);
     else
-        result = new_matrix_rowmajor(&G);
+        result = take_matrix_rowmajor(&G);
 done:
     kf_mat_free(&G);
     f64_release(&u);
@@ -693,6 +735,9 @@ PyMethodDef kf_py_body_methods[] = {
        "KG=None (nkg, n, n)) -> body from given dense invariants (kf_body_create_given: a "
        "reduced body)."),
     KW("body_info", py_body_info, "body_info(body) -> dict of sizes and storage."),
+    KW("body_project", py_body_project,
+       "body_project(body, indptr, indices, values, ncol) -> the body of d = T z, T (ndof x ncol) "
+       "in CSR: every invariant projected (kf_body_project, docs/theory.md section 3.3)"),
     KW("body_pattern", py_body_pattern,
        "body_pattern(body) -> {indptr, indices}: the CSR pattern all matrices of a sparse body "
        "share (their values come from body_matrix, body_combine, motion_terms)."),

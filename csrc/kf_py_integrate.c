@@ -652,17 +652,21 @@ static int py_linsol_factory(kf_linsol **out, const kf_mat *like, void *params, 
 /*
  * simulate(body, fixed, motion, t_eval, *, loads=None, method, d0, v0, dt,
  *          rho_inf, rtol, atol, max_step, max_steps, limit, rayleigh,
- *          damping=None, geometric, momentum, progress=None, factor=None)
+ *          damping=None, geometric, momentum, progress=None, factor=None,
+ *          basis_indptr=None, basis_indices=None, basis_values=None, basis_ncol=0)
  *   -> {"d", "v", "p" (or None), "stats"}
  * d0, v0 over all DOFs; d, v, p (nt, ndof), zero at the supports; the
- * arguments map one to one onto kf_body_ode_opts and kf_integ_opts.
+ * arguments map one to one onto kf_body_ode_opts and kf_integ_opts.  With a
+ * constraint basis T (ndof x basis_ncol, CSR) the unknowns are z (d = T z): d0, v0
+ * and d, v, p have basis_ncol columns, and fixed only tells K_G's axial end fixity.
  */
 static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"body", "fixed", "motion", "t_eval", "loads", "method", "d0", "v0",
                              "dt", "rho_inf", "rtol", "atol", "max_step", "max_steps", "limit",
                              "rayleigh_alpha", "rayleigh_beta", "damping", "geometric",
-                             "momentum", "progress", "factor", NULL};
+                             "momentum", "progress", "factor", "basis_indptr", "basis_indices",
+                             "basis_values", "basis_ncol", NULL};
     kf_body *b;
     mask_arg fixed = {"supports"};
     py_source *motion, *loads = NULL;
@@ -675,15 +679,21 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
              ra = {"rayleigh alpha", 0.0}, rb = {"rayleigh beta", 0.0};
     int geometric = 0, want_p = 0;
     func_arg progress = {"progress", NULL}, factor = {"factor", NULL};
+    PyObject *bptr = Py_None, *bcol = Py_None, *bval = Py_None;
+    int_arg ncol = {"basis_ncol", 0, INT32_MAX, 0};
+    basis_arg basis = {0};
     if (!PyArg_ParseTupleAndKeywords(
-            args, kw, "O&O&O&O&|$O&O&O&O&O&O&O&O&O&O&O&O&O&O&ppO&O&", kwlist, body_conv, &b,
+            args, kw, "O&O&O&O&|$O&O&O&O&O&O&O&O&O&O&O&O&O&O&ppO&O&OOOO&", kwlist, body_conv, &b,
             mask_conv, &fixed, motion_conv, &motion, f64_conv, &t, loads_conv, &loads, int_conv,
             &method, f64_conv, &d0, f64_conv, &v0, real_conv, &dt, real_conv, &rho_inf,
             real_conv, &rtol, real_conv, &atol, real_conv, &max_step, int_conv, &max_steps,
             real_conv, &limit, real_conv, &ra, real_conv, &rb, f64_conv, &damp, &geometric,
-            &want_p, func_conv, &progress, func_conv, &factor))
+            &want_p, func_conv, &progress, func_conv, &factor, &bptr, &bcol, &bval, int_conv,
+            &ncol))
         return NULL;
     int ndof = kf_body_ndof(b);
+    /* the unknowns: the free DOFs' values over all DOFs, or z of d = T z */
+    int nz = ndof;
     kf_integ_opts io = {.method = (int)method.v, .dt = dt.v, .rho_inf = rho_inf.v,
                         .rtol = rtol.v, .atol = atol.v, .max_step = max_step.v,
                         .max_steps = steps_limit(max_steps.v), .limit = limit.v};
@@ -703,6 +713,15 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
         goto done;
     }
     bo.fixed = PyArray_DATA(fixed.arr);
+    if (basis_from(bptr, bcol, bval, ndof, &basis) < 0)
+        goto done;
+    if (basis.ptr) {
+        bo.basis_ncol = (int)ncol.v;
+        bo.basis_ptr = PyArray_DATA(basis.ptr);
+        bo.basis_col = PyArray_DATA(basis.col);
+        bo.basis_val = PyArray_DATA(basis.val);
+        nz = (int)ncol.v;
+    }
     if (loads) {
         if (loads->ndof && loads->ndof != ndof) {
             PyErr_Format(PyExc_ValueError, "loads are vectors of %d values, the body has %d DOFs",
@@ -717,8 +736,8 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
             bo.loads_params = loads->params;
         }
     }
-    if (!d0.arr || !v0.arr || f64_expect(&d0, 0, ndof, "all DOFs") ||
-        f64_expect(&v0, 0, ndof, "all DOFs")) {
+    if (!d0.arr || !v0.arr || f64_expect(&d0, 0, nz, basis.ptr ? "basis columns" : "all DOFs") ||
+        f64_expect(&v0, 0, nz, basis.ptr ? "basis columns" : "all DOFs")) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "d0 and v0 are required");
         goto done;
@@ -741,10 +760,10 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
             goto done;
         bo.damping = PyArray_DATA(dampF);
     }
-    npy_intp dims[2] = {nt, ndof};
-    if (nt > INT_LIMIT / (ndof > 0 ? ndof : 1) / 8) {
+    npy_intp dims[2] = {nt, nz};
+    if (nt > INT_LIMIT / (nz > 0 ? nz : 1) / 8) {
         PyErr_Format(PyExc_ValueError, "t_eval: %zd output times x %d DOFs is too large an "
-                     "output", (Py_ssize_t)nt, ndof);
+                     "output", (Py_ssize_t)nt, nz);
         goto done;
     }
     dout = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
@@ -775,10 +794,10 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
         const int *map = kf_body_ode_map(ode);
         const double *dd0 = f64_data(&d0), *vv0 = f64_data(&v0);
         for (int i = 0; i < n; i++) {
-            x0[i] = dd0[map[i]];
-            x0[n + i] = vv0[map[i]];
+            x0[i] = dd0[map ? map[i] : i];
+            x0[n + i] = vv0[map ? map[i] : i];
         }
-        rc = kf_integ_run(integ, 0.0, x0, x0 + n, (int)nt, f64_data(&t), ndof, map,
+        rc = kf_integ_run(integ, 0.0, x0, x0 + n, (int)nt, f64_data(&t), nz, map,
                           PyArray_DATA(dout), PyArray_DATA(vout),
                           pout ? PyArray_DATA(pout) : NULL, &st, &err);
     }
@@ -796,6 +815,7 @@ done:
     kf_body_ode_free(ode);
     free(x0);
     Py_XDECREF(fixed.arr);
+    basis_release(&basis);
     f64_release(&t);
     f64_release(&d0);
     f64_release(&v0);

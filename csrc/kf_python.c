@@ -327,6 +327,51 @@ int func_conv(PyObject *obj, void *p)
 }
 
 /* Capsules. */
+PyArrayObject *int_vector(PyObject *obj, const char *name)
+{
+    PyArrayObject *raw = (PyArrayObject *)PyArray_FROM_O(obj);
+    if (!raw || !PyTypeNum_ISINTEGER(PyArray_TYPE(raw)) || PyArray_NDIM(raw) != 1) {
+        Py_XDECREF(raw);
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a 1-D integer array", name);
+        return NULL;
+    }
+    PyArrayObject *out = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)raw, PyArray_DescrFromType(NPY_INT), 1, 1,
+        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+    Py_DECREF(raw);
+    return out;
+}
+
+int basis_from(PyObject *ptr, PyObject *col, PyObject *val, int ndof, basis_arg *out)
+{
+    memset(out, 0, sizeof *out);
+    if (ptr == Py_None && col == Py_None && val == Py_None)
+        return 0;
+    if (!(out->ptr = int_vector(ptr, "basis_indptr")) || !(out->col = int_vector(col, "basis_indices")) ||
+        !(out->val = (PyArrayObject *)PyArray_FROM_OTF(val, NPY_DOUBLE, NPY_ARRAY_IN_ARRAY)))
+        goto fail;
+    if (PyArray_NDIM(out->val) != 1 || PyArray_DIM(out->ptr, 0) != (npy_intp)ndof + 1 ||
+        PyArray_DIM(out->col, 0) != PyArray_DIM(out->val, 0) ||
+        ((int *)PyArray_DATA(out->ptr))[ndof] != PyArray_DIM(out->col, 0)) {
+        PyErr_Format(PyExc_ValueError, "the basis must be a CSR matrix of %d rows (basis_indptr "
+                     "of %d entries ending at the length of basis_indices and basis_values)",
+                     ndof, ndof + 1);
+        goto fail;
+    }
+    return 0;
+fail:
+    basis_release(out);
+    return -1;
+}
+
+void basis_release(basis_arg *b)
+{
+    Py_CLEAR(b->ptr);
+    Py_CLEAR(b->col);
+    Py_CLEAR(b->val);
+}
+
 int body_conv(PyObject *obj, void *p)
 {
     if (!PyCapsule_IsValid(obj, BODY_CAPSULE)) {
@@ -384,6 +429,31 @@ PyObject *new_matrix_rowmajor(const kf_mat *m)
     if (out)
         kf_mat_to_rowmajor(m, PyArray_DATA(out));
     return (PyObject *)out;
+}
+
+static void free_values(PyObject *cap)
+{
+    free(PyCapsule_GetPointer(cap, "kanefem._core.values"));
+}
+
+PyObject *take_matrix_rowmajor(kf_mat *m)
+{
+    if (m->kind != KF_CSR || !m->a)
+        return new_matrix_rowmajor(m);
+    /* the values of a CSR matrix are its row-major values: the array takes them over (a
+     * large mesh's motion terms are three arrays of the pattern's length) */
+    npy_intp nnz = m->pat->nnz;
+    PyObject *arr = PyArray_SimpleNewFromData(1, &nnz, NPY_DOUBLE, m->a);
+    PyObject *cap = arr ? PyCapsule_New(m->a, "kanefem._core.values", free_values) : NULL;
+    if (!cap || PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) {
+        Py_XDECREF(cap); /* the capsule would free the values: the matrix keeps them */
+        if (cap)
+            m->a = NULL;
+        Py_XDECREF(arr);
+        return NULL;
+    }
+    m->a = NULL; /* the array's now (kf_mat_free skips it) */
+    return arr;
 }
 
 PyObject *new_vector(const double *v, npy_intp n)

@@ -112,6 +112,11 @@ typedef struct func_arg {
     PyObject *fn; /* borrowed */
 } func_arg;
 
+/* A constraint basis T (ndof x ncol) in CSR (basis_from): NULL arrays when not given. */
+typedef struct basis_arg {
+    PyArrayObject *ptr, *col, *val;
+} basis_arg;
+
 typedef struct eig_arg {
     kf_eig *e;
     kf_body *b; /* the body it was made for (kept alive by the capsule) */
@@ -141,8 +146,18 @@ KF_PY_HIDDEN int rec_conv(PyObject *obj, void *p);
 KF_PY_HIDDEN PyObject *new_records(PyArray_Descr *descr, const void *src, npy_intp n);
 KF_PY_HIDDEN int func_conv(PyObject *obj, void *p);
 KF_PY_HIDDEN int body_conv(PyObject *obj, void *p);
+/* A 1-D C-int array from an integer sequence (a new reference), or NULL with
+ * TypeError naming it. */
+KF_PY_HIDDEN PyArrayObject *int_vector(PyObject *obj, const char *name);
+/* The basis of the three arguments (all None: none), its shape checked against ndof
+ * rows (its entries are the core's to check); -1 with the error raised. */
+KF_PY_HIDDEN int basis_from(PyObject *ptr, PyObject *col, PyObject *val, int ndof, basis_arg *out);
+KF_PY_HIDDEN void basis_release(basis_arg *b);
 KF_PY_HIDDEN int eig_conv(PyObject *obj, void *p);
 KF_PY_HIDDEN PyObject *new_matrix_rowmajor(const kf_mat *m);
+/* new_matrix_rowmajor of a matrix about to be freed: a CSR matrix's values are handed to
+ * the array (no copy; m->a becomes NULL), other storages copied. */
+KF_PY_HIDDEN PyObject *take_matrix_rowmajor(kf_mat *m);
 KF_PY_HIDDEN PyObject *new_vector(const double *v, npy_intp n);
 KF_PY_HIDDEN PyObject *array_or_raise(int rc, const kf_error *err, PyArrayObject **out);
 KF_PY_HIDDEN PyArrayObject *new_frames(npy_intp n);

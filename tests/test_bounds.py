@@ -86,6 +86,40 @@ def test_interrupt_call_returns_and_raises_as_the_function():
         _interrupt.call(divmod, 1, 0)
 
 
+def test_factors_made_in_the_worker_are_freed():
+    """SciPy's SuperLU frees a factor only in the thread that made it: the factors
+    _interrupt.call makes in its worker are dropped there (``owned=True``), so six
+    factors of 12 MB made and dropped in turn leave the process's memory as it was
+    (within one factor; a thread per call with the factor dropped in the main thread kept
+    every one: +75 MB measured here, 67 MB per simulate call of a 1e4-DOF mesh)."""
+    import gc
+
+    import scipy.sparse as sp
+
+    from kanefem.sparse import Factor
+
+    def rss_mb():
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+
+    n = 18
+    D = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(n, n))
+    eye = sp.eye(n)
+    A = (sp.kron(sp.kron(D, eye), eye) + sp.kron(sp.kron(eye, D), eye) + sp.kron(sp.kron(eye, eye), D)).tocsr()
+    F = Factor(A, True)
+    size = F.nnz * 12 / 2**20  # values and indices of L and U
+    assert isinstance(F.lu, _interrupt.Owned) and size > 10
+    del F
+    gc.collect()
+    before = rss_mb()
+    for _ in range(6):
+        F = Factor(A, True)
+        F.solve(np.ones(A.shape[0]))
+        del F
+        gc.collect()
+    assert rss_mb() - before < size
+
+
 #: the calls that run for seconds in one C call without looking at signals
 _LONG_CALLS = (r"\b(spla\.splu|_core\.eig_create|_core\.eig_create_projected|_core\.eig_solve|"
                r"_core\.eig_gyroscopic|_core\.null_basis)\b")

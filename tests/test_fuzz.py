@@ -558,15 +558,27 @@ def eigen_spec(kind, ndof, nt=None):
     )
 
 
+def constraints_arg(ndof):
+    """Constraint rows: a tie of the first and last DOF, random rows, a sparse tie, or
+    hostile ones."""
+    import scipy.sparse as sp
+
+    G = np.zeros((1, ndof))
+    G[0, 0] = G[0, -1] = 1.0
+    return Arg(st.one_of(st.none(), st.just(G), st.just(sp.csr_matrix(G)), floats_array((2, ndof))),
+               st.one_of(hostile_array((1, ndof)), st.just(sp.csr_matrix((1, ndof + 1)))))
+
+
+SOLVERS = Arg(st.sampled_from(["auto", "dense", "sparse"]), HOSTILE_TEXT)
+
+
 @probe(weight=3)
 def probe_eigenvalues(d):
     def spec(kind, ndof):
         s = eigen_spec(kind, ndof)
         s["mode_shapes"] = Arg(st.booleans(), HOSTILE_FLAG)
-        G = np.zeros((1, ndof))
-        G[0, 0] = G[0, -1] = 1.0
-        s["constraints"] = Arg(st.one_of(st.none(), st.just(G), floats_array((2, ndof))),
-                               hostile_array((1, ndof)))
+        s["constraints"] = constraints_arg(ndof)
+        s["solver"] = SOLVERS
         return s
 
     return body_call(d, "eigenvalues", spec)
@@ -578,7 +590,8 @@ def probe_eigenvalues_vs_time(d):
 
     def spec(kind, ndof):
         return dict(eigen_spec(kind, ndof, nt), mode_shapes=Arg(st.booleans(), HOSTILE_FLAG),
-                    order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT))
+                    order=Arg(st.sampled_from(["ascending", "tracked"]), HOSTILE_TEXT),
+                    constraints=constraints_arg(ndof), solver=SOLVERS)
 
     return body_call(d, "eigenvalues_vs_time", spec)
 
@@ -586,7 +599,8 @@ def probe_eigenvalues_vs_time(d):
 @probe(weight=2)
 def probe_gyroscopic_eigenvalues(d):
     nt = d.draw(st.integers(0, 4), "instants")
-    return body_call(d, "gyroscopic_eigenvalues", lambda kind, ndof: eigen_spec(kind, ndof, nt))
+    return body_call(d, "gyroscopic_eigenvalues",
+                     lambda kind, ndof: dict(eigen_spec(kind, ndof, nt), constraints=constraints_arg(ndof)))
 
 
 @probe()
@@ -646,6 +660,25 @@ def probe_maggi_basis(d):
                   rtol=Arg(st.one_of(st.none(), st.floats(0.0, 0.99)), HOSTILE))
     # maggi_basis calls its G "constraints", as the eigen methods do
     return Call(lambda: kanefem.maggi_basis(**kw), names_of(kanefem.maggi_basis, extra=("constraints",)))
+
+
+@probe()
+def probe_elimination_basis(d):
+    """The sparse elimination basis of dense or sparse rows, dependent rows among them."""
+    import scipy.sparse as sp
+
+    ndof = d.draw(st.integers(1, 8), "ndof")
+    rows = d.draw(st.integers(0, 5), "rows")
+    dense = floats_array((rows, ndof))
+    G = st.one_of(dense, dense.map(sp.csr_matrix), st.just(np.ones((2, ndof))),
+                  st.integers(0, ndof - 1).map(lambda j: sp.csr_matrix(([1.0], ([0], [j])), shape=(1, ndof))))
+    kw = d.kwargs(G=Arg(G, st.one_of(hostile_array((2, ndof)), st.just(sp.csr_matrix((2, ndof + 1)))),
+                        optional=False),
+                  rtol=Arg(st.one_of(st.none(), st.floats(0.0, 0.99)), HOSTILE),
+                  fixed=Arg(st.one_of(st.none(), st.lists(st.booleans(), min_size=ndof, max_size=ndof)),
+                            st.one_of(HOSTILE, st.just([True]))))
+    return Call(lambda: kanefem.elimination_basis(**kw),
+                names_of(kanefem.elimination_basis, extra=("constraints",)))
 
 
 # ---------------------------------------------------------------- motions, loads, damping
@@ -798,6 +831,7 @@ def probe_simulate(d):
         divergence_limit=Arg(st.one_of(st.none(), positive(1e-6, 1e3)), HOSTILE),
         gravity=Arg(st.one_of(st.none(), floats_array((2,), -10, 10)), hostile_array((2,))),
         geometric_stiffness=Arg(st.booleans(), HOSTILE_FLAG),
+        constraints=constraints_arg(ndof),
     )
     if "progress" not in kw:
         kw["progress"] = False  # no tqdm bar in the children
@@ -2315,16 +2349,31 @@ def left_edge(x):
     return x[:, 0] <= 1e-9
 
 
+def right_edge(x):
+    return x[:, 0] >= 1.0 - 1e-9
+
+
 @probe(weight=2)
 def probe_reduced_body(d):
     """ReducedBody of a small beam, spatial beam or plate (Craig-Bampton and free-interface,
-    modes or a cut-off, rigid interfaces), then its eigenvalues, motion terms, K_G, a
-    short simulation, expansion and projection."""
+    modes or a cut-off, rigid and distributing interfaces), then its eigenvalues, motion
+    terms, K_G, a short simulation, expansion and projection."""
     which = d.draw(st.sampled_from(["beam", "beam3d", "plate"]), "full body")
-    valid_interface = st.sampled_from([[0], [0, -1], [[0, 1]], [0, [4, 5]]] if which != "plate"
-                                      else [[left_edge], [left_edge, 4], ["nowhere"]])
+    valid_interface = st.sampled_from(
+        [[0], [0, -1], [[0, 1]], [0, [4, 5]], [0, {"nodes": [3, 4, 5], "kind": "distributing"}],
+         [{"nodes": [0, 1], "kind": "rigid"}]] if which != "plate"
+        else [[left_edge], [left_edge, 4], ["nowhere"], [{"nodes": left_edge, "kind": "distributing"}],
+              [left_edge, {"nodes": [4, 9], "kind": "distributing", "weights": [1.0, 2.0]}],
+              [{"nodes": left_edge, "kind": "distributing", "weights": "equal"}, 4]])
     kw = d.kwargs(interface=Arg(valid_interface, st.one_of(HOSTILE, st.sampled_from(
-                      [[99], [[]], ["x"], [0, 0], [[0, 0.5]], [lambda x: 1.0], [raising_callback]]))),
+                      [[99], [[]], ["x"], [0, 0], [[0, 0.5]], [lambda x: 1.0], [raising_callback],
+                       [{"nodes": [0, 1], "kind": 7}], [{"kind": "rigid"}], [{"nodes": [0, 1], "extra": 1}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [nan, 1.0]}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [1.0, -1.0]}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": "x"}],
+                       [{"nodes": [0, 1], "kind": "distributing", "weights": [1.0] * 3}],
+                       [{"nodes": [0, 1], "weights": "equal"}], [{"nodes": 0, "kind": "distributing"}],
+                       [{"nodes": [0, 0], "kind": "distributing"}], [{"nodes": [0, 1], "kind": "rbe3"}]]))),
                   basis=Arg(st.sampled_from(["craig-bampton", "free-interface"]), HOSTILE_TEXT),
                   n_modes=Arg(st.integers(0, 5), HOSTILE_MODES),
                   cutoff_hz=Arg(positive(10.0, 1e5), HOSTILE),
@@ -2424,16 +2473,25 @@ def probe_floating_body(d):
 
 @functools.lru_cache(maxsize=None)
 def reduced_file_bytes(what):
-    """A valid file of the reduced-body schema (NPZ), or Matrix Market M / K, as bytes."""
+    """A valid file of the reduced-body schema (NPZ), or a Matrix Market M, K or K_G case of a
+    plate or a planar beam with a lumped mass, as bytes."""
     import scipy.io
 
     plate = reduced_full("plate")
     folder = scratch()
     if what == "npz":
-        kanefem.ReducedBody(plate, interface=[left_edge], n_modes=2).save(os.path.join(folder, "r.npz"))
+        kanefem.ReducedBody(plate, interface=[left_edge, {"nodes": right_edge, "kind": "distributing"}],
+                            n_modes=2).save(os.path.join(folder, "r.npz"))
         name = "r.npz"
     else:
-        X = plate.mass_matrix() if what == "mass" else plate.stiffness_matrix()
+        if what.startswith("geometric"):  # K_G of a unit load case of the plate held at its left edge
+            X = kanefem.reduced.geometric_cases(plate, plate.support_mask({left_edge: "fixed"}))[int(what[-1])]
+        elif what.startswith("lumped"):  # a planar beam with a lumped mass: translations and rotations
+            beam = reduced_full("beam")
+            X = beam.stiffness_matrix() if what == "lumped stiffness" else np.diag(
+                np.tile([0.13, 0.13, 2e-5], beam.n_nodes))
+        else:
+            X = plate.mass_matrix() if what == "mass" else plate.stiffness_matrix()
         scipy.io.mmwrite(os.path.join(folder, "X.mtx"), X)
         name = "X.mtx"
     with open(os.path.join(folder, name), "rb") as f:
@@ -2442,19 +2500,27 @@ def reduced_file_bytes(what):
 
 @probe(weight=1)
 def probe_reduced_file(d):
-    """ReducedBody.load on a damaged NPZ of its schema, ImportedModel.read on damaged Matrix
-    Market files (and a damaged DOF map)."""
-    what = d.draw(st.sampled_from(["npz", "mass", "stiffness", "map"]), "file")
+    """ReducedBody.load on a damaged NPZ of its schema (distributing items included),
+    ImportedModel.read on damaged Matrix Market files (a plate's M, K and K_G cases, a
+    planar beam's M and K with rotations) and a damaged DOF map."""
+    what = d.draw(st.sampled_from(["npz", "mass", "stiffness", "map", "geometric", "lumped mass",
+                                   "lumped stiffness", "lumped map"]), "file")
     folder = scratch()
     plate = reduced_full("plate")
+    beam = reduced_full("beam")
+    case = d.draw(st.integers(0, 5), "K_G case") if what == "geometric" else 0
     paths = {}
-    for name in ("mass", "stiffness"):
-        paths[name] = os.path.join(folder, name + ".mtx")
+    for name in ("mass", "stiffness", "lumped mass", "lumped stiffness") + tuple(f"geometric {c}" for c in range(6)):
+        paths[name] = os.path.join(folder, name.replace(" ", "_") + ".mtx")
         with open(paths[name], "wb") as f:
             f.write(reduced_file_bytes(name))
+    paths["geometric"] = paths[f"geometric {case}"]
     paths["map"] = os.path.join(folder, "map.txt")
     with open(paths["map"], "w") as f:
         f.write("".join(f"{k // 2} {k % 2}\n" for k in range(plate.ndof)))
+    paths["lumped map"] = os.path.join(folder, "lumped_map.txt")
+    with open(paths["lumped map"], "w") as f:
+        f.write("".join(f"{k // 3} {k % 3}\n" for k in range(beam.ndof)))
     paths["npz"] = os.path.join(folder, "r.npz")
     valid = reduced_file_bytes("npz") if what == "npz" else open(paths[what], "rb").read()
     os.unlink(paths[what]) if os.path.exists(paths[what]) else None
@@ -2464,13 +2530,19 @@ def probe_reduced_file(d):
         tight_memory()
         if what == "npz":
             red = kanefem.ReducedBody.load(paths["npz"])
-            return red, red.eigenvalues(1), red.expand(np.ones(red.ndof))
-        model = kanefem.ImportedModel.read(paths["mass"], paths["stiffness"], paths["map"], plate.mesh)
+            return red, red.kept, red.eigenvalues(1), red.expand(np.ones(red.ndof))
+        if what.startswith("lumped"):
+            model = kanefem.ImportedModel.read(paths["lumped mass"], paths["lumped stiffness"], paths["lumped map"],
+                                               beam.nodes, dim=2)
+            red = kanefem.ReducedBody(model, interface=[0, -1], n_modes=2)
+            return red.eigenvalues(1, omega=3.0), model.rigid_motions()
+        model = kanefem.ImportedModel.read(paths["mass"], paths["stiffness"], paths["map"], plate.mesh,
+                                           geometric=[paths[f"geometric {c}"] for c in range(6)])
         red = kanefem.ReducedBody(model, interface=[left_edge], n_modes=2)
-        return red.eigenvalues(1)
+        return red.eigenvalues(1, omega=30.0, geometric_stiffness=True)
 
     return Call(call, names_of(kanefem.ReducedBody.load, kanefem.ImportedModel.read, kanefem.ImportedModel,
-                               extra=(paths[what], "mass", "stiffness", "dof_map")),
+                               extra=(paths[what], "mass", "stiffness", "dof_map", "geometric")),
                 also=(OSError,) if held in ("missing", "dangling") else ())
 
 # ---------------------------------------------------------------- bounds, flags, conflicts (issue 17, items 4-7)

@@ -447,6 +447,9 @@ def test_description_errors_name_what_is_wrong():
         sc.solve(duration=0.1, drives={"theta": ConstantSpeed(1.0)})
     with pytest.raises(TypeError, match="must be ConstantSpeed, Torque, Path or Recorded"):
         sc.solve(duration=0.1, drives={"crank": 3.0})
+    # a subnormal duration: linspace's times coincide (the two-way step rule divided by 0: NaN)
+    with pytest.raises(ValueError, match="duration = 5e-324 s is too short for points = 361"):
+        M.slider_crank(elements=2).simulate_flexible(duration=5e-324, drives={"crank": ConstantSpeed(150.0)})
     # a joint on an elastic link away from its reference conditions
     beam = kanefem.PlanarBeam(0.3, 4, E=2e11, A=1e-4, I=1e-9, rho=7800)
     hub = RigidBody("hub", 1.0, 0.1)

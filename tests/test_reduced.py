@@ -434,12 +434,18 @@ def test_save_and_load(tmp_path, solid_blade):
     with pytest.raises(ValueError, match="full has"):
         ReducedBody.load(path, full=plate_body())
     z = dict(np.load(path))
-    z["version"] = np.array(3)
-    np.savez(tmp_path / "v3.npz", **z)
-    with pytest.raises(ValueError, match="v3.npz: schema version 3, this kanefem reads versions 1 and 2"):
-        ReducedBody.load(tmp_path / "v3.npz")
+    z["version"] = np.array(4)
+    np.savez(tmp_path / "v4.npz", **z)
+    with pytest.raises(ValueError, match="v4.npz: schema version 4, this kanefem reads versions 1 to 3"):
+        ReducedBody.load(tmp_path / "v4.npz")
+    # a version 2 file (before the interface kinds and weights) reads its items as rigid
+    new = ("interface_kinds", "interface_weighting", "interface_weights")
+    z = {k: v for k, v in np.load(path).items() if k not in new}
+    z["version"] = np.array(2)
+    np.savez(tmp_path / "v2.npz", **z)
+    assert ReducedBody.load(tmp_path / "v2.npz").kept["interface_kinds"] == ["rigid"] == back.kept["interface_kinds"]
     # a version 1 file (before the prestress, full_dof_names and full_nodes arrays) still reads
-    z = {k: v for k, v in np.load(path).items() if k not in ("prestress", "full_dof_names", "full_nodes")}
+    z = {k: v for k, v in np.load(path).items() if k not in ("prestress", "full_dof_names", "full_nodes") + new}
     z["version"] = np.array(1)
     np.savez(tmp_path / "v1.npz", **z)
     v1 = ReducedBody.load(tmp_path / "v1.npz")

@@ -313,6 +313,11 @@ def test_spatial_bodies_move_in_the_plane():
     link = ElasticLink("rod", red, start=(0.15, 0.0))
     assert link.mass == pytest.approx(rod.rho * rod.A * 0.3, rel=1e-13)
     mech = crank_mechanism(link)
+    # the table names every K_G coefficient of a spatial body: 3 + 9 inertial cases, then 12 ports'
+    forces = mech.joint_forces(mech.solve(t[:3], drives=drives))
+    kg = [c for c in forces._columns() if c.startswith("rod_kg_")]
+    assert len(kg) == forces.link_axial["rod"].shape[1] == 24
+    assert kg[2] == "rod_kg_a_z_m_s2" and kg[11] == "rod_kg_EWW_zz_1_s2" and kg[12] == "rod_kg_F_i0_ux_N"
     beam = slider_crank()
     f = mech.link_eigenvalues(mech.solve(t, drives=drives), n_modes=1)["rod"].frequencies_hz[:, 0]
     f0 = beam.link_eigenvalues(beam.solve(t, drives=drives), n_modes=1)["rod"].frequencies_hz[:, 0]

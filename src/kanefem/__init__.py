@@ -106,7 +106,7 @@ from . import studies  # noqa: E402
 from .sweep import SweepResult, sweep  # noqa: E402
 
 # --- utilities
-from .constraints import maggi_basis  # noqa: E402
+from .constraints import elimination_basis, maggi_basis  # noqa: E402
 
 
 def lapack_source():
@@ -195,4 +195,5 @@ __all__ = [
     # utilities
     "lapack_source",
     "maggi_basis",
+    "elimination_basis",
 ]

@@ -204,6 +204,16 @@ def callable_(name, value):
 MAX_POINTS = 100_000
 
 
+def time_grid(duration, points, names="duration"):
+    """The output times linspace(0, duration, points), refused when a duration so short
+    that it is subnormal makes neighbouring times coincide (they must increase)."""
+    tt = np.linspace(0.0, duration, points)
+    if np.any(np.diff(tt) <= 0):
+        raise ValueError(f"{names}: duration = {duration!r} s is too short for points = {points} distinct "
+                         "output times")
+    return tt
+
+
 def grid_size(names, sizes):
     """The number of points of a full-factorial grid of factors with these sizes,
     refused above :data:`MAX_POINTS` before the product is built."""

@@ -16,13 +16,21 @@ The rule, checked by tests/test_bounds.py: every call of ``splu`` and of the cor
 ``eig_create``, ``eig_create_projected``, ``eig_solve``, ``eig_gyroscopic`` and
 ``null_basis`` in the package goes through :func:`call` (a dense eigen-decomposition of
 one instant takes seconds: 18 s for the gyroscopic problem of 400 beam elements).
+
+The calls run in one long-lived worker thread, not a thread each: SciPy's SuperLU frees
+a factor's memory only in the thread that made it (SciPy 1.17: a factor made in one
+thread and dropped in another stays allocated: 31 MB for each factor of a 1e4-DOF mesh,
+1 GB at 1e5).  ``call(..., owned=True)`` returns such an object wrapped (:class:`Owned`)
+so that it is dropped in its worker too.
 """
 
 from __future__ import annotations
 
 import atexit
+import queue
 import sys
 import threading
+import time
 
 from . import _checks
 
@@ -34,7 +42,95 @@ POLL = 0.05
 #: eigenvalues (27 us)
 MIN_FLOPS = 1e8
 
+#: the longest wait [s] at exit for the workers to drop what they hold and end
+STOP_WAIT = 2.0
+
 _abandoned = []  # the "finished" events of workers whose caller was interrupted
+
+
+class _Worker:
+    """A daemon thread running jobs one after another: calls, and the dropping of the
+    objects they made (a list whose content the worker clears, so that the last
+    reference ends in this thread).  A worker whose call was abandoned (Ctrl-C) is
+    retired: it finishes that call, keeps dropping its objects, and takes no new call."""
+
+    def __init__(self):
+        self.jobs = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._loop, name="kanefem-worker", daemon=True)
+        self.thread.start()
+        _workers.append(self)
+
+    def _loop(self):
+        while True:
+            job = self.jobs.get()
+            if job is None:  # the interpreter is exiting
+                return
+            if isinstance(job, list):
+                job.clear()  # an Owned object's end, in the thread that made it
+            else:
+                job()
+            del job
+
+
+_worker = None  # the worker that takes new calls (made at the first call)
+_worker_lock = threading.Lock()
+_workers = []  # every worker made, stopped at exit
+_closing = False  # set at exit: objects are then dropped where they are
+
+
+@atexit.register
+def _stop_workers():
+    """Stop the workers before the interpreter tears down (registered before
+    _wait_for_abandoned, so it runs after it: atexit runs in reverse): a worker freeing a
+    factor while the interpreter finalizes breaks its exit (status 120)."""
+    global _closing
+    _closing = True
+    for w in _workers:
+        w.jobs.put(None)
+    # each worker drops what it still holds, then ends: waited for (a large factor's free
+    # takes tens of milliseconds, more than one POLL), but not for more than STOP_WAIT
+    # seconds in all (a worker still inside a call after a second Ctrl-C is left)
+    deadline = time.monotonic() + STOP_WAIT
+    for w in _workers:
+        while w.thread.is_alive() and time.monotonic() < deadline:
+            w.thread.join(POLL)
+
+
+def _current():
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = _Worker()
+        return _worker
+
+
+def _retire(worker):
+    global _worker
+    with _worker_lock:
+        if _worker is worker:
+            _worker = None
+
+
+class Owned:
+    """An object made by a call in a worker thread, dropped in that thread (SuperLU's
+    factors: see the module).  Its attributes are the object's."""
+
+    __slots__ = ("_box", "_worker")
+
+    def __init__(self, obj, worker):
+        self._box = [obj]
+        self._worker = worker
+
+    def __getattr__(self, name):
+        return getattr(self._box[0], name)
+
+    def __del__(self):
+        if _closing:
+            return  # at exit: dropped here (the process's memory goes with it)
+        try:
+            self._worker.jobs.put(self._box)
+        except Exception:  # pragma: no cover - the interpreter is shutting down
+            pass
 
 
 @atexit.register
@@ -49,7 +145,7 @@ def _wait_for_abandoned():
                 pass
 
 
-def call(fn, /, *args, polls=False, flops=None, **kwargs):
+def call(fn, /, *args, polls=False, flops=None, owned=False, **kwargs):
     """``fn(*args, **kwargs)``, answering Ctrl-C within :data:`POLL` seconds when called
     from the main thread (in another thread: a plain call, signals go to the main
     thread only).  The result, or the exception ``fn`` raised, is the caller's; after a
@@ -63,11 +159,15 @@ def call(fn, /, *args, polls=False, flops=None, **kwargs):
     the progress function is wrapped so that an abandoned worker stops at its next poll
     (and the caller's own progress function, if any, is still called).
 
+    ``owned=True``: the result is an object to be dropped in the thread that made it
+    (SuperLU's factors): returned as :class:`Owned` when it was made in the worker.
+
     The wait is on an Event, not ``Thread.join``: a join interrupted by Ctrl-C marks the
     thread as stopped while it still runs (CPython 3.11), and the interpreter would then
     shut down under it.
     """
     polls = _checks.flag("polls", polls)
+    owned = _checks.flag("owned", owned)
     if threading.current_thread() is not threading.main_thread() or (flops is not None and flops < MIN_FLOPS):
         return fn(*args, **kwargs)
     box = {}
@@ -91,14 +191,17 @@ def call(fn, /, *args, polls=False, flops=None, **kwargs):
         finally:
             finished.set()
 
-    threading.Thread(target=work, name=f"kanefem-{getattr(fn, '__name__', 'call')}", daemon=True).start()
+    worker = _current()
+    worker.jobs.put(work)
     try:
         while not finished.wait(POLL):  # a pending Ctrl-C raises KeyboardInterrupt here
             pass
     except BaseException:
         abandoned.set()
+        _retire(worker)  # it finishes this call; the next one goes to a new worker
         _abandoned[:] = [e for e in _abandoned if not e.is_set()] + [finished]
         raise
     if "error" in box:
         raise box.pop("error")
-    return box["result"]
+    result = box.pop("result")
+    return Owned(result, worker) if owned else result

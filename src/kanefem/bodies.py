@@ -14,6 +14,7 @@ only combines them.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import threading
@@ -25,7 +26,7 @@ import numpy as np
 
 from . import _checks, _core, _interrupt, frames
 from ._results import ResultMixin
-from .constraints import maggi_basis
+from .constraints import elimination_basis, maggi_basis
 
 #: the storages a body's matrices can have (docs/api/contract.md): the name users give (and
 #: the older spellings kept as aliases) -> the core's code; -1 lets the body type choose
@@ -251,6 +252,99 @@ def shear_coefficients(shear_coefficient, *, nu, A=None, Izz=None, Iyy=None):
     return (float(k[0]), float(k[-1]))
 
 
+def _expand_shapes(proj, shapes, tracked):
+    """Mode shapes over a projected body's z (nt, r, m) as d = T z over all DOFs, with the
+    sign rule of section 3.9 on d (per instant; a tracked curve by its first instant's, so
+    that it stays continuous)."""
+    from .sparse import _sign_rule
+
+    out = np.stack([np.asarray(proj.basis @ shapes[t]) for t in range(shapes.shape[0])])
+    if tracked:
+        flip = np.sign(np.einsum("ik,ik->k", out[0], _sign_rule(out[0].copy())))
+        return out * np.where(flip == 0, 1.0, flip)
+    for t in range(out.shape[0]):
+        out[t] = _sign_rule(out[t])
+    return out
+
+
+def _constraint_rows(constraints, ndof):
+    """Constraint rows G (k, ndof) as a CSR matrix of floats, from an array or a SciPy
+    sparse matrix, checked by name (``constraints``)."""
+    import scipy.sparse as sp
+
+    if sp.issparse(constraints):
+        G = sp.csr_matrix(constraints)
+        if G.dtype.kind not in "iuf":
+            raise TypeError(f"constraints must be real numbers, got dtype {G.dtype}")
+        G = G.astype(float)
+        if not np.all(np.isfinite(G.data)):
+            raise ValueError("constraints must be finite")
+    else:
+        G = sp.csr_matrix(_checks.array("constraints", constraints, ndim=2))
+    if G.shape[1] != ndof:
+        raise ValueError(f"constraints must have {ndof} columns (one per DOF), got shape {G.shape}")
+    G.sum_duplicates()
+    G.eliminate_zeros()
+    return G
+
+
+class _ProjectedBody:
+    """A body's equations on the motions d = T z its supports and constraints leave
+    (Maggi's projection with the sparse elimination basis, docs/theory.md section 3.3):
+    the core's projected body (``_core.body_project``) with what the sparse eigen path
+    (:class:`kanefem.sparse.SparseEigen`) asks of a body.  The matrices come back in the
+    parent's kind of storage; a mesh's keep its sparse path (nested dissection on the
+    masters' nodes), a line body's the path of banded bodies."""
+
+    def __init__(self, parent, basis, masters):
+        self.parent = parent
+        self.basis, self.masters = basis, masters
+        self._body = _interrupt.call(_core.body_project, body=parent._body, indptr=basis.indptr.astype(np.int32),
+                                     indices=basis.indices.astype(np.int32), values=basis.data,
+                                     ncol=basis.shape[1])
+        info = _core.body_info(self._body)
+        self.ndof, self.dim = info["ndof"], info["dim"]
+        self._layout = _STORAGE_NAMES[info["storage"]]
+        self._sparse_as_band = parent._sparse_as_band
+        # a mesh takes the sparse eigen path on its pattern; a line body the banded one
+        self.storage = "sparse" if not self._sparse_as_band else ("dense" if self._layout == "dense" else "banded")
+        if self._layout == "sparse":
+            pat = _core.body_pattern(body=self._body)
+            self._pattern = (pat["indptr"], pat["indices"])
+        elif self._layout == "banded":
+            self._pattern = _band_pattern(self.ndof, info["kl"], info["ku"])
+        if not self._sparse_as_band:  # the mesh route of SparseEigen reads the pattern
+            self._indptr, self._indices = self._pattern
+        from .sparse import dof_points
+
+        points = dof_points(parent)
+        self._dof_points = None if points is None else points[masters]
+        self.model = parent.model
+
+    def _matrix(self, values):
+        """A projected matrix as CSR (an ndarray when the projected body is dense)."""
+        if self._layout == "dense":
+            return values
+        import scipy.sparse as sp
+
+        indptr, indices = self._pattern
+        return sp.csr_matrix((values, indices.copy(), indptr.copy()), shape=(self.ndof, self.ndof))
+
+    def _values(self, name, i=0, j=0):
+        return _core.body_matrix(self._body, name, i, j)
+
+    def mass_matrix(self):
+        return self._matrix(self._values("M"))
+
+    def combination(self, coef, stiffness=0.0):
+        return self._matrix(_core.body_combine(body=self._body, coef=np.asarray(coef, dtype=float),
+                                               stiffness=float(stiffness)))
+
+    def expand(self, z):
+        """d = T z for z (r,) or (r, k)."""
+        return self.basis @ z
+
+
 class FlexibleBody:
     """A body of finite elements of one kind in a moving frame (base class).
 
@@ -397,11 +491,13 @@ class FlexibleBody:
         self._layout = _STORAGE_NAMES[info["storage"]]
         asked = getattr(self, "_asked", None)
         self.storage = asked if asked is not None else self._auto_storage(self._layout)
-        if self._layout == "sparse":
+        if self._layout == "sparse":  # read-only views of the core's own arrays (no copy)
             pat = _core.body_pattern(body=self._body)
             self._indptr, self._indices = pat["indptr"], pat["indices"]
         elif self._layout == "banded":  # the band's rows as a CSR pattern (the core's order)
             self._indptr, self._indices = _band_pattern(self.ndof, info["kl"], info["ku"])
+            for a in (self._indptr, self._indices):
+                a.setflags(write=False)
         self.nodes = np.array(nodes, dtype=float)
         self.nodes.setflags(write=False)
         self._elements = elements  # the connectivity as given (section forces' element ends, K_G's end axes; a mesh: mesh.blocks)
@@ -435,8 +531,11 @@ class FlexibleBody:
             return sp.csr_matrix(values)
         import scipy.sparse as sp
 
-        A = sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof))
-        return A.toarray() if self.storage == "dense" else A
+        if self.storage == "dense":
+            return sp.csr_matrix((values, self._indices, self._indptr), shape=(self.ndof, self.ndof)).toarray()
+        # the matrix owns copies of the index arrays: SciPy's in-place methods
+        # (eliminate_zeros) rewrite them, and must not rewrite the body's pattern
+        return sp.csr_matrix((values, self._indices.copy(), self._indptr.copy()), shape=(self.ndof, self.ndof))
 
     def mass_matrix(self):
         """Consistent mass matrix M = sum_i S_ii [kg], (ndof, ndof) in the body's storage
@@ -670,9 +769,7 @@ class FlexibleBody:
     def _projected_context(self, supports, geometric, constraints):
         """The eigen context of d = B z, B an orthonormal null-space basis of the
         stacked support and constraint rows (Maggi's projection), cached."""
-        G = _checks.array("constraints", constraints, ndim=2)
-        if G.shape[1] != self.ndof:
-            raise ValueError(f"constraints must have {self.ndof} columns (one per DOF), got shape {G.shape}")
+        G = _constraint_rows(constraints, self.ndof).toarray()  # the dense route: a small body
         if supports is not None:
             S = self.constraint_matrix(supports)
             G = np.vstack([S if isinstance(S, np.ndarray) else S.toarray(), G])
@@ -745,6 +842,36 @@ class FlexibleBody:
             ctx = self._cache_put(key, ctx)
         return ctx
 
+    def _constrained(self, supports, constraints, geometric=False):
+        """The supports and constraints as d = T z (:func:`kanefem.elimination_basis`),
+        the body projected on it and its sparse eigen context (docs/theory.md section 3.3),
+        cached: a :class:`_ProjectedBody` with ``ctx``.  With ``geometric`` for a body
+        whose K_G comes from its prestress, the prestress of the constrained motions is
+        made first (the projection takes the basis it finds)."""
+        from .sparse import SparseEigen
+
+        fixed = self.support_mask(supports)
+        G = _constraint_rows(constraints, self.ndof)
+        prestress = bool(geometric) and not self._straight_kg()
+        key = ("constrained", fixed.tobytes(), G.shape, G.indptr.tobytes(), G.indices.tobytes(), G.data.tobytes(),
+               prestress)
+        proj = self._cache_get(key)
+        if proj is None:
+            T, masters = elimination_basis(G, fixed=fixed)
+            if T.shape[1] == 0:
+                raise ValueError(f"constraints (with supports={supports!r}) fix all {self.ndof} DOFs: nothing can move")
+            lock = self._kg_lock() if prestress else contextlib.nullcontext()
+            with lock:  # the prestress of the constrained motions, projected with the rest
+                if prestress:
+                    self._geometric_basis(supports, (key, T, masters))
+                proj = _ProjectedBody(self, T, masters)
+            proj.prestress = (key, T, masters) if prestress else None
+            proj.ctx = SparseEigen(proj, np.zeros(proj.ndof, dtype=bool))
+            if self._sparse_as_band:  # a line body: the rule of section 3.16
+                self._shift_below(proj.ctx)
+            proj = self._cache_put(key, proj)
+        return proj
+
     def _shift_below(self, ctx):
         """Put the context's shift delta well below the lowest eigenvalue of a long line
         body whose K is singular (rigid-body modes; a regular K is factored unshifted,
@@ -815,11 +942,9 @@ class FlexibleBody:
         """a_i (dim), (E + W W)_ij (dim^2), and two end loads for line bodies."""
         return self.dim + self.dim**2 + (2 if self._kind in _LINE_KINDS else 0)
 
-    def _prestress_fields(self, fixed):
-        """Static solutions K u_c = f_c (ncase, ndof) of the unit load cases on the free
-        DOFs (docs/theory.md section 2.11), and the end axes."""
-        import scipy.sparse as sp
-
+    def _prestress_loads(self):
+        """The unit load cases f_c (ncase, ndof) of the prestress (docs/theory.md section
+        2.11: -Mo_i, -s_ij, a line body's two end loads) and the end axes."""
         d, n = self.dim, self.ndof
         F = [-np.asarray(self._vector("Mo", i)) for i in range(d)]
         F += [-np.asarray(self._vector("s", i, j)) for i in range(d) for j in range(d)]
@@ -829,73 +954,110 @@ class FlexibleBody:
                 f = np.zeros(n)
                 f[node * self.dofs_per_node: node * self.dofs_per_node + d] = axes[end]
                 F.append(f)
-        F = np.array(F)
+        return np.array(F), axes
+
+    def _prestress_fields(self, fixed, basis=None, masters=None):
+        """Static solutions K u_c = f_c (ncase, ndof) of the unit load cases on the free
+        DOFs (docs/theory.md section 2.11), and the end axes.  With a constraint basis
+        (d = T z, :func:`kanefem.elimination_basis`; masters the DOFs of z) on the
+        constrained motions: T^T K T z = T^T f, u = T z."""
+        import scipy.sparse as sp
+
+        F, axes = self._prestress_loads()
         free = ~fixed
-        if not free.any():
+        if not free.any() or (basis is not None and basis.shape[1] == 0):
             raise ValueError("the supports fix every DOF: nothing can move")
         K = self.stiffness_matrix()
+        from .sparse import dof_points
+
+        points = dof_points(self)
+        if basis is None:
+            Kf = sp.csr_matrix(K)[free][:, free] if sp.issparse(K) else K[np.ix_(free, free)]
+            rhs = F[:, free].T
+            points = None if points is None else points[free]
+        else:  # the constrained motions (Maggi)
+            Kf = basis.T @ K @ basis
+            Kf = sp.csr_matrix(Kf) if sp.issparse(Kf) else np.asarray(Kf)
+            rhs = np.asarray(basis.T @ F.T)
+            points = None if points is None else points[masters]
+        nf = Kf.shape[0]
         U = np.zeros_like(F)
         bad = ValueError(f"geometric_stiffness of a {type(self).__name__} comes from the static prestress "
                          "K u = f of the frame's inertial loads, which needs supports that hold the body "
-                         f"(K is singular on the {int(free.sum())} free DOFs: a rigid-body motion is free)")
+                         f"(K is singular on the {nf} free DOFs: a rigid-body motion is free)")
         # a free rigid-body motion leaves a pivot at round-off of the largest diagonal entry
         # (factorizations of a singular K often succeed): refused below 1e-13 of it
-        if sp.issparse(K):
-            from .sparse import Factor
+        if sp.issparse(Kf):
+            from .sparse import Factor, nearly_singular, nested_dissection
 
-            Kf = sp.csr_matrix(K)[free][:, free]
+            # a mesh: in nested-dissection order, and singular by the Rayleigh quotient
+            # test rather than its pivots (SciPy would keep a copy of the factor)
+            mesh = not self._sparse_as_band and points is not None
+            order = nested_dissection(Kf.indptr, Kf.indices, points) if mesh else None
             try:
-                fac = Factor(Kf, symmetric=True)
+                fac = Factor(Kf, symmetric=True, order=order)
             except RuntimeError:
                 raise bad from None
-            pivots = np.abs(fac.lu.U.diagonal())
-            X = fac.solve(F[:, free].T)
+            if mesh:
+                pivots = np.zeros(1) if nearly_singular(fac, Kf) else np.full(1, np.inf)
+            else:
+                pivots = np.abs(fac.lu.U.diagonal())
+            X = fac.solve(rhs)
         else:
             import scipy.linalg as la
 
-            Kf = K[np.ix_(free, free)]
             try:
                 cho = la.cho_factor(Kf)
             except la.LinAlgError:
                 raise bad from None
             pivots = np.diag(cho[0]) ** 2
-            X = la.cho_solve(cho, F[:, free].T)
+            X = la.cho_solve(cho, rhs)
         if pivots.min() < 1e-13 * Kf.diagonal().max():
             raise bad
-        X = np.asarray(X).reshape(int(free.sum()), -1)
-        res = Kf @ X - F[:, free].T
+        X = np.asarray(X).reshape(nf, -1)
+        res = Kf @ X - rhs
         scale = np.abs(Kf).max() * np.abs(X).max() + np.abs(F).max()
         if not np.all(np.isfinite(X)) or np.abs(res).max() > 1e-8 * scale:
             raise bad
-        U[:, free] = X.T
+        if basis is None:
+            U[:, free] = X.T
+        else:
+            U[:] = np.asarray(basis @ X).T
         return U, axes
 
-    def _geometric_basis(self, supports):
+    def _geometric_basis(self, supports, constrained=None):
         """Make the core's K_G basis the prestress of these supports (a no-op for a
-        straight line body, whose basis does not depend on them).  Call under _kg_lock."""
+        straight line body, whose basis does not depend on them); with ``constrained``
+        (key, basis, masters) the prestress of the constrained motions.  Call under
+        _kg_lock."""
         if self._straight_kg():
             return
         fixed = self.support_mask(supports)
-        key = fixed.tobytes()
+        key = fixed.tobytes() if constrained is None else constrained[0]
         if getattr(self, "_prestress_key", None) == key:
             return
-        U, axes = self._prestress_fields(fixed)
+        if constrained is None:
+            U, axes = self._prestress_fields(fixed)
+        else:
+            U, axes = self._prestress_fields(fixed, constrained[1], constrained[2])
         _core.body_set_prestress(body=self._body, fields=U, axes=axes)
         self._prestress_key = key
 
     def _line_only(self, what):
         """What only line bodies take (a MeshBody refuses it with the contract's error)."""
 
-    def _axial_rows(self, motion, supports, end_forces):
+    def _axial_rows(self, motion, supports, end_forces, constrained=None):
         """K_G coefficients (nt, nkg) at the frame states motion: the quasi-static axial
-        force (c0, c1, c2) of a straight line body, the prestress load cases' otherwise."""
+        force (c0, c1, c2) of a straight line body, the prestress load cases' otherwise
+        (with the body's basis made for the supports, or for ``constrained``, see
+        :meth:`_geometric_basis`)."""
         fixed = self.support_mask(supports)
         f_first, f_last = (0.0, 0.0) if end_forces is None else _checks.array("end_forces", end_forces, shape=(2,))
         if f_first or f_last:
             self._line_only("end_forces")
         if not self._straight_kg():
             with self._kg_lock():
-                self._geometric_basis(supports)
+                self._geometric_basis(supports, constrained)
             axes = self._end_axes()
             for k, f in enumerate((f_first, f_last)):
                 if f != 0.0 and not axes[k].any():
@@ -915,11 +1077,13 @@ class FlexibleBody:
                 _checks.flag("include_eps", include_eps), _checks.flag("mode_shapes", mode_shapes),
                 _checks.flag("geometric_stiffness", geometric_stiffness))
 
-    def _geometric_rows(self, motion, supports, end_forces, axial_force):
-        """K_G coefficients (nt, nkg): given, or those of each instant's frame."""
+    def _geometric_rows(self, motion, supports, end_forces, axial_force, constraints=None):
+        """K_G coefficients (nt, nkg): given, or those of each instant's frame; with
+        constraints the prestress is the constrained motions' (:meth:`_constrained`)."""
         if axial_force is not None:
             return _checks.array("axial_force", axial_force, shape=(motion.shape[0], self._n_kg()))
-        return self._axial_rows(motion, supports, end_forces)
+        pre = None if constraints is None else self._constrained(supports, constraints, True).prestress
+        return self._axial_rows(motion, supports, end_forces, pre)
 
     def axial_force(self, omega=0.0, eps=0.0, a_O=None, supports=None, end_forces=(0.0, 0.0), *,
                     frames=None):
@@ -1045,13 +1209,18 @@ class FlexibleBody:
             Only used with ``geometric_stiffness``: origin acceleration minus gravity
             in the body frame [m/s^2] (dim,), axial end forces [N] (2,), or the axial
             force coefficients (c0, c1, c2) directly.
-        constraints : array_like, shape (k, ndof), optional
+        constraints : array_like or scipy.sparse matrix, shape (k, ndof), optional
             Linear constraints G d = 0 on the DOFs, eliminated by Maggi's projection
-            onto an orthonormal basis of their null space (see
-            :func:`kanefem.maggi_basis`); mode shapes are then returned over all DOFs
-            and satisfy G phi = 0.  With constraints, ``supports=None`` means no
-            supports (give both to combine them), and the quasi-static axial force of
-            ``geometric_stiffness`` takes its end conditions from ``supports`` only.
+            onto a basis of their null space (docs/theory.md section 3.3): with
+            ``solver="dense"`` an orthonormal one (:func:`kanefem.maggi_basis`, at most
+            5000 DOFs; redundant rows dropped by rank), with ``"sparse"`` the sparse
+            elimination basis (:func:`kanefem.elimination_basis`, any size; dependent
+            rows refused by name).  Mode shapes are returned over all DOFs and satisfy
+            G phi = 0.  With constraints, ``supports=None`` means no supports (give
+            both to combine them), and the quasi-static axial force of
+            ``geometric_stiffness`` takes its end conditions from ``supports`` only
+            (a prestress K_G, section 2.11, the static solution of the constrained
+            motions: sparse solver).
         frames : ndarray of kanefem.FRAME_DTYPE, optional
             The instant as a frame state instead of omega, eps, a_O.
         solver : {"auto", "dense", "sparse"}
@@ -1059,7 +1228,8 @@ class FlexibleBody:
             sparse factor, refined in double-double and certified (sections 3.12, 3.17:
             ``error_bounds`` in the result); "auto": sparse beyond
             ``SPARSE_EIGEN_FROM`` (1000) free DOFs, where the dense solve of the
-            ill-conditioned problem loses digits, and dense with constraints.
+            ill-conditioned problem loses digits, or for a body stored banded or sparse
+            (with constraints too).
 
         Returns
         -------
@@ -1078,13 +1248,15 @@ class FlexibleBody:
             n_modes, include_eps, mode_shapes, geometric_stiffness)
         motion = self._frame(omega, eps, a_O, frames)
         kg = None
+        route = self._eigen_solver(solver, supports, constraints)
         if geometric:
             one = None if axial_force is None else _checks.array("axial_force", axial_force,
                                                                  shape=(self._n_kg(),))
-            kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :])
-        if self._eigen_solver(solver, supports, constraints) == "sparse":
+            kg = self._geometric_rows(motion, supports, end_forces, None if one is None else one[None, :],
+                                      constraints if route == "sparse" else None)
+        if route == "sparse":
             return self._sparse_eigen(motion, n_modes, supports, include_eps, "ascending", mode_shapes, kg,
-                                      one=True)
+                                      one=True, constraints=constraints)
         ctx = self._eig_context(supports, geometric, constraints)
         r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), vectors=bool(mode_shapes), tracked=False,
@@ -1161,9 +1333,14 @@ class FlexibleBody:
         _checks.choice("order", order, ("ascending", "tracked"))
         if constraints is None:
             supports = self._default_supports if supports is None else supports
-        kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
-        if self._eigen_solver(solver, supports, constraints) == "sparse":
-            return self._sparse_eigen(motion, n_modes, supports, include_eps, order, mode_shapes, kg)
+        route = self._eigen_solver(solver, supports, constraints)
+        kg = None
+        if geometric:
+            kg = self._geometric_rows(motion, supports, end_forces, axial_force,
+                                      constraints if route == "sparse" else None)
+        if route == "sparse":
+            return self._sparse_eigen(motion, n_modes, supports, include_eps, order, mode_shapes, kg,
+                                      constraints=constraints)
         ctx = self._eig_context(supports, geometric, constraints)
         r = _interrupt.call(_core.eig_solve, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), vectors=bool(mode_shapes),
@@ -1186,28 +1363,33 @@ class FlexibleBody:
     def _eigen_solver(self, solver, supports, constraints):
         """"dense" or "sparse" for an eigen call (solver checked by name)."""
         _checks.choice("solver", solver, ("auto", "dense", "sparse"))
-        if solver == "sparse" and constraints is not None:
-            raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
-        if constraints is not None and self.ndof > _DENSE_EIGEN_NDOF:
-            raise _not_supported(self, f"constraints= with {self.ndof} DOFs",
-                                 "Maggi's projection is dense (at most "
-                                 f"{_DENSE_EIGEN_NDOF} DOFs); give the constraint as supports "
-                                 "where it fixes DOFs")
+        if solver == "dense" and constraints is not None and self.ndof > _DENSE_EIGEN_NDOF:
+            raise _not_supported(self, f"solver='dense' with constraints= and {self.ndof} DOFs",
+                                 "the dense Maggi projection (an orthonormal basis by QR) takes at "
+                                 f"most {_DENSE_EIGEN_NDOF} DOFs; solver='sparse' (or 'auto') eliminates "
+                                 "one DOF per constraint and keeps the matrices sparse")
         if solver == "auto":
-            if constraints is not None:
-                return "dense"
             free = int((~self.support_mask(supports)).sum())
             # a body kept banded or sparse (section 3.16), or a large one: the sparse path
+            # (with constraints too: the elimination basis keeps it sparse, section 3.3)
             return "sparse" if free > self.SPARSE_EIGEN_FROM or self.storage != "dense" else "dense"
         return solver
 
-    def _sparse_eigen(self, motion, n_modes, supports, include_eps, order, mode_shapes, kg, one=False):
-        """EigenResult of the sparse path (sparse.eigen_solve) at the frame states motion."""
+    def _sparse_eigen(self, motion, n_modes, supports, include_eps, order, mode_shapes, kg, one=False,
+                      constraints=None, progress=None):
+        """EigenResult of the sparse path (sparse.eigen_solve) at the frame states motion;
+        with constraints on the projected body (section 3.3), shapes expanded d = T z."""
         from .sparse import eigen_solve
 
-        ctx = self._sparse_context(self.support_mask(supports))
+        if constraints is None:
+            ctx = self._sparse_context(self.support_mask(supports))
+        else:
+            proj = self._constrained(supports, constraints, kg is not None)
+            ctx = proj.ctx
         lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
-                                          order == "tracked", None, kg)
+                                          order == "tracked", progress, kg)
+        if constraints is not None and shapes is not None:
+            shapes = _expand_shapes(proj, shapes, order == "tracked")
         bounds = st.pop("error_bounds")
         solver = st.pop("solver")
         if one:
@@ -1230,6 +1412,7 @@ class FlexibleBody:
         a_O=None,
         end_forces=None,
         axial_force=None,
+        constraints=None,
         *,
         frames=None,
         rayleigh=(0.0, 0.0),
@@ -1254,6 +1437,8 @@ class FlexibleBody:
             Number of eigenvalues per instant, 1..(free DOFs).
         supports, include_eps, geometric_stiffness, a_O, end_forces, axial_force, frames
             As in :meth:`eigenvalues_vs_time`.
+        constraints : array_like or scipy.sparse matrix, shape (k, ndof), optional
+            Linear constraints G d = 0, as in :meth:`eigenvalues` (Maggi's projection).
         rayleigh : (float, float)
             Rayleigh damping D = alpha M + beta K (alpha [1/s], beta [s]); damping ratios
             of the result's modes: ``damping_ratios``.  Needs the sparse solver.
@@ -1279,20 +1464,27 @@ class FlexibleBody:
             n_modes, include_eps, False, geometric_stiffness)
         motion = self._frames(omega, eps, a_O, frames)
         _checks.output_size("omega and n_modes", motion.shape[0] * n_modes * 2.0, "eigenvalues")
-        supports = self._default_supports if supports is None else supports
-        kg = self._geometric_rows(motion, supports, end_forces, axial_force) if geometric else None
+        if constraints is None:
+            supports = self._default_supports if supports is None else supports
         rayleigh = _checks.array("rayleigh", rayleigh, shape=(2,))
         damped = bool(np.any(rayleigh != 0.0))
         if damped and solver == "dense":
             raise ValueError("rayleigh damping needs solver='sparse' or 'auto' (the core's dense gyroscopic "
                              "solver is undamped)")
-        if damped or self._eigen_solver(solver, supports, None) == "sparse":
+        sparse = damped or self._eigen_solver(solver, supports, constraints) == "sparse"
+        kg = None
+        if geometric:
+            kg = self._geometric_rows(motion, supports, end_forces, axial_force, constraints if sparse else None)
+        if sparse:
             from .sparse import gyroscopic_solve
 
-            ctx = self._sparse_context(self.support_mask(supports))
+            if constraints is None:
+                ctx = self._sparse_context(self.support_mask(supports))
+            else:
+                ctx = self._constrained(supports, constraints, geometric).ctx
             S, B, st = gyroscopic_solve(ctx, motion, n_modes, bool(include_eps), tuple(rayleigh), kg)
             return GyroscopicResult(s=S, error_bounds=B, stats=st, model=self.model)
-        ctx = self._eig_context(supports, geometric)
+        ctx = self._eig_context(supports, geometric, constraints)
         r = _interrupt.call(_core.eig_gyroscopic, eig=ctx, frames=motion, n_modes=n_modes,
                             include_eps=bool(include_eps), axial_force=kg, polls=True,
                             flops=_EIG_FLOPS * (2.0 * self.ndof)**3)  # the first-order form, 2n

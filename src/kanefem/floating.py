@@ -400,11 +400,7 @@ class FloatingBody:
             p = _core.body_rigid(body=full._body)
             m, c, Ic = p["mass"], p["centre"], p["second_moments"]
         elif isinstance(full, ImportedModel):
-            X, mab = full.nodes, full._m
-            m = float(mab.sum())
-            c = np.asarray(mab.sum(axis=0)).ravel() @ X / m
-            Xb = X - c
-            Ic = Xb.T @ np.asarray(mab @ Xb)
+            m, c, Ic = full._mass_properties()
         else:
             raise TypeError("mass_properties: a ReducedBody without its full body needs (mass, centre, inertia) "
                             "of the full body")

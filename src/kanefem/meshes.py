@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _checks, _core, _interrupt
-from .bodies import _KINDS, EigenResult, FlexibleBody, _not_supported
+from .bodies import _DENSE_EIGEN_NDOF, _KINDS, EigenResult, FlexibleBody, _expand_shapes, _not_supported
 from ._io import atomic_path, atomic_write, inside
 
 #: meshio cell type -> element kind
@@ -327,24 +327,8 @@ class Mesh:
         ValueError
             The mesh in the file is not one body (see :func:`Mesh.from_meshio`).
         """
-        from ._meshfiles import MeshFileError, check
-
-        meshio = _meshio()
         path = _checks.path("path", path)
-        fmt = check(path, file_format)
-        try:
-            m = meshio.read(os.fspath(path), file_format=fmt)
-        except (KeyboardInterrupt, MemoryError):  # an allocation the checks missed is a defect, not a file's
-            raise
-        except BaseException as exc:  # noqa: BLE001 - SystemExit (meshio's sys.exit), ReadError, IndexError, ...
-            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise MeshFileError(f"{path}: not a readable {fmt} mesh file ({what[:300]})") from None
-        try:
-            return cls.from_meshio(m, dim=dim, prune=prune)
-        except (ValueError, TypeError) as exc:
-            raise type(exc)(f"{path}: {exc}") from None
-        except (IndexError, KeyError, AttributeError, OverflowError) as exc:  # a mesh meshio built from a damaged file
-            raise MeshFileError(f"{path}: not a consistent mesh ({type(exc).__name__}: {exc})") from None
+        return _from_file(path, read_meshio(path, file_format), lambda m: cls.from_meshio(m, dim=dim, prune=prune))
 
     @classmethod
     def from_meshio(cls, m, *, dim=None, prune=False) -> "Mesh":
@@ -560,6 +544,43 @@ class Mesh:
         mesh = cls(nodes, idx, cell)
         return mesh.pruned()
 
+    def _tributary(self, nodes):
+        """The tributary measure of each of ``nodes`` on the boundary facets they span
+        (docs/theory.md section 3.18): w_a = sum over those facets of int N_a dA, the
+        consistent nodal share of a uniform traction (edges of a plane mesh per unit
+        thickness, faces of a solid mesh).  A boundary facet is one that belongs to one
+        cell; it is spanned when every node of it is in ``nodes``.  Returns (w, covered):
+        w (len(nodes),) and whether each node lies on such a facet (a node on none has
+        w = 0)."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        inside_ = np.zeros(self.n_nodes, dtype=bool)
+        inside_[nodes] = True
+        found = []  # (facet kind, facet nodes (k, m)) of every facet inside the item
+        for cell_type, cells in self.blocks:
+            for kind, local in _FACETS[cell_type]:
+                fn = cells[:, local]
+                fn = fn[inside_[fn].all(axis=1)]
+                if fn.size:
+                    found.append((kind, fn))
+        w = np.zeros(self.n_nodes)
+        covered = np.zeros(self.n_nodes, dtype=bool)
+        if found:
+            # a facet of two cells (same corner set) is inside the body, not on its boundary
+            corners = [np.sort(fn[:, : _FACET_CORNERS[kind]], axis=1) for kind, fn in found]
+            width = max(c.shape[1] for c in corners)
+            keys = np.vstack([np.pad(c, ((0, 0), (0, width - c.shape[1])), constant_values=-1) for c in corners])
+            _, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+            once = counts[inverse.ravel()] == 1
+            start = 0
+            for kind, fn in found:
+                keep = once[start:start + fn.shape[0]]
+                start += fn.shape[0]
+                fn = fn[keep]
+                if fn.size:
+                    np.add.at(w, fn.ravel(), _facet_integrals(kind, self.nodes[fn]).ravel())
+                    covered[fn.ravel()] = True
+        return w[nodes], covered[nodes]
+
     def merged(self, tol) -> "Mesh":
         """The mesh with nodes closer than ``tol`` merged into one (e.g. the seam of a
         closed ring)."""
@@ -600,6 +621,111 @@ def _cell_counts(names, values):
 _NODES_PER_CELL = {"triangle": 3, "triangle6": 6, "quad": 4, "quad8": 8, "quad9": 9, "tetra": 4,
                    "tetra10": 10, "hexahedron": 8, "hexahedron20": 20, "hexahedron27": 27,
                    "wedge": 6, "wedge15": 15, "pyramid": 5, "pyramid13": 13}
+
+
+#: the facets of each cell type, (facet kind, local nodes: corners first, then the facet's
+#: own mid-edge and centre nodes in the facet kind's order), VTK/meshio node numbering
+_FACETS = {
+    "triangle": [("line2", [0, 1]), ("line2", [1, 2]), ("line2", [2, 0])],
+    "triangle6": [("line3", [0, 1, 3]), ("line3", [1, 2, 4]), ("line3", [2, 0, 5])],
+    "quad": [("line2", [0, 1]), ("line2", [1, 2]), ("line2", [2, 3]), ("line2", [3, 0])],
+    "quad8": [("line3", [0, 1, 4]), ("line3", [1, 2, 5]), ("line3", [2, 3, 6]), ("line3", [3, 0, 7])],
+    "quad9": [("line3", [0, 1, 4]), ("line3", [1, 2, 5]), ("line3", [2, 3, 6]), ("line3", [3, 0, 7])],
+    "tetra": [("tri3", [0, 1, 2]), ("tri3", [0, 1, 3]), ("tri3", [1, 2, 3]), ("tri3", [2, 0, 3])],
+    "tetra10": [("tri6", [0, 1, 2, 4, 5, 6]), ("tri6", [0, 1, 3, 4, 8, 7]), ("tri6", [1, 2, 3, 5, 9, 8]),
+                ("tri6", [2, 0, 3, 6, 7, 9])],
+    "hexahedron": [("quad4", [0, 1, 2, 3]), ("quad4", [4, 5, 6, 7]), ("quad4", [0, 1, 5, 4]),
+                   ("quad4", [1, 2, 6, 5]), ("quad4", [2, 3, 7, 6]), ("quad4", [3, 0, 4, 7])],
+    "hexahedron20": [("quad8", [0, 1, 2, 3, 8, 9, 10, 11]), ("quad8", [4, 5, 6, 7, 12, 13, 14, 15]),
+                     ("quad8", [0, 1, 5, 4, 8, 17, 12, 16]), ("quad8", [1, 2, 6, 5, 9, 18, 13, 17]),
+                     ("quad8", [2, 3, 7, 6, 10, 19, 14, 18]), ("quad8", [3, 0, 4, 7, 11, 16, 15, 19])],
+    "hexahedron27": [("quad9", [0, 1, 2, 3, 8, 9, 10, 11, 24]), ("quad9", [4, 5, 6, 7, 12, 13, 14, 15, 25]),
+                     ("quad9", [0, 1, 5, 4, 8, 17, 12, 16, 22]), ("quad9", [1, 2, 6, 5, 9, 18, 13, 17, 21]),
+                     ("quad9", [2, 3, 7, 6, 10, 19, 14, 18, 23]), ("quad9", [3, 0, 4, 7, 11, 16, 15, 19, 20])],
+    "wedge": [("tri3", [0, 1, 2]), ("tri3", [3, 4, 5]), ("quad4", [0, 1, 4, 3]), ("quad4", [1, 2, 5, 4]),
+              ("quad4", [2, 0, 3, 5])],
+    "wedge15": [("tri6", [0, 1, 2, 6, 7, 8]), ("tri6", [3, 4, 5, 9, 10, 11]),
+                ("quad8", [0, 1, 4, 3, 6, 13, 9, 12]), ("quad8", [1, 2, 5, 4, 7, 14, 10, 13]),
+                ("quad8", [2, 0, 3, 5, 8, 12, 11, 14])],
+    "pyramid": [("quad4", [0, 1, 2, 3]), ("tri3", [0, 1, 4]), ("tri3", [1, 2, 4]), ("tri3", [2, 3, 4]),
+                ("tri3", [3, 0, 4])],
+    "pyramid13": [("quad8", [0, 1, 2, 3, 5, 6, 7, 8]), ("tri6", [0, 1, 4, 5, 10, 9]), ("tri6", [1, 2, 4, 6, 11, 10]),
+                  ("tri6", [2, 3, 4, 7, 12, 11]), ("tri6", [3, 0, 4, 8, 9, 12])],
+}
+#: the corner nodes of each facet kind (they name a facet: two cells share it when they share them)
+_FACET_CORNERS = {"line2": 2, "line3": 2, "tri3": 3, "tri6": 3, "quad4": 4, "quad8": 4, "quad9": 4}
+
+
+def _facet_rule(kind):
+    """Gauss points and weights on a facet kind's reference element: 3 points on
+    [-1, 1], 3 x 3 on [-1, 1]^2, Strang and Fix's 6 points (degree 4) on the unit
+    triangle; each exact for the facet's shape functions times an affine Jacobian."""
+    g, gw = np.polynomial.legendre.leggauss(3)
+    if kind.startswith("line"):
+        return g[:, None], gw
+    if kind.startswith("quad"):
+        return np.array([(a, b) for a in g for b in g]), np.outer(gw, gw).ravel()
+    a, b = 0.445948490915965, 0.091576213509771
+    pts = np.array([(a, a), (1 - 2 * a, a), (a, 1 - 2 * a), (b, b), (1 - 2 * b, b), (b, 1 - 2 * b)])
+    return pts, np.r_[[0.223381589678011 / 2] * 3, [0.109951743655322 / 2] * 3]
+
+
+def _facet_shapes(kind, p):
+    """Shape functions N (npoints, m) and their derivatives dN (npoints, m, facet dim) of a
+    facet kind at reference points p (npoints, facet dim), nodes in _FACETS' order."""
+    if kind.startswith("line"):
+        x = p[:, 0]
+        one = np.ones_like(x)
+        if kind == "line2":
+            return np.column_stack([(1 - x) / 2, (1 + x) / 2]), np.stack([-one / 2, one / 2], axis=1)[..., None]
+        return (np.column_stack([x * (x - 1) / 2, x * (x + 1) / 2, 1 - x * x]),
+                np.stack([x - 0.5, x + 0.5, -2 * x], axis=1)[..., None])
+    x, y = p[:, 0], p[:, 1]
+    if kind.startswith("tri"):
+        L = np.stack([1 - x - y, x, y], axis=1)
+        dL = np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
+        if kind == "tri3":
+            return L, np.broadcast_to(dL, (len(x), 3, 2)).copy()
+        N = np.column_stack([L * (2 * L - 1)] + [4 * L[:, i] * L[:, j] for i, j in ((0, 1), (1, 2), (2, 0))])
+        dN = np.concatenate([(4 * L - 1)[:, :, None] * dL[None]] +
+                            [4 * (L[:, j, None] * dL[i] + L[:, i, None] * dL[j])[:, None] for i, j in
+                             ((0, 1), (1, 2), (2, 0))], axis=1)
+        return N, dN
+    ref = _QUAD_REF[: {"quad4": 4, "quad8": 8, "quad9": 9}[kind]]
+    if kind == "quad4":
+        N = (1 + x[:, None] * ref[:, 0]) * (1 + y[:, None] * ref[:, 1]) / 4
+        dN = np.stack([ref[:, 0] * (1 + y[:, None] * ref[:, 1]) / 4, ref[:, 1] * (1 + x[:, None] * ref[:, 0]) / 4], 2)
+        return N, dN
+    if kind == "quad9":  # Lagrange products of the quadratic line's functions
+        def line(t, r):
+            v = np.where(r == 0, 1 - t * t, t * (t + r) / 2)
+            return v, np.where(r == 0, -2 * t, t + r / 2)
+        fx, gx = line(x[:, None], ref[:, 0])
+        fy, gy = line(y[:, None], ref[:, 1])
+        return fx * fy, np.stack([gx * fy, fx * gy], 2)
+    xi, eta = ref[:, 0], ref[:, 1]  # serendipity: corners, then mid-edge nodes
+    X, Y = x[:, None], y[:, None]
+    corner = xi * eta != 0
+    Nc = (1 + X * xi) * (1 + Y * eta) * (X * xi + Y * eta - 1) / 4
+    dcx = xi * (1 + Y * eta) * (2 * X * xi + Y * eta) / 4
+    dcy = eta * (1 + X * xi) * (X * xi + 2 * Y * eta) / 4
+    Nm = np.where(xi == 0, (1 - X * X) * (1 + Y * eta), (1 + X * xi) * (1 - Y * Y)) / 2
+    dmx = np.where(xi == 0, -X * (1 + Y * eta), xi * (1 - Y * Y) / 2)
+    dmy = np.where(xi == 0, eta * (1 - X * X) / 2, -Y * (1 + X * xi))
+    return np.where(corner, Nc, Nm), np.stack([np.where(corner, dcx, dmx), np.where(corner, dcy, dmy)], 2)
+
+
+def _facet_integrals(kind, x):
+    """int N_a dA over facets of one kind with node coordinates x (k, m, space dim): (k, m)
+    (an edge's length measure in the plane, a face's area in space)."""
+    p, gw = _facet_rule(kind)
+    N, dN = _facet_shapes(kind, p)
+    J = np.einsum("kmd,pme->kpde", x, dN)  # (facets, points, space dim, facet dim)
+    if J.shape[-1] == 1:
+        measure = np.linalg.norm(J[..., 0], axis=-1)
+    else:
+        measure = np.linalg.norm(np.cross(J[..., 0], J[..., 1]), axis=-1)
+    return np.einsum("kp,p,pm->km", measure, gw, N)
 
 
 def _kuhn_tets():
@@ -699,6 +825,36 @@ def _pyramids():
                 base = base[[0, 3, 2, 1]]
             out.append(np.vstack([base, [(0, 0, 0)]]))
     return np.array(out)
+
+
+def read_meshio(path, file_format=None):
+    """A meshio.Mesh read from ``path`` after the checks of ``kanefem._meshfiles`` (a
+    regular file of a known format whose declared sizes it can hold); a MeshFileError
+    naming the file for whatever meshio raises on a damaged one (also its sys.exit)."""
+    from ._meshfiles import MeshFileError, check
+
+    meshio = _meshio()
+    fmt = check(path, file_format)
+    try:
+        return meshio.read(os.fspath(path), file_format=fmt)
+    except (KeyboardInterrupt, MemoryError):  # an allocation the checks missed is a defect, not a file's
+        raise
+    except BaseException as exc:  # noqa: BLE001 - SystemExit (meshio's sys.exit), ReadError, IndexError, ...
+        what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise MeshFileError(f"{path}: not a readable {fmt} mesh file ({what[:300]})") from None
+
+
+def _from_file(path, m, convert):
+    """convert(m) of a meshio.Mesh read from ``path``, its errors naming the file (a mesh
+    meshio built from a damaged file can fail in any way: a MeshFileError)."""
+    from ._meshfiles import MeshFileError
+
+    try:
+        return convert(m)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"{path}: {exc}") from None
+    except (IndexError, KeyError, AttributeError, OverflowError) as exc:
+        raise MeshFileError(f"{path}: not a consistent mesh ({type(exc).__name__}: {exc})") from None
 
 
 def write_meshio(path, mesh, file_format=None):
@@ -857,7 +1013,7 @@ class MeshBody(FlexibleBody):
         """The frame states of one instant or of a time grid (the body's _frame/_frames)."""
         if one:
             return self._frame(omega, eps, a_O, frames)
-        return self._frames(omega, 0.0 if eps is None else eps, a_O, frames)
+        return self._frames(omega, 0.0 if eps is None and frames is None else eps, a_O, frames)
 
     # ------------------------------------------------------------ supports
 
@@ -888,8 +1044,10 @@ class MeshBody(FlexibleBody):
         supports : dict or list of (selector, kind) pairs, or None
             selector: a node-set name of the mesh (from the file), a predicate on the
             coordinates (``lambda x: np.isclose(x[:, 0], 0)``), a node index or an array
-            of indices; kind: ``"fixed"`` (also ``"clamped"``, ``"pinned"``: every
-            displacement component) or a tuple of DOF names from ``dof_names``.
+            of indices; kind: ``"fixed"`` (also ``"clamped"``: every DOF of the nodes;
+            ``"pinned"``: their displacements, the same on a mesh of plane or solid
+            cells, whose nodes have no rotations) or a tuple of DOF names from
+            ``dof_names``.
 
         Raises
         ------
@@ -915,7 +1073,7 @@ class MeshBody(FlexibleBody):
                 if kind not in ("fixed", "clamped", "pinned"):
                     raise ValueError(f"supports[{selector!r}] = {kind!r} is not 'fixed' (or 'clamped', "
                                      f"'pinned') or a tuple of DOF names from {self.dof_names}")
-                offsets = range(self.dim)
+                offsets = range(self.dim if kind == "pinned" else self.dofs_per_node)
             else:
                 try:
                     offsets = [self.dof_names.index(n) for n in kind]
@@ -923,7 +1081,7 @@ class MeshBody(FlexibleBody):
                     raise ValueError(f"supports[{selector!r}] = {kind!r}: DOF names must come from "
                                      f"{self.dof_names}") from None
             for off in offsets:
-                fixed[nodes * self.dim + off] = True
+                fixed[nodes * self.dofs_per_node + off] = True
         return fixed
 
     # ------------------------------------------------------------ eigenvalues
@@ -932,12 +1090,14 @@ class MeshBody(FlexibleBody):
         _checks.choice("solver", solver, ("auto", "dense", "sparse"))
         if solver == "auto":
             # the sparse solver needs CSR storage: a body stored dense or banded is solved dense
-            solver = "dense" if (constraints is not None or self.storage != "sparse"
-                                 or (~fixed).sum() <= _DENSE_EIGEN_MAX) else "sparse"
+            solver = "dense" if self.storage != "sparse" or (~fixed).sum() <= _DENSE_EIGEN_MAX else "sparse"
         if solver == "sparse" and self.storage != "sparse":
             raise ValueError("solver='sparse' needs the body in sparse storage (storage='auto' or 'sparse')")
-        if solver == "sparse" and constraints is not None:
-            raise ValueError("constraints (Maggi's projection) use the dense solver: solver='dense'")
+        if solver == "dense" and constraints is not None and self.ndof > _DENSE_EIGEN_NDOF:
+            raise _not_supported(self, f"solver='dense' with constraints= and {self.ndof} DOFs",
+                                 "the dense Maggi projection (an orthonormal basis by QR) takes at most "
+                                 f"{_DENSE_EIGEN_NDOF} DOFs; solver='sparse' eliminates one DOF per "
+                                 "constraint and keeps the matrices sparse")
         return solver
 
     def _solve(self, motion, n_modes, supports, include_eps, order, mode_shapes, solver, constraints,
@@ -959,21 +1119,29 @@ class MeshBody(FlexibleBody):
             return r["eigenvalues"], r["eigenvalues_imag"], r["mode_shapes"], st
         from .sparse import eigen_solve
 
-        ctx = self._sparse_context(fixed)
+        proj = None
+        if constraints is not None:  # the body projected on d = T z (section 3.3), its own K_G
+            proj = self._constrained(supports, constraints, geometric)
+            ctx = proj.ctx
+        else:
+            ctx = self._sparse_context(fixed)
         if n_modes > ctx.red.n - 6:
             raise ValueError(f"n_modes = {n_modes} is out of 1..{ctx.red.n - 6} for the sparse solver "
                              f"({ctx.red.n} free DOFs); use solver='dense'")
         kg, lock = None, contextlib.nullcontext()
-        if geometric:  # K_G(t) from the core's prestress basis of these supports, held meanwhile
+        if geometric and proj is None:  # K_G(t) from the core's prestress basis of these supports, held meanwhile
             lock = self._kg_lock()
             ctx.kg_matrix = lambda c: ctx.red.matrix(_core.geometric_matrix(body=self._body, coefficients=c))
         try:
             with lock:
                 if geometric:
-                    self._geometric_basis(supports)
-                    kg = self._geometric_rows(motion, supports, None, axial_force)
+                    if proj is None:
+                        self._geometric_basis(supports)
+                    kg = self._geometric_rows(motion, supports, None, axial_force, constraints)
                 lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
                                                   order == "tracked", progress, kg=kg)
+                if proj is not None and shapes is not None:
+                    shapes = _expand_shapes(proj, shapes, order == "tracked")
         except RuntimeError as exc:  # SuperLU's singular factor, ARPACK's failures (ArpackError)
             raise _core.LinAlgError(
                 f"solver='sparse' failed: {exc} (E = {self.E!r}, rho = {self.rho!r}: a stiffness negligible "
@@ -998,7 +1166,8 @@ class MeshBody(FlexibleBody):
             See :meth:`support_mask`; default none (free-free: rigid-body modes at
             lambda = -omega^2 ... 0 come first).
         include_eps, mode_shapes, constraints
-            As for :meth:`FlexibleBody.eigenvalues` (constraints: dense solver only).
+            As for :meth:`FlexibleBody.eigenvalues` (constraints: the dense solver's
+            orthonormal basis, or the sparse solver's elimination basis, section 3.3).
         solver : {"auto", "dense", "sparse"}
             "dense": the core's dense solver (section 3.5); "sparse": shift-invert
             Lanczos/Arnoldi (ARPACK + SuperLU, section 3.12); "auto": dense up to 300
@@ -1063,7 +1232,7 @@ class MeshBody(FlexibleBody):
         """Nodal displacements d (ndof,) as (n_nodes, 3) vectors (z = 0 in the plane)."""
         d = _checks.array("d", d, shape=(self.ndof,))
         out = np.zeros((self.n_nodes, 3))
-        out[:, : self.dim] = d.reshape(self.n_nodes, self.dim)
+        out[:, : self.dim] = d.reshape(self.n_nodes, self.dofs_per_node)[:, : self.dim]
         return out
 
     def stresses(self, d, at="gauss"):

@@ -382,6 +382,7 @@ def simulate(
     divergence_limit=None,
     gravity=None,
     geometric_stiffness=False,
+    constraints=None,
 ) -> SimulationResult:
     """The response of a flexible body in a moving frame, from t = 0 to t_end.
 
@@ -446,6 +447,16 @@ def simulate(
         supports), or for any other body (meshes in dense or sparse storage included)
         from the linear prestress of those loads (docs/theory.md section 2.11); see
         :meth:`FlexibleBody.axial_force`.  Off by default, as in the seeds' model.
+    constraints : array_like or scipy.sparse matrix, shape (k, ndof), optional
+        Linear constraints G d = 0 besides the supports (ties between DOFs, a roller on
+        an inclined track), eliminated by Maggi's projection onto the sparse elimination
+        basis d = T z (:func:`kanefem.elimination_basis`, docs/theory.md section 3.3):
+        the body's equations projected, T^T (M T z'' + ...) = T^T f, the loads T^T Q, the
+        response expanded to all DOFs (G d = 0 at every output).  ``d0`` and ``v0`` must
+        satisfy them; the K_G of ``geometric_stiffness`` takes its axial end fixity from
+        the supports and its prestress from the constrained motions.  Not with
+        ``ModalDamping`` or ``rk45-hamilton`` (the constrained momentum has no value per
+        DOF).
 
     Returns
     -------
@@ -494,6 +505,14 @@ def simulate(
     supports = body._default_supports if supports is None else supports
     fixed = body.support_mask(supports)
     ndof = body.ndof
+    proj = None
+    if constraints is not None:  # d = T z (section 3.3): the body projected
+        if method == "rk45-hamilton":
+            raise ValueError("method = 'rk45-hamilton' does not take constraints: the momentum of the "
+                             "constrained coordinates has no value per DOF (use 'rk45-lagrange')")
+        if any(isinstance(x, ModalDamping) for x in (damping if isinstance(damping, (list, tuple)) else [damping])):
+            raise TypeError("ModalDamping does not combine with constraints: use Rayleigh damping")
+        proj = body._constrained(supports, constraints, _checks.flag("geometric_stiffness", geometric_stiffness))
 
     def initial(name, x):
         if x is None:
@@ -502,6 +521,12 @@ def simulate(
         if np.any(a[fixed] != 0.0):
             k = int(np.flatnonzero(fixed & (a != 0.0))[0])
             raise ValueError(f"{name}[{k}] = {a[k]!r} is at a support and must be 0")
+        if proj is not None:  # G a = 0: a = T a[masters]
+            miss = np.abs(proj.basis @ a[proj.masters] - a)
+            if miss.max() > 1e-10 * max(np.abs(a).max(), 1e-300):
+                k = int(np.argmax(miss))
+                raise ValueError(f"{name} violates the constraints: {name}[{k}] = {a[k]!r}, while the other "
+                                 f"DOFs make it {float((proj.basis @ a[proj.masters])[k])!r}")
         return a
 
     d0, v0 = initial("d0", d0), initial("v0", v0)
@@ -511,7 +536,8 @@ def simulate(
         if dt is None:
             dt = t_end / 1000
             if (~fixed).sum() <= 2000:  # the first mode is cheap to find
-                lam = body.eigenvalues(1, supports=supports, mode_shapes=False).eigenvalues[0]
+                lam = body.eigenvalues(1, supports=supports, mode_shapes=False,
+                                       constraints=constraints).eigenvalues[0]
                 if lam > 0:
                     dt = min(dt, 2 * math.pi / math.sqrt(lam) / 40)
         dt = _checks.real("dt", dt)
@@ -554,11 +580,13 @@ def simulate(
     if max_step and method not in _IMPLICIT:  # an RK step never longer than max_step
         _steps(t_end, max_step, max_steps, ("max_step", "t_end"), "steps at least")
     limit = 0.0 if divergence_limit is None else _checks.real("divergence_limit", divergence_limit, positive=True)
-    # the core's layout (a line body returned as CSR is held as a band, integrated in the core)
-    sparse = getattr(body, "_layout", getattr(body, "storage", None)) == "sparse"
+    # the core's layout (a line body returned as CSR is held as a band, integrated in the core);
+    # with constraints the projected body's
+    sparse = getattr(proj if proj is not None else body, "_layout", getattr(body, "storage", None)) == "sparse"
     if sparse:  # a mesh body in CSR storage: the sparse path of the core's integrator (section 4.13)
         if method not in _IMPLICIT:
-            raise ValueError(f"method = {method!r}: a mesh body in sparse storage integrates with 'newmark' "
+            what = "with these constraints is sparse" if proj is not None else "in sparse storage"
+            raise ValueError(f"method = {method!r}: a body {what} and integrates with 'newmark' "
                              "or 'generalized-alpha' (RK would solve with M at every stage)")
         if any(isinstance(x, ModalDamping) for x in (damping if isinstance(damping, (list, tuple)) else [damping])):
             raise TypeError("ModalDamping makes a full damping matrix: use Rayleigh damping for mesh bodies")
@@ -569,24 +597,41 @@ def simulate(
     prog = _Progress(progress, t_end)
     t0 = time.perf_counter()
     factor = None
-    if sparse:  # the core's integrator, factoring with SciPy through a callback (section 4.13)
-        from .sparse import csr_factor as factor
+    if sparse:  # the core's integrator, factoring with SciPy through a callback (section 4.13),
+        # in the nested-dissection order of the free DOFs (section 3.15)
+        from .sparse import IntegratorFactor, dof_points
+
+        if proj is not None:  # the unknowns are the masters, at their nodes
+            factor = IntegratorFactor(dof_points(proj))
+        else:
+            points = dof_points(body)
+            factor = IntegratorFactor(None if points is None else points[~fixed])
     lock = body._kg_lock() if geometric_stiffness else contextlib.nullcontext()
     try:
         with lock:  # a prestress K_G basis made for these supports, taken by the integrator
-            if geometric_stiffness:
+            if geometric_stiffness and proj is not None and proj.prestress is not None:
+                body._geometric_basis(supports, proj.prestress)  # of the constrained motions
+            elif geometric_stiffness:
                 body._geometric_basis(supports)
+            basis = {}
+            if proj is not None:  # the unknowns z = d[masters]; the core projects body and loads
+                T = proj.basis
+                basis = dict(basis_indptr=T.indptr.astype(np.int32), basis_indices=T.indices.astype(np.int32),
+                             basis_values=T.data, basis_ncol=T.shape[1])
+                d0, v0 = d0[proj.masters], v0[proj.masters]
             r = _core.simulate(
                 body=body._body, fixed=fixed, motion=motion._core_motion(gravity), t_eval=t_eval,
                 loads=_core_loads(loads, ndof), method=METHODS[method], d0=d0, v0=v0,
                 dt=dt if method in _IMPLICIT else first, rho_inf=rho_inf, rtol=rtol, atol=atol,
                 max_step=max_step, max_steps=max_steps, limit=limit, rayleigh_alpha=rayleigh[0],
                 rayleigh_beta=rayleigh[1], damping=dense, geometric=bool(geometric_stiffness),
-                momentum=method == "rk45-hamilton", progress=prog.fn, factor=factor,
+                momentum=method == "rk45-hamilton", progress=prog.fn, factor=factor, **basis,
             )
     finally:
         prog.close()
     d, v, p, stats = r["d"], r["v"], r["p"], r["stats"]
+    if proj is not None:  # d = T z
+        d, v = np.asarray(proj.basis @ d.T).T, np.asarray(proj.basis @ v.T).T
     stats["wall_time"] = time.perf_counter() - t0
     if trim:
         t_eval, d, v = t_eval[:-1], d[:-1], v[:-1]

@@ -90,7 +90,10 @@ class Reduction:
 
 def dof_points(body):
     """Where each DOF of a body sits, (ndof, dim): its node's coordinates (DOFs are
-    node-major); None for a body without nodes."""
+    node-major); None for a body without nodes.  A projected body (constraints) gives its
+    masters' points."""
+    if hasattr(body, "_dof_points"):
+        return body._dof_points
     nodes = getattr(body, "nodes", None)
     per = getattr(body, "dofs_per_node", None)
     if nodes is None or per is None or nodes.shape[0] * per != body.ndof:
@@ -184,9 +187,9 @@ class Factor:
             A = A.tocsc()
             if symmetric:
                 self.lu = _interrupt.call(spla.splu, A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                                          options={"SymmetricMode": True})
+                                          options={"SymmetricMode": True}, owned=True)
             else:
-                self.lu = _interrupt.call(spla.splu, A, permc_spec="COLAMD")
+                self.lu = _interrupt.call(spla.splu, A, permc_spec="COLAMD", owned=True)
         else:
             order = np.asarray(order, dtype=np.intp)
             A = A.tocsr()
@@ -202,14 +205,15 @@ class Factor:
             del take
             self.lu = _interrupt.call(spla.splu, B, permc_spec="NATURAL",
                                       diag_pivot_thresh=0.0 if symmetric else self.PIVOT,
-                                      options={"SymmetricMode": True})
+                                      options={"SymmetricMode": True}, owned=True)
             self.order = order
         self.nnz = int(self.lu.nnz)  # of L and U (not copied out as SciPy matrices)
 
     def pivot_ratios(self, A):
         """|U_kk| / |A_kk| of the factor of A, in the factor's order (the smallest tells a
-        nearly singular A).  SciPy builds U as a matrix to give its diagonal: a transient
-        copy of U."""
+        nearly singular A).  SciPy builds L and U as matrices to give U's diagonal and
+        keeps them with the factor: its memory twice over, for the factor's life (a
+        mesh's eigen context asks :func:`nearly_singular` instead)."""
         base = np.abs(A.diagonal())
         if self.order is not None:
             base = base[self.order]
@@ -223,6 +227,91 @@ class Factor:
         x = np.empty_like(b)
         x[self.order] = self.lu.solve(b[self.order], trans="T")
         return x
+
+
+class NodalMassFactor:
+    """M^-1 on the free DOFs of a plane or solid mesh by factors of its nodal mass m
+    (M = m (x) I, docs/theory.md sections 3.11, 3.15): deleting the fixed DOFs leaves,
+    for each displacement component k, m on the nodes whose component k is free, and no
+    coupling between components, so M_free^-1 is the direct sum of those blocks'
+    inverses.  One factor per distinct node set (one for supports that fix whole nodes),
+    of a matrix dim^2 times smaller than M, in nested-dissection order of the nodes:
+    about a dim^2-th of the fill of M's own factor (1/9 for a solid).
+
+    Parameters
+    ----------
+    m : sparse matrix, shape (nnode, nnode)
+        The nodal mass.
+    free : ndarray of int
+        The free DOFs, increasing (DOF = node dim + k).
+    dim : int
+    points : ndarray, shape (nnode, dim), optional
+        The nodes' coordinates, for the order.
+    """
+
+    def __init__(self, m, free, dim, points=None):
+        free = np.asarray(free)
+        nodes, comp = free // dim, free % dim
+        factors = {}
+        self.parts = []
+        for k in range(dim):
+            pos = np.flatnonzero(comp == k)
+            if pos.size == 0:
+                continue
+            F = nodes[pos]
+            key = F.tobytes()
+            if key not in factors:
+                mk = m[F][:, F].tocsr()
+                order = None
+                if points is not None and F.size > ND_LEAF:
+                    order = nested_dissection(mk.indptr, mk.indices, np.asarray(points, dtype=float)[F])
+                factors[key] = Factor(mk, symmetric=True, order=order)
+            self.parts.append((pos, factors[key]))
+        self.nnz = sum(f.nnz for f in factors.values())
+
+    @classmethod
+    def of(cls, body, free):
+        """The factor for a body whose mass matrix is m (x) I (a MeshBody; checked
+        exactly on the stored values), else None."""
+        d = body.dim
+        if getattr(body, "dofs_per_node", None) != d or not hasattr(body, "_indptr") or body.ndof % d:
+            return None
+        sp, _, _ = _scipy()
+        M = sp.csr_matrix((body._values("M"), body._indices, body._indptr), shape=(body.ndof, body.ndof))
+        m = M[::d, ::d].tocsr()
+        for k in range(d):
+            for j in range(d):
+                B = M[k::d, j::d]
+                if (k == j and (B != m).nnz) or (k != j and B.count_nonzero()):
+                    return None  # not one nodal mass on every component
+        del M
+        return cls(m, free, d, getattr(body, "nodes", None))
+
+    def solve(self, b):
+        b = np.asarray(b, dtype=float)
+        x = np.empty_like(b)
+        for pos, F in self.parts:
+            x[pos] = F.solve(b[pos])
+        return x
+
+
+def nearly_singular(F, A, B=None, tol=1e-13):
+    """Whether the symmetric positive semidefinite A, factored as F, is singular to working
+    precision (a free rigid-body motion): the Rayleigh quotient q = x^T A x / x^T B x of
+    x = A^-1 B v, for a fixed pseudo-random v, at or below tol max_i A_ii / B_ii, or x not
+    finite (B: M, or None for the identity).  q >= lambda_min(A, B) always, and a pivot at
+    round-off (a rigid mode: ~1e-16 of its diagonal entry) amplifies x's component along
+    the null space by its inverse, so that q falls to round-off.  Unlike the pivots
+    (:meth:`Factor.pivot_ratios`), no copy of the factor: two products and a solve."""
+    n = A.shape[0]
+    v = np.cos(1.7 * np.arange(n) + 0.3)  # deterministic, not orthogonal to any fixed mode
+    Bv = v if B is None else B @ v
+    with np.errstate(all="ignore"):
+        x = F.solve(Bv)
+        den = float(x @ x) if B is None else float(x @ (B @ x))
+        q = float(x @ (A @ x)) / den
+        scale = float(np.max(A.diagonal() / (1.0 if B is None else B.diagonal())))
+    return not (math.isfinite(q) and den > 0.0 and q > tol * scale)
 
 
 #: the widest band (largest |i - j| of a stored entry) that :func:`factor` factors by band
@@ -433,6 +522,8 @@ class SparseEigen:
         self.body = body
         fixed = np.asarray(fixed, dtype=bool)
         self.mesh = getattr(body, "storage", None) == "sparse" and hasattr(body, "_indptr")
+        #: a plane or solid mesh (not a line body returned as CSR)
+        self.continuum = self.mesh and not getattr(body, "_sparse_as_band", True)
         self.red = Reduction(body._indptr, body._indices, fixed, dof_points(body)) if self.mesh else _IndexReduction(fixed)
         if self.red.n == 0:
             raise ValueError("the supports fix every DOF: nothing can move")
@@ -568,8 +659,12 @@ class SparseEigen:
         if self.F is None:
             try:
                 F = factor(self.K, True, self.order)
-                piv = F.pivot_ratios(self.K)
-                if np.all(np.isfinite(piv)) and piv.min() > 1e-13:
+                if self.continuum:  # a mesh: no copy of its large factor (section 3.15)
+                    regular = not nearly_singular(F, self.K, self.M)
+                else:  # a band factor's pivots are at hand (SuperLU's would copy the factor)
+                    piv = F.pivot_ratios(self.K)
+                    regular = np.all(np.isfinite(piv)) and piv.min() > 1e-13
+                if regular:
                     self.F, self._delta = F, 0.0
             except RuntimeError:  # exactly singular
                 pass
@@ -579,8 +674,12 @@ class SparseEigen:
         return self.F
 
     def factor_mass(self):
+        """The factor of M on the free DOFs (the norm of the certificates): a mesh's by
+        its nodal mass (:class:`NodalMassFactor`, a ninth of M's fill for a solid)."""
         if self.MF is None:
-            self.MF = factor(self.M, True)
+            self.MF = NodalMassFactor.of(self.body, self.red.free) if self.mesh else None
+        if self.MF is None:  # a band factor for a line body, SuperLU in the body's order otherwise
+            self.MF = factor(self.M, True, self.order if self.continuum else None)
         return self.MF
 
     def matrix(self, frame, include_eps, kg=None, split=False):
@@ -1076,12 +1175,37 @@ def _track(prev, U, M):
 # ---------------------------------------------------------------- time integration
 
 
-def csr_factor(values, indptr, indices):
+def csr_factor(values, indptr, indices, order=None):
     """The sparse solver of the core's integrators (``_core.simulate(factor=...)``,
     docs/theory.md section 4.13): the core hands the CSR matrix of the free DOFs (M, or
     the effective matrix whenever it changed) and solves with the returned factor.  A
-    symmetric matrix (no Coriolis, no K_eps) is ordered and pivoted symmetrically."""
+    symmetric matrix (no Coriolis, no K_eps) is ordered and pivoted symmetrically; with
+    ``order`` (a fill-reducing order of the unknowns) in that order (:class:`Factor`)."""
     sp, _, _ = _scipy()
     n = indptr.shape[0] - 1
     A = sp.csr_matrix((values, indices, indptr), shape=(n, n))
-    return Factor(A, symmetric=(A != A.T).nnz == 0)
+    return Factor(A, symmetric=(A != A.T).nnz == 0, order=order)
+
+
+class IntegratorFactor:
+    """:func:`csr_factor` in the nested-dissection order of the unknowns' points, the
+    order of the eigen path's factors (section 3.15), computed at the first call and
+    reused: the core hands every matrix of a run on one pattern (and any order of the
+    unknowns is a valid one: it sets the fill, not the result).
+
+    Parameters
+    ----------
+    points : ndarray, shape (n, dim), or None
+        Where each unknown sits (the free DOFs' nodes); None: SuperLU's own ordering.
+    """
+
+    def __init__(self, points):
+        self.points = None if points is None else np.asarray(points, dtype=float)
+        self.order = None
+
+    def __call__(self, values, indptr, indices):
+        if self.points is None or self.points.shape[0] != indptr.shape[0] - 1:
+            return csr_factor(values, indptr, indices)
+        if self.order is None:
+            self.order = nested_dissection(indptr, indices, self.points)
+        return csr_factor(values, indptr, indices, self.order)

@@ -6,6 +6,7 @@
 #include "kanefem.h"
 #include "kf_internal.h" /* kf_fail, kf_la_*, kf_small_*_solve */
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1213,6 +1214,162 @@ static void test_body_ode(void)
     kf_body_free(b);
 }
 
+/* The projected body (kf_body_project, docs/theory.md section 3.3): for a selection
+ * basis it is the reduced body (bitwise, band kept); for a general basis every
+ * invariant is T^T X T (against dense products, to round-off), S_ji = S_ij^T and M
+ * exactly symmetric; a wide basis makes it CSR; a bad basis is refused by name; and a
+ * body problem on the basis (loads T^T Q) steps like the reduced one. */
+static void test_project(void)
+{
+    kf_section sec = {2.1e11, 7850, 4e-4, 3e-9};
+    kf_body *b = straight_body(KF_BEAM2, 6, 0.9, &sec), *r = NULL, *p = NULL;
+    kf_error err = {0};
+    int n = kf_body_ndof(b); /* 21 */
+    /* a selection: DOFs 0, 1 and n - 2 fixed */
+    int map[21], ptr[22] = {0}, col[21], m = 0;
+    double val[21];
+    for (int i = 0; i < n; i++) {
+        int keep = i > 1 && i != n - 2;
+        if (keep) {
+            map[m] = i;
+            col[ptr[i]] = m++;
+            val[ptr[i]] = 1.0;
+        }
+        ptr[i + 1] = ptr[i] + keep;
+    }
+    CHECK(kf_body_reduce(b, m, map, 0, &r, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_body_project(b, m, ptr, col, val, &p, &err) == KF_OK, "%s", err.msg);
+    if (r && p) {
+        double d = 0.0;
+        CHECK(p->M.kind == KF_BAND, "a selection keeps the band");
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) {
+                d = fmax(d, fabs(kf_mat_get(&p->M, i, j) - kf_mat_get(&r->M, i, j)));
+                d = fmax(d, fabs(kf_mat_get(&p->K, i, j) - kf_mat_get(&r->K, i, j)));
+                for (int k = 0; k < 4; k++)
+                    d = fmax(d, fabs(kf_mat_get(&p->S[k], i, j) - kf_mat_get(&r->S[k], i, j)));
+                for (int k = 0; k < 3; k++)
+                    d = fmax(d, fabs(kf_mat_get(&p->KG[k], i, j) - kf_mat_get(&r->KG[k], i, j)));
+            }
+        for (int i = 0; i < m; i++)
+            d = fmax(d, fabs(p->s[3 * m + i] - r->s[3 * m + i]) + fabs(p->Mo[m + i] - r->Mo[m + i]));
+        CHECK(d == 0.0, "selection vs reduced: %g", d);
+    }
+    kf_body_free(p);
+    p = NULL;
+    /* a general basis (ndof x 4, dense columns): against dense T^T X T */
+    int nc = 4, gp[22], gc[21 * 4];
+    double gv[21 * 4], T[21 * 4];
+    for (int i = 0; i <= n; i++)
+        gp[i] = nc * i;
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < nc; c++) {
+            gc[nc * i + c] = c;
+            gv[nc * i + c] = T[i * nc + c] = sin(1.0 + 0.7 * i + 1.3 * c);
+        }
+    CHECK(kf_body_project(b, nc, gp, gc, gv, &p, &err) == KF_OK, "%s", err.msg);
+    if (p) {
+        CHECK(p->M.kind == KF_BAND || p->M.kind == KF_CSR, "kind %d", p->M.kind);
+        const kf_mat *src[4] = {&b->M, &b->K, &b->S[1], &b->KG[1]};
+        const kf_mat *dst[4] = {&p->M, &p->K, &p->S[1], &p->KG[1]};
+        double worst = 0.0;
+        for (int f = 0; f < 4; f++) {
+            double big = 0.0, e = 0.0;
+            for (int a = 0; a < nc; a++)
+                for (int c = 0; c < nc; c++) {
+                    double v = 0.0;
+                    for (int i = 0; i < n; i++)
+                        for (int j = 0; j < n; j++)
+                            v += T[i * nc + a] * kf_mat_get(src[f], i, j) * T[j * nc + c];
+                    e = fmax(e, fabs(kf_mat_get(dst[f], a, c) - v));
+                    big = fmax(big, fabs(v));
+                }
+            worst = fmax(worst, e / big);
+        }
+        CHECK(worst <= 1e-13, "T^T X T: %g", worst);
+        double asym = 0.0;
+        for (int a = 0; a < nc; a++)
+            for (int c = 0; c < nc; c++)
+                asym = fmax(asym, fabs(kf_mat_get(&p->M, a, c) - kf_mat_get(&p->M, c, a)) +
+
+                                      fabs(kf_mat_get(&p->S[1], a, c) - kf_mat_get(&p->S[2], c, a)));
+        CHECK(asym == 0.0, "exact symmetry: %g", asym);
+        double sv = 0.0;
+        for (int i = 0; i < n; i++)
+            sv += T[i * nc + 2] * b->Mo[n + i];
+        CHECK(fabs(p->Mo[nc + 2] - sv) <= 1e-14 * fabs(sv), "T^T Mo: %g vs %g", p->Mo[nc + 2], sv);
+    }
+    kf_body_free(p);
+    p = NULL;
+    /* a tie between the first and the last node widens the band beyond twice: CSR */
+    int tp[22], tc[22];
+    double tv[22];
+    for (int i = 0, q = 0; i < n; i++) {
+        tp[i] = q;
+        tc[q] = i == n - 3 ? 0 : (i < n - 3 ? i : i - 1);
+        tv[q++] = 1.0; /* u at the last node = u at the first */
+        tp[i + 1] = q;
+    }
+    CHECK(kf_body_project(b, n - 1, tp, tc, tv, &p, &err) == KF_OK && p && p->M.kind == KF_CSR &&
+              p->pattern,
+          "%s", err.msg);
+    kf_body_free(p);
+    p = NULL;
+    /* bad bases are refused naming the basis */
+    tc[3] = n + 5;
+    CHECK(kf_body_project(b, n - 1, tp, tc, tv, &p, &err) == KF_EINVAL && !p &&
+              !strcmp(err.arg, "basis"),
+          "%s", err.msg);
+    tc[3] = 2;
+    tv[4] = NAN;
+    CHECK(kf_body_project(b, n - 1, tp, tc, tv, &p, &err) == KF_EINVAL && !p, "%s", err.msg);
+    CHECK(kf_body_project(b, 0, tp, tc, tv, &p, &err) == KF_EINVAL && !p, "%s", err.msg);
+    /* the body problem on the selection basis is the reduced problem: the same f */
+    kf_motion_constant mc = {9.0, 0.2, {0.0, -9.81}};
+    double Q0[21] = {0}, A[21] = {0}, om = 7.0, ph = 0.3;
+    A[n - 3] = 50.0;
+    Q0[7] = 3.0;
+    kf_loads_harmonic lh = {n, 1, Q0, A, &om, &ph};
+    unsigned char fixed[21] = {1, 1};
+    fixed[n - 2] = 1;
+    kf_body_ode_opts o1 = {fixed, kf_motion_constant_eval, &mc, kf_loads_harmonic_eval, &lh,
+                           {1.0, 1e-5}, NULL, 1};
+    kf_body_ode_opts o2 = o1;
+    o2.basis_ncol = m;
+    o2.basis_ptr = ptr;
+    o2.basis_col = col;
+    o2.basis_val = val;
+    kf_body_ode *e1 = NULL, *e2 = NULL;
+    CHECK(kf_body_ode_create(&e1, b, &o1, &err) == KF_OK, "%s", err.msg);
+    CHECK(kf_body_ode_create(&e2, b, &o2, &err) == KF_OK && !kf_body_ode_map(e2), "%s", err.msg);
+    if (e1 && e2) {
+        const kf_lin2 *s1 = kf_body_ode_system(e1), *s2 = kf_body_ode_system(e2);
+        kf_mat C1, K1, C2, K2;
+        double f1[21], f2[21], d = 0.0;
+        kf_mat_alloc_like(&C1, s1->M, NULL);
+        kf_mat_alloc_like(&K1, s1->M, NULL);
+        kf_mat_alloc_like(&C2, s2->M, NULL);
+        kf_mat_alloc_like(&K2, s2->M, NULL);
+        s1->second(0.31, &C1, &K1, f1, s1->params, &err);
+        s2->second(0.31, &C2, &K2, f2, s2->params, &err);
+        for (int i = 0; i < m; i++) {
+            d = fmax(d, fabs(f1[i] - f2[i]));
+            for (int j = 0; j < m; j++)
+                d = fmax(d, fabs(kf_mat_get(&C1, i, j) - kf_mat_get(&C2, i, j)) +
+                                fabs(kf_mat_get(&K1, i, j) - kf_mat_get(&K2, i, j)));
+        }
+        CHECK(s2->n == m && d == 0.0, "basis vs supports: %g", d);
+        kf_mat_free(&C1);
+        kf_mat_free(&K1);
+        kf_mat_free(&C2);
+        kf_mat_free(&K2);
+    }
+    kf_body_ode_free(e1);
+    kf_body_ode_free(e2);
+    kf_body_free(r);
+    kf_body_free(b);
+}
+
 /* ---------------------------------------------------------------- formalisms (kf_direct.c) */
 
 /* Deterministic uniform numbers in [-1, 1) (a 64-bit LCG; the test needs no
@@ -2044,7 +2201,10 @@ static void test_continuum(void)
                 double d[81] = {0}, Sd[81], q2 = 0.0;
                 for (int a = 0; a < nn; a++)
                     d[a * dim] = x[a * dim + j];
-                kf_mat_gemv(kf_body_S(b, 0, 0), 1.0, d, 0.0, Sd);
+                kf_mat S00 = {0}; /* a CSR body stores the nodal mass: S_xx formed */
+                kf_body_block(b, KF_BLOCK_S, 0, &S00, NULL);
+                kf_mat_gemv(&S00, 1.0, d, 0.0, Sd);
+                kf_mat_free(&S00);
                 for (int i = 0; i < n; i++)
                     q2 += d[i] * Sd[i];
                 CHECK(fabs(q2 - mu * det * exact2) <= 1e-12 * mu * det * exact2,
@@ -2196,8 +2356,74 @@ static void test_csr(void)
             worst = fmax(worst, fabs(kf_mat_get(kf_body_stiffness(bs), i, j) -
                                      kf_mat_get(kf_body_stiffness(bd), i, j)) * 1e-11);
         }
-    /* the same products, summed element by element in the same order */
+    /* the same products, summed element by element in the same order; the CSR body keeps
+     * the nodal mass, from which every S_ij and combination is bitwise the dense body's
+     * (docs/theory.md section 3.11) */
     CHECK(worst == 0.0, "dense vs CSR: %g", worst);
+    CHECK(bs->nodal && !bd->nodal && !kf_body_S(bs, 0, 1) && kf_body_S(bd, 0, 1) &&
+              bs->npair * 4 == p->nnz,
+          "nodal storage");
+    for (int k = 0; k < 4; k++) {
+        kf_mat Sk = {0};
+        double dS = 0.0;
+        CHECK(kf_body_block(bs, KF_BLOCK_S, k, &Sk, &err) == KF_OK, "%s", err.msg);
+        for (int i = 0; i < 24 && Sk.a; i++)
+            for (int j = 0; j < 24; j++)
+                dS = fmax(dS, fabs(kf_mat_get(&Sk, i, j) - kf_mat_get(&bd->S[k], i, j)));
+        CHECK(dS == 0.0 && kf_body_block_zero(bs, k) == kf_body_block_zero(bd, k),
+              "S block %d: %g", k, dS);
+        kf_mat_free(&Sk);
+    }
+    {
+        /* a general combination: c_kl m_ac where the planar basis sums two halves */
+        double c[4] = {1.5, -0.25, 2.0, -3.0}, dc = 0.0, sc = 0.0;
+        kf_mat As = {0}, Ad = {0};
+        kf_mat_alloc_like(&As, kf_body_mass(bs), NULL);
+        kf_mat_alloc_like(&Ad, kf_body_mass(bd), NULL);
+        kf_body_combine(bs, c, 0.0, &As);
+        kf_body_combine(bd, c, 0.0, &Ad);
+        for (int i = 0; i < 24; i++)
+            for (int j = 0; j < 24; j++) {
+                dc = fmax(dc, fabs(kf_mat_get(&As, i, j) - kf_mat_get(&Ad, i, j)));
+                sc = fmax(sc, fabs(kf_mat_get(&Ad, i, j)));
+            }
+        CHECK(dc <= 4 * DBL_EPSILON * sc, "combination: %g of %g", dc, sc);
+        kf_mat_free(&As);
+        kf_mat_free(&Ad);
+    }
+    {
+        /* the prestress K_G cases of the nodal body (per node pair) are the dense body's */
+        double u[6 * 24];
+        for (int i = 0; i < 6 * 24; i++)
+            u[i] = 1e-4 * sin(0.7 * i);
+        CHECK(kf_body_set_prestress(bs, 6, u, NULL, &err) == KF_OK &&
+                  kf_body_set_prestress(bd, 6, u, NULL, &err) == KF_OK,
+              "%s", err.msg);
+        double coef[6] = {0.5, -2.0, 1.0, 3.0, 0.25, -1.5}, dg = 0.0, sg = 0.0;
+        kf_mat Gs = {0}, Gd = {0};
+        kf_mat_alloc_like(&Gs, kf_body_mass(bs), NULL);
+        kf_mat_alloc_like(&Gd, kf_body_mass(bd), NULL);
+        CHECK(kf_body_geometric(bs, coef, 0.0, &Gs, &err) == KF_OK &&
+                  kf_body_geometric(bd, coef, 0.0, &Gd, &err) == KF_OK,
+              "%s", err.msg);
+        for (int k = 0; k < 6; k++) {
+            kf_mat Bk = {0};
+            kf_body_block(bs, KF_BLOCK_KG, k, &Bk, NULL);
+            for (int i = 0; i < 24; i++)
+                for (int j = 0; j < 24; j++)
+                    dg = fmax(dg, fabs(kf_mat_get(&Bk, i, j) - kf_mat_get(&bd->KG[k], i, j)));
+            kf_mat_free(&Bk);
+        }
+        for (int i = 0; i < 24; i++)
+            for (int j = 0; j < 24; j++) {
+                dg = fmax(dg, fabs(kf_mat_get(&Gs, i, j) - kf_mat_get(&Gd, i, j)));
+                sg = fmax(sg, fabs(kf_mat_get(&Gd, i, j)));
+            }
+        CHECK(dg == 0.0 && sg > 0.0 && bs->kgnode[5] && !bs->KG[5].a, "nodal K_G: %g of %g",
+              dg, sg);
+        kf_mat_free(&Gs);
+        kf_mat_free(&Gd);
+    }
     kf_frame f = {{0, 0, 12.0}, {0, 0, 40.0}, {0, 0, 0}, {1.0, -9.81, 0}};
     kf_mat Cs, Cd, Ks, Kd;
     double q[6 * 24], x[24], ys[24], yd[24];
@@ -2239,15 +2465,29 @@ static void test_csr(void)
     CHECK(kf_body_reduce(bd, 5, map, 0, &rd, &err) == KF_OK, "%s", err.msg);
     if (r && rd) {
         double dm = 0.0, sm = 0.0;
-        for (int i = 0; i < 5; i++)
+        kf_mat S1 = {0};
+        CHECK(r->nodal && kf_body_block(r, KF_BLOCK_S, 1, &S1, &err) == KF_OK, "%s", err.msg);
+        for (int i = 0; i < 5 && S1.a; i++)
             for (int j = 0; j < 5; j++) {
                 dm = fmax(dm, fabs(kf_mat_get(&r->M, i, j) - kf_mat_get(&rd->M, i, j)));
                 dm = fmax(dm, fabs(kf_mat_get(&r->K, i, j) - kf_mat_get(&rd->K, i, j)) * 1e-11);
-                dm = fmax(dm, fabs(kf_mat_get(&r->S[1], i, j) - kf_mat_get(&rd->S[1], i, j)));
+                dm = fmax(dm, fabs(kf_mat_get(&S1, i, j) - kf_mat_get(&rd->S[1], i, j)));
                 sm = fmax(sm, fabs(kf_mat_get(&rd->M, i, j)));
             }
+        kf_mat_free(&S1);
         CHECK(dm <= 1e-14 * sm, "reduced CSR vs dense: %g of %g", dm, sm);
         CHECK(r->Mo[2] == rd->Mo[2] && r->s[3] == rd->s[3], "reduced vectors");
+        /* map keeps DOFs 0, 20 (x) and 1, 5, 7 (y): S_xy has entries, and a reduced body
+         * of the y DOFs alone has none in S_xx, S_xy, S_yx */
+        CHECK(!kf_body_block_zero(r, 1) && !kf_body_block_zero(r, 0), "blocks of r");
+        kf_body *ry = NULL;
+        int ymap[3] = {1, 5, 7};
+        CHECK(kf_body_reduce(bs, 3, ymap, 0, &ry, &err) == KF_OK, "%s", err.msg);
+        if (ry)
+            CHECK(kf_body_block_zero(ry, 0) && kf_body_block_zero(ry, 1) &&
+                      kf_body_block_zero(ry, 2) && !kf_body_block_zero(ry, 3),
+                  "y blocks");
+        kf_body_free(ry);
     }
     kf_body_free(r);
     kf_body_free(rd);
@@ -3522,6 +3762,7 @@ int main(void)
     test_integrators();
     test_divergence();
     test_body_ode();
+    test_project();
     test_direct_inertia_forces();
     test_null_basis();
     test_eig_projected();

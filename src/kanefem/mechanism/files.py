@@ -294,7 +294,9 @@ def _reduced_link(t, base):
     """An ElasticLink of a [[link]] table naming a reduced body: ``body`` (a ReducedBody's
     NPZ file) or ``mesh`` (a mesh file with E, nu, rho, thickness [, plane_strain], its
     ``interface`` items and ``modes`` or ``cutoff_hz``, reduced at load by Craig-Bampton
-    with the K_G load cases of a link when ``geometric_stiffness``)."""
+    with the K_G load cases of a link when ``geometric_stiffness``).  An interface item is
+    a node index, a list of nodes, a node-set name or an inline table ``{nodes = ...,
+    kind = "rigid" | "distributing", weights = "tributary" | "equal" | [...]}``."""
     from .._io import referenced
     from ..meshes import Mesh, MeshBody
     from ..reduced import ReducedBody
@@ -337,8 +339,8 @@ def _reduced_link(t, base):
                         plane_strain=_checks.flag(f"link {name!r}: plane_strain", t.pop("plane_strain", False)))
         interface = t.pop("interface")
         if not isinstance(interface, list):
-            raise TypeError(f"link {name!r}: interface must be a list of items (a node index, a list of nodes "
-                            f"or a node-set name), got {_checks._short(interface)}")
+            raise TypeError(f"link {name!r}: interface must be a list of items (a node index, a list of nodes, "
+                            f"a node-set name or a table {{nodes = ..., kind = ...}}), got {_checks._short(interface)}")
         modes = {"n_modes": t.pop("modes")} if "modes" in t else {"cutoff_hz": t.pop("cutoff_hz")}
         body = ReducedBody(mesh, interface, **modes, geometric_stiffness=geometric,
                            prestress_supports="free" if geometric else None)
@@ -427,7 +429,7 @@ def file_run(mech, duration=0.0, revolutions=1.0, points=361):
     duration = duration or revolutions * (turn or 1.0)
     if not duration > 0:
         raise ValueError(f"revolutions must be positive, got {revolutions}")
-    return np.linspace(0.0, duration, points), drives, z0, zd0
+    return _checks.time_grid(duration, points, "--duration, --points"), drives, z0, zd0
 
 
 _COORDINATE_KEYS = ("name", "body", "component", "joint", "drive", "speed", "torque", "initial", "rate")

@@ -654,7 +654,7 @@ class Mechanism(MechanismFiles):
             raise ValueError("give the output times t, or duration (with points)")
         duration = _checks.real("duration", duration, positive=True)
         points = _checks.integer("points", points, minimum=2, maximum=_checks.MAX_OUTPUT_VALUES)
-        return np.linspace(0.0, duration, points)
+        return _checks.time_grid(duration, points)
 
     def _check_size(self, tt, names, flexible=False):
         """Refuse a motion of tt.size instants whose arrays exceed the output bound, before

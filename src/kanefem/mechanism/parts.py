@@ -105,7 +105,9 @@ class ElasticLink:
     K on the free coordinates must be positive definite); joints attach to it at *ports*
     whose translations the reference conditions hold: a line body's nodes, a reduced
     body's interface nodes (an interface item of several nodes is one port, at their
-    centroid).
+    centroid: rigid, or distributing, at their weighted centroid, carrying the joint's
+    force and moment to them by their weights without stiffening them; docs/theory.md
+    section 3.18).
 
     Attributes
     ----------
@@ -117,7 +119,9 @@ class ElasticLink:
         matrices: joints at its interface items; a spatial one moves in the frame's x-y
         plane, docs/theory.md section 5.12); or a small :class:`~kanefem.MeshBody`, which
         the link reduces exactly (``model``: Craig-Bampton with every fixed-interface mode,
-        the interface the items its ``supports`` name).
+        the interface the items its ``supports`` name; a port of several nodes is rigid,
+        or distributing given as (``{"nodes": selector, "kind": "distributing"}``, kind)
+        pairs).
     start : (float, float)
         Where the frame origin (x = 0 of the body) is in the drawing [m].
     angle : float
@@ -356,7 +360,7 @@ def _default_supports(red):
     out = {}
     for k in range(len(red.interface)):
         local = [nm[len(f"i{k}_"):] for nm in red._interface_names if nm.startswith(f"i{k}_")]
-        motion = {nm: _DOF_MOTION.get(nm, {"rx": ("r", 0), "ry": ("r", 1), "rz": ("r", 2)}.get(nm)) for nm in local}
+        motion = {nm: _DOF_MOTION.get(nm) for nm in local}
         out[k] = tuple(nm for nm in local if motion[nm] is not None and (motion[nm][0] == "t" or (
             k == 0 and motion[nm] != ("r", 2))))
     return out

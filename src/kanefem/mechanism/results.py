@@ -169,11 +169,13 @@ class MechanismForces(ResultMixin):
             if mech.link(name)._is_line():
                 cols[f"{name}_N0_N"], cols[f"{name}_N1_N_m"], cols[f"{name}_N2_N_m2"] = c.T
                 continue
+            from ..reduced import _case_names
+
             model = mech.link(name).model
-            units = ["m_s2"] * 2 + ["1_s2"] * 4 + ["N" if "_r" not in nm and "theta" not in nm else "Nm"
-                                                    for nm in model.dof_names[:model._n_load]]
-            names = ["a_x", "a_y", "EWW_xx", "EWW_xy", "EWW_yx", "EWW_yy"] + \
-                [f"F_{nm}" for nm in model.dof_names[:model._n_load]]
+            d = model.dim  # a spatial body's link: its 3 + 9 inertial cases
+            units = ["m_s2"] * d + ["1_s2"] * d * d + ["N" if "_r" not in nm and "theta" not in nm else "Nm"
+                                                       for nm in model.dof_names[:model._n_load]]
+            names = _case_names(d) + [f"F_{nm}" for nm in model.dof_names[:model._n_load]]
             for k, (nm, u) in enumerate(zip(names, units)):
                 cols[f"{name}_kg_{nm}_{u}"] = c[:, k]
         return cols
