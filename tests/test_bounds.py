@@ -3,8 +3,10 @@ were silently wrong, and messages that name the argument.  Each case failed (hun
 on, returned a wrong number, or blamed another argument) before its fix."""
 
 import ast
+import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -84,6 +86,20 @@ def test_interrupt_call_returns_and_raises_as_the_function():
     assert _interrupt.call(divmod, 7, 2) == (3, 1)
     with pytest.raises(ZeroDivisionError):
         _interrupt.call(divmod, 1, 0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_interrupt_call_in_a_forked_child():
+    """A forked child (the fuzz test's examples, multiprocessing's fork start) has none of
+    its parent's threads: a call handed to the parent's worker waited forever (the fuzz
+    test's 30 s hang on a reduced link's eigenvalues). The child starts its own worker."""
+    _interrupt.call(divmod, 7, 2)  # the parent's worker exists
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        signal.alarm(10)  # a hang ends the child with SIGALRM
+        os._exit(0 if _interrupt.call(divmod, 9, 2) == (4, 1) else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the child's status {status}"
 
 
 def test_factors_made_in_the_worker_are_freed():

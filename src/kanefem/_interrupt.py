@@ -27,6 +27,7 @@ so that it is dropped in its worker too.
 from __future__ import annotations
 
 import atexit
+import os
 import queue
 import sys
 import threading
@@ -96,6 +97,19 @@ def _stop_workers():
             w.thread.join(POLL)
 
 
+def _after_fork_in_child():
+    """A forked child has only the thread that forked: the parent's workers are gone
+    from it (a call handed to one would wait forever), so the child starts without."""
+    global _worker, _closing
+    _worker, _closing = None, False
+    _workers.clear()
+    _abandoned.clear()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _current():
     global _worker
     with _worker_lock:
@@ -125,8 +139,8 @@ class Owned:
         return getattr(self._box[0], name)
 
     def __del__(self):
-        if _closing:
-            return  # at exit: dropped here (the process's memory goes with it)
+        if _closing or not self._worker.thread.is_alive():
+            return  # at exit, or in a forked child: dropped here
         try:
             self._worker.jobs.put(self._box)
         except Exception:  # pragma: no cover - the interpreter is shutting down
