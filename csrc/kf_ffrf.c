@@ -86,6 +86,7 @@ void kf_ffrf_free(kf_ffrf *w)
 }
 
 int kf_ffrf_nelastic(const kf_ffrf *w) { return w->n; }
+const kf_body *kf_ffrf_body(const kf_ffrf *w) { return w->b; }
 const int *kf_ffrf_map(const kf_ffrf *w) { return w->map; }
 const kf_mat *kf_ffrf_mass(const kf_ffrf *w) { return kf_body_mass(w->b); }
 double kf_ffrf_rigid_margin(const kf_ffrf *w) { return w->margin; }
@@ -166,11 +167,15 @@ static int setup_geometric(kf_ffrf *w, int ff, int fl, kf_error *err)
     int rc = kf_mat_alloc_like(&w->KGs, kf_body_mass(b), err);
     if (rc)
         return rc;
-    if (kf_body_prestressed(b)) { /* c = (a, E + W W, f_first, f_last) itself */
+    if (kf_body_prestressed(b)) {
+        /* c = (a, E + W W) itself, then a line body's end loads (f_first, f_last); a given
+         * body's coordinate load cases (kf_body_nload) have no coefficient here: a free
+         * body has no loads on its coordinates (a mechanism's joints give them) */
+        int ends = b->given ? 0 : 2;
         for (int k = 0; k < w->nkg; k++) {
             if (k < NL)
                 w->Dc[k][k] = 1.0;
-            else
+            else if (k < NL + ends)
                 w->Df[k][k - NL] = 1.0;
         }
         return KF_OK;
@@ -1031,12 +1036,16 @@ int kf_ffrf_tangent(kf_ffrf *w, const double *ddd, double cm, double cv, double 
     if (!w->have_state)
         return kf_fail(err, KF_EINVAL, "state", "kf_ffrf_tangent needs the state of a kf_ffrf_rows "
                        "call before it");
-    if (!ddd || !Jee || !Jer || !Jre || !Jrr)
+    int border = Jer || Jre || Jrr;
+    if (!Jee || (border && (!ddd || !Jer || !Jre || !Jrr)))
         return kf_fail(err, KF_EINVAL, "ddd", "kf_ffrf_tangent: NULL argument");
     if (!kf_mat_conform(Jee, kf_body_mass(w->b)))
         return kf_fail(err, KF_EINVAL, "Jee", "Jee does not conform with the elastic mass matrix");
-    if (!isfinite(cm) || !isfinite(cv) || !isfinite(cd) || !kf_vec_finite((size_t)w->n, ddd))
+    if (!isfinite(cm) || !isfinite(cv) || !isfinite(cd) ||
+        (border && !kf_vec_finite((size_t)w->n, ddd)))
         return kf_fail(err, KF_EINVAL, "ddd", "the coefficients and d'' must be finite");
+    if (!border) /* the elastic block alone (a mechanism whose rigid rows are projected) */
+        return elastic_block(w, cm, cv, cd, Jee, err);
     int n = w->n;
     w->cur_ddd = ddd;
     int rc = free_matrix(w, w->R, cm, cv, cd, err);

@@ -69,6 +69,10 @@ void kf_ffrf_free(kf_ffrf *w);
 /* The number of elastic coordinates and their DOF indices in the body (increasing). */
 int kf_ffrf_nelastic(const kf_ffrf *w);
 const int *kf_ffrf_map(const kf_ffrf *w);
+/* The body on the elastic coordinates the floating body keeps (its invariants, K and K_G
+ * basis restricted to them; valid while w lives): a mechanism combines K_G of its joints'
+ * loads on it. */
+const kf_body *kf_ffrf_body(const kf_ffrf *w);
 /* m, x_c (3) and the inertia tensor about x_c at d = 0 (3 x 3 row-major). */
 void kf_ffrf_mass_properties(const kf_ffrf *w, double *m, double xc[3], double J0[9]);
 /* The elastic block of the mass matrix (constant: the body's M on the elastic DOFs). */
@@ -125,7 +129,9 @@ int kf_ffrf_rows(kf_ffrf *w, const kf_ffrf_state *s, const double g[3], const do
  * band or dense), Jer (ne x 6, column-major: the elastic rows over the rigid columns),
  * Jre (6 x ne, row-major), Jrr (6 x 6, row-major).  What a generalized-alpha Newton on a
  * mechanism with this body needs (the floating body's own free run uses it).  Left out:
- * the turning of the translation rows' own residual (zero at the solution).
+ * the turning of the translation rows' own residual (zero at the solution).  Jer, Jre,
+ * Jrr all NULL: the elastic block alone, cm M + cv (C + alpha M + beta K) + cd (K + K_G +
+ * K_om + K_eps) at the state's omega and the accelerations' eps (ddd may then be NULL).
  */
 int kf_ffrf_tangent(kf_ffrf *w, const double *ddd, double cm, double cv, double cd, kf_mat *Jee,
                     double *Jer, double *Jre, double *Jrr, kf_error *err);

@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+struct kf_smech_axes; /* csrc/kf_spatial.h */
+
 /* ================================================================ planar mechanisms (issue 11)
  *
  * Rigid bodies in the plane joined by revolute, prismatic and welded joints,
@@ -245,6 +247,25 @@ typedef int kf_mech_law_fn(double t, int k, const double *z, const double *zd, d
                            void *params, kf_error *err);
 /* A prescribed path: zk = (z_k, z_k', z_k'') at t. */
 typedef int kf_mech_path_fn(double t, int k, double *zk, void *params, kf_error *err);
+
+/*
+ * A path of polynomial pieces, evaluated in the core (no callback into the caller's
+ * language at every evaluation): on [t_i, t_i+1], z = sum_p c[i (deg + 1) + p] (t -
+ * t_i)^p, i < n, for a recorded trajectory (a spline's pieces, quintic Hermite pieces
+ * through samples and their rates).  Implementation: csrc/kf_path.c.
+ */
+typedef struct kf_path_pieces {
+    int n, deg;       /* n pieces of degree deg (0..7) */
+    const double *t;  /* n + 1 breakpoints, strictly increasing */
+    const double *c;  /* n (deg + 1) coefficients, ascending powers per piece */
+} kf_path_pieces;
+/* KF_EINVAL naming the bad field unless n >= 1, deg in 0..7, t increasing and finite, c
+ * finite. */
+int kf_path_pieces_check(const kf_path_pieces *p, kf_error *err);
+/* kf_mech_path_fn of a kf_path_pieces (params): KF_EINVAL where t lies outside [t_0, t_n]
+ * by more than 1e-12 of the span (round-off of the last output time is the last piece's
+ * end). */
+int kf_path_pieces_eval(double t, int k, double *zk, void *params, kf_error *err);
 /* A drive: also a typed boundary record (kanefem.DRIVE_DTYPE, made by the
  * binding from offsetof: mode, speed, force; the function pointers are not
  * fields of the record, the binding sets them from the callables beside it). */
@@ -350,22 +371,33 @@ int kf_mech_integrate(const kf_mech_ops *ops, const void *mech, const kf_mech_dr
  * section 3.18) from its inertial load cases and the joint forces and moments
  * on the coordinates of its ports.
  */
-/* Also a typed boundary record (kanefem.LINK_DTYPE from offsetof: body,
- * rayleigh, geometric; fe, fixed and the ports are not fields of the record, the
- * binding sets them from the bodies, masks and ports beside it). */
+/* A link of a planar mechanism (kf_flexmech_create) or a spatial one
+ * (kf_flexmech_create_spatial, csrc/kf_spatial.h).  Also a typed boundary record
+ * (kanefem.LINK_DTYPE from offsetof: body, rayleigh, geometric; fe, fixed, the ports
+ * and mass are not fields of the record, the binding sets them from the bodies, masks
+ * and ports beside it). */
 typedef struct kf_mech_link {
     int body;                   /* the mechanism's body that carries the flexible body */
-    const kf_body *fe;          /* a planar body (dimension 2): elements or given invariants */
+    const kf_body *fe;          /* planar: a body of dimension 2 (elements or given
+                                 * invariants), or a spatial body of given invariants moving
+                                 * in the plane; spatial: a body of dimension 3 in dense or
+                                 * band storage (elements or given invariants) */
     const unsigned char *fixed; /* reference conditions: ndof flags */
     double rayleigh[2];         /* damping alpha M + beta K of the elastic DOFs */
     int geometric;              /* 1: add K_G (above); 0 */
-    /* where joints may attach: nport points of the body's frame (port_xy, nport x 2,
-     * row-major) and the coordinates of their translations along x and y and of their
-     * rotation (port_dof, nport x 3, -1 where there is none); port_xy NULL: every node of
-     * a body of elements (node i: DOFs i ndofn + 0, 1, 2 as far as it has them) */
+    /* where joints may attach: nport points of the body's frame (port_xy, nport x dim,
+     * row-major: dim 2 planar, 3 spatial) and the coordinates of their translations and
+     * rotations (port_dof, row-major; planar nport x 3: along x, y and the rotation;
+     * spatial nport x 6: along x, y, z and about x, y, z; -1 where there is none);
+     * port_xy NULL: every node of a body of elements (node i: DOFs i ndofn + 0, 1, ... as
+     * far as it has them) */
     int nport;
     const double *port_xy;
     const int *port_dof;
+    /* spatial, a body of given invariants: its 13 mass properties (kf_ffrf_desc.mass: m,
+     * x_c, the second moments about x_c) from its full body; NULL: from its invariants
+     * (kf_body_rigid: the rigid motions must lie in its span, as a Craig-Bampton body's) */
+    const double *mass;
 } kf_mech_link;
 
 typedef struct kf_flexmech kf_flexmech;
@@ -414,7 +446,14 @@ typedef struct kf_flex_opts {
     const kf_mech_axes *axes;
     int naxes;
     kf_frame *frames;
+    /* spatial: the naxes axes of the frames (in place of axes); kin rows of
+     * kf_flexmech_kin_width: the bodies' q (7 nbody), u, u' (6 nbody each) */
+    const struct kf_smech_axes *saxes;
 } kf_flex_opts;
+
+/* The numbers per output instant of kf_flex_opts.kin: 3 n (planar: q, q', q''), 19
+ * nbody (spatial: q, u, u'). */
+int kf_flexmech_kin_width(const kf_flexmech *w);
 
 /*
  * Integrate from z0, zd0 and the elastic x0 = (d, d') (or NULL: at rest,
@@ -422,8 +461,9 @@ typedef struct kf_flex_opts {
  * (Newton's method on the accelerations at each step, the effective matrix M
  * + gamma' (alpha M + beta K) + beta' (K + K_G) over the elastic DOFs).
  * states: nt x 4 nz as kf_mech_simulate's; elastic: nt x 2 nelastic (d, d');
- * joints: nt x 3 njoint or NULL.  KF_EGEOM (when and where), KF_ENOCONV
- * (Newton, naming dt), KF_EDIVERGE, KF_ESTEPS.
+ * joints: nt x 3 njoint (spatial: nt x 6 njoint, as kf_smech_joint_forces) or
+ * NULL.  KF_EGEOM (when and where), KF_ENOCONV (Newton, naming dt),
+ * KF_EDIVERGE, KF_ESTEPS.
  */
 int kf_flexmech_run(kf_flexmech *w, const kf_mech_drive *drives, const double *z0,
                     const double *zd0, const double *x0, int nt, const double *t,

@@ -19,8 +19,6 @@
  * come back as arrays with a leading time axis.
  */
 
-#define MECH_CAPSULE "kanefem._core.mech"
-
 static void mech_destructor(PyObject *cap)
 {
     kf_mech_free(PyCapsule_GetPointer(cap, MECH_CAPSULE));
@@ -406,10 +404,61 @@ done:
     return rc ? callback_failed(err, "path", t) : 0;
 }
 
-/* Drives from DRIVE_DTYPE records (nz) and one callable or None per coordinate
- * beside them: the path of a mode-2 drive, the force law of a free one (added
- * to its constant force); the core validates the fields (kf_mech_check_drives).
- * *python tells whether any callable is Python (the GIL must then be held). */
+/* A path of polynomial pieces (kf_path_pieces) as a capsule that owns it and copies of
+ * its arrays: what a recorded or sampled drive hands the core instead of a callable. */
+#define PATH_CAPSULE "kanefem._core.path"
+
+static void path_destructor(PyObject *cap)
+{
+    free(PyCapsule_GetPointer(cap, PATH_CAPSULE)); /* the struct and its arrays: one block */
+}
+
+/* path_pieces(t (n + 1,), coef (n, deg + 1)) -> path (kf_path_pieces_check). */
+static PyObject *py_path_pieces(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"t", "coef", NULL};
+    f64_arg t = {"t", 1, {-1}}, c = {"coef", 2, {-1, -1}};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&", kwlist, f64_conv, &t, f64_conv, &c))
+        return NULL;
+    PyObject *result = NULL;
+    npy_intp n = f64_dim(&c, 0), m = f64_dim(&c, 1);
+    if (f64_dim(&t, 0) != n + 1 || n < 1 || n > INT_LIMIT || m < 1 || m > 8) {
+        fail(PyExc_ValueError, "a path needs t (n + 1,) and coef (n, deg + 1), n >= 1, deg < 8; "
+             "got t (%zd,) and coef (%zd, %zd)", (Py_ssize_t)f64_dim(&t, 0), (Py_ssize_t)n,
+             (Py_ssize_t)m);
+        goto done;
+    }
+    size_t head = (sizeof(kf_path_pieces) + sizeof(double) - 1) / sizeof(double);
+    double *block = malloc((head + (size_t)(n + 1) + (size_t)(n * m)) * sizeof(double));
+    if (!block) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    kf_path_pieces *p = (kf_path_pieces *)block;
+    double *tt = block + head, *cc = tt + n + 1;
+    memcpy(tt, f64_data(&t), (size_t)(n + 1) * sizeof(double));
+    memcpy(cc, f64_data(&c), (size_t)(n * m) * sizeof(double));
+    *p = (kf_path_pieces){(int)n, (int)m - 1, tt, cc};
+    kf_error err = {0};
+    int rc = kf_path_pieces_check(p, &err);
+    if (rc) {
+        free(block);
+        raise_status(rc, &err);
+        goto done;
+    }
+    if (!(result = PyCapsule_New(p, PATH_CAPSULE, path_destructor)))
+        free(block);
+done:
+    f64_release(&t);
+    f64_release(&c);
+    return result;
+}
+
+/* Drives from DRIVE_DTYPE records (nz) and one callable, path capsule (path_pieces: in
+ * the core, no callback) or None per coordinate beside them: the path of a mode-2 drive,
+ * the force law of a free one (added to its constant force); the core validates the
+ * fields (kf_mech_check_drives).  *python tells whether any callable is Python (the GIL
+ * must then be held). */
 int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d, int *python)
 {
     if (drives->n != nz) {
@@ -435,6 +484,16 @@ int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive 
         PyObject *fn = PySequence_Fast_GET_ITEM(fs, k);
         if (fn == Py_None)
             continue;
+        if (PyCapsule_IsValid(fn, PATH_CAPSULE)) {
+            if (d[k].mode != KF_DRIVE_PATH) {
+                fail(PyExc_ValueError, "functions[%d] is a path: drives[%d].mode = %d must be 2 "
+                     "(path)", k, k, d[k].mode);
+                goto done;
+            }
+            d[k].path = kf_path_pieces_eval;
+            d[k].params = PyCapsule_GetPointer(fn, PATH_CAPSULE); /* the sequence keeps it */
+            continue;
+        }
         if (!PyCallable_Check(fn)) {
             fail(PyExc_TypeError, "functions[%d] must be callable or None, got %R", k, fn);
             goto done;
@@ -528,34 +587,90 @@ static PyObject *py_mech_simulate(PyObject *self, PyObject *args, PyObject *kw)
 
 /* ---------------------------------------------------------------- elastic links, two ways */
 
+/* Either mechanism: a planar capsule (kf_mech) or a spatial one (kf_smech); the
+ * coupled system of elastic links serves both (kf_flexmech_create, _spatial). */
+typedef struct any_mech {
+    kf_mech *m;
+    kf_smech *sm;
+} any_mech;
+
+static int any_mech_conv(PyObject *obj, void *p)
+{
+    any_mech *a = p;
+    a->m = PyCapsule_IsValid(obj, MECH_CAPSULE) ? PyCapsule_GetPointer(obj, MECH_CAPSULE) : NULL;
+    a->sm = PyCapsule_IsValid(obj, SMECH_CAPSULE) ? PyCapsule_GetPointer(obj, SMECH_CAPSULE)
+                                                   : NULL;
+    if (a->m || a->sm)
+        return 1;
+    PyErr_SetString(PyExc_TypeError, "mech must be a mechanism made by kanefem._core.mech_create "
+                    "or smech_create");
+    return 0;
+}
+
+static int any_ncoord(const any_mech *a)
+{
+    return a->sm ? kf_smech_ncoord(a->sm) : kf_mech_ncoord(a->m);
+}
+
+static int any_njoint(const any_mech *a)
+{
+    return a->sm ? kf_smech_njoint(a->sm) : kf_mech_njoint(a->m);
+}
+
+static int flex_create(kf_flexmech **w, const any_mech *a, int n, const kf_mech_link *L,
+                       kf_error *err)
+{
+    return a->sm ? kf_flexmech_create_spatial(w, a->sm, n, L, err)
+                 : kf_flexmech_create(w, a->m, n, L, err);
+}
+
 /* Links from LINK_DTYPE records and, beside them, one body and one
  * reference-condition mask per link; a body is a capsule, or (capsule, port_xy
- * (nport, 2), port_dof (nport, 3)) with the link's ports (kf_mech_link); the masks
- * and ports are held until links_release.  The core validates body, rayleigh and
- * the ports' values (kf_flexmech_create); geometric and the ports' shapes here. */
+ * (nport, dim), port_dof (nport, 3 planar or 6 spatial)[, mass]) with the link's
+ * ports (kf_mech_link) and, for a spatial body of given invariants, its 13 mass
+ * properties (or None); the masks and arrays are held until links_release.  The
+ * core validates body, rayleigh and the ports' values (kf_flexmech_create);
+ * geometric and the arrays' shapes here. */
 typedef struct links_arg {
-    int n;
+    int n, dim;
     kf_mech_link *L;
-    PyArrayObject **masks; /* n masks, then n port positions and n port DOFs */
+    PyArrayObject **masks; /* n masks, then n port positions, n port DOFs, n mass vectors */
 } links_arg;
 
 static void links_release(links_arg *a)
 {
-    for (int i = 0; a->masks && i < 3 * a->n; i++)
+    for (int i = 0; a->masks && i < 4 * a->n; i++)
         Py_XDECREF(a->masks[i]);
     free(a->masks);
     free(a->L);
     memset(a, 0, sizeof *a);
 }
 
-/* Link i's body: a capsule, or (capsule, port_xy, port_dof), its ports kept in a. */
+/* Link i's body: a capsule, or (capsule, port_xy, port_dof[, mass]), its ports (and
+ * mass) kept in a. */
 static int link_body(PyObject *item, Py_ssize_t i, kf_mech_link *L, links_arg *a)
 {
     if (!PyTuple_Check(item))
         return body_conv(item, &L->fe) ? 0 : -1;
-    if (PyTuple_GET_SIZE(item) != 3) {
-        fail(PyExc_ValueError, "bodies[%zd] must be a body or (body, port_xy, port_dof)", i);
+    Py_ssize_t len = PyTuple_GET_SIZE(item);
+    if (len != 3 && !(len == 4 && a->dim == 3)) {
+        fail(PyExc_ValueError, "bodies[%zd] must be a body or (body, port_xy, port_dof%s)", i,
+             a->dim == 3 ? "[, mass]" : "");
         return -1;
+    }
+    if (len == 4 && PyTuple_GET_ITEM(item, 3) != Py_None) {
+        PyArrayObject *mp = (PyArrayObject *)PyArray_FromAny(
+            PyTuple_GET_ITEM(item, 3), PyArray_DescrFromType(NPY_DOUBLE), 1, 1,
+            NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+        a->masks[3 * a->n + i] = mp;
+        if (!mp)
+            return -1;
+        if (PyArray_DIM(mp, 0) != 13) {
+            fail(PyExc_ValueError, "bodies[%zd]: mass must hold 13 numbers (m, x_c, the second "
+                 "moments about x_c), got %zd", i, (Py_ssize_t)PyArray_DIM(mp, 0));
+            return -1;
+        }
+        L->mass = PyArray_DATA(mp);
     }
     if (!body_conv(PyTuple_GET_ITEM(item, 0), &L->fe))
         return -1;
@@ -571,11 +686,11 @@ static int link_body(PyObject *item, Py_ssize_t i, kf_mech_link *L, links_arg *a
     a->masks[2 * a->n + i] = dof;
     if (!dof)
         return -1;
-    npy_intp np = PyArray_DIM(xy, 0);
-    if (PyArray_DIM(xy, 1) != 2 || PyArray_DIM(dof, 0) != np || PyArray_DIM(dof, 1) != 3 ||
+    npy_intp np = PyArray_DIM(xy, 0), nd = a->dim == 3 ? 6 : 3;
+    if (PyArray_DIM(xy, 1) != a->dim || PyArray_DIM(dof, 0) != np || PyArray_DIM(dof, 1) != nd ||
         np < 1 || np > INT_LIMIT) {
-        fail(PyExc_ValueError, "bodies[%zd]: ports need port_xy (nport, 2) and port_dof "
-             "(nport, 3), nport >= 1, got (%zd, %zd) and (%zd, %zd)", i,
+        fail(PyExc_ValueError, "bodies[%zd]: ports need port_xy (nport, %d) and port_dof "
+             "(nport, %d), nport >= 1, got (%zd, %zd) and (%zd, %zd)", i, a->dim, (int)nd,
              (Py_ssize_t)PyArray_DIM(xy, 0), (Py_ssize_t)PyArray_DIM(xy, 1),
              (Py_ssize_t)PyArray_DIM(dof, 0), (Py_ssize_t)PyArray_DIM(dof, 1));
         return -1;
@@ -586,9 +701,11 @@ static int link_body(PyObject *item, Py_ssize_t i, kf_mech_link *L, links_arg *a
     return 0;
 }
 
-static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, links_arg *a)
+static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, int dim,
+                    links_arg *a)
 {
     memset(a, 0, sizeof *a);
+    a->dim = dim;
     PyObject *bs = PySequence_Fast(bodies, "bodies must be a sequence"), *fs = NULL;
     if (!bs || !(fs = PySequence_Fast(fixed, "fixed must be a sequence")))
         goto fail;
@@ -601,7 +718,7 @@ static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, lin
     }
     a->n = (int)n;
     a->L = calloc((size_t)(n ? n : 1), sizeof *a->L);
-    a->masks = calloc(3 * (size_t)(n ? n : 1), sizeof *a->masks);
+    a->masks = calloc(4 * (size_t)(n ? n : 1), sizeof *a->masks);
     if (!a->L || !a->masks) {
         PyErr_NoMemory();
         goto fail;
@@ -615,6 +732,7 @@ static int links_of(const rec_arg *links, PyObject *bodies, PyObject *fixed, lin
         L->nport = 0;
         L->port_xy = NULL;
         L->port_dof = NULL;
+        L->mass = NULL;
         if (L->geometric != 0 && L->geometric != 1) {
             fail(PyExc_ValueError, "links[%zd].geometric = %d must be 0 or 1", (Py_ssize_t)i,
                  L->geometric);
@@ -649,13 +767,15 @@ fail:
  *                    tol, max_iter, max_steps, progress, refine, extrapolate, frames=None)
  *   -> {states (nt, 4 nz), elastic (nt, 2 nd), joints (nt, nj, 3), kin (nt, 3, 3 nbody):
  *       the bodies' q, q', q'', frames (nt, nf): of the AXES_DTYPE records asked for, stats}
+ * A spatial mechanism (smech_create's): joints (nt, nj, 6), kin (nt, 19 nbody): the
+ * bodies' q (7 nbody), u, u' (6 nbody each), frames of SAXES_DTYPE records.
  */
 static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"mech", "links", "bodies", "fixed", "drives", "functions", "z0",
                              "zd0", "x0", "t", "dt", "rho_inf", "tol", "max_iter", "max_steps",
                              "progress", "refine", "extrapolate", "frames", NULL};
-    kf_mech *m;
+    any_mech m;
     PyObject *bodies, *fixed, *functions, *result = NULL;
     rec_arg links = {"links", &link_descr, "LINK_DTYPE"},
             drives = {"drives", &drive_descr, "DRIVE_DTYPE"},
@@ -668,25 +788,30 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     func_arg progress = {"progress", NULL};
     PyObject *frames_in = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&|$O&O&O&O&O&O&O&O&O", kwlist,
-                                     mech_conv, &m, rec_conv, &links, &bodies, &fixed, rec_conv,
-                                     &drives, &functions, f64_conv, &z0, f64_conv, &zd0, f64_conv,
-                                     &x0, f64_conv, &t, real_conv, &dt, real_conv, &rho, real_conv,
-                                     &tol, int_conv, &max_iter, int_conv, &max_steps, func_conv,
-                                     &progress, int_conv, &refine, int_conv, &extrapolate,
-                                     &frames_in))
+                                     any_mech_conv, &m, rec_conv, &links, &bodies, &fixed,
+                                     rec_conv, &drives, &functions, f64_conv, &z0, f64_conv, &zd0,
+                                     f64_conv, &x0, f64_conv, &t, real_conv, &dt, real_conv, &rho,
+                                     real_conv, &tol, int_conv, &max_iter, int_conv, &max_steps,
+                                     func_conv, &progress, int_conv, &refine, int_conv,
+                                     &extrapolate, &frames_in))
         return NULL;
-    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
+    int nz = any_ncoord(&m), nj = any_njoint(&m), python = 0, njf = m.sm ? 6 : 3;
     kf_mech_drive d[KF_KANE_MAX_NU];
     links_arg la = {0};
     kf_flexmech *w = NULL;
     PyArrayObject *states = NULL, *elastic = NULL, *joints = NULL, *kin = NULL, *frames = NULL;
+    if (m.sm) {
+        axes.descr = &saxes_descr;
+        axes.dtype = "SAXES_DTYPE";
+    }
     if ((frames_in != Py_None && !rec_conv(frames_in, &axes)) ||
         f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&zd0, 0, nz, "coordinates") ||
-        drives_of(nz, &drives, functions, d, &python) || links_of(&links, bodies, fixed, &la))
+        drives_of(nz, &drives, functions, d, &python) ||
+        links_of(&links, bodies, fixed, m.sm ? 3 : 2, &la))
         goto done;
     npy_intp naxes = axes.arr ? axes.n : 0; /* at most 1e5 (rec_conv) */
     kf_error err = {0};
-    int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
+    int rc = flex_create(&w, &m, la.n, la.L, &err);
     if (rc) {
         raise_status(rc, &err);
         goto done;
@@ -694,20 +819,24 @@ static PyObject *py_mech_flex_simulate(PyObject *self, PyObject *args, PyObject 
     int nd = kf_flexmech_nelastic(w);
     if (f64_expect(&x0, 0, 2 * (npy_intp)nd, "d and d' of the elastic DOFs"))
         goto done;
-    npy_intp nt = f64_dim(&t, 0), sd[2] = {nt, 4 * nz}, ed[2] = {nt, 2 * nd}, jd[3] = {nt, nj, 3};
+    npy_intp nt = f64_dim(&t, 0), sd[2] = {nt, 4 * nz}, ed[2] = {nt, 2 * nd},
+             jd[3] = {nt, nj, njf};
     states = (PyArrayObject *)PyArray_SimpleNew(2, sd, NPY_DOUBLE);
     elastic = (PyArrayObject *)PyArray_SimpleNew(2, ed, NPY_DOUBLE);
     joints = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
-    npy_intp kd[3] = {nt, 3, 3 * (npy_intp)kf_mech_nbody(m)}, fd[2] = {nt, naxes};
-    kin = (PyArrayObject *)PyArray_SimpleNew(3, kd, NPY_DOUBLE);
+    npy_intp kd[3] = {nt, 3, m.sm ? 0 : 3 * (npy_intp)kf_mech_nbody(m.m)}, fd[2] = {nt, naxes};
+    if (m.sm)
+        kd[1] = kf_flexmech_kin_width(w);
+    kin = (PyArrayObject *)PyArray_SimpleNew(m.sm ? 2 : 3, kd, NPY_DOUBLE);
     Py_INCREF(frame_descr);
     frames = (PyArrayObject *)PyArray_Zeros(2, fd, frame_descr, 0);
     if (!states || !elastic || !joints || !kin || !frames)
         goto done;
     poll_ctx pc = poll_start(progress.fn);
     kf_flex_opts o = {dt.v, rho.v, tol.v, (int)max_iter.v, steps_limit(max_steps.v), poll_cb, &pc,
-                      (int)refine.v, (int)extrapolate.v, PyArray_DATA(kin), axes.data, (int)naxes,
-                      naxes ? PyArray_DATA(frames) : NULL};
+                      (int)refine.v, (int)extrapolate.v, PyArray_DATA(kin),
+                      m.sm ? NULL : axes.data, (int)naxes, naxes ? PyArray_DATA(frames) : NULL,
+                      m.sm ? axes.data : NULL};
     kf_stats st = {0};
     if (python) {
         rc = kf_flexmech_run(w, d, f64_data(&z0), f64_data(&zd0), f64_data(&x0), (int)nt,
@@ -752,34 +881,35 @@ static PyObject *py_mech_flex_dynamics(PyObject *self, PyObject *args, PyObject 
 {
     static char *kwlist[] = {"mech", "links", "bodies", "fixed", "drives", "functions", "t",
                              "z0", "z", "zd", "d", "dd", NULL};
-    kf_mech *m;
+    any_mech m;
     PyObject *bodies, *fixed, *functions, *result = NULL;
     rec_arg links = {"links", &link_descr, "LINK_DTYPE"},
             drives = {"drives", &drive_descr, "DRIVE_DTYPE"};
     f64_arg z0 = {"z0", 1, {-1}}, z = {"z", 1, {-1}}, zd = {"zd", 1, {-1}}, dv = {"d", 1, {-1}},
             dd = {"dd", 1, {-1}};
     real_arg t = {"t", 0.0};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&O&O&", kwlist, mech_conv, &m,
-                                     rec_conv, &links, &bodies, &fixed, rec_conv, &drives,
-                                     &functions, real_conv, &t, f64_conv, &z0, f64_conv, &z, f64_conv, &zd,
-                                     f64_conv, &dv, f64_conv, &dd))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&OOO&OO&O&O&O&O&O&", kwlist, any_mech_conv,
+                                     &m, rec_conv, &links, &bodies, &fixed, rec_conv, &drives,
+                                     &functions, real_conv, &t, f64_conv, &z0, f64_conv, &z,
+                                     f64_conv, &zd, f64_conv, &dv, f64_conv, &dd))
         return NULL;
-    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m), python = 0;
+    int nz = any_ncoord(&m), nj = any_njoint(&m), python = 0, njf = m.sm ? 6 : 3;
     kf_mech_drive d[KF_KANE_MAX_NU];
     links_arg la = {0};
     kf_flexmech *w = NULL;
     PyArrayObject *zdd = NULL, *ddd = NULL, *force = NULL, *fj = NULL;
     if (f64_expect(&z0, 0, nz, "coordinates") || f64_expect(&z, 0, nz, "coordinates") ||
         f64_expect(&zd, 0, nz, "coordinates") ||
-        drives_of(nz, &drives, functions, d, &python) || links_of(&links, bodies, fixed, &la))
+        drives_of(nz, &drives, functions, d, &python) ||
+        links_of(&links, bodies, fixed, m.sm ? 3 : 2, &la))
         goto done;
     kf_error err = {0};
-    int rc = kf_flexmech_create(&w, m, la.n, la.L, &err);
+    int rc = flex_create(&w, &m, la.n, la.L, &err);
     if (rc) {
         raise_status(rc, &err);
         goto done;
     }
-    npy_intp nd = kf_flexmech_nelastic(w), nzz = nz, jd[2] = {nj, 3};
+    npy_intp nd = kf_flexmech_nelastic(w), nzz = nz, jd[2] = {nj, njf};
     if (f64_expect(&dv, 0, nd, "elastic DOFs") || f64_expect(&dd, 0, nd, "elastic DOFs"))
         goto done;
     zdd = (PyArrayObject *)PyArray_SimpleNew(1, &nzz, NPY_DOUBLE);
@@ -885,8 +1015,12 @@ PyMethodDef kf_py_mechanism_methods[] = {
        "(kf_mech_simulate)."),
     KW("mech_flex_simulate", py_mech_flex_simulate,
        "mech_flex_simulate(mech, links (nl,) link_dtype, bodies (nl), fixed (nl), drives, "
-       "functions, z0, zd0, x0, t, *, dt, rho_inf, tol, max_iter, max_steps, progress, refine) "
-       "-> {states, elastic, joints, stats} (kf_flexmech_run)."),
+       "functions, z0, zd0, x0, t, *, dt, rho_inf, tol, max_iter, max_steps, progress, refine, "
+       "extrapolate, frames) -> {states, elastic, joints, kin, frames, stats} (kf_flexmech_run; "
+       "a planar or spatial mechanism)."),
+    KW("path_pieces", py_path_pieces,
+       "path_pieces(t (n + 1,), coef (n, deg + 1): ascending powers of t - t_i) -> a path "
+       "the core evaluates, for a mode-2 drive's function (kf_path_pieces)."),
     KW("mech_flex_dynamics", py_mech_flex_dynamics,
        "mech_flex_dynamics(mech, links, bodies, fixed, drives, functions, t, z0, z, zd, d, dd) "
        "-> {zdd, ddd, force, joints} at one state (kf_flexmech_dynamics)."),

@@ -11,7 +11,6 @@
  */
 #include "kf_python.h"
 
-#define SMECH_CAPSULE "kanefem._core.smech"
 
 static void smech_destructor(PyObject *cap)
 {

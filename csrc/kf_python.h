@@ -47,6 +47,8 @@ extern KF_PY_HIDDEN PyArray_Descr *sbody_descr, *sjoint_descr, *sspring_descr, *
     *saxes_descr;
 
 #define BODY_CAPSULE "kanefem._core.body"
+#define MECH_CAPSULE "kanefem._core.mech"
+#define SMECH_CAPSULE "kanefem._core.smech"
 #define EIG_CAPSULE "kanefem._core.eig"
 #define MOTION_CAPSULE "kanefem._core.motion"
 #define LOADS_CAPSULE "kanefem._core.loads"

@@ -114,16 +114,17 @@ static void quat_turn(double *q, const double *th)
     q[3] = z / n;
 }
 
-/* The rotation angle of the relative rotation between unit quaternions a and b:
- * 2 atan2(|v|, |w|) of conj(a) b = (w, v), accurate for small angles too (the
- * arccosine of w alone resolves none below ~3e-8 rad). */
+/* The rotation angle of the relative rotation between unit quaternions a and b: 2
+ * atan2(|v|, |w|) of r = conj(a) b, exact to round-off at small angles (2 acos(|a.b|)
+ * cannot tell angles below 3e-8 from zero or from 3e-8: a continuation step of a small
+ * rotation was rejected as a jump to another branch). */
 static double quat_angle(const double *a, const double *b)
 {
-    double w = a[0] * b[0] + dot3(a + 1, b + 1), axb[3], v[3];
-    cross(a + 1, b + 1, axb);
-    for (int i = 0; i < 3; i++)
-        v[i] = a[0] * b[1 + i] - b[0] * a[1 + i] - axb[i];
-    return 2.0 * atan2(sqrt(dot3(v, v)), fabs(w));
+    double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    double x = a[0] * b[1] - a[1] * b[0] - a[2] * b[3] + a[3] * b[2];
+    double y = a[0] * b[2] + a[1] * b[3] - a[2] * b[0] - a[3] * b[1];
+    double z = a[0] * b[3] - a[1] * b[2] + a[2] * b[1] - a[3] * b[0];
+    return 2.0 * atan2(sqrt(x * x + y * y + z * z), fabs(w));
 }
 
 static double wrap(double x) { return x - 2.0 * KF_PI * floor(x / (2.0 * KF_PI) + 0.5); }

@@ -224,6 +224,23 @@ int kf_smech_axes_check(const kf_smech *m, int naxes, const kf_smech_axes *axes,
 void kf_smech_frame(const kf_smech *m, const kf_smech_kin *k, const kf_smech_axes *ax,
                     kf_frame *f);
 
+/*
+ * Elastic links coupled both ways (docs/theory.md section 5.17): the coupled
+ * system of kf_mechanism.h's kf_flexmech (kf_flexmech_run, kf_flexmech_dynamics)
+ * for a spatial mechanism m (which must outlive it).  Each link (kf_mech_link,
+ * ports and port_dof of 3 and 6 numbers) is a body of m carrying a body of
+ * dimension 3 in a floating frame (kf_ffrf: its rows in the speeds (v, omega,
+ * d')), whose mass, mass centre (the body's reference point) and inertia m's
+ * body must have (checked to 1e-9); its reference conditions must hold its
+ * rigid motion (kf_ffrf_rigid_margin above 1e-10) and the translations of the
+ * ports where joints attach.  K_G: a straight line body's from its axial force
+ * (the joint forces at its end nodes, its axial inertia); a body with coordinate
+ * load cases (kf_body_nload) from its inertial cases and the joints' forces and
+ * moments on its ports' coordinates.  KF_EINVAL naming the link.
+ */
+int kf_flexmech_create_spatial(kf_flexmech **out, const kf_smech *m, int nlink,
+                               const kf_mech_link *links, kf_error *err);
+
 /* The table of the upper layers (kf_mech_ops) for a kf_smech, and the rigid
  * motion in time (kf_mech_integrate with it; arguments and rows as
  * kf_mech_simulate's). */

@@ -91,7 +91,7 @@ def test_drive_and_link_records_are_the_c_structs():
     class Link(ctypes.Structure):  # kf_mech_link
         _fields_ = [("body", ctypes.c_int), ("fe", ctypes.c_void_p), ("fixed", ctypes.c_void_p),
                     ("rayleigh", ctypes.c_double * 2), ("geometric", ctypes.c_int), ("nport", ctypes.c_int),
-                    ("port_xy", ctypes.c_void_p), ("port_dof", ctypes.c_void_p)]
+                    ("port_xy", ctypes.c_void_p), ("port_dof", ctypes.c_void_p), ("mass", ctypes.c_void_p)]
 
     class Axes(ctypes.Structure):  # kf_mech_axes
         _fields_ = [("body", ctypes.c_int), ("o", ctypes.c_double * 2), ("phi", ctypes.c_double)]
@@ -319,9 +319,11 @@ def test_linked_and_scipy_lapack_never_see_a_non_finite_matrix():
     routes = {"linked": {}, "scipy": {"KANEFEM_LAPACK_SOURCE": "scipy"}}
     if not _core.lapack_linked():
         routes.pop("linked")
+    # (the route is the child's own: not inherited from a run on the other route)
+    base = {k: v for k, v in os.environ.items() if k != "KANEFEM_LAPACK_SOURCE"}
     for want, env in routes.items():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env={**os.environ, **env}, timeout=120)
+                             env={**base, **env}, timeout=120)
         assert out.returncode == 0 and out.stdout.strip() == f"raised {want}", out
 
 

@@ -2811,6 +2811,84 @@ def probe_spatial_mechanism(d):
     return Call(lambda: f(**kw), mechanism_names(m, f))
 
 
+@functools.lru_cache(maxsize=None)
+def spatial_flexible_of(which):
+    """Small spatial mechanisms with elastic links two ways: the offset slider-crank (a rod
+    of 2 Beam3D elements, or a Craig-Bampton rod of it), a DH arm whose forearm is an
+    elastic tube on its given mass (its hardware split off two ways)."""
+    if which == "arm":
+        table = [[0.0, 0.3, 0.0, np.pi / 2], [0.0, 0.0, 0.5, 0.0], [0.0, 0.0, 0.4, 0.0]]
+        A, I = 3.1e-4, 7.9e-9
+        return mech.dh_chain(table, masses=[2.0, 2.0, 1.5], inertias=[(0.01,) * 3, (0.002, 0.05, 0.05),
+                                                                      (0.002, 0.03, 0.03)],
+                             centres=[(0, 0, 0), (-0.25, 0, 0), (-0.2, 0, 0)],
+                             elastic={"link3": dict(E=7e10, A=A, Izz=I, Iyy=I, J=2 * I, rho=2700.0, elements=2)})
+    if which == "reduced":
+        beam = kanefem.Beam3D(0.3, 2, E=2e11, A=2.8e-5, Izz=6.4e-11, Iyy=6.4e-11, J=1.3e-10, rho=7870.0)
+        red = kanefem.ReducedBody(beam, interface=[0, -1], n_modes=2, prestress_supports="free")
+        return mech.spatial_slider_crank(rod_body=red)
+    return mech.spatial_slider_crank(elements=2)
+
+
+@probe(weight=1)
+def probe_spatial_flexible(d):
+    """Spatial mechanisms with elastic links coupled both ways (issue 22): simulate_flexible
+    under drives, flexible_inverse_dynamics of sampled trajectories, the drives of sampled
+    paths (Path.through) and the core's path of polynomial pieces."""
+    which = d.draw(st.sampled_from(["crank", "reduced", "arm"]), "mechanism")
+    method = d.draw(st.sampled_from(["simulate_flexible", "flexible_inverse_dynamics", "through", "path_pieces"]),
+                    "method")
+    if method == "path_pieces":
+        kw = d.kwargs(t=Arg(st.just(np.array([0.0, 0.5, 1.0])), st.one_of(hostile_array((3,)),
+                                                                           st.just(np.array([0.0, 1.0, 0.5])))),
+                      coef=Arg(floats_array((2, 4)), st.one_of(hostile_array((2, 4)), st.just(np.zeros((2, 9))))))
+        return Call(lambda: kanefem._core.path_pieces(**kw), names_of(extra=("path", "coef", "t")))
+    m = spatial_flexible_of(which)
+    nz = len(m.coordinates)
+    names = mechanism_names(m, mech.Mechanism.simulate_flexible, mech.Mechanism.flexible_inverse_dynamics,
+                            mech.Path.through, mech.ConstantSpeed, mech.Torque, mech.Recorded, mech.Path)
+    rows = 4
+    t = np.linspace(0.0, 3e-3, rows)
+    z = m.drawing_coordinates() + np.outer(t, np.linspace(1.0, 2.0, nz))
+    if method == "through":
+        kw = d.kwargs(t=Arg(st.just(t), st.one_of(hostile_array((rows,)), st.just(t[::-1]))),
+                      z=Arg(st.just(z[:, 0]), hostile_array((rows,))),
+                      zd=Arg(st.just(np.ones(rows)), hostile_array((rows,))),
+                      zdd=Arg(st.just(np.zeros(rows)), hostile_array((rows,))))
+
+        def call():
+            drive = mech.Path.through(**kw)
+            drives = {c.name: mech.Path.through(t, z[:, k], np.ones(rows), np.zeros(rows))
+                      for k, c in enumerate(m.coordinates)}
+            drives[m.coordinates[0].name] = drive
+            return m.solve(t, drives=drives, z0=z[0], zd0=np.ones(nz))
+
+        return Call(call, names)
+    common = dict(dt=Arg(st.one_of(st.none(), st.floats(2e-4, 1e-3)), HOSTILE),
+                  rho_inf=Arg(st.floats(0.0, 1.0), HOSTILE),
+                  rtol=Arg(st.one_of(st.none(), st.floats(1e-3, 0.5)), HOSTILE),
+                  max_steps=Arg(st.integers(1, 5000), st.one_of(HOSTILE_INT, st.just(0)), optional=False))
+    if method == "flexible_inverse_dynamics":
+        kw = d.kwargs(t=Arg(st.just(t), hostile_array((rows,)), optional=False),
+                      z=Arg(st.just(z), hostile_array((rows, nz)), optional=False),
+                      noise=Arg(st.sampled_from([0.0, None]), HOSTILE),
+                      d0=Arg(st.sampled_from(["quasi-static", None]), st.one_of(HOSTILE, st.just("rest"))), **common)
+        if d.draw(st.booleans(), "rates given"):
+            kw.update(zd=np.ones((rows, nz)), zdd=d.value("zdd", Arg(st.just(np.zeros((rows, nz))),
+                                                                     hostile_array((rows, nz)))))
+        return Call(lambda: m.flexible_inverse_dynamics(**kw), names)
+    kw = d.kwargs(duration=Arg(st.floats(1e-3, 4e-3), HOSTILE, optional=False),
+                  points=Arg(st.integers(2, 4), HOSTILE_INT),
+                  d0=Arg(st.sampled_from([None, "quasi-static"]), st.one_of(HOSTILE, st.just("static"))), **common)
+    drives = drives_of(m, d)
+
+    def call():
+        r = m.simulate_flexible(drives=drives, **kw)
+        return r, r.table(), r.displacement(m.links[0].name, 1)
+
+    return Call(call, names)
+
+
 SPATIAL_KEYS = ("space", "redundant", "orientation", "frame_axes", "axes", "normal", "offset", "Izz", "Iyy", "J",
                 "nu", "ref", "end")
 

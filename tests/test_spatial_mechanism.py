@@ -843,7 +843,8 @@ def test_command_line_runs_the_spatial_examples(tmp_path):
     """python -m kanefem mechanism runs the shipped spatial files: Bennett's linkage (its
     joint forces as 3-vectors) and the elastic arm (its upper arm's frequencies, 65.8 Hz
     at rest by Beam3D's 10 elements, near it along the motion; an animation on 3-D
-    axes); --two-way refused by name."""
+    axes); --two-way refused by name where the upper arm's reference conditions
+    ('clamped-free': a link on its shoulder) leave the elbow's node free."""
     import csv
     import subprocess
     import sys
@@ -866,7 +867,7 @@ def test_command_line_runs_the_spatial_examples(tmp_path):
     rest = M.Mechanism.from_toml(M.example("arm")).link("link2").body.eigenvalues(1, supports="clamped-free")
     assert np.abs(f1 / rest.frequencies_hz[0] - 1).max() < 0.01
     r = run("mechanism", M.example("arm"), "--two-way", "--out", tmp_path / "c")
-    assert r.returncode == 2 and "one way" in r.stderr
+    assert r.returncode == 2 and "joint 'joint3' attaches to link 'link2' at node 10" in r.stderr
 
 
 def test_link_damping_is_checked_by_name():

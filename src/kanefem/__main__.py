@@ -524,9 +524,6 @@ def _mechanism_files(args, mech, folder):
 
     if args.two_way and not mech.links:
         raise ValueError("--two-way needs an elastic link ([[link]] in the file)")
-    if args.two_way and mech.space == 3:
-        raise ValueError("--two-way: the elastic links of a spatial mechanism run one way so far (without "
-                         "--two-way: their eigenvalues along the rigid motion)")
     t, drives, z0, zd0 = file_run(mech, args.duration, args.revolutions, args.points)
     duration = t[-1]
     print(f"kanefem {__version__}: {mech!r}")
@@ -761,13 +758,13 @@ def build_parser():
 
     mc = sub.add_parser(
         "mechanism",
-        help="any planar mechanism described in a TOML file: motion, joint forces, elastic links",
-        description="A planar mechanism described in a TOML file (bodies, elastic links, joints, "
+        help="any planar or spatial mechanism described in a TOML file: motion, joint forces, elastic links",
+        description="A planar or spatial mechanism described in a TOML file (bodies, elastic links, joints, "
         "springs, coordinates and their drives; docs/theory.md section 5; examples ship with "
         "kanefem: python -m kanefem examples lists and copies them): its rigid motion by Kane's method under the file's "
         "drives, the joint forces, the frozen-time eigenvalues of every elastic link over the "
         "motion (one way: the links' frames from the rigid motion) and, with --two-way, the "
-        "motion with the links coupled both ways. Writes mechanism.toml (the description and, "
+        "motion with the links coupled both ways (planar and spatial). Writes mechanism.toml (the description and, "
         "in [run], the options used: it runs again as the FILE), motion.csv, joint_forces.csv, "
         "eigenvalues_LINK.csv, flexible_motion.csv (--two-way), mechanism.gif (--animate), PNG "
         "plots and manifest.json into the output folder, replaced as one set; with --sweep, "

@@ -135,6 +135,12 @@ class SmoothingSpline:
             lam = scale * 10.0 ** brentq(excess, lo, hi, xtol=1e-4)
         return lam, self._fit(lam)
 
+    def pieces(self):
+        """The spline as polynomial pieces over its samples' span: (breakpoints (n + 1,),
+        coefficients (n, 4) in ascending powers of t - t_i), as the core evaluates a path
+        (kf_path_pieces)."""
+        return polynomial_pieces(self._spline)
+
     def __call__(self, tq, derivative=0):
         """The spline (derivative 0, 1 or 2) at times tq inside [t_0, t_n-1]."""
         tq = np.asarray(tq, float)
@@ -146,3 +152,19 @@ class SmoothingSpline:
         if derivative not in (0, 1, 2) or isinstance(derivative, bool):
             raise ValueError(f"derivative = {derivative!r} must be 0, 1 or 2")
         return self._derivatives[derivative](tq)
+
+
+def polynomial_pieces(spline):
+    """(breakpoints (n + 1,), coefficients (n, k + 1), ascending powers of t - t_i) of a
+    SciPy piecewise polynomial (PPoly, CubicSpline), Bernstein polynomial (BPoly) or
+    B-spline, its zero-length pieces (repeated knots) left out."""
+    from scipy.interpolate import BPoly, BSpline, PPoly
+
+    if isinstance(spline, BSpline):
+        spline = PPoly.from_spline(spline)
+    elif isinstance(spline, BPoly):
+        spline = PPoly.from_bernstein_basis(spline)
+    x, c = np.asarray(spline.x, float), np.asarray(spline.c, float)
+    keep = np.diff(x) > 0
+    t = np.concatenate([x[:-1][keep], x[-1:]])
+    return t, c[::-1, keep].T.copy()

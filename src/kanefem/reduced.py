@@ -804,23 +804,24 @@ class ReducedBody(FlexibleBody):
             cases.append(full._matrix(_core.prestress_matrix(body=full._body, field=U[c], acc=acc, Mc=Mc)))
         return cases
 
-    def _ports(self):
-        """The interface items as a link's ports: (xy (nitems, 2) in the body's frame, dofs
-        (nitems, 3): the coordinates of each item's x and y translations and rotation, -1
-        where it has none)."""
+    def _ports(self, dim=2):
+        """The interface items as a link's ports: (positions (nitems, dim) in the body's
+        frame, dofs): in the plane (dim 2) dofs (nitems, 3), the coordinates of each item's x
+        and y translations and its rotation about z; in space (dim 3) (nitems, 6), its
+        translations along x, y, z and rotations about them; -1 where it has none."""
         names = self._interface_names
-        xy = np.asarray(self.interface_positions, float)[:, :2]
-        dofs = np.full((len(self.interface), 3), -1, dtype=np.int64)
+        x = np.zeros((len(self.interface), dim))
+        pos = np.asarray(self.interface_positions, float)
+        x[:, :min(dim, pos.shape[1])] = pos[:, :dim]
+        dofs = np.full((len(self.interface), 3 if dim == 2 else 6), -1, dtype=np.int64)
         for c, nm in enumerate(names):
             k, _, dof = nm[1:].partition("_")
             motion = _DOF_MOTION.get(dof)
-            if motion == ("t", 0):
-                dofs[int(k), 0] = c
-            elif motion == ("t", 1):
-                dofs[int(k), 1] = c
-            elif motion == ("r", 2):
-                dofs[int(k), 2] = c
-        return xy, dofs
+            if motion is None or (dim == 2 and motion not in (("t", 0), ("t", 1), ("r", 2))):
+                continue
+            slot = (2 if dim == 2 else 3 + motion[1]) if motion[0] == "r" else motion[1]
+            dofs[int(k), slot] = c
+        return x, dofs
 
     def _projected(self, V, KG):
         """The projected invariants, as kf_body_create_given takes them."""
@@ -1014,21 +1015,21 @@ class ReducedBody(FlexibleBody):
             return tuple(self.full.dof_names)
         return getattr(self, "_stored_dof_names", ())
 
-    def _translation_rows(self):
-        """(rows_x, rows_y, nodes) of the basis for the full body's translations along x and
-        y at each node, or None where the full body's DOF layout is not known (a version 1
-        file loaded without it)."""
+    def _translation_rows(self, components=2):
+        """(rows_x, rows_y[, rows_z], nodes) of the basis for the full body's translations
+        along x, y (and z, with ``components=3``) at each node (None for a direction the
+        body has no DOF along), or None where the full body's DOF layout is not known (a
+        version 1 file loaded without it)."""
         names = self._full_dof_names()
         if not names:
             return None
         nd = len(names)
-        kx = [k for k, nm in enumerate(names) if _DOF_MOTION.get(nm) == ("t", 0)]
-        ky = [k for k, nm in enumerate(names) if _DOF_MOTION.get(nm) == ("t", 1)]
+        ks = [[k for k, nm in enumerate(names) if _DOF_MOTION.get(nm) == ("t", c)] for c in range(components)]
         nn = self.basis_matrix.shape[0] // nd
-        if not kx or nn * nd != self.basis_matrix.shape[0]:
+        if not ks[0] or nn * nd != self.basis_matrix.shape[0]:
             return None
         base = np.arange(nn) * nd
-        return base + kx[0], (base + ky[0]) if ky else None, nn
+        return (*((base + k[0]) if k else None for k in ks), nn)
 
     def _full(self, what):
         """The full body, for what needs its elements or mesh."""

@@ -3737,6 +3737,36 @@ static void test_dot2_and_band(void)
     CHECK(kf_band_cholesky_solve(2, -1, ind, 1, rhs, &err) == KF_EINVAL, "%s", err.msg);
 }
 
+/* kf_path_pieces: a cubic in two pieces (the second re-expanded about its breakpoint) gives
+ * z, z', z'' of the cubic to round-off, in either piece and at the ends; outside the span
+ * and bad pieces are refused naming the path. */
+static void test_path_pieces(void)
+{
+    kf_error err = {0};
+    /* z(t) = 1 - 2 t + 0.5 t^2 + 3 t^3 on [0, 2], pieces [0, 1] and [1, 2] */
+    double t[3] = {0.0, 1.0, 2.0};
+    double c[8] = {1.0, -2.0, 0.5, 3.0,  /* about 0 */
+                   2.5, 8.0, 9.5, 3.0};  /* about 1: z(1), z'(1), z''(1) / 2, 3 */
+    kf_path_pieces p = {2, 3, t, c};
+    CHECK(kf_path_pieces_check(&p, &err) == KF_OK, "%s", err.msg);
+    double worst = 0.0;
+    for (int i = 0; i <= 20; i++) {
+        double s = 0.1 * i, zk[3];
+        CHECK(kf_path_pieces_eval(s, 0, zk, &p, &err) == KF_OK, "%s", err.msg);
+        double z = 1.0 - 2.0 * s + 0.5 * s * s + 3.0 * s * s * s, zd = -2.0 + s + 9.0 * s * s, zdd = 1.0 + 18.0 * s;
+        worst = fmax(worst, fabs(zk[0] - z) + fabs(zk[1] - zd) + fabs(zk[2] - zdd));
+    }
+    CHECK(worst < 1e-13, "path pieces %g", worst);
+    double zk[3];
+    CHECK(kf_path_pieces_eval(2.5, 0, zk, &p, &err) == KF_EINVAL && strstr(err.msg, "outside the path's span"),
+          "%s", err.msg);
+    double tb[3] = {0.0, 1.0, 1.0};
+    kf_path_pieces bad = {2, 3, tb, c};
+    CHECK(kf_path_pieces_check(&bad, &err) == KF_EINVAL && strstr(err.msg, "strictly increasing"), "%s", err.msg);
+    bad = (kf_path_pieces){2, 9, t, c};
+    CHECK(kf_path_pieces_check(&bad, &err) == KF_EINVAL && strstr(err.msg, "degree 9"), "%s", err.msg);
+}
+
 int main(void)
 {
     test_gauss();
@@ -3778,6 +3808,7 @@ int main(void)
     test_floating_tangent();
     test_given_link();
     test_dot2_and_band();
+    test_path_pieces();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

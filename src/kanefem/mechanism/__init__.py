@@ -39,7 +39,7 @@ links.
 
 from . import results
 from .drives import ConstantSpeed, Path, Recorded, Torque
-from .examples import EXAMPLES, example, four_bar, slider_crank
+from .examples import EXAMPLES, example, four_bar, slider_crank, spatial_slider_crank
 from .files import file_run
 from .model import Mechanism
 from .parts import GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld
@@ -57,5 +57,5 @@ __all__ = [
     "SpatialBody", "SpatialLink", "Cylindrical", "Spherical", "Universal", "Planar", "Fixed",
     "ConstantSpeed", "Torque", "Path", "Recorded", "Mechanism",
     "MechanismMotion", "MechanismForces", "LinkEigenvalues", "FlexibleMotion",
-    "slider_crank", "four_bar", "example", "EXAMPLES", "file_run", "dh_chain", "from_urdf", "URDFError",
+    "slider_crank", "spatial_slider_crank", "four_bar", "example", "EXAMPLES", "file_run", "dh_chain", "from_urdf", "URDFError",
 ]

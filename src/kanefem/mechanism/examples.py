@@ -73,6 +73,63 @@ def slider_crank(crank=0.15, rod=0.30, *, crank_mass=0.0, crank_inertia=0.0, sli
                      name="slider-crank")
 
 
+def spatial_slider_crank(crank=0.15, rod=0.30, offset=0.05, *, slider_mass=None, elements=10, E=200e9,
+                         diameter=0.006, rho=7870.0, gravity=(0.0, 0.0, 0.0), geometric_stiffness=True,
+                         rod_body=None, rod_supports=None, damping=(0.0, 0.0)):
+    """The slider-crank of :func:`slider_crank` with its slider guide lifted out of the
+    crank's plane: a spatial mechanism with an elastic rod (docs/theory.md section 5.17).
+
+    Crank OA (``crank``) turning about z at the origin in the x-y plane, drawn at angle 0;
+    connecting rod AB (``rod``) to a slider B guided along x at height ``offset`` above the
+    crank's plane; joints: revolute O (about z), spherical A, universal B (about the
+    slider's y and the rod's z axis: the rod does not spin about its own axis), prismatic
+    guide along x.  The rod is an elastic :class:`~kanefem.Beam3D` of ``elements``
+    elements, round section (``diameter``, E, rho; default the 6 mm steel rod of
+    :func:`slider_crank`), its frame along A -> B (x) with y the global y axis, held at A
+    against translation and twist and at B against translation (the chord frame:
+    ``rod_supports`` default ``{0: "pinned", -1: "spherical"}``, a Beam3D ``rod_body``'s too);
+    or ``rod_body``, any spatial body of a :class:`~kanefem.mechanism.SpatialLink` laid in
+    that frame from A (x = 0) to B (x = ``rod``): a ReducedBody with its interface items at
+    A and B (its default supports), a MeshBody with ``rod_supports`` naming its two ports.  Slider mass default half the
+    rod's.  Coordinate ``"crank"``; gravity off by default; K_G on by default (two ways).
+    """
+    from ..bodies import Beam3D
+    from .spatial import SpatialBody, SpatialLink, Spherical, Universal
+
+    if rod_supports is None and (rod_body is None or isinstance(rod_body, Beam3D)):
+        rod_supports = {0: "pinned", -1: "spherical"}
+
+    r = _checks.real("crank", crank, positive=True)
+    length = _checks.real("rod", rod, positive=True)
+    e = _checks.real("offset", offset, nonnegative=True)
+    if not e < length - r:
+        raise ValueError(f"offset = {e!r} m must be below rod - crank = {length - r!r} m (the rod must reach "
+                         "the guide at every crank angle)")
+    if rod_body is None:
+        dia = _checks.real("diameter", diameter, positive=True)
+        A = math.pi * dia * dia / 4
+        I = A * dia * dia / 16  # noqa: E741 - pi d^4 / 64
+        rod_body = Beam3D(length, _checks.integer("elements", elements, minimum=1, maximum=Beam3D.MAX_ELEMENTS),
+                          E=E, A=A, Izz=I, Iyy=I, J=2 * I, rho=_checks.real("rho", rho, positive=True))
+    L = math.sqrt(length * length - e * e)
+    A_, B_ = np.array([r, 0.0, 0.0]), np.array([r + L, 0.0, e])
+    x = (B_ - A_) / length
+    y = np.array([0.0, 1.0, 0.0])
+    frame = np.column_stack([x, y, np.cross(x, y)])
+    link = SpatialLink("rod", rod_body, start=tuple(A_), orientation=frame, supports=rod_supports,
+                       geometric_stiffness=geometric_stiffness, damping=damping)
+    m_rod = link.rigid()[0]
+    ms = 0.5 * m_rod if slider_mass is None else _checks.real("slider_mass", slider_mass, nonnegative=True)
+    bodies = [SpatialBody("crank", 0.0, (0.0, 0.0, 0.0), centre=(r / 2, 0.0, 0.0)), link,
+              SpatialBody("slider", ms, (0.0, 0.0, 0.0), centre=tuple(B_))]
+    joints = [Revolute("O", (GROUND, "crank"), (0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0)),
+              Spherical("A", ("crank", "rod"), tuple(A_)),
+              Universal("B", ("slider", "rod"), tuple(B_), axes=((0.0, 1.0, 0.0), tuple(frame[:, 2]))),
+              Prismatic("guide", (GROUND, "slider"), tuple(B_), axis=(1.0, 0.0, 0.0))]
+    return Mechanism(bodies, joints, [Coordinate("crank", joint="O")], gravity=gravity,
+                     name="spatial slider-crank")
+
+
 def four_bar(a=0.1, b=0.3, c=0.25, d=0.3, *, masses=(1.0, 1.5, 1.2), gravity=(0.0, -9.81),
              branch=1, coupler=None):
     """A four-bar linkage: crank (a) from the ground pivot O = (0, 0), coupler (b),

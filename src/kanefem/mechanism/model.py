@@ -12,7 +12,7 @@ import numpy as np
 from .. import _animation, _checks, _core, _records
 from ..bodies import NotSupportedError, _signed_hz
 from ..simulate import MAX_STEPS_LIMIT, _steps
-from .drives import ConstantSpeed, Path, Recorded, Torque
+from .drives import ConstantSpeed, Path, Recorded, Torque, core_path
 from .files import MechanismFiles
 from . import spatial
 from .parts import _COMPONENTS, GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _name, _point, _rot
@@ -266,7 +266,7 @@ class Mechanism(MechanismFiles):
         d over its DOFs, in its frame."""
         L = self.link(link)
         if self.space == 3:
-            return quasi_static(L.body, self._link_frames(L, np.atleast_1d(frame))[0], L._fixed)
+            frame = self._link_frames(L, np.atleast_1d(frame))[0]
         return L.expand(quasi_static(L.model, frame, L._fixed))
 
     def link(self, name):
@@ -480,11 +480,8 @@ class Mechanism(MechanismFiles):
                     fn = d.law
                 else:
                     row["force"] = _checks.real("Torque law", d.law)
-            elif isinstance(d, Path):
-                row, fn = dict(mode="path"), d.function
-            elif isinstance(d, Recorded):
-                spline = d.spline()
-                row, fn = dict(mode="path"), (lambda s: lambda t: (s(t), s(t, 1), s(t, 2)))(spline)
+            elif isinstance(d, (Path, Recorded)):
+                row, fn = dict(mode="path"), core_path(d)
             else:
                 raise TypeError(f"drives[{self.coordinates[k].name!r}] must be ConstantSpeed, "
                                 f"Torque, Path or Recorded, got {d!r}")
@@ -734,7 +731,11 @@ class Mechanism(MechanismFiles):
         else:
             nt, nb = len(t), len(self.bodies)
             kin = run["kin"]
-            k = {n: kin[:, i].reshape(nt, nb, 3) for i, n in enumerate(("q", "qd", "qdd"))}
+            if self.space == 3:  # per instant q (7 nb), u, u' (6 nb each)
+                k = {"q": kin[:, :7 * nb].reshape(nt, nb, 7), "qd": kin[:, 7 * nb:13 * nb].reshape(nt, nb, 6),
+                     "qdd": kin[:, 13 * nb:].reshape(nt, nb, 6)}
+            else:
+                k = {n: kin[:, i].reshape(nt, nb, 3) for i, n in enumerate(("q", "qd", "qdd"))}
             k["frames"] = {L.name: run["frames"][:, i] for i, L in enumerate(self.links)}
         return MechanismMotion(t=np.array(t, float), z=z, zd=zd, zdd=zdd, force=force, q=k["q"],
                                qd=k["qd"], qdd=k["qdd"], frames=k["frames"], stats=dict(stats),
@@ -765,18 +766,21 @@ class Mechanism(MechanismFiles):
 
     def _link_ports(self, link):
         """The joints at a link's ports: [(joint index, port index, sign of its force on the
-        link)] (ElasticLink.ports: a line body's nodes, a reduced body's interface items)."""
+        link)] (``ports``: a line body's nodes, a reduced body's interface items)."""
         xy = link.ports()[0]
         scale = max(float(np.ptp(xy, axis=0).max(initial=0.0)), 1e-300) if xy.shape[0] > 1 else 1.0
+        R = link.rotation if self.space == 3 else _rot(link.angle)
         out = []
         for j, J in enumerate(self.joints):
             if link.name not in J.bodies:
                 continue
-            p = _rot(link.angle).T @ (np.asarray(J.at) - np.asarray(link.start))
-            hits = np.flatnonzero(np.hypot(xy[:, 0] - p[0], xy[:, 1] - p[1]) <= 1e-9 * scale)
+            p = R.T @ (np.asarray(J.at) - np.asarray(link.start))
+            hits = np.flatnonzero(np.linalg.norm(xy - p, axis=1) <= 1e-9 * scale) if self.space == 3 else \
+                np.flatnonzero(np.hypot(xy[:, 0] - p[0], xy[:, 1] - p[1]) <= 1e-9 * scale)
             if not hits.size:
-                where = (f"one of its end nodes {link.node_point(0)}, {link.end}" if link._is_line() else
-                         f"one of its ports {', '.join(str(link.port_point(k)) for k in range(xy.shape[0]))}")
+                where = (f"one of its end nodes {tuple(link.node_point(0))}, {tuple(link.node_point(-1))}"
+                         if link._is_line() else
+                         f"one of its ports {', '.join(str(tuple(link.port_point(k))) for k in range(xy.shape[0]))}")
                 raise ValueError(f"joint {J.name!r} attaches to link {link.name!r} at {J.at}, not at {where}")
             out.append((j, int(hits[-1]), 1.0 if J.bodies[1] == link.name else -1.0))
         return out
@@ -891,17 +895,30 @@ class Mechanism(MechanismFiles):
     def _link_load_cases(self, link, q, frames, joints):
         """A reduced link's K_G coefficients over a motion (nt, nkg): the inertial cases of
         its frame (kf_body_geometric_coefficients) and, on load case dim + dim^2 + k, the
-        generalized force of the joints on coordinate k (as kf_flexmech's reactions)."""
+        generalized force of the joints on coordinate k, in its axes (as kf_flexmech's
+        reactions: in space the force and the moment about the link's own joint point)."""
         model = link.model
         c = _core.axial_force(body=model._body, frames=frames, f_first=0.0, f_last=0.0, fixed_first=False,
                               fixed_last=False)
         first = c.shape[1] - model._n_load
         b = self._bidx[link.name]
-        ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
         dofs = link.ports()[1]
+        if self.space == 3:
+            R = spatial.quaternions_matrices(q[:, b, 3:])
+        else:
+            ex = np.column_stack([np.cos(q[:, b, 2]), np.sin(q[:, b, 2])])
         for j, port, sign in self._link_ports(link):
             F = joints[:, j]
-            loads = (F[:, 0] * ex[:, 0] + F[:, 1] * ex[:, 1], F[:, 1] * ex[:, 0] - F[:, 0] * ex[:, 1], F[:, 2])
+            if self.space == 3:
+                f, m = F[:, :3], F[:, 3:]
+                if sign < 0:  # the link is the joint's first body: the reaction, about its point
+                    J = self.joints[j]
+                    P = [self._track(q, name, J.at) for name in J.bodies]
+                    f, m = -f, -(m + np.cross(P[1] - P[0], f))
+                loads = np.concatenate([np.einsum("tki,tk->ti", R, f), np.einsum("tki,tk->ti", R, m)], axis=1).T
+                sign = 1.0
+            else:
+                loads = (F[:, 0] * ex[:, 0] + F[:, 1] * ex[:, 1], F[:, 1] * ex[:, 0] - F[:, 0] * ex[:, 1], F[:, 2])
             for k, load in zip(dofs[port], loads):
                 if 0 <= k < model._n_load:
                     c[:, first + k] += sign * load
@@ -1054,8 +1071,12 @@ class Mechanism(MechanismFiles):
         ----------
         t, duration, points, drives, z0, zd0
             As in :meth:`solve` (:class:`Recorded` drives become paths).
-        d0 : dict, optional
-            Link name -> initial elastic displacements over its DOFs (default zero).
+        d0 : dict or "quasi-static", optional
+            Link name -> initial elastic displacements over its DOFs (default zero);
+            ``"quasi-static"``: each link's quasi-static deflection under its frame's
+            inertia and gravity loads at the rigid motion's first instant (K_G not in
+            it), so a run from a moving start carries no vibration the motion does not
+            cause.
         dd0 : dict, optional
             Link name -> initial elastic velocities over its DOFs [m/s, rad/s]
             (default zero), checked as ``d0``; at the DOFs the link's reference
@@ -1117,8 +1138,15 @@ class Mechanism(MechanismFiles):
         if not self.links:
             raise ValueError("the mechanism has no elastic links: use solve()")
         if self.space == 3:
-            raise NotSupportedError("simulate_flexible: elastic links coupled both ways are planar so far; "
-                                    "a spatial mechanism's links run one way (link_eigenvalues, link_response)")
+            inner, split = spatial.with_hardware(self)
+            if split:  # links with given rigid bodies: their elements and hardware fixed to them
+                fm = inner.simulate_flexible(
+                    t, duration=duration, points=points, drives=drives, z0=z0, zd0=zd0, d0=d0, dd0=dd0, dt=dt,
+                    rtol=rtol, atol=atol, rho_inf=rho_inf, tol=tol, max_iter=max_iter, max_steps=max_steps,
+                    progress=progress, axial_force=axial_force)
+                return self._from_hardware(fm, split)
+            for L in self.links:
+                L._two_way()
         ds = self._drives(drives)
         nz = len(self.coordinates)
         tt = self._check_size(self._time_grid(t, duration, points), "t or points", flexible=True)
@@ -1141,6 +1169,16 @@ class Mechanism(MechanismFiles):
                 raise ValueError(f"{name}: unknown links {', '.join(map(repr, given))}")
             return np.concatenate(out) if out else np.zeros(0)
 
+        if isinstance(d0, str):
+            if d0 != "quasi-static":
+                raise TypeError(f"d0 must be a dict {{link name: displacements}} or 'quasi-static', got {d0!r}")
+            # each link's quasi-static deflection under its frame's loads at the start (the
+            # rigid motion's first instant; K_G not in it): a run from rest would start a
+            # vibration the trajectory does not ask for
+            first = self.solve(np.array([tt[0], tt[0] + max(1e-9, 1e-6 * float(tt[-1] - tt[0]))]), drives=drives,
+                               z0=z0, zd0=zd0)
+            d0 = {L.name: L.expand(quasi_static(L.model, self._link_frames(L, first.frames[L.name][:1])[0], L._fixed))
+                  for L in self.links}
         x0 = np.concatenate([elastic("d0", d0, "displacements"), elastic("dd0", dd0, "velocities")])
         if rtol is not None:
             rtol = _checks.real("rtol", rtol, positive=True)
@@ -1166,6 +1204,7 @@ class Mechanism(MechanismFiles):
         links = _records.links([dict(body=self._bidx[L.name], rayleigh=L.damping, geometric=L.geometric_stiffness)
                                 for L in self.links])
         # a line body's ports are its nodes (the core's default); any other's given beside it
+        # (a spatial reduced body's mass properties from its invariants: None)
         bodies = [L.model._body if L._is_line() else (L.model._body, *L.ports()) for L in self.links]
         fixed = [L._fixed for L in self.links]
         _checks.choice("axial_force", axial_force, ("auto", "extrapolated", "iterated"))
@@ -1254,6 +1293,86 @@ class Mechanism(MechanismFiles):
         return FlexibleMotion(motion=motion, d=d, d_t=dd, joints=r["joints"], stats=stats,
                               geometric_stiffness=dict(stats["geometric_stiffness"]))
 
+    def _from_hardware(self, fm, split):
+        """The two-way motion of the mechanism whose given-mass links ran as their elements
+        with their hardware fixed to them (spatial.with_hardware): its own bodies (each such
+        link's reference point moved back to the description's mass centre) and joints."""
+        nb, nj = len(self.bodies), len(self.joints)
+        m = fm.motion
+        q, qd, qdd = m.q[:, :nb].copy(), m.qd[:, :nb].copy(), m.qdd[:, :nb].copy()
+        for name, (_, off) in split.items():
+            b = self._bidx[name]
+            R = spatial.quaternions_matrices(q[:, b, 3:])
+            w, e = qd[:, b, 3:], qdd[:, b, 3:]
+            wo = np.cross(w, off)
+            q[:, b, :3] += R @ off
+            qd[:, b, :3] += np.einsum("tij,tj->ti", R, wo)
+            qdd[:, b, :3] += np.einsum("tij,tj->ti", R, np.cross(e, off) + np.cross(w, wo))
+        motion = MechanismMotion(t=m.t, z=m.z, zd=m.zd, zdd=m.zdd, force=m.force, q=q, qd=qd, qdd=qdd,
+                                 frames=m.frames, stats=m.stats, mechanism=self)
+        return FlexibleMotion(motion=motion, d=fm.d, d_t=fm.d_t, joints=fm.joints[:, :nj], stats=fm.stats,
+                              geometric_stiffness=fm.geometric_stiffness)
+
+    def flexible_inverse_dynamics(self, t, z, zd=None, zdd=None, *, noise=0.0, d0="quasi-static",
+                                  **options) -> FlexibleMotion:
+        """The flexible inverse dynamics of a trajectory: what every coordinate needs (a
+        robot's joint torques and forces) to follow it with its elastic links coupled both
+        ways, beside the rigid :meth:`inverse_dynamics` of the same samples.
+
+        Every coordinate is driven along the trajectory (a :class:`Path` through the samples
+        and their rates: quintic Hermite pieces between the instants, so z, z', z'' are the
+        samples' at every instant and smooth between; without rates, the smoothing spline of
+        :class:`Recorded`) and :meth:`simulate_flexible` integrates the links' elastic
+        coordinates on it; the drives' forces, ``motion.force``, are the torques, with the
+        links' inertia, deflection and K_G in them.  The elastic links start from their
+        quasi-static deflection at the first instant (``d0``; or as simulate_flexible takes
+        it), so the torques carry no start-up vibration the trajectory does not cause.
+
+        Parameters
+        ----------
+        t : array_like, shape (nt,)
+            Times [s], strictly increasing.
+        z : array_like, shape (nt, nz)
+            The coordinates at t (every one prescribed).
+        zd, zdd : array_like, shape (nt, nz), optional
+            Their rates and accelerations; both or neither (then each coordinate's samples
+            are smoothed and differentiated: ``noise`` as for :meth:`inverse_dynamics`).
+        d0 : "quasi-static" or dict, optional
+            The links' initial deflection (see :meth:`simulate_flexible`).
+        **options
+            :meth:`simulate_flexible`'s (``dd0``, ``dt``, ``rtol``, ``rho_inf``, ...).
+
+        Returns
+        -------
+        FlexibleMotion
+            ``motion.force``: the generalized force along each coordinate [N m or N];
+            ``joints``: the joints' forces; ``d``: the links' deflections along the
+            trajectory.  The links' frequencies along it: :meth:`link_eigenvalues` of
+            ``motion``.
+        """
+        tt = self._check_size(self._time_grid(t, None, None), "t")
+        z = self._states(z)
+        if z.shape[0] != tt.size:
+            raise ValueError(f"z has {z.shape[0]} rows, t {tt.size} instants")
+        if (zd is None) != (zdd is None):
+            raise ValueError("give both zd and zdd, or neither (the samples are then differentiated)")
+        for key in ("drives", "z0", "zd0", "t", "duration", "points"):
+            if key in options:
+                raise TypeError(f"flexible_inverse_dynamics: {key} is set by the trajectory")
+        if zd is None:
+            if noise is not None:
+                noise = _checks.real("noise", noise, nonnegative=True)
+            drives = {c.name: Recorded(tt, z[:, k], noise=noise) for k, c in enumerate(self.coordinates)}
+            z0 = np.array([drives[c.name].spline()(tt[0]) for c in self.coordinates])
+            zd0 = np.array([drives[c.name].spline()(tt[0], 1) for c in self.coordinates])
+        else:
+            zd, zdd = (self._rates(n, v, z.shape) for n, v in (("zd", zd), ("zdd", zdd)))
+            if not (np.isfinite(zd).all() and np.isfinite(zdd).all()):
+                raise ValueError("zd and zdd must be finite")
+            drives = {c.name: Path.through(tt, z[:, k], zd[:, k], zdd[:, k]) for k, c in enumerate(self.coordinates)}
+            z0, zd0 = z[0], zd[0]
+        return self.simulate_flexible(tt, drives=drives, z0=z0, zd0=zd0, d0=d0, **options)
+
     def _check_reference(self, link):
         """Joints attach to a link only at ports whose translations its reference
         conditions hold, so that the constraints see the frame's points."""
@@ -1261,7 +1380,7 @@ class Mechanism(MechanismFiles):
             self._link_ends(link)  # a line body's joints at its end nodes
         dofs = link.ports()[1]
         for j, port, _ in self._link_ports(link):
-            held = [link._fixed[k] for k in dofs[port][:2] if k >= 0]
+            held = [link._fixed[k] for k in dofs[port][:self.space] if k >= 0]
             if not all(held):
                 what = "node" if link._is_line() else "port"
                 raise ValueError(f"joint {self.joints[j].name!r} attaches to link {link.name!r} at {what} "
@@ -1308,7 +1427,8 @@ def _error_groups(links, free, ds, nz):
             continue
         nd = L.body.dofs_per_node
         kind = np.asarray(f) % nd
-        for sel in ((kind < 2), (kind == 2)) if nd >= 3 else ((kind < 2),):
+        nt = min(L.body.dim, nd)  # the translations of a node come first (u, v[, w]), then its rotations
+        for sel in ((kind < nt), (kind >= nt)):
             cols = off + np.flatnonzero(sel)
             if cols.size:
                 groups.append(("d", cols, np.asarray(f)[sel] // nd))
@@ -1322,9 +1442,9 @@ def _group_values(r, group, nz):
         v = r["states"][:, cols[0]]
         return np.abs(v - v[0])
     x = r["elastic"][:, cols]
-    if where == "v":  # nodes: the rows (Px, Py) of the translations of a reduced link's full body
-        px, py = nodes
-        return np.hypot(x @ px.T, x @ py.T)
+    if where == "v":  # nodes: the rows (Px, Py[, Pz]) of the translations of a reduced link's full body
+        v = [x @ P.T for P in nodes]
+        return np.hypot(*v) if len(v) == 2 else np.sqrt(sum(c * c for c in v))
     if nodes is None:
         return np.abs(x)
     # the displacement vector's length at each node (u, v of a node together)

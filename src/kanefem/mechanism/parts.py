@@ -90,8 +90,163 @@ class RigidBody:
         object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
 
 
+class _LinkModel:
+    """What the elastic links of both spaces (:class:`ElasticLink`, and
+    :class:`~kanefem.mechanism.SpatialLink`) share: the body they compute with (a body of
+    elements, a Craig-Bampton ReducedBody, or a small MeshBody reduced exactly with every
+    fixed-interface mode), their reference conditions (checked to hold the link's rigid
+    motion) and their ports, where joints attach (a line body's nodes, a reduced body's
+    interface items).  A subclass sets ``_DIM`` (its space) and ``_LINE`` (its line
+    bodies)."""
+
+    _DIM = 2
+    _LINE = (PlanarBeam, AxialBar)
+    #: refuse sections turning to second order (rotary inertia) at once (a planar link's
+    #: K_om is -omega^2 M in its one-way runs too); a spatial link refuses them two ways only
+    _REFUSE_SECOND = True
+
+    def _set_model(self, body, supports, geometric):
+        """``model``, ``supports``, ``_model_supports`` and ``_fixed`` of the link's body."""
+        from ..meshes import MeshBody
+        from ..reduced import ReducedBody, _SymmetricFactor
+
+        if self._REFUSE_SECOND and getattr(body, "rotary_inertia", False):  # docs/theory.md section 2.9
+            raise NotSupportedError(f"{self.name}: an elastic link does not support a body with rotary "
+                                    "inertia (the mechanism's K_om is -omega^2 M); give rotary_inertia=False")
+        model_supports = None
+        if isinstance(body, ReducedBody):
+            if body.basis != "craig-bampton":
+                raise NotSupportedError(f"{self.name}: an elastic link does not support a ReducedBody with a "
+                                        f"{body.basis} basis: joints attach at physical interface DOFs, which "
+                                        "a Craig-Bampton basis keeps (basis='craig-bampton')")
+            model = body
+            if supports is None:
+                supports = self._default_reduced_supports(body)
+        elif isinstance(body, MeshBody):
+            if supports is None or isinstance(supports, str):
+                raise ValueError(f"{self.name}: a MeshBody link needs its reference conditions as "
+                                 "{selector: kind} (each selector, a node, a node set or a predicate, a port "
+                                 f"where joints attach), got supports = {supports!r}")
+            items = list(supports.items()) if isinstance(supports, dict) else supports
+            if not (isinstance(items, (list, tuple)) and items and
+                    all(isinstance(p, (list, tuple)) and len(p) == 2 for p in items)):
+                raise TypeError(f"{self.name}: supports of a MeshBody link must be a dict {{selector: kind}} or "
+                                f"(selector, kind) pairs, one per port, got {_checks._short(supports)}")
+            model = ReducedBody(body, [sel for sel, _ in items], n_modes="all",
+                                geometric_stiffness=geometric, prestress_supports="free" if geometric else None)
+            model_supports = {k: kind for k, (_, kind) in enumerate(items)}
+        else:
+            model = body
+            if supports is None:
+                supports = self._default_line_supports(body)
+        object.__setattr__(self, "supports", supports)
+        object.__setattr__(self, "model", model)
+        # the reference conditions as the model takes them (a MeshBody link's: on its items)
+        object.__setattr__(self, "_model_supports", model_supports if isinstance(body, MeshBody) else supports)
+        fixed = model.support_mask(self._model_supports)
+        object.__setattr__(self, "_fixed", fixed)
+        if geometric:
+            self._check_load_cases("geometric_stiffness=True")
+        # the reference conditions must hold the link's rigid motion: K on the free DOFs regular
+        free = ~fixed
+        K = model.stiffness_matrix()
+        Kf = K[np.ix_(free, free)] if isinstance(K, np.ndarray) else K.tocsr()[free][:, free]
+        hold = ("hold its translations at two ports, or its translations and rotation at one" if self._DIM == 2 else
+                "hold its translations at three ports not on a line, or at two and its rotation about the line "
+                "through them at one, or its translations and rotations at one")
+        _SymmetricFactor(Kf, ValueError(
+            f"{self.name}: the reference conditions supports = {supports!r} leave a rigid motion of the link "
+            f"free (K on its free coordinates is singular): {hold}"))
+
+    def _check_load_cases(self, what):
+        """A reduced link's K_G needs the load cases of its free body and interface
+        (``prestress_supports="free"``): NotSupportedError naming ``what`` otherwise."""
+        model = self.model
+        if self._is_line() or model._n_load:
+            return
+        raise NotSupportedError(
+            f"{self.name}: {what} needs the link's K_G load cases: its ReducedBody "
+            + ("has no K_G" if not model.kept["geometric_stiffness"] else "made its K_G with the interface held")
+            + "; build it with prestress_supports='free' (the inertial cases of the free body and one unit "
+            "load case per interface DOF, which the joint forces combine), or leave K_G out "
+            "(geometric_stiffness=False)")
+
+    def _is_line(self):
+        return isinstance(self.body, self._LINE)
+
+    def ports(self):
+        """Where joints attach: (positions (nport, dim) in the link's frame [m], dofs (nport,
+        3) in the plane: the coordinates of ``model`` for each port's translations along x, y
+        and its rotation; (nport, 6) in space: translations along x, y, z and rotations about
+        them; -1 where there is none): a line body's nodes, a reduced body's interface items."""
+        from ..reduced import _DOF_MOTION
+
+        model, dim = self.model, self._DIM
+        if self._is_line():
+            nd = model.dofs_per_node
+            dofs = np.full((model.n_nodes, 3 if dim == 2 else 6), -1, dtype=np.int64)
+            for c, nm in enumerate(model.dof_names):  # u, v, w, theta (about z), theta_x ...
+                what, axis = _DOF_MOTION[nm]
+                slot = axis if what == "t" else (2 if dim == 2 else 3 + axis)
+                dofs[:, slot] = np.arange(model.n_nodes) * nd + c
+            x = np.zeros((model.n_nodes, dim))
+            k = min(dim, model.nodes.shape[1])
+            x[:, :k] = model.nodes[:, :k]
+            return x, dofs
+        return model._ports(dim)
+
+    def _node(self, node):
+        """A node's position in the link's frame (a line body's; a reduced or mesh link's full
+        body's), (dim,)."""
+        nodes = self.body.nodes if self._is_line() or self.model is not self.body else self.model.full_nodes()
+        x = nodes[_checks.index("node", node, nodes.shape[0], "nodes")] if not isinstance(node, int) or node >= 0 \
+            else nodes[node]
+        out = np.zeros(self._DIM)
+        out[:min(len(x), self._DIM)] = x[:self._DIM]
+        return out
+
+    def _translations(self, free):
+        """The translations along x, y (and z in space) at the full body's nodes of a reduced
+        link's free coordinates ``free`` (rows of its basis): a tuple of dim (nodes, nfree)
+        arrays; every row of the basis (and zeros) where the full body's DOF layout is unknown."""
+        V = self.model.basis_matrix
+        rows = self.model._translation_rows(self._DIM)
+        if rows is None:
+            return (V[:, free],) + tuple(np.zeros((V.shape[0], len(free))) for _ in range(self._DIM - 1))
+        *rs, _ = rows
+        return tuple(V[r][:, free] if r is not None else np.zeros((len(rs[0]), len(free))) for r in rs)
+
+    def _coordinates(self, name, d):
+        """Displacements over the body's DOFs as ``model``'s coordinates: the same, or for a
+        MeshBody link the coordinates of its exact reduction (d must lie in its span: a rigid
+        interface item moves rigidly)."""
+        if self.model is self.body:
+            return d
+        V = self.model.basis_matrix
+        q, *_ = np.linalg.lstsq(V, d, rcond=None)
+        if np.abs(V @ q - d).max() > 1e-9 * max(np.abs(d).max(), 1e-300):
+            raise ValueError(f"{name}: the displacements are not a motion of the link's reduction (its "
+                             "rigid interface items move rigidly)")
+        return q
+
+    def _middle_node(self):
+        """The full body's node nearest the mass centre (a reduced or mesh link's)."""
+        nodes = self.model.full_nodes()
+        if not nodes.size:
+            return 0
+        c = np.asarray(self._rigid_centre_local(), float)
+        return int(np.argmin(np.linalg.norm(nodes[:, :self._DIM] - c[:nodes.shape[1]][:self._DIM], axis=1)))
+
+    def expand(self, d):
+        """The link's displacements over ``model``'s coordinates as displacements over its
+        body's DOFs: the identity, or a MeshBody link's reduction ``model.expand``."""
+        if self.model is self.body:
+            return d
+        return self.model.expand(d)
+
+
 @dataclass(frozen=True, eq=False)
-class ElasticLink:
+class ElasticLink(_LinkModel):
     """An elastic link: a flexible body on a rigid body's axes (docs/theory.md sections
     5.11-5.12).
 
@@ -172,80 +327,33 @@ class ElasticLink:
     geometric_stiffness: bool = True
 
     def __post_init__(self):
-        from ..meshes import MeshBody
-        from ..reduced import ReducedBody, _SymmetricFactor
+        from ..reduced import ReducedBody
 
         _name("link name", self.name)
         body = self.body
         geometric = _checks.flag("geometric_stiffness", self.geometric_stiffness)
         object.__setattr__(self, "geometric_stiffness", geometric)
+        from ..meshes import MeshBody
         if not isinstance(body, (PlanarBeam, AxialBar, ReducedBody, MeshBody)):
             raise TypeError(f"{self.name}: body must be a PlanarBeam or an AxialBar, a ReducedBody or a "
                             f"plane MeshBody, got {type(body).__name__}")
-        if getattr(body, "rotary_inertia", False):  # docs/theory.md section 2.9
-            raise NotSupportedError(f"{self.name}: an elastic link does not support a body with rotary "
-                                    "inertia (the mechanism's K_om is -omega^2 M); give rotary_inertia=False")
-        supports = self.supports
-        if isinstance(body, ReducedBody):
-            if body.basis != "craig-bampton":
-                raise NotSupportedError(f"{self.name}: an elastic link does not support a ReducedBody with a "
-                                        f"{body.basis} basis: joints attach at physical interface DOFs, which "
-                                        "a Craig-Bampton basis keeps (basis='craig-bampton')")
-            model = body
-            if supports is None:
-                supports = _default_supports(body)
-        elif isinstance(body, MeshBody):
-            if supports is None or isinstance(supports, str):
-                raise ValueError(f"{self.name}: a MeshBody link needs its reference conditions as "
-                                 "{selector: kind} (each selector, a node, a node set or a predicate, a port "
-                                 f"where joints attach), got supports = {supports!r}")
-            items = list(supports.items()) if isinstance(supports, dict) else supports
-            if not (isinstance(items, (list, tuple)) and items and
-                    all(isinstance(p, (list, tuple)) and len(p) == 2 for p in items)):
-                raise TypeError(f"{self.name}: supports of a MeshBody link must be a dict {{selector: kind}} or "
-                                f"(selector, kind) pairs, one per port, got {_checks._short(supports)}")
-            model = ReducedBody(body, [sel for sel, _ in items], n_modes="all",
-                                geometric_stiffness=geometric, prestress_supports="free" if geometric else None)
-            model_supports = {k: kind for k, (_, kind) in enumerate(items)}
-        else:
-            model = body
-            if supports is None:
-                supports = "pinned-pinned" if isinstance(body, PlanarBeam) else "fixed-fixed"
-        object.__setattr__(self, "supports", supports)
-        object.__setattr__(self, "model", model)
-        # the reference conditions as the model takes them (a MeshBody link's: on its items)
-        object.__setattr__(self, "_model_supports", model_supports if isinstance(body, MeshBody) else supports)
-        fixed = model.support_mask(self._model_supports)
-        object.__setattr__(self, "_fixed", fixed)
+        self._set_model(body, self.supports, geometric)
         object.__setattr__(self, "start", _point(f"{self.name}: start", self.start))
         object.__setattr__(self, "angle", _checks.real(f"{self.name}: angle", self.angle))
         object.__setattr__(self, "damping", _rayleigh(self.name, self.damping))
-        if geometric:
-            self._check_load_cases("geometric_stiffness=True")
-        # the reference conditions must hold the link's rigid motion: K on the free DOFs regular
-        free = ~fixed
-        K = model.stiffness_matrix()
-        Kf = K[np.ix_(free, free)] if isinstance(K, np.ndarray) else K.tocsr()[free][:, free]
-        _SymmetricFactor(Kf, ValueError(
-            f"{self.name}: the reference conditions supports = {supports!r} leave a rigid motion of the link "
-            "free (K on its free coordinates is singular): hold its translations at two ports, or its "
-            "translations and rotation at one"))
-        rigid = _core.body_rigid(body=model._body)
+        rigid = _core.body_rigid(body=self.model._body)
         object.__setattr__(self, "_rigid", (float(rigid["mass"]), rigid["centre"][:2].copy(),
                                             float(rigid["inertia"][2, 2])))
 
-    def _check_load_cases(self, what):
-        """A reduced link's K_G needs the load cases of its free body and interface
-        (``prestress_supports="free"``): NotSupportedError naming ``what`` otherwise."""
-        model = self.model
-        if self._is_line() or model._n_load:
-            return
-        raise NotSupportedError(
-            f"{self.name}: {what} needs the link's K_G load cases: its ReducedBody "
-            + ("has no K_G" if not model.kept["geometric_stiffness"] else "made its K_G with the interface held")
-            + "; build it with prestress_supports='free' (the inertial cases of the free body and one unit "
-            "load case per interface DOF, which the joint forces combine), or leave K_G out "
-            "(geometric_stiffness=False)")
+    def _default_reduced_supports(self, red):
+        return _default_supports(red)
+
+    @staticmethod
+    def _default_line_supports(body):
+        return "pinned-pinned" if isinstance(body, PlanarBeam) else "fixed-free"
+
+    def _rigid_centre_local(self):
+        return self._rigid[1]
 
     # the rigid body of the flexible body (docs/theory.md section 5.12)
     @property
@@ -273,78 +381,24 @@ class ElasticLink:
         c = np.asarray(self.start) + _rot(self.angle) @ self._rigid[1]
         return (float(c[0]), float(c[1]))
 
-    def _is_line(self):
-        return isinstance(self.body, (PlanarBeam, AxialBar))
-
-    def ports(self):
-        """Where joints attach: (xy (nport, 2) in the link's frame [m], dofs (nport, 3)), each
-        port's coordinates of ``model`` for its translations along x, y and its rotation (-1:
-        none): a line body's nodes, a reduced body's interface items."""
-        model = self.model
-        if self._is_line():
-            nd = model.dofs_per_node
-            n = model.n_nodes
-            dofs = np.array([[i * nd + c if c < nd else -1 for c in range(3)] for i in range(n)])
-            return np.asarray(model.nodes[:, :2], float), dofs
-        return model._ports()
+    def _to_drawing(self, x):
+        """A point of the link's frame in the drawing."""
+        return np.asarray(self.start) + _rot(self.angle) @ np.asarray(x, float)[:2]
 
     def port_point(self, port) -> tuple:
         """A port's position in the drawing [m]."""
         xy = self.ports()[0][_checks.index("port", port, self.ports()[0].shape[0], "ports")]
-        p = np.asarray(self.start) + _rot(self.angle) @ xy
-        return (float(p[0]), float(p[1]))
+        return tuple(float(v) for v in self._to_drawing(xy))
 
     def node_point(self, node) -> tuple:
         """A node's position in the drawing [m] (node -1: the last); a reduced or mesh
         link's full body's node."""
-        nodes = self.body.nodes if self._is_line() or self.model is not self.body else self.model.full_nodes()
-        x = nodes[_checks.index("node", node, nodes.shape[0], "nodes")] if not isinstance(node, int) or node >= 0 \
-            else nodes[node]
-        p = np.asarray(self.start) + _rot(self.angle) @ x[:2]
-        return (float(p[0]), float(p[1]))
+        return tuple(float(v) for v in self._to_drawing(self._node(node)))
 
     @property
     def end(self) -> tuple:
         """The last node in the drawing [m]."""
         return self.node_point(-1)
-
-    def _translations(self, free):
-        """(Px, Py): the x and y displacements at the full body's nodes of a reduced link's
-        free coordinates ``free`` (rows of its basis); every row of the basis (and zeros)
-        where the full body's DOF layout is unknown."""
-        V = self.model.basis_matrix
-        rows = self.model._translation_rows()
-        if rows is None:
-            return V[:, free], np.zeros((V.shape[0], len(free)))
-        rx, ry, _ = rows
-        return V[rx][:, free], (V[ry][:, free] if ry is not None else np.zeros((len(rx), len(free))))
-
-    def _coordinates(self, name, d):
-        """Displacements over the body's DOFs as ``model``'s coordinates: the same, or for a
-        MeshBody link the coordinates of its exact reduction (d must lie in its span: a rigid
-        interface item moves rigidly)."""
-        if self.model is self.body:
-            return d
-        V = self.model.basis_matrix
-        q, *_ = np.linalg.lstsq(V, d, rcond=None)
-        if np.abs(V @ q - d).max() > 1e-9 * max(np.abs(d).max(), 1e-300):
-            raise ValueError(f"{name}: the displacements are not a motion of the link's reduction (its "
-                             "rigid interface items move rigidly)")
-        return q
-
-    def _middle_node(self):
-        """The full body's node nearest the mass centre (a reduced or mesh link's)."""
-        nodes = self.model.full_nodes()
-        if not nodes.size:
-            return 0
-        return int(np.argmin(np.hypot(*(nodes[:, :2] - self._rigid[1]).T)))
-
-    def expand(self, d):
-        """The link's displacements over ``model``'s coordinates as displacements over its
-        body's DOFs: the identity, or a MeshBody link's reduction ``model.expand``."""
-        if self.model is self.body:
-            return d
-        return self.model.expand(d)
 
 
 def _default_supports(red):

@@ -236,8 +236,9 @@ class FlexibleMotion(ResultMixin):
     d, d_t : dict
         Per link, the elastic displacements and velocities over all its DOFs, in its
         frame (nt, ndof); zero at the reference conditions.
-    joints : ndarray (nt, njoint, 3)
-        Joint forces, as ``joints`` of :class:`MechanismForces`.
+    joints : ndarray (nt, njoint, 3) or (nt, njoint, 6)
+        Joint forces, as ``joints`` of :class:`MechanismForces` (spatial: the force and the
+        moment).
     stats : dict
         The integrator's counts, the accuracy target and its ``error_estimate``
         (:meth:`Mechanism.simulate_flexible`).
@@ -256,50 +257,54 @@ class FlexibleMotion(ResultMixin):
     def t(self):
         return self.motion.t
 
-    def deflection(self, link, x):
-        """Lateral displacement v [m] of a line link at x along it (a node), over time
-        (any link: :meth:`displacement`)."""
+    def deflection(self, link, x, component="v"):
+        """Lateral displacement [m] of a line link at x along it (a node), over time: ``v``
+        (along the frame's y axis) or, in space, ``w`` (along z); any link:
+        :meth:`displacement`."""
         mech = self.motion.mechanism
         L = mech.link(link)
         if not L._is_line():
             raise ValueError(f"deflection: link {link!r} is a {type(L.body).__name__}, not a line body: "
                              "displacement(link, node) gives its nodes' displacements")
+        _checks.choice("component", component, ("v", "w") if L.body.dim == 3 else ("v",))
         x = _checks.real("x", x)  # nan is no node (it found node 0, whose deflection is zero)
         nodes = L.body.nodes[:, 0]
         i = int(np.argmin(np.abs(nodes - x)))
         if abs(nodes[i] - x) > 1e-9 * L.body.length:
             raise ValueError(f"x = {x} is not a node of {link} (nodes at {nodes.tolist()})")
-        return self.d[link][:, i * L.body.dofs_per_node + 1]
+        return self.d[link][:, i * L.body.dofs_per_node + (1 if component == "v" else 2)]
 
     def displacement(self, link, node):
-        """The displacement (u, v) [m] of a node of a link in its frame over time, (nt, 2):
-        a line body's node, a MeshBody link's mesh node, a ReducedBody link's full body's
-        node (expanded, d = V q)."""
+        """The displacement of a node of a link in its frame over time: (u, v) [m], (nt, 2),
+        in the plane, (u, v, w), (nt, 3), in space: a line body's node, a MeshBody link's
+        mesh node, a ReducedBody link's full body's node (expanded, d = V q)."""
         mech = self.motion.mechanism
         L = mech.link(link)
         d = self.d[L.name]
+        dim = mech.space
+        zero = np.zeros(d.shape[0])
         if L._is_line():
             b = L.body
             node = _checks.index("node", node, b.n_nodes, "nodes")
             nd = b.dofs_per_node
-            return np.column_stack([d[:, node * nd], d[:, node * nd + 1] if nd > 1 else np.zeros(d.shape[0])])
+            return np.column_stack([d[:, node * nd + c] if c < min(nd, b.dim) else zero for c in range(dim)])
         red = L.model
-        rows = red._translation_rows()
+        rows = red._translation_rows(dim)
         if rows is None:
             raise ValueError(f"displacement: the full body of link {link!r} is not known (a version 1 file "
                              "loaded without it): expand d with its basis")
-        rx, ry, nn = rows
+        *rs, nn = rows
         node = _checks.index("node", node, nn, "nodes of its full body")
-        zero = np.zeros(d.shape[0])
         if L.model is not L.body:  # a MeshBody link: d is over the mesh's DOFs already
-            return np.column_stack([d[:, rx[node]], d[:, ry[node]] if ry is not None else zero])
+            return np.column_stack([d[:, r[node]] if r is not None else zero for r in rs])
         V = red.basis_matrix
-        return np.column_stack([d @ V[rx[node]], d @ V[ry[node]] if ry is not None else zero])
+        return np.column_stack([d @ V[r[node]] if r is not None else zero for r in rs])
 
     def _columns(self):
         """t_s, the coordinates (two ways) and each link's lateral deflection at its
-        middle node ``<link>_v_mid_m`` (a reduced link: at its full body's node nearest its
-        mass centre; see :mod:`kanefem._results` for the names)."""
+        middle node ``<link>_v_mid_m`` (in space also ``<link>_w_mid_m``; a reduced link:
+        at its full body's node nearest its mass centre; see :mod:`kanefem._results` for
+        the names)."""
         m = self.motion
         mech = m.mechanism
         cols = {"t_s": m.t}
@@ -309,11 +314,12 @@ class FlexibleMotion(ResultMixin):
             body = L.body
             if L._is_line():
                 node = (body.n_nodes - 1) // 2
-                v = self.d[L.name][:, node * body.dofs_per_node + 1] if body.dofs_per_node > 1 \
-                    else np.zeros(len(m.t))
+                u = self.displacement(L.name, node)
             else:
-                v = self.displacement(L.name, L._middle_node())[:, 1]
-            cols[f"{L.name}_v_mid_m"] = v
+                u = self.displacement(L.name, L._middle_node())
+            cols[f"{L.name}_v_mid_m"] = u[:, 1]
+            if mech.space == 3:
+                cols[f"{L.name}_w_mid_m"] = u[:, 2]
         return cols
 
 

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks, _records
+from .. import _checks, _core, _records
 from ..bodies import AxialBar, Bar3D, Beam3D, FlexibleBody, NotSupportedError, PlanarBeam
-from .parts import (GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _direction, _name,
-                    _rayleigh)
+from .parts import (GROUND, Coordinate, ElasticLink, Prismatic, Revolute, RigidBody, Spring, Weld, _direction,
+                    _LinkModel, _name, _rayleigh)
 
 # ---------------------------------------------------------------- rotations
 
@@ -182,79 +182,88 @@ class SpatialBody:
 
 
 def _rigid_of_elements(body):
-    """(mass, centre (3,), inertia about it (3, 3)) of a body of elements in its frame:
-    its rigid translations and rotations projected on its mass matrix (the consistent
-    mass: a Beam3D's sections add their torsional inertia); a planar line body its line
-    mass (m, mid length, m L^2 / 12 about the frame's y and z)."""
+    """(mass, centre (3,), inertia about it (3, 3)) of a body of elements in its frame: a
+    spatial body's from the core (``kf_body_rigid``: integrated over the points of its
+    inertia invariants, so a Beam3D's sections add their inertia, rho J L about its axis
+    and rho I L about the others: the rigid body its floating frame has, docs/theory.md
+    section 1.6); a planar line body its line mass (m, mid length, m L^2 / 12 about the
+    frame's y and z)."""
     if isinstance(body, (PlanarBeam, AxialBar)):
         m = body.rho * body.A * body.length
         c = np.array([body.origin + 0.5 * body.length, 0.0, 0.0])
         return m, c, np.diag([0.0, 1.0, 1.0]) * m * body.length ** 2 / 12.0
-    nodes = np.asarray(body.nodes, float)
-    nd = body.dofs_per_node
-    if nodes.shape[1] != 3 or nd not in (3, 6):
-        raise NotSupportedError(f"{type(body).__name__}: its rigid mass is not known from its DOFs; give the "
-                                "link's mass, inertia and centre")
-    T = np.zeros((body.ndof, 6))
-    for i, x in enumerate(nodes):
-        T[nd * i:nd * i + 3, :3] = np.eye(3)
-        for k in range(3):
-            e = np.eye(3)[k]
-            T[nd * i:nd * i + 3, 3 + k] = np.cross(e, x)
-            if nd == 6:
-                T[nd * i + 3:nd * i + 6, 3 + k] = e
-    M = body.mass_matrix()
-    Mr = T.T @ (M @ T)
-    m = float(Mr[0, 0])
-    if not m > 0:
+    if body.dim != 3:
+        raise NotSupportedError(f"{type(body).__name__}: a spatial link needs a spatial body (of dimension 3)")
+    r = _core.body_rigid(body=body._body)
+    if not r["mass"] > 0:
         raise ValueError(f"{type(body).__name__}: its elements have no mass")
-    # Mr[3:, :3] = m skew(c) (the first moment)
-    S = Mr[3:, :3] / m
-    c = np.array([S[2, 1] - S[1, 2], S[0, 2] - S[2, 0], S[1, 0] - S[0, 1]]) / 2.0
-    I_c = Mr[3:, 3:] - m * (np.dot(c, c) * np.eye(3) - np.outer(c, c))
-    return m, c, 0.5 * (I_c + I_c.T)
+    I_c = np.asarray(r["inertia"], float)
+    return float(r["mass"]), np.asarray(r["centre"], float).copy(), 0.5 * (I_c + I_c.T)
 
 
 @dataclass(frozen=True, eq=False)
-class SpatialLink:
-    """An elastic link of a spatial mechanism: a body whose axes carry finite elements.
+class SpatialLink(_LinkModel):
+    """An elastic link of a spatial mechanism: a body whose axes carry a flexible body.
 
-    The link's frame (the elements' axes; x along a line body) has its origin at
+    The link's frame (the flexible body's axes; x along a line body) has its origin at
     ``start`` and its axes ``orientation`` in the drawing, and the link's rigid body
     turns with it.  In the rigid model the link is, by default, the rigid body of its
-    elements (their consistent mass: mass, mass centre and inertia tensor from the
-    mass matrix's rigid motions); ``mass``, ``inertia`` and ``centre`` replace that
-    (a robot's link whose hardware the section does not hold: a URDF link's own).  Its
-    elastic displacements are measured in its frame with the reference conditions
-    ``supports`` (default the body type's: a line body pinned at both ends), for the
-    one-way computations (:meth:`~kanefem.mechanism.Mechanism.link_eigenvalues`,
-    :meth:`~kanefem.mechanism.Mechanism.link_response`).
+    flexible body (the core's ``kf_body_rigid``: mass, mass centre and inertia tensor
+    integrated over the points of its invariants, a Beam3D's sections with their own
+    inertia; a reduced body's from its projected invariants); ``mass``, ``inertia`` and
+    ``centre`` replace that for the one-way computations (a robot's link whose hardware
+    the section does not hold: a URDF link's own).  Its elastic displacements are
+    measured in its frame with the reference conditions ``supports``, which must hold
+    the link's rigid motion (checked: K on the free coordinates regular); joints attach
+    to it at *ports*, a line body's nodes or a reduced body's interface items, whose
+    translations the reference conditions hold where the link is coupled both ways
+    (:meth:`~kanefem.mechanism.Mechanism.simulate_flexible`).
 
     A planar :class:`~kanefem.PlanarBeam` or :class:`~kanefem.AxialBar` may ride on a
     spatial link whose motion keeps its frame's x-y plane (a planar mechanism described
-    in space, :meth:`~kanefem.mechanism.Mechanism.from_planar`); its frame motion is
-    then checked to be planar.
+    in space, :meth:`~kanefem.mechanism.Mechanism.from_planar`), one way; its frame
+    motion is then checked to be planar.
 
     Attributes
     ----------
     name : str
-    body : Beam3D, Bar3D, PlanarBeam or AxialBar
+    body : Beam3D, Bar3D, ReducedBody, MeshBody, PlanarBeam or AxialBar
+        The flexible body: a straight :class:`~kanefem.Beam3D` or :class:`~kanefem.Bar3D`
+        on its frame's x axis; a Craig-Bampton :class:`~kanefem.ReducedBody` of a spatial
+        body (a beam, a solid mesh or imported matrices: joints at its interface items); a
+        small solid :class:`~kanefem.MeshBody`, which the link reduces exactly (``model``:
+        Craig-Bampton with every fixed-interface mode, the interface the items its
+        ``supports`` name); or planar elements (above).
     start : (float, float, float)
         The frame origin (x = 0 of the elements) in the drawing [m].
     orientation : array_like, shape (3, 3) or (4,), optional
         The frame's axes in the drawing (rotation matrix or quaternion; default global).
     supports : str or dict, optional
-        Reference conditions, as :meth:`~kanefem.FlexibleBody.support_mask` takes them.
+        Reference conditions, as the body's ``support_mask`` takes them.  Default: a line
+        body's own (a Beam3D's ``"clamped-free"``: a blade, a robot link on its hub; give
+        ``"pinned-pinned"``, translations and twist at both ends, for a link with joints at
+        both); a reduced body's ``"clamped"`` with one interface item, else the
+        translations of every item and, where the items lie on a line, the first item's
+        rotation about that line (the axis of x, y, z nearest it).  A MeshBody link needs
+        them: ``{selector: kind}``, each selector (a node, a node set or a predicate) a port.
     damping : (float, float)
         Rayleigh damping (alpha [1/s], beta [s]) of the elastic coordinates.
     geometric_stiffness : bool
-        Kept for the two-way runs (a K_G default, as :class:`ElasticLink`'s).
+        Add K_G in the two-way runs, from the link's loads known from the coupled solution
+        at every step: a straight line body's axial force (joint forces at its end nodes
+        and axial inertia); a reduced body's prestress cases, its frame's inertial loads and
+        the joints' forces and moments on its interface (a ReducedBody built with
+        ``prestress_supports="free"``; a MeshBody link makes them).  Default on, as
+        :class:`ElasticLink`'s.
     mass : float, optional
-        The rigid body's mass [kg], with ``inertia`` and ``centre``.
+        The rigid body's mass [kg], with ``inertia`` and ``centre`` (one way only).
     inertia : array_like, shape (3, 3) or (3,), optional
         Its inertia tensor about its mass centre, in the frame's axes [kg m^2].
     centre : (float, float, float), optional
         Its mass centre in the drawing [m].
+    model : FlexibleBody
+        What the link computes with (set from ``body``): the body itself, or a MeshBody's
+        exact reduction.
     """
 
     name: str
@@ -268,20 +277,31 @@ class SpatialLink:
     inertia: object = None
     centre: tuple | None = None
 
+    _DIM = 3
+    _LINE = (Beam3D, Bar3D, PlanarBeam, AxialBar)
+    _REFUSE_SECOND = False
+
     def __post_init__(self):
+        from ..meshes import MeshBody
+        from ..reduced import ReducedBody
+
         _name("link name", self.name)
-        if not isinstance(self.body, (Beam3D, Bar3D, PlanarBeam, AxialBar)):
-            raise TypeError(f"{self.name}: body must be a Beam3D, Bar3D, PlanarBeam or AxialBar, got "
-                            f"{type(self.body).__name__}")
+        body = self.body
+        if not isinstance(body, (Beam3D, Bar3D, PlanarBeam, AxialBar, ReducedBody, MeshBody)):
+            raise TypeError(f"{self.name}: body must be a Beam3D, Bar3D, ReducedBody, MeshBody, PlanarBeam or "
+                            f"AxialBar, got {type(body).__name__}")
+        if isinstance(body, (ReducedBody, MeshBody)) and body.dim != 3:
+            raise TypeError(f"{self.name}: a {type(body).__name__} on a spatial link must be spatial (of "
+                            f"dimension 3), got one of dimension {body.dim} (a planar one is an ElasticLink's)")
         object.__setattr__(self, "start", _point3(f"{self.name}: start", self.start))
         R = rotation(f"{self.name}: orientation", self.orientation)
         object.__setattr__(self, "orientation", tuple(float(v) for v in quaternion(R)))
         object.__setattr__(self, "damping", _rayleigh(self.name, self.damping))
-        supports = self.body.default_supports if self.supports is None else self.supports
-        object.__setattr__(self, "supports", supports)
-        object.__setattr__(self, "_fixed", self.body.support_mask(supports))
-        object.__setattr__(self, "geometric_stiffness",
-                           _checks.flag("geometric_stiffness", self.geometric_stiffness))
+        geometric = _checks.flag("geometric_stiffness", self.geometric_stiffness)
+        object.__setattr__(self, "geometric_stiffness", geometric)
+        # K_G's load cases are a two-way (and link_eigenvalues) matter for a reduced link:
+        # checked where asked, not here (one way may run without them)
+        self._set_model(body, self.supports, False)
         given = [v is not None for v in (self.mass, self.inertia, self.centre)]
         if any(given) and not all(given):
             raise ValueError(f"{self.name}: give mass, inertia and centre together (or none: the elements')")
@@ -291,34 +311,26 @@ class SpatialLink:
             object.__setattr__(self, "centre", _point3(f"{self.name}: centre", self.centre))
             object.__setattr__(self, "_rigid", None)
         else:
-            m, c, I_c = _rigid_of_elements(self.body)
+            m, c, I_c = _rigid_of_elements(self.model)
             object.__setattr__(self, "_rigid", (m, c, I_c))
+
+    def _default_reduced_supports(self, red):
+        return _default_spatial_supports(red)
+
+    @staticmethod
+    def _default_line_supports(body):
+        return body.default_supports
+
+    def _rigid_centre_local(self):
+        """The mass centre in the link's frame (the elements', or the given one's)."""
+        if self._rigid is None:
+            return self.rotation.T @ (np.asarray(self.centre) - np.asarray(self.start))
+        return self._rigid[1]
 
     @property
     def planar(self) -> bool:
         """Whether its elements are planar (they ride in the frame's x-y plane)."""
-        return self.body.dim == 2
-
-    # the interface the mechanism's link methods share with ElasticLink: a line body is its
-    # own model, its reference conditions as given, its DOFs the model's
-    @property
-    def model(self):
-        """The body the link's one-way computations run on (its elements)."""
-        return self.body
-
-    @property
-    def _model_supports(self):
-        return self.supports
-
-    def _is_line(self):
-        return True
-
-    def _check_load_cases(self, what):
-        """A line body's K_G needs no load cases."""
-
-    def expand(self, x):
-        """Results over the model's DOFs are the body's (the identity)."""
-        return x
+        return self.model.dim == 2
 
     @property
     def rotation(self) -> np.ndarray:
@@ -332,11 +344,124 @@ class SpatialLink:
         m, c, I_c = self._rigid
         return m, np.asarray(self.start) + self.rotation @ c, I_c
 
+    def _to_drawing(self, x):
+        """A point of the link's frame in the drawing."""
+        p = np.zeros(3)
+        x = np.asarray(x, float)
+        p[:x.shape[0]] = x
+        return np.asarray(self.start) + self.rotation @ p
+
     def node_point(self, node) -> np.ndarray:
-        """A node's position in the drawing [m] (node -1: the last)."""
-        x = np.zeros(3)
-        x[:self.body.dim] = self.body.nodes[node]
-        return np.asarray(self.start) + self.rotation @ x
+        """A node's position in the drawing [m] (node -1: the last); a reduced or mesh
+        link's full body's node."""
+        return self._to_drawing(self._node(node))
+
+    def port_point(self, port) -> np.ndarray:
+        """A port's position in the drawing [m]."""
+        x = self.ports()[0]
+        return self._to_drawing(x[_checks.index("port", port, x.shape[0], "ports")])
+
+    def _two_way(self):
+        """Refuse, by name, what the coupled (two-way) runs cannot hold."""
+        if self.planar:
+            raise NotSupportedError(f"link {self.name!r} carries planar elements ({type(self.body).__name__}), "
+                                    "which move one way only on a spatial link: give it spatial elements (a "
+                                    "Beam3D), or run the planar mechanism's simulate_flexible")
+        if getattr(self.model, "rotary_inertia", False):
+            raise NotSupportedError(f"link {self.name!r}: a beam whose sections turn to second order (rotary "
+                                    "inertia) is not implemented two ways (its kinetic energy needs invariants "
+                                    "beyond S_ij, docs/theory.md section 1.6); give rotary_inertia=False")
+        if self.geometric_stiffness:
+            self._check_load_cases("geometric_stiffness=True")
+
+
+def with_hardware(mech):
+    """The mechanism whose two-way runs stand for ``mech``'s: each spatial link with a given
+    rigid body (a robot's link: its description's mass, inertia and centre, hardware the
+    elements do not hold) becomes its elements' link and a rigid body carrying the rest
+    (the description's mass less the elements', its centre and inertia so that the two add
+    up to the description's) fixed to the link's frame at its first port whose
+    translations the reference conditions hold; the rigid motion is the description's.
+    Returns (mechanism, {link name: (elements' link, offset)}), the offset the description's
+    mass centre from the elements' in the link's axes; (mech, {}) where no link has one."""
+    import dataclasses
+
+    from .model import Mechanism
+
+    bodies, joints, split = [], list(mech.joints), {}
+    extra = []
+    for b in mech.bodies:
+        if not (isinstance(b, SpatialLink) and b._rigid is None):
+            bodies.append(b)
+            continue
+        link = dataclasses.replace(b, mass=None, inertia=None, centre=None)
+        m_b, c_b, I_b = b.rigid()
+        m_e, c_e, I_e = link.rigid()
+        R = b.rotation
+        split[b.name] = (link, R.T @ (np.asarray(c_b) - np.asarray(c_e)))
+        bodies.append(link)
+        m_x = m_b - m_e
+        scale = max(m_b, m_e)
+        if m_x < -1e-9 * scale:
+            raise ValueError(f"link {b.name!r}: its given mass {m_b:.6g} kg is less than its elements' {m_e:.6g} kg: "
+                             "two ways its rigid body is its elements' and what they do not hold (give the "
+                             "link's whole mass, or none)")
+        if m_x <= 1e-12 * scale:
+            m_x, c_x = 0.0, np.asarray(c_b, float)
+        else:
+            c_x = (m_b * np.asarray(c_b) - m_e * np.asarray(c_e)) / m_x
+
+        def steiner(m, c):  # about c_x, in the link's axes
+            d = R.T @ (np.asarray(c) - c_x)
+            return m * (float(d @ d) * np.eye(3) - np.outer(d, d))
+
+        I_x = np.asarray(I_b) + steiner(m_b, c_b) - np.asarray(I_e) - steiner(m_e, c_e)
+        I_x = 0.5 * (I_x + I_x.T)
+        ev = np.linalg.eigvalsh(I_x)
+        tol = 1e-9 * float(np.abs(np.linalg.eigvalsh(np.asarray(I_b))).max() + np.abs(ev).max())
+        if m_x == 0.0 and np.abs(ev).max() <= tol:
+            continue  # the description's rigid body is its elements'
+        if ev[0] < -tol or ev[2] > ev[0] + ev[1] + tol:
+            raise ValueError(f"link {b.name!r}: its given rigid body is not its elements' and a rigid body: the rest "
+                             f"(mass {m_x:.6g} kg, principal moments {ev.tolist()} kg m^2 about its centre) is no mass "
+                             "distribution; give the link's whole mass and inertia, or none")
+        I_x = I_x + max(0.0, -ev[0]) * np.eye(3)  # round-off of the difference, within tol
+        ports, dofs = link.ports()
+        held = [k for k in range(ports.shape[0]) if all(link._fixed[j] for j in dofs[k, :3] if j >= 0)]
+        if not held:
+            raise ValueError(f"link {b.name!r}: its reference conditions hold no port's translations, where its "
+                             "hardware (its given rigid body less its elements') could be fixed")
+        name = f"{b.name}.hardware"
+        extra.append(SpatialBody(name, m_x, I_x, centre=tuple(c_x), orientation=b.orientation))
+        joints.append(Fixed(name, (b.name, name), tuple(link.port_point(held[0]))))
+    if not split:
+        return mech, {}
+    inner = Mechanism(bodies + extra, joints, mech.coordinates, mech.springs, gravity=mech.gravity,
+                      name=mech.name, redundant=mech.redundant)
+    return inner, split
+
+
+def _default_spatial_supports(red):
+    """A reduced spatial link's default reference conditions: ``"clamped"`` with one
+    interface item; else the translations of every item and, where the items lie on a line,
+    the first item's rotation about the coordinate axis nearest that line (the rigid
+    motion the translations leave)."""
+    from ..reduced import _DOF_MOTION
+
+    items = len(red.interface)
+    if items == 1:
+        return "clamped"
+    x = np.asarray(red.interface_positions, float)
+    d = x - x[0]
+    collinear = np.linalg.matrix_rank(d, tol=1e-9 * max(float(np.abs(d).max()), 1e-300)) <= 1
+    axis = int(np.argmax(np.abs(d[int(np.argmax(np.linalg.norm(d, axis=1)))]))) if collinear else None
+    out = {}
+    for k in range(items):
+        local = [nm[len(f"i{k}_"):] for nm in red._interface_names if nm.startswith(f"i{k}_")]
+        motion = {nm: _DOF_MOTION.get(nm, {"rx": ("r", 0), "ry": ("r", 1), "rz": ("r", 2)}.get(nm)) for nm in local}
+        out[k] = tuple(nm for nm in local if motion[nm] is not None and (motion[nm][0] == "t" or (
+            k == 0 and motion[nm] == ("r", axis))))
+    return out
 
 
 # ---------------------------------------------------------------- the joints only space has
