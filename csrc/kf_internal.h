@@ -360,6 +360,96 @@ int kf_drives_eval(const kf_mech_ops *ops, const void *m, const kf_mech_drive *d
 int kf_drives_check(const kf_mech_ops *ops, const void *m, const kf_mech_drive *drives,
                     kf_error *err);
 
+/* ---------------------------------------------------------------- loop closure (kf_closure.c)
+ *
+ * The positions of a mechanism at its independent coordinates z, written once
+ * for every kinematics (the planar mechanisms', kf_mechanism.c; the spatial
+ * ones', kf_spatial.c; docs/theory.md section 5.11): Newton's method on the n
+ * rows [Phi(q); f(q) - z] = 0 with the Jacobian J scaled to lengths, chord
+ * steps with the factors of J at the last solution while they converge fast
+ * enough, stopped when the rate of convergence predicts the next correction at
+ * round-off; continuation along the straight path in z from the last solution
+ * (the drawing at first), each step predicted from the last solution's rates,
+ * halved where it fails or jumps towards another branch; dead points
+ * (singular configurations) named; then A = J^-1 [0; I] and c = J^-1 gamma.
+ * A kinematics supplies its rows and the update of positions on its
+ * configuration space (plus in the plane, the exponential map of quaternions
+ * in space) through this table.
+ */
+typedef struct kf_closure_ops {
+    /* The n rows at positions q for z, scaled (row i times rs[i]; angle columns of J
+     * over L): res (n: the constraints, then the coordinates' f(q) - z, angles wrapped)
+     * and J (n x n column-major, zeroed by the callee); either may be NULL.  0, or 1
+     * with *bad the coordinate whose angles are singular at q. */
+    int (*rows)(const void *mech, void *kin, const double *q, const double *z, double *res,
+                double *J, int *bad);
+    /* gamma (n, unscaled: the rows' second derivatives without u') at the solution the
+     * closure last reached (solved has run there) with speeds u; 0 or 1 as rows. */
+    int (*gamma)(const void *mech, void *kin, const double *u, double *gam, int *bad);
+    /* q += x, x (n) a change along the speeds, scaled (angles times L): on the
+     * configuration space */
+    void (*move)(const void *mech, double *q, const double *x);
+    /* the scaled size of the change from b to a (lengths; rotation angles times L) */
+    double (*distance)(const void *mech, const double *a, const double *b);
+    /* the drawing's positions q and its coordinates z; KF_EGEOM where its angles are
+     * singular */
+    int (*drawing)(const void *mech, void *kin, double *q, double *z, kf_error *err);
+    const char *(*coord_name)(const void *mech, int k);
+    int (*coord_is_angle)(const void *mech, int k);
+    /* KF_EGEOM naming coordinate k's singular angles at z (NULL: rows never fails) */
+    int (*bad_angles)(const void *mech, int k, const double *z, kf_error *err);
+    /* optional: the part row i belongs to, its name into buf (messages naming the rows
+     * that lose rank at a singular position); its index (rows of one part: one name) */
+    int (*row_name)(const void *mech, int i, char *buf, size_t len);
+    /* optional: a continuation step reached q (the kinematics' own state at q) */
+    void (*accepted)(const void *mech, void *kin, const double *q);
+    /* optional: the final position q at z, before it is kept: KF_EGEOM to refuse it */
+    int (*solved)(const void *mech, void *kin, const double *q, const double *z, kf_error *err);
+    const char *singular; /* what a singular J is called: "a dead point" */
+} kf_closure_ops;
+
+typedef struct kf_closure_shape {
+    int n;          /* rows = speeds (columns of J) */
+    int nq;         /* position numbers */
+    int nz;         /* independent coordinates: the last nz rows */
+    int per_body;   /* speeds per body; */
+    int lengths;    /* the first `lengths` of them lengths, the others angles (scaled by L) */
+    double L;       /* the length scale */
+    const double *rs; /* n row scales: L for an angle row, 1 for a length row */
+} kf_closure_shape;
+
+typedef struct kf_closure kf_closure;
+
+/* A closure for one workspace kin of mech, working on the workspace's own q (nq), z
+ * (nz), A (n x nz row-major: u = A z') and c (n: u' = A z'' + c). */
+int kf_closure_create(kf_closure **out, const kf_closure_ops *ops, const void *mech, void *kin,
+                      const kf_closure_shape *shape, double *q, double *z, double *A, double *c,
+                      kf_error *err);
+void kf_closure_free(kf_closure *cl);
+/* Positions at z continued from the last solution (the drawing at first); on success
+ * q the solution, the factors of J at it and A.  KF_EGEOM naming the coordinates (and
+ * the rows that lose rank) where the loop cannot close or J is singular. */
+int kf_closure_position(kf_closure *cl, const double *z, kf_error *err);
+/* Positions at z by Newton from q as it stands, no continuation (the drawing at
+ * creation, an assembly rule's position); with exact, none where q already solves
+ * every row to round-off (1e-14 L); `from` names the start in messages. */
+int kf_closure_assemble(kf_closure *cl, const double *z, int exact, const char *from,
+                        kf_error *err);
+/* q, placed by a closed-form rule, is the solution at z (no J: a rate rule gives A). */
+int kf_closure_placed(kf_closure *cl, const double *z, kf_error *err);
+/* The rates at the solution: u = A z' (zd NULL: 0), c = J^-1 gamma, u' = A z'' + c
+ * (zdd NULL: 0); KF_ERANGE naming the rates where they overflow. */
+int kf_closure_rates(kf_closure *cl, const double *zd, const double *zdd, double *u, double *ud,
+                     kf_error *err);
+/* The multipliers of J^T lam = r (n) at the solution, unscaled, by the factors of J
+ * (formed there if a rate rule left none). */
+int kf_closure_multipliers(kf_closure *cl, const double *r, double *lam, kf_error *err);
+/* Back to the last solution after a failed evaluation. */
+void kf_closure_restore(kf_closure *cl);
+/* "crank = 0.3 rad, x = 1.5 m": the nz coordinates z of mech, named by ops */
+const char *kf_closure_coords_text(const kf_closure_ops *ops, const void *mech, int nz,
+                                   const double *z, char *buf, size_t len);
+
 /* ---------------------------------------------------------------- integration (kf_ode.c) */
 
 /* KF_EINVAL naming the bad one unless the fixed-step runs on kf_ga (the mechanisms' and

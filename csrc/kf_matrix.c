@@ -454,12 +454,15 @@ int kf_small_lu_factor(int n, double *a, int lda, int *ipiv)
                 A_(p, k) = t;
             }
         double inv = 1.0 / A_(j, j);
-        for (int i = j + 1; i < n; i++) {
-            double m = A_(i, j) * inv;
-            A_(i, j) = m;
-            if (m != 0.0)
-                for (int k = j + 1; k < n; k++)
-                    A_(i, k) -= m * A_(j, k);
+        for (int i = j + 1; i < n; i++)
+            A_(i, j) *= inv;
+        /* the rank-one update column by column (dger's order: contiguous, and the same
+         * products as row by row), skipping the zeros of row j (sparse Jacobians) */
+        for (int k = j + 1; k < n; k++) {
+            double u = A_(j, k);
+            if (u != 0.0)
+                for (int i = j + 1; i < n; i++)
+                    A_(i, k) -= A_(i, j) * u;
         }
     }
     return KF_OK;
@@ -483,12 +486,12 @@ int kf_small_lu_solve(int n, const double *a, int lda, const int *ipiv, int nrhs
             if (x[j] != 0.0) /* sparse right-hand sides ([0; I] of a mechanism's A) */
                 for (int i = j + 1; i < n; i++)
                     x[i] -= A_(i, j) * x[j];
-        for (int i = n - 1; i >= 0; i--) { /* U x = y */
-            double s = x[i];
-            for (int k = i + 1; k < n; k++)
-                s -= A_(i, k) * x[k];
-            x[i] = s / A_(i, i);
-        }
+        for (int k = n - 1; k >= 0; k--) /* U x = y by columns (contiguous), zeros skipped */
+            if (x[k] != 0.0) {
+                double t = x[k] /= A_(k, k);
+                for (int i = 0; i < k; i++)
+                    x[i] -= A_(i, k) * t;
+            }
     }
     return KF_OK;
 #undef A_

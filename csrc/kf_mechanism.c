@@ -332,7 +332,6 @@ static int angle_row(const kf_mech *m, int i)
     return 0;
 }
 
-static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error *err);
 static void coordinates(const kf_mech *m, const double *q, double *z);
 
 int kf_mech_create(kf_mech **out, const kf_mech_desc *d, kf_error *err)
@@ -411,13 +410,10 @@ int kf_mech_create(kf_mech **out, const kf_mech_desc *d, kf_error *err)
         double *z0 = kf_calloc((size_t)m->nz, sizeof(double));
         rc = z0 ? kf_mech_kin_alloc(m, &k, err)
                 : kf_fail(err, KF_ENOMEM, "", "cannot allocate %d coordinates", m->nz);
-        if (!rc) {
+        if (!rc) { /* Newton from the drawing itself */
             coordinates(m, m->q0, z0);
             memcpy(k.q, m->q0, (size_t)n * sizeof(double));
-            memcpy(k.qok, m->q0, (size_t)n * sizeof(double));
-            memcpy(k.zok, z0, (size_t)m->nz * sizeof(double));
-            k.assembled = -1; /* the drawing: Newton from q0 itself */
-            rc = position(m, z0, &k, err);
+            rc = kf_closure_assemble(k.cl, z0, 0, "the drawing", err);
             if (rc == KF_EGEOM) {
                 kf_error e = *err;
                 rc = kf_fail(err, KF_EGEOM, "q0", "the drawing q0 does not assemble: %.400s",
@@ -435,52 +431,6 @@ int kf_mech_create(kf_mech **out, const kf_mech_desc *d, kf_error *err)
     }
     *out = m;
     return KF_OK;
-}
-
-int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err)
-{
-    memset(k, 0, sizeof *k);
-    int n = k->n = m->n, nz = k->nz = m->nz;
-    /* z, zok (nz each); q, qd, qdd, c, res, dq, qok (n each); A (n nz); J (n n);
-     * aux: the continuation's zfrom, zt (nz each) and qpred (n), A's columns (n nz),
-     * r (n) of kf_mech_reactions, a transposed J (n n), mass, Q and Kane's work
-     * (n each) of kf_mech_dynamics; cs (2 nbody) of eval_rows */
-    size_t nd = 2 * (size_t)nz + 7 * (size_t)n + (size_t)n * nz + (size_t)n * n +
-                2 * (size_t)nz + (size_t)n * (5 + (size_t)nz + (size_t)n) + 2 * (size_t)m->nb;
-    double *buf = kf_calloc(nd, sizeof(double));
-    k->ipiv = kf_calloc(2 * (size_t)n, sizeof(int));
-    if (!buf || !k->ipiv) {
-        free(buf);
-        free(k->ipiv);
-        k->ipiv = NULL;
-        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a mechanism's workspace (n = %d)",
-                       n);
-    }
-    double *p = buf;
-    k->z = p, p += nz;
-    k->zok = p, p += nz;
-    k->q = p, p += n;
-    k->qd = p, p += n;
-    k->qdd = p, p += n;
-    k->c = p, p += n;
-    k->res = p, p += n;
-    k->dq = p, p += n;
-    k->qok = p, p += n;
-    k->A = p, p += (size_t)n * nz;
-    k->J = p, p += (size_t)n * n;
-    k->cs = p, p += 2 * (size_t)m->nb;
-    k->aux = p;
-    k->ipivt = k->ipiv + n;
-    return KF_OK;
-}
-
-void kf_mech_kin_free(kf_mech_kin *k)
-{
-    if (!k)
-        return;
-    free(k->z); /* the start of the one buffer */
-    free(k->ipiv);
-    memset(k, 0, sizeof *k);
 }
 
 /* ---------------------------------------------------------------- one rule for every row */
@@ -670,320 +620,138 @@ static void coordinates(const kf_mech *m, const double *q, double *z)
     }
 }
 
-/* ================================================================ 4. positions and rates */
+/* ================================================================ 4. positions and rates
+ *
+ * The loop closure is kf_closure.c's, for every kinematics; the plane gives it
+ * its rows (scaled to lengths), the update q += x and the drawing.
+ */
 
-/* "alpha = 0.3 rad, x_D = 1.5 m" */
-static const char *coords_text(const kf_mech *m, const double *z, char *buf, size_t len)
+static int planar_rows(const void *mech, void *kin, const double *q, const double *z,
+                       double *res, double *J, int *bad)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < m->nz && used + 1 < len; k++) {
-        int angle = angle_row(m, m->m + k);
-        int w = snprintf(buf + used, len - used, "%s%s = %.9g %s", k ? ", " : "",
-                         m->coords[k].name, z[k], angle ? "rad" : "m");
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-    return buf;
-}
-
-/* The Jacobian at q, scaled to unit lengths (angle rows times L, angle
- * columns divided by L), into k->J, LU-factored.  KF_EGEOM at a dead point. */
-static int factored(const kf_mech *m, kf_mech_kin *k, const double *z, int rc, kf_error le,
-                    kf_error *err);
-
-/* Scale the constraint Jacobian k->J (rows by m->rs, angle columns by the length m->L:
- * every entry of order one) and factor it in place; the status of the dense solve. */
-static int factor_scaled(const kf_mech *m, kf_mech_kin *k, kf_error *le)
-{
+    const kf_mech *m = mech;
+    kf_mech_kin *k = kin;
     int n = m->n;
-    for (int j = 0; j < n; j++) {
+    (void)bad;
+    eval_rows(m, q, NULL, k->cs, res, J, NULL);
+    for (int i = 0; res && i < n; i++)
+        res[i] = (i < m->m ? res[i] : res[i] - z[i - m->m]) * m->rs[i];
+    for (int j = 0; J && j < n; j++) { /* rows by rs, angle columns over L */
         double cs = j % 3 == 2 ? m->L : 1.0;
         for (int i = 0; i < n; i++)
-            k->J[i + (size_t)j * n] *= m->rs[i] / cs;
+            J[i + (size_t)j * n] *= m->rs[i] / cs;
     }
-    return kf_mech_dense_solve(n, k->J, k->ipiv, 1, 0, NULL, le);
+    return 0;
 }
 
-static int factor_at(const kf_mech *m, kf_mech_kin *k, const double *z, kf_error *err)
+static int planar_gamma(const void *mech, void *kin, const double *u, double *gam, int *bad)
 {
-    eval_rows(m, k->q, NULL, k->cs, NULL, k->J, NULL);
-    kf_error le = {0};
-    int rc = factor_scaled(m, k, &le);
-    return factored(m, k, z, rc, le, err);
+    kf_mech_kin *k = kin;
+    (void)bad;
+    eval_rows(mech, k->q, u, k->cs, NULL, NULL, gam);
+    return 0;
 }
 
-/* After the LU of J (status rc, its error le): the dead-point check and A. */
-static int factored(const kf_mech *m, kf_mech_kin *k, const double *z, int rc, kf_error le,
-                    kf_error *err)
+static void planar_move(const void *mech, double *q, const double *x)
 {
-    int n = m->n;
-    double pmin = INFINITY, pmax = 0.0;
-    for (int i = 0; !rc && i < n; i++) {
-        double p = fabs(k->J[i + (size_t)i * n]);
-        pmin = fmin(pmin, p);
-        pmax = fmax(pmax, p);
-    }
-    if (rc == KF_ESING || (!rc && !(pmin >= KF_MECH_DEAD * pmax))) {
-        char buf[240];
-        return kf_fail(err, KF_EGEOM, m->coords[0].name,
-                       "%s is a dead point: the constraint Jacobian is singular there (smallest "
-                       "pivot %.2g of the largest), so these coordinates cannot move the "
-                       "mechanism", coords_text(m, z, buf, sizeof buf), rc ? 0.0 : pmin / pmax);
-    }
-    if (rc) {
-        *err = le;
-        return rc;
-    }
-    /* A = J^-1 [0; I] (row-major n x nz), the nz columns solved at once in aux
-     * past the continuation's vectors (position) */
-    double *cols = k->aux + 2 * (size_t)m->nz + (size_t)n;
-    memset(cols, 0, (size_t)n * m->nz * sizeof(double));
-    for (int c = 0; c < m->nz; c++)
-        cols[m->m + c + (size_t)c * n] = m->rs[m->m + c];
-    if ((rc = kf_mech_dense_solve(n, k->J, k->ipiv, 0, m->nz, cols, err)))
-        return rc;
-    for (int c = 0; c < m->nz; c++)
-        for (int i = 0; i < n; i++)
-            k->A[(size_t)i * m->nz + c] = cols[i + (size_t)c * n] / (i % 3 == 2 ? m->L : 1.0);
-    return KF_OK;
-}
-
-/* Solve J x = b with the factors of factor_at (b overwritten by x). */
-static int solve_J(const kf_mech *m, kf_mech_kin *k, double *b, kf_error *err)
-{
-    int n = m->n;
-    for (int i = 0; i < n; i++)
-        b[i] *= m->rs[i];
-    int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 0, 1, b, err);
-    for (int i = 0; !rc && i < n; i++)
-        b[i] /= i % 3 == 2 ? m->L : 1.0;
-    return rc;
+    const kf_mech *m = mech;
+    for (int i = 0; i < m->n; i++)
+        q[i] += x[i] / (i % 3 == 2 ? m->L : 1.0);
 }
 
 /* Scaled size of a change of q: lengths, angles times L. */
-static double qsize(const kf_mech *m, const double *a, const double *b)
+static double planar_distance(const void *mech, const double *a, const double *b)
 {
+    const kf_mech *m = mech;
     double s = 0.0;
     for (int i = 0; i < m->n; i++)
         s = fmax(s, fabs(a[i] - b[i]) * (i % 3 == 2 ? m->L : 1.0));
     return s;
 }
 
-/*
- * Newton's method on [Phi(q); f(q) - z] = 0 from k->q.  Converged when a
- * step is below 1e-10 L, after one more (quadratic convergence: round-off),
- * or at once when a step is at round-off (below 1e-14 L): then the factors
- * of J at the last iterate are those at the solution to round-off, and
- * *fresh says they can be kept.  Returns 0 (k->q the solution), NEWTON_FAILS
- * if it does not converge, NEWTON_DEAD if J is singular at a solution (no
- * message for either), or the status of an internal failure.
- */
-enum { NEWTON_FAILS = -1, NEWTON_DEAD = -2 };
-static int newton(const kf_mech *m, kf_mech_kin *k, const double *z, int *fresh, kf_error *err)
+static int planar_drawing(const void *mech, void *kin, double *q, double *z, kf_error *err)
 {
-    *fresh = 0;
-    int n = m->n, polish = 0, grew = 0;
-    double prev = INFINITY, *r = k->res;
-    for (int it = 0; it < 40; it++) {
-        eval_rows(m, k->q, NULL, k->cs, r, k->J, NULL);
-        for (int i = m->m; i < n; i++)
-            r[i] -= z[i - m->m];
-        for (int j = 0; j < n; j++) {
-            double cs = j % 3 == 2 ? m->L : 1.0;
-            for (int i = 0; i < n; i++)
-                k->J[i + (size_t)j * n] *= m->rs[i] / cs;
-        }
-        for (int i = 0; i < n; i++)
-            r[i] *= m->rs[i];
-        if (!kf_vec_finite((size_t)n, r)) /* J's entries: checked by its LU (KF_ERANGE) */
-            return NEWTON_FAILS;
-        double rmax = 0.0;
-        for (int i = 0; i < n; i++)
-            rmax = fmax(rmax, fabs(r[i]));
-        kf_error le = {0};
-        int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 1, r, &le);
-        if (rc == KF_ERANGE)
-            return NEWTON_FAILS;
-        if (rc == KF_ESING) /* singular: at a solution, a dead point */
-            return rmax <= 1e-12 * m->L ? NEWTON_DEAD : NEWTON_FAILS;
-        if (rc) {
-            *err = le;
-            return rc;
-        }
-        double step = 0.0;
-        for (int i = 0; i < n; i++) {
-            step = fmax(step, fabs(r[i]));
-            k->q[i] -= r[i] / (i % 3 == 2 ? m->L : 1.0);
-        }
-        if (!isfinite(step))
-            return NEWTON_FAILS;
-        if (step <= 1e-14 * m->L) {
-            *fresh = 1;
-            return 0;
-        }
-        if (polish)
-            return 0;
-        if (step <= 1e-10 * m->L)
-            polish = 1;
-        else if (step >= prev && ++grew > 3)
-            return NEWTON_FAILS;
-        prev = step;
+    const kf_mech *m = mech;
+    (void)kin;
+    (void)err;
+    memcpy(q, m->q0, (size_t)m->n * sizeof(double));
+    coordinates(m, q, z);
+    return KF_OK;
+}
+
+static const char *planar_name(const void *m, int k) { return ((const kf_mech *)m)->coords[k].name; }
+
+static int planar_is_angle(const void *mech, int k)
+{
+    const kf_mech *m = mech;
+    return angle_row(m, m->m + k);
+}
+
+static const kf_closure_ops planar_closure = {
+    .rows = planar_rows, .gamma = planar_gamma, .move = planar_move,
+    .distance = planar_distance, .drawing = planar_drawing, .coord_name = planar_name,
+    .coord_is_angle = planar_is_angle, .singular = "a dead point"};
+
+int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err)
+{
+    memset(k, 0, sizeof *k);
+    int n = k->n = m->n, nz = k->nz = m->nz;
+    /* z (nz); q, qd, qdd, c (n each); A (n nz); cs (2 nbody) of eval_rows; aux: r (n) of
+     * kf_mech_reactions, mass, Q and Kane's work (n each) of kf_mech_dynamics, two
+     * gradients (n each) of kf_mech_applied */
+    size_t nd = (size_t)nz + 4 * (size_t)n + (size_t)n * nz + 2 * (size_t)m->nb + 6 * (size_t)n;
+    double *buf = kf_calloc(nd, sizeof(double));
+    if (!buf)
+        return kf_fail(err, KF_ENOMEM, "", "cannot allocate a mechanism's workspace (n = %d)",
+                       n);
+    double *p = buf;
+    k->z = p, p += nz;
+    k->q = p, p += n;
+    k->qd = p, p += n;
+    k->qdd = p, p += n;
+    k->c = p, p += n;
+    k->A = p, p += (size_t)n * nz;
+    k->cs = p, p += 2 * (size_t)m->nb;
+    k->aux = p;
+    kf_closure_shape shape = {.n = n, .nq = n, .nz = nz, .per_body = 3, .lengths = 2,
+                              .L = m->L, .rs = m->rs};
+    int rc = kf_closure_create(&k->cl, &planar_closure, m, k, &shape, k->q, k->z, k->A, k->c,
+                               err);
+    if (rc) {
+        free(buf);
+        memset(k, 0, sizeof *k);
     }
-    return NEWTON_FAILS;
+    return rc;
+}
+
+void kf_mech_kin_free(kf_mech_kin *k)
+{
+    if (!k)
+        return;
+    free(k->z); /* the start of the one buffer */
+    kf_closure_free(k->cl);
+    memset(k, 0, sizeof *k);
 }
 
 /*
- * The position k->q as it stands (a guess rule's), if it solves [Phi; f - z]
- * = 0 to round-off (every scaled residual below 1e-14 L, what a converged
- * Newton step leaves): the Jacobian there factored, the dead-point check and
- * A, as after Newton.  NEWTON_FAILS (no message) if it does not: Newton then
- * starts from it.
- */
-static int exact_at(const kf_mech *m, kf_mech_kin *k, const double *z, kf_error *err)
-{
-    int n = m->n;
-    double *r = k->res, tol = 1e-14 * m->L;
-    eval_rows(m, k->q, NULL, k->cs, r, k->J, NULL);
-    for (int i = 0; i < n; i++) {
-        double ri = (i < m->m ? r[i] : r[i] - z[i - m->m]) * m->rs[i];
-        if (!(fabs(ri) <= tol))
-            return NEWTON_FAILS;
-    }
-    kf_error le = {0};
-    int rc = factor_scaled(m, k, &le);
-    if (rc == KF_ERANGE)
-        return NEWTON_FAILS;
-    return factored(m, k, z, rc, le, err);
-}
-
-static int cannot_close(const kf_mech *m, const double *z, const char *why, kf_error *err)
-{
-    char buf[240];
-    return kf_fail(err, KF_EGEOM, m->coords[0].name, "the loop cannot close at %s: %s",
-                   coords_text(m, z, buf, sizeof buf), why);
-}
-
-/*
- * Positions at z.  With a guess rule: Newton from its position.  Without:
- * continued from the last solution (zok, qok) along the straight path to z,
- * each step predicted by q + A dz and corrected by Newton; a step that fails,
- * or whose correction exceeds half the prediction (a jump towards another
- * branch), is halved.  Leaves the factors of J at the solution and A.
+ * Positions at z.  With a guess rule: its position, kept as it is where it
+ * solves the rows to round-off, else Newton from it; with its rate rule too,
+ * no Jacobian at all.  Without: continued from the last solution.
  */
 static int position(const kf_mech *m, const double *z, kf_mech_kin *k, kf_error *err)
 {
-    int n = m->n, nz = m->nz, rc, fresh = 0;
-    k->jfact = 0;
-    for (int i = 0; i < nz; i++)
+    if (!m->guess)
+        return kf_closure_position(k->cl, z, err);
+    for (int i = 0; i < m->nz; i++)
         if (!isfinite(z[i]))
             return kf_fail(err, KF_EINVAL, m->coords[i].name, "%s = %g must be finite",
                            m->coords[i].name, z[i]);
-    if (m->guess) {
-        if ((rc = m->guess(z, k->q, m->guess_params, err)))
-            return rc;
-        /* a closed-form rule is exact: no Newton (one Jacobian, one LU); with its
-         * rate rule, no Jacobian at all (kf_mech_kinematics) */
-        rc = m->rates ? KF_OK : exact_at(m, k, z, err);
-        if (rc == NEWTON_FAILS) {
-            if ((rc = newton(m, k, z, &fresh, err)) == NEWTON_FAILS)
-                return cannot_close(m, z, "Newton's method does not converge from the "
-                                    "assembly rule's position", err);
-            if (rc == NEWTON_DEAD)
-                rc = factor_at(m, k, z, err); /* the dead point's message */
-            else if (!rc)
-                rc = fresh ? factored(m, k, z, KF_OK, (kf_error){0}, err)
-                           : factor_at(m, k, z, err);
-        }
-    } else {
-        if (k->assembled == -1) { /* the drawing itself */
-            if ((rc = newton(m, k, z, &fresh, err)) == NEWTON_FAILS)
-                return cannot_close(m, z, "Newton's method does not converge from the drawing",
-                                    err);
-            if (rc == 0 || rc == NEWTON_DEAD)
-                rc = factor_at(m, k, z, err);
-        } else {
-            if (!k->assembled) { /* start from the drawing */
-                memcpy(k->qok, m->q0, (size_t)n * sizeof(double));
-                memcpy(k->q, m->q0, (size_t)n * sizeof(double));
-                coordinates(m, m->q0, k->zok);
-                if ((rc = factor_at(m, k, k->zok, err)))
-                    return rc;
-                k->assembled = 1;
-            }
-            /* aux: zfrom (nz), zt (nz), qpred (n) */
-            double *zfrom = k->aux, *zt = zfrom + nz, *qpred = zt + nz;
-            memcpy(zfrom, k->zok, (size_t)nz * sizeof(double));
-            double done = 0.0, step = 1.0;
-            kf_error last = {0};
-            rc = KF_OK;
-            while (done < 1.0) {
-                double to = done + step > 1.0 ? 1.0 : done + step;
-                for (int i = 0; i < nz; i++)
-                    zt[i] = to >= 1.0 ? z[i] : zfrom[i] + to * (z[i] - zfrom[i]);
-                for (int r = 0; r < n; r++) {
-                    double s = k->qok[r];
-                    for (int i = 0; i < nz; i++)
-                        s += k->A[(size_t)r * nz + i] * (zt[i] - k->zok[i]);
-                    qpred[r] = k->q[r] = s;
-                }
-                /* a step predicted to move the mechanism by more than a tenth of its
-                 * size is halved untried: the correction test below can then tell a
-                 * neighbouring branch from this one */
-                double pred = qsize(m, qpred, k->qok);
-                int tried = !(pred > 0.1 * m->L && step >= 1.0 / 4096.0), ok = 0;
-                if (tried) {
-                    ok = newton(m, k, zt, &fresh, err);
-                    if (ok > 0)
-                        return ok;
-                    if (ok == NEWTON_DEAD) /* singular at a solution: the dead point's message */
-                        factor_at(m, k, zt, &last);
-                    ok = ok == 0 && qsize(m, k->q, qpred) <= 0.25 * pred + 1e-9 * m->L;
-                }
-                if (ok) {
-                    int frc = fresh ? factored(m, k, zt, KF_OK, (kf_error){0}, &last)
-                                    : factor_at(m, k, zt, &last);
-                    if (frc && frc != KF_EGEOM) {
-                        *err = last;
-                        return frc;
-                    }
-                    ok = !frc;
-                }
-                if (ok) {
-                    done = to;
-                    memcpy(k->qok, k->q, (size_t)n * sizeof(double));
-                    memcpy(k->zok, zt, (size_t)nz * sizeof(double));
-                    step = fmin(2.0 * step, 1.0);
-                } else {
-                    /* restore q and (if Newton changed them) A at qok */
-                    memcpy(k->q, k->qok, (size_t)n * sizeof(double));
-                    if (tried && (rc = factor_at(m, k, k->zok, err)))
-                        return rc;
-                    step *= 0.5;
-                    if (step < 1.0 / 8192.0) {
-                        if (last.code == KF_EGEOM && to >= 1.0) {
-                            *err = last;
-                            return KF_EGEOM;
-                        }
-                        return cannot_close(m, z, "no position is reached from the last one "
-                                            "(or the drawing) along a path that keeps its "
-                                            "branch", err);
-                    }
-                }
-            }
-        }
-    }
+    int rc = m->guess(z, k->q, m->guess_params, err);
     if (rc)
         return rc;
-    memcpy(k->z, z, (size_t)nz * sizeof(double));
-    memcpy(k->qok, k->q, (size_t)n * sizeof(double));
-    memcpy(k->zok, z, (size_t)nz * sizeof(double));
-    k->assembled = 1;
-    /* every path but a closed-form rate rule leaves the factors of J at q (or at the
-     * last Newton iterate, within round-off of it: 1e-14 L) */
-    k->jfact = !(m->guess && m->rates);
-    return KF_OK;
+    /* a closed-form rule with its rate rule is exact: no Jacobian (kf_mech_kinematics) */
+    return m->rates ? kf_closure_placed(k->cl, z, err)
+                    : kf_closure_assemble(k->cl, z, 1, "the assembly rule's position", err);
 }
 
 int kf_mech_kinematics(const kf_mech *m, const double *z, const double *zd, const double *zdd,
@@ -1000,38 +768,20 @@ int kf_mech_kinematics(const kf_mech *m, const double *z, const double *zd, cons
     int rc = position(m, z, k, err);
     if (rc)
         return rc;
-    if (m->rates) { /* closed form: A and c at once */
-        m->rates(z, zd, k->q, k->A, k->c, m->guess_params);
-        for (int r = 0; r < n; r++) {
-            double sd = 0.0, sdd = k->c[r];
-            for (int i = 0; i < nz; i++) {
-                sd += zd ? k->A[(size_t)r * nz + i] * zd[i] : 0.0;
-                sdd += zdd ? k->A[(size_t)r * nz + i] * zdd[i] : 0.0;
-            }
-            k->qd[r] = sd;
-            k->qdd[r] = sdd;
+    if (!m->rates)
+        return kf_closure_rates(k->cl, zd, zdd, k->qd, k->qdd, err);
+    /* closed form: A and c at once */
+    m->rates(z, zd, k->q, k->A, k->c, m->guess_params);
+    for (int r = 0; r < n; r++) {
+        double sd = 0.0, sdd = k->c[r];
+        for (int i = 0; i < nz; i++) {
+            sd += zd ? k->A[(size_t)r * nz + i] * zd[i] : 0.0;
+            sdd += zdd ? k->A[(size_t)r * nz + i] * zdd[i] : 0.0;
         }
-    } else {
-        for (int r = 0; r < n; r++) {
-            double s = 0.0;
-            for (int i = 0; zd && i < nz; i++)
-                s += k->A[(size_t)r * nz + i] * zd[i];
-            k->qd[r] = s;
-        }
-        /* c = J^-1 gamma: gamma of the constraints and of the coordinates */
-        eval_rows(m, k->q, k->qd, k->cs, NULL, NULL, k->c);
-        rc = solve_J(m, k, k->c, err);
-        if (rc && rc != KF_ERANGE)
-            return rc;
-        for (int r = 0; !rc && r < n; r++) {
-            double s = k->c[r];
-            for (int i = 0; zdd && i < nz; i++)
-                s += k->A[(size_t)r * nz + i] * zdd[i];
-            k->qdd[r] = s;
-        }
+        k->qd[r] = sd;
+        k->qdd[r] = sdd;
     }
-    /* huge rates overflow the velocities or the quadratic velocity terms: name them */
-    if (rc || !kf_vec_finite((size_t)n, k->qd) || !kf_vec_finite((size_t)n, k->qdd)) {
+    if (!kf_vec_finite((size_t)n, k->qd) || !kf_vec_finite((size_t)n, k->qdd)) {
         double big_d = 0.0, big_dd = 0.0;
         for (int i = 0; i < nz; i++) {
             big_d = zd && fabs(zd[i]) > big_d ? fabs(zd[i]) : big_d;
@@ -1053,8 +803,9 @@ int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error 
         Q[3 * b] += m->mass[b] * m->g[0];
         Q[3 * b + 1] += m->mass[b] * m->g[1];
     }
-    /* joint laws and springs act along a scalar s with gradient g: Q += F g */
-    double *g = k->dq;
+    /* joint laws and springs act along a scalar s with gradient g: Q += F g (g, and
+     * gc below, in aux past the vectors of kf_mech_reactions and kf_mech_dynamics) */
+    double *g = k->aux + 4 * (size_t)n;
     for (int j = 0; j < m->nj; j++) {
         const kf_joint *J = m->joints + j;
         if (J->kind == KF_WELD || (J->k == 0.0 && J->c == 0.0 && J->F_r == 0.0))
@@ -1080,11 +831,12 @@ int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error 
         double L = hypot(d[0], d[1]);
         if (!(L > 0.0))
             return kf_fail(err, KF_EGEOM, "springs", "springs[%d] has zero length at %s", s,
-                           coords_text(m, k->z, (char[240]){0}, 240));
+                           kf_closure_coords_text(&planar_closure, m, m->nz, k->z,
+                                                  (char[240]){0}, 240));
         /* grad L = e . grad d */
         memset(g, 0, (size_t)n * sizeof(double));
         for (int c = 0; c < 2; c++) {
-            double *gc = k->res;
+            double *gc = g + n;
             memset(gc, 0, (size_t)n * sizeof(double));
             eqrow e = {gc, 1, 0.0, 0.0};
             row_point(k->q, NULL, NULL, S->body[0], S->p0, S->body[1], S->p1, c, &e);
@@ -1101,36 +853,12 @@ int kf_mech_applied(const kf_mech *m, const kf_mech_kin *k, double *Q, kf_error 
 int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, double *fj,
                          double *drive, kf_error *err)
 {
-    int n = m->n, rc;
-    /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, by the factors of Js
-     * the position left (kf_mech_kinematics), or (a closed-form rate rule: none) factored
-     * afresh (transposed) in aux, after the other vectors there */
-    double *x = k->res;
-    for (int j = 0; j < n; j++)
-        x[j] = r[j] / (j % 3 == 2 ? m->L : 1.0);
-    if (k->jfact) {
-        if (kf_small_lu_solve_trans(n, k->J, n, k->ipiv, x)) /* KF_ERANGE: r not finite */
-            return kf_fail(err, KF_ERANGE, "", "a mechanism system has a non-finite entry "
-                           "(values beyond the double range)");
-    } else {
-        double *Jt = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz);
-        eval_rows(m, k->q, NULL, k->cs, NULL, Jt, NULL);
-        for (int j = 0; j < n; j++) {
-            double cs = j % 3 == 2 ? m->L : 1.0;
-            for (int i = 0; i < n; i++)
-                Jt[i + (size_t)j * n] *= m->rs[i] / cs;
-        }
-        for (int j = 0; j < n; j++) /* transposed in place */
-            for (int i = 0; i < j; i++) {
-                double v = Jt[i + (size_t)j * n];
-                Jt[i + (size_t)j * n] = Jt[j + (size_t)i * n];
-                Jt[j + (size_t)i * n] = v;
-            }
-        if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
-            return rc;
-    }
-    for (int i = 0; i < n; i++)
-        x[i] *= m->rs[i];
+    /* the multipliers by the factors of J the position left (a closed-form rate rule:
+     * formed there), in aux past r of kf_mech_reactions and kf_mech_dynamics' vectors */
+    double *x = k->aux + 4 * (size_t)m->n;
+    int rc = kf_closure_multipliers(k->cl, r, x, err);
+    if (rc)
+        return rc;
     for (int j = 0; fj && j < m->nj; j++) {
         const kf_joint *J = m->joints + j;
         const double *l = x + m->jrow[j];
@@ -1158,9 +886,8 @@ int kf_mech_joint_forces(const kf_mech *m, kf_mech_kin *k, const double *r, doub
 int kf_mech_reactions(const kf_mech *m, kf_mech_kin *k, double *fj, double *drive,
                       kf_error *err)
 {
-    /* r = Q - M q'' in aux past the continuation's and factor_at's vectors */
-    int n = m->n;
-    double *r = k->aux + 2 * (size_t)m->nz + (size_t)n * (1 + (size_t)m->nz);
+    /* r = Q - M q'' at the start of aux */
+    double *r = k->aux;
     int rc = kf_mech_applied(m, k, r, err);
     if (rc)
         return rc;
@@ -1227,7 +954,6 @@ void kf_mech_frame(const kf_mech *m, const kf_mech_kin *k, int b, const double o
 
 /* The planar mechanism's entries of the table. */
 static int planar_ncoord(const void *m) { return ((const kf_mech *)m)->nz; }
-static const char *planar_name(const void *m, int k) { return ((const kf_mech *)m)->coords[k].name; }
 
 static int planar_alloc(const void *m, void **work, kf_error *err)
 {
@@ -1260,12 +986,54 @@ static int planar_accelerations(const void *mech, void *work, const double *z, c
 
 static void planar_restore(void *work)
 {
-    kf_mech_kin *k = work;
-    memcpy(k->q, k->qok, (size_t)k->n * sizeof(double));
+    kf_closure_restore(((kf_mech_kin *)work)->cl);
 }
 
-const kf_mech_ops kf_mech_planar_ops = {planar_ncoord, planar_name, planar_alloc, planar_free,
-                                        planar_accelerations, planar_restore};
+static int planar_kinematics(const void *mech, void *work, const double *z, const double *zd,
+                             const double *zdd, kf_mech_state *s, kf_error *err)
+{
+    kf_mech_kin *k = work;
+    int rc = kf_mech_kinematics(mech, z, zd, zdd, k, err);
+    if (!rc && s)
+        *s = (kf_mech_state){k->n, k->n, k->nz, k->q, k->qd, k->qdd, k->A, k->c};
+    return rc;
+}
+
+static int planar_applied(const void *mech, void *work, double *Q, kf_error *err)
+{
+    return kf_mech_applied(mech, work, Q, err);
+}
+
+static int planar_reactions(const void *mech, void *work, double *fj, double *drive,
+                            kf_error *err)
+{
+    return kf_mech_reactions(mech, work, fj, drive, err);
+}
+
+static int planar_njoint(const void *m) { return ((const kf_mech *)m)->nj; }
+
+static void planar_shape(const void *m, int *npos, int *n) { *npos = *n = ((const kf_mech *)m)->n; }
+
+static int planar_axes_check(const void *mech, int naxes, const void *axes, const char *what,
+                             kf_error *err)
+{
+    return kf_mech_axes_check(mech, naxes, axes, what, err);
+}
+
+static void planar_frame(const void *mech, const void *work, const void *axes, int i,
+                         kf_frame *f)
+{
+    const kf_mech_axes *a = (const kf_mech_axes *)axes + i;
+    kf_mech_frame(mech, work, a->body, a->o, a->phi, f);
+}
+
+const kf_mech_ops kf_mech_planar_ops = {
+    .ncoord = planar_ncoord, .coord_name = planar_name, .work_alloc = planar_alloc,
+    .work_free = planar_free, .accelerations = planar_accelerations,
+    .restore = planar_restore, .kinematics = planar_kinematics, .applied = planar_applied,
+    .reactions = planar_reactions, .njoint = planar_njoint, .joint_values = 3,
+    .shape = planar_shape,
+    .axes_check = planar_axes_check, .frame = planar_frame};
 
 /* What the right-hand side needs, fixed for one integration, and what it
  * last computed. */
@@ -1363,8 +1131,7 @@ int kf_mech_dynamics(const kf_mech *m, kf_mech_kin *k, const double *tau,
                      const unsigned char *prescribed, double *zdd, double *drive, kf_error *err)
 {
     int n = m->n;
-    double *mass = k->aux + 2 * (size_t)m->nz + (size_t)n * (2 + (size_t)m->nz + (size_t)n);
-    double *Q = mass + n, *work = Q + n;
+    double *mass = k->aux + n, *Q = mass + n, *work = Q + n; /* aux past r (n) */
     kf_mech_mass(m, mass);
     int rc = kf_mech_applied(m, k, Q, err);
     if (!rc)

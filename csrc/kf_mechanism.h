@@ -169,11 +169,9 @@ typedef struct kf_mech_kin {
     double *q, *qd, *qdd;        /* n */
     double *A;                   /* n x nz, row-major: q' = A z' */
     double *c;                   /* n: q'' = A z'' + c */
-    int assembled;               /* q holds a solution */
     /* private */
-    double *J, *res, *dq, *qok, *zok, *aux, *cs;
-    int *ipiv, *ipivt;
-    int jfact;                   /* J, ipiv hold the LU of the scaled Jacobian at q */
+    struct kf_closure *cl;       /* the loop closure's state (csrc/kf_closure.c) */
+    double *aux, *cs;
 } kf_mech_kin;
 
 int kf_mech_kin_alloc(const kf_mech *m, kf_mech_kin *k, kf_error *err);
@@ -297,13 +295,25 @@ int kf_mech_simulate(const kf_mech *m, const kf_mech_drive *drives, const double
                      double *states, kf_stats *stats, kf_error *err);
 
 /*
- * One upper layer for every kinematics.  The drives and the rigid motion in
- * time (kf_mech_integrate, which kf_mech_simulate is) talk to a mechanism's
- * kinematics only through this table, as SUNDIALS' integrators talk to a
- * problem through callbacks: the planar mechanisms' (kf_mech_planar_ops, on a
- * kf_mech) and the spatial ones' (kf_smech_ops, csrc/kf_spatial.h, on a
- * kf_smech) share one driver, one drive evaluation and one Kane reduction.
+ * One upper layer for every kinematics.  The drives, the rigid motion in time
+ * (kf_mech_integrate, which kf_mech_simulate is) and the binding's loops over
+ * instants talk to a mechanism's kinematics only through this table, as
+ * SUNDIALS' integrators talk to a problem through callbacks: the planar
+ * mechanisms' (kf_mech_planar_ops, on a kf_mech) and the spatial ones'
+ * (kf_smech_ops, csrc/kf_spatial.h, on a kf_smech) share one driver, one drive
+ * evaluation, one Kane reduction and one binding.
  */
+
+/* The kinematic state a workspace holds (views of its arrays, valid until the next
+ * call): npos position numbers (the plane: x, y, theta per body; space: the mass
+ * centre and a unit quaternion, 7 per body), n speeds u (the plane: q'; space: v
+ * global and omega in body axes, 6 per body) and their rates, A (n x nz row-major: u = A
+ * z') and c (n: u' = A z'' + c). */
+typedef struct kf_mech_state {
+    int npos, n, nz;
+    const double *q, *u, *ud, *A, *c;
+} kf_mech_state;
+
 typedef struct kf_mech_ops {
     int (*ncoord)(const void *mech);
     const char *(*coord_name)(const void *mech, int k);
@@ -318,6 +328,23 @@ typedef struct kf_mech_ops {
                          double *drive, kf_error *err);
     /* back to the last accepted position after an evaluation that failed with KF_EGEOM */
     void (*restore)(void *work);
+    /* positions, speeds and their rates at (z, z', z'') (zd, zdd NULL: 0), and the
+     * state they leave (s may be NULL) */
+    int (*kinematics)(const void *mech, void *work, const double *z, const double *zd,
+                      const double *zdd, kf_mech_state *s, kf_error *err);
+    /* at the state the last kinematics left: the applied forces along the speeds (n) */
+    int (*applied)(const void *mech, void *work, double *Q, kf_error *err);
+    /* and the joint forces (njoint x joint_values, or NULL) and the drives' (nz, or NULL) */
+    int (*reactions)(const void *mech, void *work, double *fj, double *drive, kf_error *err);
+    int (*njoint)(const void *mech);
+    int joint_values; /* per joint: (F_x, F_y, M) in the plane, (F, M) in space */
+    void (*shape)(const void *mech, int *npos, int *n); /* the state's sizes */
+    /* axes fixed on bodies (an array of kf_mech_axes in the plane, kf_smech_axes in space):
+     * KF_EINVAL naming the first of naxes that is not valid (what names them); the frame
+     * of axes[i] at the state the last kinematics left */
+    int (*axes_check)(const void *mech, int naxes, const void *axes, const char *what,
+                      kf_error *err);
+    void (*frame)(const void *mech, const void *work, const void *axes, int i, kf_frame *f);
 } kf_mech_ops;
 
 extern const kf_mech_ops kf_mech_planar_ops;

@@ -13,7 +13,7 @@
  * kf_coord, kf_mech_drive, kf_mech_link and kf_mech_axes (fields and offsets
  * from the structs, make_record_descrs), made in one Python place
  * (kanefem._records); the core validates every field (kf_mech_create,
- * kf_mech_check_drives, kf_flexmech_create; axes: kinematics_of).  What a record
+ * kf_mech_check_drives, kf_flexmech_create; axes: kf_mech_axes_check).  What a record
  * cannot hold travels beside it: a drive's path or law (a callable), a link's
  * elements (a body) and reference conditions (a mask).  Per-instant results
  * come back as arrays with a leading time axis.
@@ -138,25 +138,35 @@ int rates_conform(int nz, f64_arg *z, f64_arg *zd, f64_arg *zdd)
 }
 
 /*
- * The kinematics of m at nt instants: {q, qd, qdd (nt, n), A (nt, n, nz), c (nt, n),
- * Q (nt, n): applied forces, frames (nt, nf): of the axes (body, o_x, o_y, phi) asked for}.
+ * The loops over instants, written once for every kinematics through its table
+ * (kf_mech_ops): a kind names the table, the capsule's converter, the axes'
+ * record and the kinematics' arrays.
  */
-static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, rec_arg *fr)
+
+/* The kinematics at nt instants: {q (nt, npos), <speeds> and <rates> (nt, n), A (nt, n,
+ * nz), c (nt, n), Q (nt, n): applied forces, frames (nt, nf): of the axes asked for}. */
+static PyObject *kinematics_over(const mech_kind *kind, const void *m, f64_arg *z, f64_arg *zd,
+                                 f64_arg *zdd, rec_arg *fr)
 {
-    int n = 3 * kf_mech_nbody(m), nz = kf_mech_ncoord(m);
+    const kf_mech_ops *ops = kind->ops;
+    int nz = ops->ncoord(m);
     npy_intp nt = f64_dim(z, 0), nf = fr->arr ? fr->n : 0;
-    const kf_mech_axes *ax = fr->data;
-    kf_error aerr = {0};
-    if (kf_mech_axes_check(m, (int)nf, ax, "frames", &aerr)) { /* nf <= 1e5 (rec_conv) */
-        raise_status(KF_EINVAL, &aerr);
-        return NULL;
-    }
+    kf_error err = {0};
+    if (ops->axes_check(m, (int)nf, fr->data, "frames", &err)) /* nf <= 1e5 (rec_conv) */
+        return raise_status(KF_EINVAL, &err);
+    void *work = NULL;
+    int rc = ops->work_alloc(m, &work, &err);
+    if (rc)
+        return raise_status(rc, &err);
     enum { NOUT = 6 };
-    static const char *names[NOUT] = {"q", "qd", "qdd", "A", "c", "Q"};
+    const char *names[NOUT] = {"q", kind->speeds, kind->rates, "A", "c", "Q"};
     PyArrayObject *o[NOUT] = {NULL}, *frames = NULL;
     PyObject *result = NULL;
+    kf_mech_state st;
+    int npos, n;
+    ops->shape(m, &npos, &n);
     for (int k = 0; k < NOUT; k++) {
-        npy_intp dims[3] = {nt, n, nz};
+        npy_intp dims[3] = {nt, k == 0 ? npos : n, nz};
         if (!(o[k] = (PyArrayObject *)PyArray_SimpleNew(k == 3 ? 3 : 2, dims, NPY_DOUBLE)))
             goto done;
     }
@@ -164,30 +174,25 @@ static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd
     Py_INCREF(frame_descr);
     if (!(frames = (PyArrayObject *)PyArray_Zeros(2, fdims, frame_descr, 0)))
         goto done;
-    kf_mech_kin k;
-    kf_error err = {0};
-    int rc;
     const double *zz = f64_data(z), *zv = f64_data(zd), *za = f64_data(zdd);
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_mech_kin_alloc(m, &k, &err);
+    rc = KF_OK;
     for (npy_intp t = 0; t < nt && !rc; t++) {
-        rc = kf_mech_kinematics(m, zz + t * nz, zv ? zv + t * nz : NULL, za ? za + t * nz : NULL,
-                                &k, &err);
-        double *Q = (double *)PyArray_DATA(o[5]) + t * n;
+        rc = ops->kinematics(m, work, zz + t * nz, zv ? zv + t * nz : NULL,
+                             za ? za + t * nz : NULL, &st, &err);
         if (!rc)
-            rc = kf_mech_applied(m, &k, Q, &err);
+            rc = ops->applied(m, work, (double *)PyArray_DATA(o[5]) + t * st.n, &err);
         if (rc)
             break;
-        const double *src[NOUT - 1] = {k.q, k.qd, k.qdd, k.A, k.c};
+        const double *src[NOUT - 1] = {st.q, st.u, st.ud, st.A, st.c};
         for (int j = 0; j < NOUT - 1; j++) {
-            npy_intp per = j == 3 ? (npy_intp)n * nz : n;
+            npy_intp per = j == 0 ? st.npos : j == 3 ? (npy_intp)st.n * nz : st.n;
             memcpy((double *)PyArray_DATA(o[j]) + t * per, src[j], (size_t)per * sizeof(double));
         }
         kf_frame *f = (kf_frame *)PyArray_DATA(frames) + t * nf;
         for (npy_intp i = 0; i < nf; i++)
-            kf_mech_frame(m, &k, ax[i].body, ax[i].o, ax[i].phi, f + i);
+            ops->frame(m, work, fr->data, (int)i, f + i);
     }
-    kf_mech_kin_free(&k);
     Py_END_ALLOW_THREADS
     if (rc) {
         raise_status(rc, &err);
@@ -200,27 +205,29 @@ static PyObject *kinematics_of(kf_mech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd
     if (result && PyDict_SetItemString(result, "frames", (PyObject *)frames) < 0)
         Py_CLEAR(result);
 done:
+    ops->work_free(work);
     for (int j = 0; j < NOUT; j++)
         Py_XDECREF(o[j]);
     Py_XDECREF(frames);
     return result;
 }
 
-/* mech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf, 4)) -> dict */
-static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw)
+/* <kind>_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf,) axes records)
+ * -> dict */
+PyObject *mech_kinematics_call(const mech_kind *kind, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"mech", "z", "zd", "zdd", "frames", NULL};
-    kf_mech *m;
+    const void *m;
     f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}, 1}, zdd = {"zdd", 2, {-1, -1}, 1};
-    rec_arg fr = {"frames", &axes_descr, "AXES_DTYPE"};
+    rec_arg fr = {"frames", kind->axes_descr, kind->axes_dtype};
     PyObject *frames = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O", kwlist, mech_conv, &m, f64_conv,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O", kwlist, kind->conv, &m, f64_conv,
                                      &z, f64_conv, &zd, f64_conv, &zdd, &frames))
         return NULL;
     PyObject *r = NULL;
     if ((frames == Py_None || rec_conv(frames, &fr)) &&
-        !rates_conform(kf_mech_ncoord(m), &z, &zd, &zdd))
-        r = kinematics_of(m, &z, &zd, &zdd, &fr);
+        !rates_conform(kind->ops->ncoord(m), &z, &zd, &zdd))
+        r = kinematics_over(kind, m, &z, &zd, &zdd, &fr);
     f64_release(&z);
     f64_release(&zd);
     f64_release(&zdd);
@@ -228,102 +235,135 @@ static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw
     return r;
 }
 
-/* Joint forces over states (nt, >= 3 nz: z, z', z''): {joints (nt, nj, 3), drive (nt, nz)}. */
-static PyObject *reactions_of(kf_mech *m, f64_arg *s, PyObject *progress)
+/* <kind>_joint_forces(mech, states (nt, >= 3 nz: z, z', z''), progress=None)
+ *   -> {joints (nt, nj, joint_values), drive (nt, nz)} */
+PyObject *mech_joint_forces_call(const mech_kind *kind, PyObject *args, PyObject *kw)
 {
-    int nz = kf_mech_ncoord(m), nj = kf_mech_njoint(m);
-    npy_intp nt = f64_dim(s, 0), cols = f64_dim(s, 1), jd[3] = {nt, nj, 3}, dd[2] = {nt, nz};
+    static char *kwlist[] = {"mech", "states", "progress", NULL};
+    const void *m;
+    f64_arg s = {"states", 2, {-1, -1}};
+    func_arg progress = {"progress", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, kind->conv, &m, f64_conv, &s,
+                                     func_conv, &progress))
+        return NULL;
+    const kf_mech_ops *ops = kind->ops;
+    int nz = ops->ncoord(m), nj = ops->njoint(m), nv = ops->joint_values;
+    npy_intp nt = f64_dim(&s, 0), cols = f64_dim(&s, 1), jd[3] = {nt, nj, nv}, dd[2] = {nt, nz};
+    PyArrayObject *fj = NULL, *dr = NULL;
+    PyObject *result = NULL;
+    void *work = NULL;
+    kf_error err = {0};
+    int rc;
     if (cols < 3 * nz) {
         fail(PyExc_ValueError, "states must have at least %d columns (z, z', z'' of %d "
              "coordinates), got %zd", 3 * nz, nz, (Py_ssize_t)cols);
-        return NULL;
+        goto done;
     }
-    PyArrayObject *fj = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
-    PyArrayObject *dr = (PyArrayObject *)PyArray_SimpleNew(2, dd, NPY_DOUBLE);
-    PyObject *result = NULL;
+    fj = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
+    dr = (PyArrayObject *)PyArray_SimpleNew(2, dd, NPY_DOUBLE);
     if (!fj || !dr)
         goto done;
-    kf_mech_kin k;
-    kf_error err = {0};
-    int rc;
-    const double *sd = f64_data(s);
-    poll_ctx pc = poll_start(progress);
+    if ((rc = ops->work_alloc(m, &work, &err))) {
+        raise_status(rc, &err);
+        goto done;
+    }
+    const double *sd = f64_data(&s);
+    poll_ctx pc = poll_start(progress.fn);
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_mech_kin_alloc(m, &k, &err);
+    rc = KF_OK;
     for (npy_intp t = 0; t < nt && !rc; t++) {
         const double *row = sd + t * cols;
-        rc = kf_mech_kinematics(m, row, row + nz, row + 2 * nz, &k, &err);
+        rc = ops->kinematics(m, work, row, row + nz, row + 2 * nz, NULL, &err);
         if (!rc)
-            rc = kf_mech_reactions(m, &k, (double *)PyArray_DATA(fj) + t * 3 * nj,
-                                   (double *)PyArray_DATA(dr) + t * nz, &err);
+            rc = ops->reactions(m, work, (double *)PyArray_DATA(fj) + t * nv * nj,
+                                (double *)PyArray_DATA(dr) + t * nz, &err);
         if (!rc && poll_cb((double)t, &pc))
             rc = KF_ECALLBACK;
     }
-    kf_mech_kin_free(&k);
     Py_END_ALLOW_THREADS
     if (rc)
         raise_status(rc, &err);
     else
         result = Py_BuildValue("{s:O,s:O}", "joints", fj, "drive", dr);
 done:
+    if (work)
+        ops->work_free(work);
     Py_XDECREF(fj);
     Py_XDECREF(dr);
+    f64_release(&s);
     return result;
 }
 
-static PyObject *py_mech_joint_forces(PyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"mech", "states", "progress", NULL};
-    kf_mech *m;
-    f64_arg s = {"states", 2, {-1, -1}};
-    func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, mech_conv, &m, f64_conv, &s,
-                                     func_conv, &progress))
-        return NULL;
-    PyObject *r = reactions_of(m, &s, progress.fn);
-    f64_release(&s);
-    return r;
-}
-
-/* mech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None (nt, nz)) -> zdd (nt, nz):
+/* <kind>_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None (nt, nz)) -> zdd (nt, nz):
  * Kane's equations at each state, every coordinate free under tau. */
-static PyObject *py_mech_accelerations(PyObject *self, PyObject *args, PyObject *kw)
+PyObject *mech_accelerations_call(const mech_kind *kind, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"mech", "z", "zd", "tau", NULL};
-    kf_mech *m;
+    const void *m;
     f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}}, tau = {"tau", 2, {-1, -1}, 1};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&|O&", kwlist, mech_conv, &m, f64_conv, &z,
-                                     f64_conv, &zd, f64_conv, &tau))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&|O&", kwlist, kind->conv, &m, f64_conv,
+                                     &z, f64_conv, &zd, f64_conv, &tau))
         return NULL;
+    const kf_mech_ops *ops = kind->ops;
     PyArrayObject *out = NULL;
     PyObject *result = NULL;
-    int nz = kf_mech_ncoord(m);
+    void *work = NULL;
+    kf_error err = {0};
+    int nz = ops->ncoord(m), rc;
     if (rates_conform(nz, &z, &zd, &tau))
         goto done;
     npy_intp nt = f64_dim(&z, 0), dims[2] = {nt, nz};
     if (!(out = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0)))
         goto done;
-    kf_mech_kin k;
-    kf_error err = {0};
-    int rc;
+    if ((rc = ops->work_alloc(m, &work, &err))) {
+        raise_status(rc, &err);
+        goto done;
+    }
     const double *zz = f64_data(&z), *zv = f64_data(&zd), *tt = f64_data(&tau);
     double *a = PyArray_DATA(out);
     Py_BEGIN_ALLOW_THREADS
-    rc = kf_mech_kin_alloc(m, &k, &err);
-    for (npy_intp t = 0; t < nt && !rc; t++) {
-        rc = kf_mech_kinematics(m, zz + t * nz, zv + t * nz, NULL, &k, &err);
-        if (!rc)
-            rc = kf_mech_dynamics(m, &k, tt ? tt + t * nz : NULL, NULL, a + t * nz, NULL, &err);
-    }
-    kf_mech_kin_free(&k);
+    rc = KF_OK;
+    for (npy_intp t = 0; t < nt && !rc; t++)
+        rc = ops->accelerations(m, work, zz + t * nz, zv + t * nz, tt ? tt + t * nz : NULL, NULL,
+                                a + t * nz, NULL, &err);
     Py_END_ALLOW_THREADS
     result = array_or_raise(rc, &err, &out);
 done:
+    if (work)
+        ops->work_free(work);
     Py_XDECREF(out);
     f64_release(&z);
     f64_release(&zd);
     f64_release(&tau);
     return result;
+}
+
+/* The plane's kind: kf_mech capsules, AXES_DTYPE, q' and q''. */
+static int mech_any(PyObject *obj, void *p)
+{
+    kf_mech *m;
+    if (!mech_conv(obj, &m))
+        return 0;
+    *(const void **)p = m;
+    return 1;
+}
+
+static const mech_kind planar_kind = {&kf_mech_planar_ops, mech_any, &axes_descr, "AXES_DTYPE",
+                                      "qd", "qdd"};
+
+static PyObject *py_mech_kinematics(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return mech_kinematics_call(&planar_kind, args, kw);
+}
+
+static PyObject *py_mech_joint_forces(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return mech_joint_forces_call(&planar_kind, args, kw);
+}
+
+static PyObject *py_mech_accelerations(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return mech_accelerations_call(&planar_kind, args, kw);
 }
 
 /* Python drive laws and paths (called with the GIL held: see simulate_of). */

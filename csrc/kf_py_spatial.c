@@ -101,193 +101,38 @@ static PyObject *py_smech_describe(PyObject *self, PyObject *args, PyObject *kw)
                          "all_rows", all, "z0", new_vector(z0, d.ncoord));
 }
 
-/*
- * The kinematics at nt instants: {q (nt, 7 nb), u, ud, c, Q (nt, n), A (nt, n, nz), frames
- * (nt, nf): of the axes asked for}.
- */
-static PyObject *kinematics_of(kf_smech *m, f64_arg *z, f64_arg *zd, f64_arg *zdd, rec_arg *fr)
+/* The loops over instants: kf_py_mechanism.c's, with space's kind (SAXES_DTYPE; the
+ * speeds u = (v, omega) per body and their rates ud). */
+static int smech_any(PyObject *obj, void *p)
 {
-    int nb = kf_smech_nbody(m), n = 6 * nb, nz = kf_smech_ncoord(m);
-    npy_intp nt = f64_dim(z, 0), nf = fr->arr ? fr->n : 0;
-    const kf_smech_axes *ax = fr->data;
-    for (npy_intp i = 0; i < nf; i++) {
-        int finite = 1;
-        for (int j = 0; j < 9; j++)
-            finite &= isfinite(ax[i].phi[j]) && (j >= 3 || isfinite(ax[i].o[j]));
-        if (ax[i].body < -1 || ax[i].body >= nb || !finite) {
-            fail(PyExc_ValueError, "frames[%zd]: body = %d must be a body (-1 the ground, 0..%d) "
-                 "and o, phi finite", (Py_ssize_t)i, ax[i].body, nb - 1);
-            return NULL;
-        }
-    }
-    enum { NOUT = 6 };
-    static const char *names[NOUT] = {"q", "u", "ud", "A", "c", "Q"};
-    PyArrayObject *o[NOUT] = {NULL}, *frames = NULL;
-    PyObject *result = NULL;
-    for (int k = 0; k < NOUT; k++) {
-        npy_intp dims[3] = {nt, k == 0 ? 7 * nb : n, nz};
-        if (!(o[k] = (PyArrayObject *)PyArray_SimpleNew(k == 3 ? 3 : 2, dims, NPY_DOUBLE)))
-            goto done;
-    }
-    npy_intp fdims[2] = {nt, nf};
-    Py_INCREF(frame_descr);
-    if (!(frames = (PyArrayObject *)PyArray_Zeros(2, fdims, frame_descr, 0)))
-        goto done;
-    kf_smech_kin k;
-    kf_error err = {0};
-    int rc;
-    const double *zz = f64_data(z), *zv = f64_data(zd), *za = f64_data(zdd);
-    Py_BEGIN_ALLOW_THREADS
-    rc = kf_smech_kin_alloc(m, &k, &err);
-    for (npy_intp t = 0; t < nt && !rc; t++) {
-        rc = kf_smech_kinematics(m, zz + t * nz, zv ? zv + t * nz : NULL,
-                                 za ? za + t * nz : NULL, &k, &err);
-        if (!rc)
-            rc = kf_smech_applied(m, &k, (double *)PyArray_DATA(o[5]) + t * n, &err);
-        if (rc)
-            break;
-        const double *src[NOUT - 1] = {k.q, k.u, k.ud, k.A, k.c};
-        for (int j = 0; j < NOUT - 1; j++) {
-            npy_intp per = j == 0 ? 7 * (npy_intp)nb : j == 3 ? (npy_intp)n * nz : n;
-            memcpy((double *)PyArray_DATA(o[j]) + t * per, src[j], (size_t)per * sizeof(double));
-        }
-        kf_frame *f = (kf_frame *)PyArray_DATA(frames) + t * nf;
-        for (npy_intp i = 0; i < nf; i++)
-            kf_smech_frame(m, &k, ax + i, f + i);
-    }
-    kf_smech_kin_free(&k);
-    Py_END_ALLOW_THREADS
-    if (rc) {
-        raise_status(rc, &err);
-        goto done;
-    }
-    result = PyDict_New();
-    for (int j = 0; result && j < NOUT; j++)
-        if (PyDict_SetItemString(result, names[j], (PyObject *)o[j]) < 0)
-            Py_CLEAR(result);
-    if (result && PyDict_SetItemString(result, "frames", (PyObject *)frames) < 0)
-        Py_CLEAR(result);
-done:
-    for (int j = 0; j < NOUT; j++)
-        Py_XDECREF(o[j]);
-    Py_XDECREF(frames);
-    return result;
+    kf_smech *m;
+    if (!smech_conv(obj, &m))
+        return 0;
+    *(const void **)p = m;
+    return 1;
 }
 
-/* smech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf,) SAXES_DTYPE) -> dict */
+static const mech_kind spatial_kind = {&kf_smech_ops, smech_any, &saxes_descr, "SAXES_DTYPE",
+                                       "u", "ud"};
+
+/* smech_kinematics(mech, z (nt, nz), zd=None, zdd=None, frames=None (nf,) SAXES_DTYPE)
+ *   -> {q (nt, 7 nb), u, ud, c, Q (nt, n), A (nt, n, nz), frames (nt, nf)} */
 static PyObject *py_smech_kinematics(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"mech", "z", "zd", "zdd", "frames", NULL};
-    kf_smech *m;
-    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}, 1}, zdd = {"zdd", 2, {-1, -1}, 1};
-    rec_arg fr = {"frames", &saxes_descr, "SAXES_DTYPE"};
-    PyObject *frames = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&O&O", kwlist, smech_conv, &m, f64_conv,
-                                     &z, f64_conv, &zd, f64_conv, &zdd, &frames))
-        return NULL;
-    PyObject *r = NULL;
-    if ((frames == Py_None || rec_conv(frames, &fr)) &&
-        !rates_conform(kf_smech_ncoord(m), &z, &zd, &zdd))
-        r = kinematics_of(m, &z, &zd, &zdd, &fr);
-    f64_release(&z);
-    f64_release(&zd);
-    f64_release(&zdd);
-    rec_conv(NULL, &fr);
-    return r;
+    return mech_kinematics_call(&spatial_kind, args, kw);
 }
 
 /* smech_joint_forces(mech, states (nt, >= 3 nz: z, z', z''), progress=None)
  *   -> {joints (nt, nj, 6), drive (nt, nz)} */
 static PyObject *py_smech_joint_forces(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"mech", "states", "progress", NULL};
-    kf_smech *m;
-    f64_arg s = {"states", 2, {-1, -1}};
-    func_arg progress = {"progress", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&", kwlist, smech_conv, &m, f64_conv, &s,
-                                     func_conv, &progress))
-        return NULL;
-    int nz = kf_smech_ncoord(m), nj = kf_smech_njoint(m);
-    npy_intp nt = f64_dim(&s, 0), cols = f64_dim(&s, 1), jd[3] = {nt, nj, 6}, dd[2] = {nt, nz};
-    PyArrayObject *fj = NULL, *dr = NULL;
-    PyObject *result = NULL;
-    if (cols < 3 * nz) {
-        fail(PyExc_ValueError, "states must have at least %d columns (z, z', z'' of %d "
-             "coordinates), got %zd", 3 * nz, nz, (Py_ssize_t)cols);
-        goto done;
-    }
-    fj = (PyArrayObject *)PyArray_SimpleNew(3, jd, NPY_DOUBLE);
-    dr = (PyArrayObject *)PyArray_SimpleNew(2, dd, NPY_DOUBLE);
-    if (!fj || !dr)
-        goto done;
-    kf_smech_kin k;
-    kf_error err = {0};
-    int rc;
-    const double *sd = f64_data(&s);
-    poll_ctx pc = poll_start(progress.fn);
-    Py_BEGIN_ALLOW_THREADS
-    rc = kf_smech_kin_alloc(m, &k, &err);
-    for (npy_intp t = 0; t < nt && !rc; t++) {
-        const double *row = sd + t * cols;
-        rc = kf_smech_kinematics(m, row, row + nz, row + 2 * nz, &k, &err);
-        if (!rc)
-            rc = kf_smech_reactions(m, &k, (double *)PyArray_DATA(fj) + t * 6 * nj,
-                                    (double *)PyArray_DATA(dr) + t * nz, &err);
-        if (!rc && poll_cb((double)t, &pc))
-            rc = KF_ECALLBACK;
-    }
-    kf_smech_kin_free(&k);
-    Py_END_ALLOW_THREADS
-    if (rc)
-        raise_status(rc, &err);
-    else
-        result = Py_BuildValue("{s:O,s:O}", "joints", fj, "drive", dr);
-done:
-    Py_XDECREF(fj);
-    Py_XDECREF(dr);
-    f64_release(&s);
-    return result;
+    return mech_joint_forces_call(&spatial_kind, args, kw);
 }
 
-/* smech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None (nt, nz)) -> zdd (nt, nz):
- * Kane's equations at each state, every coordinate free under tau. */
+/* smech_accelerations(mech, z (nt, nz), zd (nt, nz), tau=None (nt, nz)) -> zdd (nt, nz). */
 static PyObject *py_smech_accelerations(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"mech", "z", "zd", "tau", NULL};
-    kf_smech *m;
-    f64_arg z = {"z", 2, {-1, -1}}, zd = {"zd", 2, {-1, -1}}, tau = {"tau", 2, {-1, -1}, 1};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&|O&", kwlist, smech_conv, &m, f64_conv,
-                                     &z, f64_conv, &zd, f64_conv, &tau))
-        return NULL;
-    PyArrayObject *out = NULL;
-    PyObject *result = NULL;
-    int nz = kf_smech_ncoord(m);
-    if (rates_conform(nz, &z, &zd, &tau))
-        goto done;
-    npy_intp nt = f64_dim(&z, 0), dims[2] = {nt, nz};
-    if (!(out = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0)))
-        goto done;
-    kf_smech_kin k;
-    kf_error err = {0};
-    int rc;
-    const double *zz = f64_data(&z), *zv = f64_data(&zd), *tt = f64_data(&tau);
-    double *a = PyArray_DATA(out);
-    Py_BEGIN_ALLOW_THREADS
-    rc = kf_smech_kin_alloc(m, &k, &err);
-    for (npy_intp t = 0; t < nt && !rc; t++) {
-        rc = kf_smech_kinematics(m, zz + t * nz, zv + t * nz, NULL, &k, &err);
-        if (!rc)
-            rc = kf_smech_dynamics(m, &k, tt ? tt + t * nz : NULL, NULL, a + t * nz, NULL, &err);
-    }
-    kf_smech_kin_free(&k);
-    Py_END_ALLOW_THREADS
-    result = array_or_raise(rc, &err, &out);
-done:
-    Py_XDECREF(out);
-    f64_release(&z);
-    f64_release(&zd);
-    f64_release(&tau);
-    return result;
+    return mech_accelerations_call(&spatial_kind, args, kw);
 }
 
 /*

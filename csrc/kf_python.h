@@ -185,6 +185,22 @@ KF_PY_HIDDEN int rates_conform(int nz, f64_arg *z, f64_arg *zd, f64_arg *zdd);
  * beside them (*python: whether any is a Python callable, so the GIL must be held). */
 KF_PY_HIDDEN int drives_of(int nz, const rec_arg *drives, PyObject *functions, kf_mech_drive *d,
                            int *python);
+/* A kind of mechanism for the loops over instants: its table, its capsule's converter
+ * (into a const void *), the record of its axes on bodies, and the names of its speeds
+ * and their rates in the kinematics' dict. */
+typedef struct mech_kind {
+    const kf_mech_ops *ops;
+    int (*conv)(PyObject *obj, void *p);
+    PyArray_Descr **axes_descr;
+    const char *axes_dtype;
+    const char *speeds, *rates;
+} mech_kind;
+/* <kind>_kinematics, _joint_forces, _accelerations of kanefem._core, for any kind. */
+KF_PY_HIDDEN PyObject *mech_kinematics_call(const mech_kind *kind, PyObject *args, PyObject *kw);
+KF_PY_HIDDEN PyObject *mech_joint_forces_call(const mech_kind *kind, PyObject *args,
+                                              PyObject *kw);
+KF_PY_HIDDEN PyObject *mech_accelerations_call(const mech_kind *kind, PyObject *args,
+                                               PyObject *kw);
 /* The rigid motion of a mechanism given by its table: {states (nt, 4 nz), stats}. */
 KF_PY_HIDDEN PyObject *simulate_of(const kf_mech_ops *ops, const void *m, const kf_mech_drive *d,
                                    int python, const double *z0, const double *zd0, f64_arg *t,

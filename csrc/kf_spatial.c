@@ -619,42 +619,48 @@ static void row_dot(const jctx *c, int i, int j, srow *e)
 }
 
 /*
- * The angles (a, b, c) of the relative rotation F0^T F1 = Rx(a) Ry(b) Rz(c),
- * their gradients and gammas (e[0..2]).  Their rates are B^-1 W, W = F0^T (w1
- * - w0) the relative angular velocity in frame 0's axes, with
+ * Angle k (0, 1, 2: a, b, c) of the relative rotation F0^T F1 = Rx(a) Ry(b)
+ * Rz(c) as a row: its value, gradient and gamma.  The angles' rates are B^-1
+ * W, W = F0^T (w1 - w0) the relative angular velocity in frame 0's axes, with
  *   B = [[1, 0, sb], [0, ca, -sa cb], [0, sa, ca cb]]   (det B = cb),
  * and their second derivatives' velocity part B^-1 (kappa - B' theta'), kappa
- * = -F0^T (w0 x w1).  Returns 0, or 1 where cb is too small (b = +-pi/2: the
- * angles are singular), e then untouched.
+ * = -F0^T (w0 x w1).  The sines and cosines of a and b come from the matrix
+ * itself (its entries 2, 5, 8 are sb, -sa cb, ca cb; cb = |(R_0, R_1)|), the
+ * one angle asked for from one atan2.  Returns 0, or 1 where cb is too small
+ * (b = +-pi/2: the angles are singular), e then untouched.
  */
-static int row_angles(const jctx *c, srow *e)
+static int row_angle(const jctx *c, int k, srow *e)
 {
-    double Rr[9];
-    mtm(c->F[0], c->F[1], Rr);
-    double sb = Rr[2] > 1.0 ? 1.0 : Rr[2] < -1.0 ? -1.0 : Rr[2];
-    double cb = hypot(Rr[0], Rr[1]);
+    double x0[3], y0[3], z0[3], x1[3], y1[3], z1[3];
+    axis(c->F[0], 0, x0);
+    axis(c->F[0], 1, y0);
+    axis(c->F[0], 2, z0);
+    axis(c->F[1], 0, x1);
+    axis(c->F[1], 1, y1);
+    axis(c->F[1], 2, z1);
+    /* the entries 0, 1, 2, 5, 8 of F0^T F1 */
+    double r0 = dot3(x0, x1), r1 = dot3(x0, y1), r2 = dot3(x0, z1), r5 = dot3(y0, z1),
+           r8 = dot3(z0, z1);
+    double sb = r2 > 1.0 ? 1.0 : r2 < -1.0 ? -1.0 : r2, cb = hypot(r0, r1);
     if (!(cb > 1e-8))
         return 1;
-    double a = atan2(-Rr[5], Rr[8]), b = atan2(sb, cb), cc = atan2(-Rr[1], Rr[0]);
-    double ca = cos(a), sa = sin(a);
-    sb = sin(b);
-    cb = cos(b);
+    e->val = k == 0 ? atan2(-r5, r8) : k == 1 ? atan2(sb, cb) : atan2(-r1, r0);
+    double ra = hypot(r5, r8), rb = hypot(sb, cb);
+    double sa = -r5 / ra, ca = r8 / ra;
+    sb /= rb;
+    cb /= rb;
     /* B^-1 rows: a' = W0 + (sb sa W1 - sb ca W2) / cb, b' = ca W1 + sa W2,
      * c' = (-sa W1 + ca W2) / cb */
     double Bi[9] = {1.0, sb * sa / cb, -sb * ca / cb, 0.0, ca, sa, 0.0, -sa / cb, ca / cb};
     /* rate_k = Bi_k . F0^T (w1 - w0) = (F0 Bi_k) . (w1 - w0) */
-    double val[3] = {a, b, cc};
-    for (int k = 0; k < 3; k++) {
-        double h[3];
-        mv(c->F[0], Bi + 3 * k, h);
-        e[k].val = val[k];
-        for (int i = 0; i < 3; i++) {
-            e[k].gv[0][i] = e[k].gv[1][i] = 0.0;
-            e[k].gw[1][i] = h[i];
-            e[k].gw[0][i] = -h[i];
-        }
-        e[k].gam = 0.0;
+    double h[3];
+    mv(c->F[0], Bi + 3 * k, h);
+    for (int i = 0; i < 3; i++) {
+        e->gv[0][i] = e->gv[1][i] = 0.0;
+        e->gw[1][i] = h[i];
+        e->gw[0][i] = -h[i];
     }
+    e->gam = 0.0;
     if (!c->vel)
         return 0;
     double dw[3], W[3], th[3], w01[3], kap[3];
@@ -669,10 +675,8 @@ static int row_angles(const jctx *c, srow *e)
     Bt[0] = cd * cb * bd;
     Bt[1] = -bd * sa * ad + cd * (-ca * cb * ad + sa * sb * bd);
     Bt[2] = bd * ca * ad + cd * (-sa * cb * ad - ca * sb * bd);
-    double r[3] = {-kap[0] - Bt[0], -kap[1] - Bt[1], -kap[2] - Bt[2]}, g[3];
-    mv(Bi, r, g);
-    for (int k = 0; k < 3; k++)
-        e[k].gam = -g[k];
+    double r[3] = {-kap[0] - Bt[0], -kap[1] - Bt[1], -kap[2] - Bt[2]};
+    e->gam = -dot3(Bi + 3 * k, r);
     return 0;
 }
 
@@ -713,7 +717,6 @@ static void joint_row(const kf_sjoint *J, int r, const jctx *c, srow *e)
  * 1 (its angles singular). */
 static int joint_coord(const kf_sjoint *J, int i, const jctx *c, srow *e)
 {
-    srow ang[3];
     switch (J->kind) {
     case KF_SJ_PRISMATIC:
         row_along(c, 2, 0, e);
@@ -732,11 +735,7 @@ static int joint_coord(const kf_sjoint *J, int i, const jctx *c, srow *e)
         break;
     default: break;
     }
-    if (row_angles(c, ang))
-        return 1;
-    int which = J->kind == KF_SJ_SPHERICAL || J->kind == KF_SJ_UNIVERSAL ? i : 2;
-    *e = ang[which];
-    return 0;
+    return row_angle(c, J->kind == KF_SJ_SPHERICAL || J->kind == KF_SJ_UNIVERSAL ? i : 2, e);
 }
 
 /* Body component i: x, y, z of the centre, or the angles of its rotation. */
@@ -748,11 +747,7 @@ static int body_coord(const jctx *c, int i, srow *e)
         e->gv[1][i] = 1.0;
         return 0;
     }
-    srow ang[3];
-    if (row_angles(c, ang))
-        return 1;
-    *e = ang[i - 3];
-    return 0;
+    return row_angle(c, i - 3, e);
 }
 
 /* The row's gradient over u (per body: v, then omega in body axes) into g
@@ -773,7 +768,13 @@ static void scatter(const srow *e, const jctx *c, const double *R, double w, dou
     }
 }
 
-/* ================================================================ 4. kinematics */
+/* ================================================================ 4. kinematics
+ *
+ * The loop closure is kf_closure.c's, for every kinematics; space gives it its
+ * rows (scaled to lengths), the update of positions on the manifold (r += dr,
+ * R <- R exp(skew(dtheta))), the drawing, and the joints' own state along a
+ * continuation (their angles unwrapped) and at a solution (the rows kept out).
+ */
 
 static double row_scale(const kf_smech *m, int kind, int r) { return joint_row_angle(kind, r) ? m->L : 1.0; }
 
@@ -793,19 +794,12 @@ static int row_joint(const kf_smech *m, int i)
     return lo;
 }
 
+static const kf_closure_ops spatial_closure;
+
 /* "crank = 0.3 rad, x = 1.5 m" */
 static const char *coords_text(const kf_smech *m, const double *z, char *buf, size_t len)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < m->nz && used + 1 < len; k++) {
-        int w = snprintf(buf + used, len - used, "%s%s = %.9g %s", k ? ", " : "",
-                         m->coords[k].name, z[k], kf_smech_coord_is_angle(m, k) ? "rad" : "m");
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-    return buf;
+    return kf_closure_coords_text(&spatial_closure, m, m->nz, z, buf, len);
 }
 
 /* KF_EGEOM: coordinate kk's angles are singular (b = +-90 deg) at z. */
@@ -826,10 +820,8 @@ static int report_bad_coord(const kf_smech *m, int kk, const double *z, kf_error
 /* The workspace's private arrays beyond the public ones. */
 typedef struct {
     double *wg;    /* 3 nb: angular velocities, global */
-    double *Ja;    /* n x n: the transposed factor (joint forces) */
-    double *cols;  /* n x nz */
-    double *zfrom, *zt, *qpred;
-    double *r, *mass6, *Q, *g, *Mz;
+    double *Ja;    /* n x n: the normal equations of redundant rows (joint forces) */
+    double *x, *r, *mass6, *Q, *g, *Mz;
     double *lam;   /* mall + nz: the multipliers of every row (joint forces) */
     double *G;     /* (mall + nz) x n: every row's scaled gradient (redundant joint forces) */
 } kin_private;
@@ -841,10 +833,7 @@ static kin_private priv(const kf_smech *m, const kf_smech_kin *k)
     double *a = k->aux;
     p.wg = a, a += 3 * (size_t)m->nb;
     p.Ja = a, a += (size_t)n * n;
-    p.cols = a, a += (size_t)n * nz;
-    p.zfrom = a, a += nz;
-    p.zt = a, a += nz;
-    p.qpred = a, a += 7 * (size_t)m->nb;
+    p.x = a, a += n;
     p.r = a, a += n;
     p.mass6 = a, a += n;
     p.Q = a, a += n;
@@ -859,41 +848,39 @@ int kf_smech_kin_alloc(const kf_smech *m, kf_smech_kin *k, kf_error *err)
 {
     memset(k, 0, sizeof *k);
     int n = k->n = m->n, nz = k->nz = m->nz, nb = m->nb;
-    /* public: z, zok (nz); q, qok (7 nb); u, ud, c, res, dq (n); A (n nz); J (n n);
-     * R (9 nb); jv, jvok (3 nj); private (kin_private): wg (3 nb), Ja (n n), cols
-     * (n nz), zfrom, zt (nz), qpred (7 nb), r, mass6, Q, g (n), Mz (nz nz + nz), lam
-     * (mall + nz), G ((mall + nz) n) */
-    size_t nd = 2 * (size_t)nz + 14 * (size_t)nb + 5 * (size_t)n + (size_t)n * nz +
-                (size_t)n * n + 9 * (size_t)nb + 6 * (size_t)m->nj + 3 * (size_t)nb +
-                (size_t)n * n + (size_t)n * nz + 2 * (size_t)nz + 7 * (size_t)nb + 4 * (size_t)n +
+    /* public: z (nz); q (7 nb); u, ud, c (n); A (n nz); R (9 nb); jv, jvok (3 nj);
+     * private (kin_private): wg (3 nb), Ja (n n), x, r, mass6, Q, g (n), Mz (nz nz +
+     * nz), lam (mall + nz), G ((mall + nz) n) */
+    size_t nd = (size_t)nz + 7 * (size_t)nb + 3 * (size_t)n + (size_t)n * nz + 9 * (size_t)nb +
+                6 * (size_t)m->nj + 3 * (size_t)nb + (size_t)n * n + 5 * (size_t)n +
                 (size_t)nz * nz + (size_t)nz + ((size_t)m->mall + nz) * (1 + (size_t)n) + 1;
     double *buf = kf_calloc(nd, sizeof(double));
-    k->ipiv = kf_calloc(2 * (size_t)n, sizeof(int));
-    if (!buf || !k->ipiv) {
+    k->ipivt = kf_calloc((size_t)n, sizeof(int));
+    if (!buf || !k->ipivt) {
         free(buf);
-        free(k->ipiv);
-        k->ipiv = NULL;
+        free(k->ipivt);
+        k->ipivt = NULL;
         return kf_fail(err, KF_ENOMEM, "", "cannot allocate a spatial mechanism's workspace "
                        "(n = %d)", n);
     }
     double *p = buf;
     k->z = p, p += nz;
-    k->zok = p, p += nz;
     k->q = p, p += 7 * (size_t)nb;
-    k->qok = p, p += 7 * (size_t)nb;
     k->u = p, p += n;
     k->ud = p, p += n;
     k->c = p, p += n;
-    k->res = p, p += n;
-    k->dq = p, p += n;
     k->A = p, p += (size_t)n * nz;
-    k->J = p, p += (size_t)n * n;
     k->R = p, p += 9 * (size_t)nb;
     k->jv = p, p += 3 * (size_t)m->nj;
     k->jvok = p, p += 3 * (size_t)m->nj;
     k->aux = p;
-    k->ipivt = k->ipiv + n;
-    return KF_OK;
+    kf_closure_shape shape = {.n = n, .nq = 7 * nb, .nz = nz, .per_body = 6, .lengths = 3,
+                              .L = m->L, .rs = m->rs};
+    int rc = kf_closure_create(&k->cl, &spatial_closure, m, k, &shape, k->q, k->z, k->A, k->c,
+                               err);
+    if (rc)
+        kf_smech_kin_free(k);
+    return rc;
 }
 
 void kf_smech_kin_free(kf_smech_kin *k)
@@ -901,7 +888,8 @@ void kf_smech_kin_free(kf_smech_kin *k)
     if (!k)
         return;
     free(k->z); /* the start of the one buffer */
-    free(k->ipiv);
+    free(k->ipivt);
+    kf_closure_free(k->cl);
     memset(k, 0, sizeof *k);
 }
 
@@ -923,31 +911,64 @@ static int coord_row(const kf_smech *m, int k, const double *q, const double *R,
     return 0;
 }
 
+/* Coordinate kk's row (row m + kk) from the context c of its joint or body: its
+ * value less z (angles wrapped) into res, gamma, its gradient into J, as
+ * eval_rows; 1 where its angles are singular. */
+static int coord_eval(const kf_smech *m, int kk, const jctx *c, const double *R,
+                      const double *z, double *res, double *J, double *gam)
+{
+    const kf_scoord *C = m->coords + kk;
+    int i = m->m + kk;
+    srow e;
+    if (C->kind == KF_SC_BODY) {
+        if (body_coord(c, C->component, &e))
+            return 1;
+    } else {
+        if (joint_coord(m->joints + C->index, C->component, c, &e))
+            return 1;
+        e.val += m->joints[C->index].offset[C->component];
+    }
+    double s = m->rs[i];
+    if (res) {
+        double d = e.val - z[kk];
+        res[i] = s * (kf_smech_coord_is_angle(m, kk) ? wrap(d) : d);
+    }
+    if (gam)
+        gam[i] = e.gam;
+    if (J)
+        scatter(&e, c, R, s, J + i, (size_t)m->n);
+    return 0;
+}
+
 /*
  * Every row at (q, u): res (values; coordinate rows minus z, angles wrapped),
  * J (n x n column-major gradients, scaled: rows by rs, omega columns by 1/L),
  * gam (needs u); any may be NULL.  k->R must hold q's rotations.  1 (and *bad
- * the coordinate) where a coordinate's angles are singular.
+ * the coordinate) where a coordinate's angles are singular.  Each joint's
+ * context serves its kept rows and its coordinates.
  */
 static int eval_rows(const kf_smech *m, kf_smech_kin *k, const double *q, const double *u,
                      const double *z, double *res, double *J, double *gam, int *bad)
 {
     int n = m->n;
     kin_private p = priv(m, k);
-    const double *R = k->R;
+    const double *R = k->R, *wg = u ? p.wg : NULL;
     if (u)
         for (int b = 0; b < m->nb; b++)
             mv(R + 9 * b, u + 6 * b + 3, p.wg + 3 * b);
     if (J)
         memset(J, 0, (size_t)n * n * sizeof(double));
-    /* the kept rows, joint by joint */
+    /* the kept rows and the joint coordinates, joint by joint */
     int row = 0;
-    for (int j = 0; j < m->nj && row < m->m; j++) {
+    for (int j = 0; j < m->nj; j++) {
         const kf_sjoint *Jt = m->joints + j;
-        if (m->kept[row] >= m->jrow[j + 1])
+        int coords = 0;
+        for (int kk = 0; kk < m->nz; kk++)
+            coords |= m->coords[kk].kind == KF_SC_JOINT && m->coords[kk].index == j;
+        if (!coords && !(row < m->m && m->kept[row] < m->jrow[j + 1]))
             continue;
         jctx c;
-        ctx_of_joint(m, q, R, u, u ? p.wg : NULL, Jt, &c);
+        ctx_of_joint(m, q, R, u, wg, Jt, &c);
         for (; row < m->m && m->kept[row] < m->jrow[j + 1]; row++) {
             int r = m->kept[row] - m->jrow[j];
             srow e;
@@ -960,247 +981,28 @@ static int eval_rows(const kf_smech *m, kf_smech_kin *k, const double *q, const 
             if (J)
                 scatter(&e, &c, R, s, J + row, (size_t)n);
         }
+        for (int kk = 0; coords && kk < m->nz; kk++)
+            if (m->coords[kk].kind == KF_SC_JOINT && m->coords[kk].index == j &&
+                coord_eval(m, kk, &c, R, z, res, J, gam)) {
+                *bad = kk;
+                return 1;
+            }
     }
-    for (int kk = 0; kk < m->nz; kk++) {
-        int i = m->m + kk;
-        srow e;
-        jctx c;
-        if (coord_row(m, kk, q, R, u, u ? p.wg : NULL, &e, &c)) {
-            *bad = kk;
-            return 1;
+    for (int kk = 0; kk < m->nz; kk++) /* the bodies' components */
+        if (m->coords[kk].kind == KF_SC_BODY) {
+            jctx c;
+            ctx_of_body(m, q, R, u, wg, m->coords[kk].index, &c);
+            if (coord_eval(m, kk, &c, R, z, res, J, gam)) {
+                *bad = kk;
+                return 1;
+            }
         }
-        double s = m->rs[i];
-        if (res) {
-            double d = e.val - z[kk];
-            res[i] = s * (kf_smech_coord_is_angle(m, kk) ? wrap(d) : d);
-        }
-        if (gam)
-            gam[i] = e.gam;
-        if (J)
-            scatter(&e, &c, R, s, J + i, (size_t)n);
-    }
     if (J) /* omega columns to unit lengths */
         for (int col = 0; col < n; col++)
             if (col % 6 >= 3)
                 for (int i = 0; i < n; i++)
                     J[i + (size_t)col * n] /= m->L;
     return 0;
-}
-
-/* Apply the scaled step x (n: v, then omega times L, per body) to q: q - x. */
-static void step_q(const kf_smech *m, double *q, const double *x, double sign)
-{
-    for (int b = 0; b < m->nb; b++) {
-        double th[3];
-        for (int i = 0; i < 3; i++) {
-            q[7 * b + i] += sign * x[6 * b + i];
-            th[i] = sign * x[6 * b + 3 + i] / m->L;
-        }
-        quat_turn(q + 7 * b + 3, th);
-    }
-}
-
-/* Scaled size of a change of q: lengths, rotation angles times L. */
-static double qsize(const kf_smech *m, const double *a, const double *b)
-{
-    double s = 0.0;
-    for (int bb = 0; bb < m->nb; bb++) {
-        for (int i = 0; i < 3; i++)
-            s = fmax(s, fabs(a[7 * bb + i] - b[7 * bb + i]));
-        s = fmax(s, m->L * quat_angle(a + 7 * bb + 3, b + 7 * bb + 3));
-    }
-    return s;
-}
-
-/* The rows whose combination the singular J cannot reach: a left null vector
- * y of the factored J (J^T y = U_kk e_k, k the smallest pivot), and the names
- * of the joints and coordinates with weight in it. */
-static void dependent_text(const kf_smech *m, kf_smech_kin *k, char *buf, size_t len)
-{
-    int n = m->n, kmin = 0;
-    const double *U = k->J;
-    double pmin = INFINITY;
-    for (int i = 0; i < n; i++)
-        if (fabs(U[i + (size_t)i * n]) < pmin) {
-            pmin = fabs(U[i + (size_t)i * n]);
-            kmin = i;
-        }
-    double *w = k->dq;
-    memset(w, 0, (size_t)n * sizeof(double));
-    w[kmin] = 1.0;
-    for (int i = kmin + 1; i < n; i++) { /* U^T w = e_k (scaled): forward */
-        double s = 0.0;
-        for (int j = kmin; j < i; j++)
-            s += U[j + (size_t)i * n] * w[j];
-        w[i] = U[i + (size_t)i * n] != 0.0 ? -s / U[i + (size_t)i * n] : 0.0;
-    }
-    for (int i = n - 1; i >= 0; i--) { /* L^T x = w, L unit lower: backward */
-        double s = w[i];
-        for (int j = i + 1; j < n; j++)
-            s -= U[j + (size_t)i * n] * w[j];
-        w[i] = s;
-    }
-    for (int j = n - 1; j >= 0; j--) { /* y = P^T x: the interchanges in reverse */
-        double t = w[j];
-        w[j] = w[k->ipiv[j]];
-        w[k->ipiv[j]] = t;
-    }
-    double big = 0.0;
-    for (int i = 0; i < n; i++)
-        big = fmax(big, fabs(w[i]));
-    size_t used = 0;
-    buf[0] = '\0';
-    int last = -1;
-    for (int i = 0; i < n && used + 1 < len && big > 0.0; i++) {
-        if (!(fabs(w[i]) > 0.1 * big))
-            continue;
-        int wr;
-        if (i < m->m) {
-            int j = row_joint(m, m->kept[i]);
-            if (j == last)
-                continue;
-            last = j;
-            wr = snprintf(buf + used, len - used, "%sjoint '%s'", used ? ", " : "",
-                          m->joints[j].name);
-        } else {
-            const kf_scoord *C = m->coords + (i - m->m);
-            wr = C->kind == KF_SC_JOINT
-                     ? snprintf(buf + used, len - used, "%scoordinate '%s' (of joint '%s')",
-                                used ? ", " : "", C->name, m->joints[C->index].name)
-                     : snprintf(buf + used, len - used, "%scoordinate '%s'", used ? ", " : "",
-                                C->name);
-        }
-        if (wr < 0)
-            break;
-        used += (size_t)wr;
-    }
-}
-
-/* After the LU of k->J (status rc, its error le): the singular-configuration
- * check and A. */
-static int factored(const kf_smech *m, kf_smech_kin *k, const double *z, int rc, kf_error le,
-                    kf_error *err)
-{
-    int n = m->n, nz = m->nz;
-    double pmin = INFINITY, pmax = 0.0;
-    for (int i = 0; !rc && i < n; i++) {
-        double p = fabs(k->J[i + (size_t)i * n]);
-        pmin = fmin(pmin, p);
-        pmax = fmax(pmax, p);
-    }
-    if (rc == KF_ESING || (!rc && !(pmin >= KF_MECH_DEAD * pmax))) {
-        char buf[240], who[240] = "";
-        if (!rc)
-            dependent_text(m, k, who, sizeof who);
-        return kf_fail(err, KF_EGEOM, m->coords[0].name,
-                       "%s is a singular configuration: the constraint Jacobian is singular "
-                       "there (smallest pivot %.2g of the largest)%s%s, so these coordinates "
-                       "cannot move the mechanism", coords_text(m, z, buf, sizeof buf),
-                       rc ? 0.0 : pmin / pmax, who[0] ? "; the rows that lose rank: " : "",
-                       who);
-    }
-    if (rc) {
-        *err = le;
-        return rc;
-    }
-    kin_private p = priv(m, k);
-    memset(p.cols, 0, (size_t)n * nz * sizeof(double));
-    for (int c = 0; c < nz; c++)
-        p.cols[m->m + c + (size_t)c * n] = m->rs[m->m + c];
-    if ((rc = kf_mech_dense_solve(n, k->J, k->ipiv, 0, nz, p.cols, err)))
-        return rc;
-    for (int c = 0; c < nz; c++)
-        for (int i = 0; i < n; i++)
-            k->A[(size_t)i * nz + c] = p.cols[i + (size_t)c * n] / col_scale(m, i);
-    return KF_OK;
-}
-
-static int factor_at(const kf_smech *m, kf_smech_kin *k, const double *z, kf_error *err)
-{
-    body_rotations(m, k->q, k->R);
-    int bad;
-    if (eval_rows(m, k, k->q, NULL, z, NULL, k->J, NULL, &bad))
-        return report_bad_coord(m, bad, z, err);
-    kf_error le = {0};
-    int rc = kf_mech_dense_solve(m->n, k->J, k->ipiv, 1, 0, NULL, &le);
-    return factored(m, k, z, rc, le, err);
-}
-
-/* Solve J x = b with the factors of factor_at (b overwritten: unscaled x). */
-static int solve_J(const kf_smech *m, kf_smech_kin *k, double *b, kf_error *err)
-{
-    int n = m->n;
-    for (int i = 0; i < n; i++)
-        b[i] *= m->rs[i];
-    int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 0, 1, b, err);
-    for (int i = 0; !rc && i < n; i++)
-        b[i] /= col_scale(m, i);
-    return rc;
-}
-
-enum { NEWTON_FAILS = -1, NEWTON_DEAD = -2, NEWTON_ANGLES = -3 };
-
-/*
- * Newton's method on [Phi(q); f(q) - z] = 0 from k->q, steps on the manifold:
- * converged when a step is below 1e-10 L, after one more, or at once below
- * 1e-14 L (then the factors at the last iterate serve the rates: *fresh).  As
- * the planar mechanisms' (kf_mechanism.c); NEWTON_ANGLES (and *bad) where a
- * coordinate's angles are singular.
- */
-static int newton(const kf_smech *m, kf_smech_kin *k, const double *z, int *fresh, int *bad,
-                  kf_error *err)
-{
-    *fresh = 0;
-    int n = m->n, polish = 0, grew = 0;
-    double prev = INFINITY, *r = k->res;
-    for (int it = 0; it < 40; it++) {
-        body_rotations(m, k->q, k->R);
-        if (eval_rows(m, k, k->q, NULL, z, r, k->J, NULL, bad))
-            return NEWTON_ANGLES;
-        if (!kf_vec_finite((size_t)n, r)) /* J's entries: checked by its LU (KF_ERANGE) */
-            return NEWTON_FAILS;
-        double rmax = 0.0;
-        for (int i = 0; i < n; i++)
-            rmax = fmax(rmax, fabs(r[i]));
-        kf_error le = {0};
-        int rc = kf_mech_dense_solve(n, k->J, k->ipiv, 1, 1, r, &le);
-        if (rc == KF_ERANGE)
-            return NEWTON_FAILS;
-        if (rc == KF_ESING)
-            return rmax <= 1e-12 * m->L ? NEWTON_DEAD : NEWTON_FAILS;
-        if (rc) {
-            *err = le;
-            return rc;
-        }
-        double step = 0.0;
-        for (int i = 0; i < n; i++)
-            step = fmax(step, fabs(r[i]));
-        if (!isfinite(step))
-            return NEWTON_FAILS;
-        step_q(m, k->q, r, -1.0);
-        if (step <= 1e-14 * m->L) {
-            *fresh = 1;
-            body_rotations(m, k->q, k->R);
-            return 0;
-        }
-        if (polish) {
-            body_rotations(m, k->q, k->R);
-            return 0;
-        }
-        if (step <= 1e-10 * m->L)
-            polish = 1;
-        else if (step >= prev && ++grew > 3)
-            return NEWTON_FAILS;
-        prev = step;
-    }
-    return NEWTON_FAILS;
-}
-
-static int cannot_close(const kf_smech *m, const double *z, const char *why, kf_error *err)
-{
-    char buf[240];
-    return kf_fail(err, KF_EGEOM, m->coords[0].name, "the loop cannot close at %s: %s",
-                   coords_text(m, z, buf, sizeof buf), why);
 }
 
 /* The joints' coordinates (jv, 3 per joint), each continued from jvok (angles
@@ -1223,32 +1025,6 @@ static void track_joint_values(const kf_smech *m, kf_smech_kin *k)
                                    : v;
         }
     }
-}
-
-/* The continuation stopped short of z: "the loop cannot close", and, where the last
- * position reached (whose factors k->J holds) is close to a singular one, which rows
- * lose rank there (a dead point ahead). */
-static int near_singular(const kf_smech *m, kf_smech_kin *k, const double *z, kf_error *err)
-{
-    int n = m->n;
-    double pmin = INFINITY, pmax = 0.0;
-    for (int i = 0; i < n; i++) {
-        double p = fabs(k->J[i + (size_t)i * n]);
-        pmin = fmin(pmin, p);
-        pmax = fmax(pmax, p);
-    }
-    char why[480], who[240] = "", last[240];
-    if (pmin < 1e-3 * pmax)
-        dependent_text(m, k, who, sizeof who);
-    if (who[0])
-        snprintf(why, sizeof why, "no position is reached along a path that keeps its branch; the "
-                 "last one reached, %s, is near a singular configuration (smallest pivot %.2g of "
-                 "the largest) where these rows lose rank: %s", coords_text(m, k->zok, last,
-                 sizeof last), pmin / pmax, who);
-    else
-        snprintf(why, sizeof why, "no position is reached from the last one (or the drawing) "
-                 "along a path that keeps its branch");
-    return cannot_close(m, z, why, err);
 }
 
 /* The rows kept out (dependent on the others at the drawing) must hold where the
@@ -1304,132 +1080,116 @@ static void start_joint_values(const kf_smech *m, kf_smech_kin *k)
     memcpy(k->jvok, k->jv, 3 * (size_t)m->nj * sizeof(double));
 }
 
-/*
- * Positions at z, continued from the last solution (zok, qok) along the
- * straight path to z (the drawing at first), each step predicted by q + A dz
- * (on the manifold) and corrected by Newton; a step that fails or jumps
- * towards another branch is halved (kf_mechanism.c's rule).  Leaves the
- * factors of J at the solution and A.
- */
-static int position(const kf_smech *m, const double *z, kf_smech_kin *k, kf_error *err)
+/* ---------------------------------------------------------------- the closure's table */
+
+static int sp_rows(const void *mech, void *kin, const double *q, const double *z, double *res,
+                   double *J, int *bad)
 {
-    int n = m->n, nz = m->nz, nq = 7 * m->nb, rc, fresh = 0, bad = 0;
-    for (int i = 0; i < nz; i++)
-        if (!isfinite(z[i]))
-            return kf_fail(err, KF_EINVAL, m->coords[i].name, "%s = %g must be finite",
-                           m->coords[i].name, z[i]);
-    kin_private p = priv(m, k);
-    if (k->assembled == -1) { /* the drawing itself (kf_smech_create) */
-        rc = newton(m, k, z, &fresh, &bad, err);
-        if (rc == NEWTON_FAILS)
-            return cannot_close(m, z, "Newton's method does not converge from the drawing",
-                                err);
-        if (rc == NEWTON_ANGLES)
-            return report_bad_coord(m, bad, z, err);
-        if (rc == 0 || rc == NEWTON_DEAD)
-            rc = factor_at(m, k, z, err);
-    } else {
-        if (!k->assembled) { /* start from the drawing */
-            for (int b = 0; b < m->nb; b++) {
-                memcpy(k->qok + 7 * b, m->bodies[b].r, 3 * sizeof(double));
-                memcpy(k->qok + 7 * b + 3, m->bodies[b].quat, 4 * sizeof(double));
-            }
-            memcpy(k->q, k->qok, (size_t)nq * sizeof(double));
-            body_rotations(m, k->q, k->R);
-            memcpy(k->jv, k->jvok, 3 * (size_t)m->nj * sizeof(double));
-            start_joint_values(m, k);
-            for (int kk = 0; kk < nz; kk++) {
-                srow e;
-                jctx c;
-                if (coord_row(m, kk, k->q, k->R, NULL, NULL, &e, &c))
-                    return report_bad_coord(m, kk, z, err);
-                k->zok[kk] = e.val;
-            }
-            if ((rc = factor_at(m, k, k->zok, err)))
-                return rc;
-            k->assembled = 1;
+    kf_smech_kin *k = kin;
+    body_rotations(mech, q, k->R);
+    return eval_rows(mech, k, q, NULL, z, res, J, NULL, bad);
+}
+
+static int sp_gamma(const void *mech, void *kin, const double *u, double *gam, int *bad)
+{
+    kf_smech_kin *k = kin;
+    return eval_rows(mech, k, k->q, u, k->z, NULL, NULL, gam, bad);
+}
+
+/* q += x (scaled: v, then omega times L, per body): r += dr, R <- R exp(skew(dtheta)). */
+static void sp_move(const void *mech, double *q, const double *x)
+{
+    const kf_smech *m = mech;
+    for (int b = 0; b < m->nb; b++) {
+        double th[3];
+        for (int i = 0; i < 3; i++) {
+            q[7 * b + i] += x[6 * b + i];
+            th[i] = x[6 * b + 3 + i] / m->L;
         }
-        double *zfrom = p.zfrom, *zt = p.zt, *qpred = p.qpred;
-        memcpy(zfrom, k->zok, (size_t)nz * sizeof(double));
-        double done = 0.0, step = 1.0;
-        kf_error last = {0};
-        rc = KF_OK;
-        while (done < 1.0) {
-            double to = done + step > 1.0 ? 1.0 : done + step;
-            for (int i = 0; i < nz; i++)
-                zt[i] = to >= 1.0 ? z[i] : zfrom[i] + to * (z[i] - zfrom[i]);
-            /* predicted: qok moved by A (zt - zok), on the manifold */
-            memcpy(k->q, k->qok, (size_t)nq * sizeof(double));
-            double *du = k->dq;
-            for (int r = 0; r < n; r++) {
-                double s = 0.0;
-                for (int i = 0; i < nz; i++)
-                    s += k->A[(size_t)r * nz + i] * (zt[i] - k->zok[i]);
-                du[r] = s * col_scale(m, r);
-            }
-            step_q(m, k->q, du, 1.0);
-            memcpy(qpred, k->q, (size_t)nq * sizeof(double));
-            double pred = qsize(m, qpred, k->qok);
-            int tried = !(pred > 0.1 * m->L && step >= 1.0 / 4096.0), ok = 0;
-            if (tried) {
-                ok = newton(m, k, zt, &fresh, &bad, err);
-                if (ok > 0)
-                    return ok;
-                if (ok == NEWTON_ANGLES) {
-                    report_bad_coord(m, bad, zt, &last);
-                } else if (ok == NEWTON_DEAD) {
-                    factor_at(m, k, zt, &last);
-                }
-                ok = ok == 0 && qsize(m, k->q, qpred) <= 0.25 * pred + 1e-9 * m->L;
-            }
-            if (ok) {
-                int frc;
-                if (fresh) {
-                    frc = factored(m, k, zt, KF_OK, (kf_error){0}, &last);
-                } else {
-                    frc = factor_at(m, k, zt, &last);
-                }
-                if (frc && frc != KF_EGEOM) {
-                    *err = last;
-                    return frc;
-                }
-                ok = !frc;
-            }
-            if (ok) {
-                done = to;
-                memcpy(k->qok, k->q, (size_t)nq * sizeof(double));
-                memcpy(k->zok, zt, (size_t)nz * sizeof(double));
-                track_joint_values(m, k);
-                memcpy(k->jvok, k->jv, 3 * (size_t)m->nj * sizeof(double));
-                step = fmin(2.0 * step, 1.0);
-            } else {
-                memcpy(k->q, k->qok, (size_t)nq * sizeof(double));
-                if (tried && (rc = factor_at(m, k, k->zok, err)))
-                    return rc;
-                step *= 0.5;
-                if (step < 1.0 / 8192.0) {
-                    if (last.code == KF_EGEOM) { /* a singular position, named, on the way */
-                        *err = last;
-                        return KF_EGEOM;
-                    }
-                    return near_singular(m, k, z, err);
-                }
-            }
-        }
+        quat_turn(q + 7 * b + 3, th);
     }
-    if (rc)
-        return rc;
-    body_rotations(m, k->q, k->R);
-    if ((rc = dropped_rows_hold(m, k, z, err)))
-        return rc;
-    memcpy(k->z, z, (size_t)nz * sizeof(double));
-    memcpy(k->qok, k->q, (size_t)nq * sizeof(double));
-    memcpy(k->zok, z, (size_t)nz * sizeof(double));
-    if (k->assembled == -1)
-        start_joint_values(m, k);
-    k->assembled = 1;
+}
+
+/* Scaled size of a change of q: lengths, rotation angles times L. */
+static double sp_distance(const void *mech, const double *a, const double *b)
+{
+    const kf_smech *m = mech;
+    double s = 0.0;
+    for (int bb = 0; bb < m->nb; bb++) {
+        for (int i = 0; i < 3; i++)
+            s = fmax(s, fabs(a[7 * bb + i] - b[7 * bb + i]));
+        s = fmax(s, m->L * quat_angle(a + 7 * bb + 3, b + 7 * bb + 3));
+    }
+    return s;
+}
+
+static int sp_drawing(const void *mech, void *kin, double *q, double *z, kf_error *err)
+{
+    const kf_smech *m = mech;
+    kf_smech_kin *k = kin;
+    for (int b = 0; b < m->nb; b++) {
+        memcpy(q + 7 * b, m->bodies[b].r, 3 * sizeof(double));
+        memcpy(q + 7 * b + 3, m->bodies[b].quat, 4 * sizeof(double));
+    }
+    body_rotations(m, q, k->R);
+    start_joint_values(m, k);
+    for (int kk = 0; kk < m->nz; kk++) {
+        srow e;
+        jctx c;
+        if (coord_row(m, kk, q, k->R, NULL, NULL, &e, &c))
+            return report_bad_coord(m, kk, m->z0, err);
+        z[kk] = e.val;
+    }
     return KF_OK;
 }
+
+static const char *sp_name(const void *m, int k) { return ((const kf_smech *)m)->coords[k].name; }
+
+static int sp_is_angle(const void *m, int k) { return kf_smech_coord_is_angle(m, k); }
+
+/* Row i of the kept rows: its joint's or coordinate's name. */
+static int sp_row_name(const void *mech, int i, char *buf, size_t len)
+{
+    const kf_smech *m = mech;
+    if (i < m->m) {
+        int j = row_joint(m, m->kept[i]);
+        snprintf(buf, len, "joint '%s'", m->joints[j].name);
+        return j;
+    }
+    const kf_scoord *C = m->coords + (i - m->m);
+    if (C->kind == KF_SC_JOINT)
+        snprintf(buf, len, "coordinate '%s' (of joint '%s')", C->name, m->joints[C->index].name);
+    else
+        snprintf(buf, len, "coordinate '%s'", C->name);
+    return m->nj + i;
+}
+
+static void sp_accepted(const void *mech, void *kin, const double *q)
+{
+    kf_smech_kin *k = kin;
+    (void)q; /* = k->q, whose rotations k->R the rows there left */
+    track_joint_values(mech, k);
+    memcpy(k->jvok, k->jv, 3 * (size_t)((const kf_smech *)mech)->nj * sizeof(double));
+}
+
+static int sp_solved(const void *mech, void *kin, const double *q, const double *z,
+                     kf_error *err)
+{
+    kf_smech_kin *k = kin;
+    body_rotations(mech, q, k->R);
+    return dropped_rows_hold(mech, k, z, err);
+}
+
+static int sp_bad_angles(const void *m, int k, const double *z, kf_error *err)
+{
+    return report_bad_coord(m, k, z, err);
+}
+
+static const kf_closure_ops spatial_closure = {
+    .rows = sp_rows, .gamma = sp_gamma, .move = sp_move, .distance = sp_distance,
+    .drawing = sp_drawing, .coord_name = sp_name, .coord_is_angle = sp_is_angle,
+    .bad_angles = sp_bad_angles, .row_name = sp_row_name, .accepted = sp_accepted,
+    .solved = sp_solved, .singular = "a singular configuration"};
 
 int kf_smech_kinematics(const kf_smech *m, const double *z, const double *zd, const double *zdd,
                         kf_smech_kin *k, kf_error *err)
@@ -1437,44 +1197,12 @@ int kf_smech_kinematics(const kf_smech *m, const double *z, const double *zd, co
     if (!m || !z || !k || k->n != m->n || k->nz != m->nz)
         return kf_fail(err, KF_EINVAL, "", "kf_smech_kinematics: NULL argument or a workspace "
                        "of another mechanism");
-    int n = m->n, nz = m->nz;
-    for (int i = 0; i < nz; i++)
+    for (int i = 0; i < m->nz; i++)
         if ((zd && !isfinite(zd[i])) || (zdd && !isfinite(zdd[i])))
             return kf_fail(err, KF_EINVAL, m->coords[i].name, "the rates of %s (%g, %g) must be "
                            "finite", m->coords[i].name, zd ? zd[i] : 0.0, zdd ? zdd[i] : 0.0);
-    int rc = position(m, z, k, err);
-    if (rc)
-        return rc;
-    for (int r = 0; r < n; r++) {
-        double s = 0.0;
-        for (int i = 0; zd && i < nz; i++)
-            s += k->A[(size_t)r * nz + i] * zd[i];
-        k->u[r] = s;
-    }
-    /* c = J^-1 gamma */
-    int bad;
-    if (eval_rows(m, k, k->q, k->u, z, NULL, NULL, k->c, &bad))
-        return report_bad_coord(m, bad, z, err);
-    rc = solve_J(m, k, k->c, err);
-    if (rc && rc != KF_ERANGE)
-        return rc;
-    for (int r = 0; !rc && r < n; r++) {
-        double s = k->c[r];
-        for (int i = 0; zdd && i < nz; i++)
-            s += k->A[(size_t)r * nz + i] * zdd[i];
-        k->ud[r] = s;
-    }
-    if (rc || !kf_vec_finite((size_t)n, k->u) || !kf_vec_finite((size_t)n, k->ud)) {
-        double big_d = 0.0, big_dd = 0.0;
-        for (int i = 0; i < nz; i++) {
-            big_d = zd && fabs(zd[i]) > big_d ? fabs(zd[i]) : big_d;
-            big_dd = zdd && fabs(zdd[i]) > big_dd ? fabs(zdd[i]) : big_dd;
-        }
-        return kf_fail(err, KF_ERANGE, "zd", "the rates zd and zdd (largest |zd| = %g, |zdd| = "
-                       "%g) make the bodies' velocities or accelerations overflow", big_d,
-                       big_dd);
-    }
-    return KF_OK;
+    int rc = kf_closure_position(k->cl, z, err);
+    return rc ? rc : kf_closure_rates(k->cl, zd, zdd, k->u, k->ud, err);
 }
 
 /* ---------------------------------------------------------------- forces */
@@ -1635,28 +1363,19 @@ int kf_smech_joint_forces(const kf_smech *m, kf_smech_kin *k, const double *r, d
 {
     int n = m->n, rc, bad;
     kin_private p = priv(m, k);
-    /* J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, in scaled units; lam holds
-     * the scaled multipliers of every row (all constraint rows, then the coordinates) */
-    double *Jt = p.Ja, *x = k->res, *lam = p.lam;
-    for (int j = 0; j < n; j++)
-        x[j] = r[j] / col_scale(m, j);
-    if (m->m == m->mall) { /* independent rows: the square system, factored afresh */
-        if (eval_rows(m, k, k->q, NULL, k->z, NULL, Jt, NULL, &bad))
-            return report_bad_coord(m, bad, k->z, err);
-        for (int j = 0; j < n; j++) /* transposed in place */
-            for (int i = 0; i < j; i++) {
-                double v = Jt[i + (size_t)j * n];
-                Jt[i + (size_t)j * n] = Jt[j + (size_t)i * n];
-                Jt[j + (size_t)i * n] = v;
-            }
-        if ((rc = kf_mech_dense_solve(n, Jt, k->ipivt, 1, 1, x, err)))
+    /* lam: the multipliers of every row (all constraint rows, then the coordinates) */
+    double *Jt = p.Ja, *x = p.x, *lam = p.lam;
+    if (m->m == m->mall) { /* independent rows: the square system, by the position's factors */
+        if ((rc = kf_closure_multipliers(k->cl, r, lam, err)))
             return rc;
-        memcpy(lam, x, (size_t)n * sizeof(double));
     } else {
         /* redundant rows: the multipliers are not unique; the least-norm ones over every
          * row (scaled), lam = G y with G^T G y = b, spread the forces over the rows as
-         * evenly as the constraints allow (the coordinates' own, the drives, are unique) */
+         * evenly as the constraints allow (the coordinates' own, the drives, are unique);
+         * J^T x = r with J = Dr^-1 Js Dc: Js^T (Dr^-1 x) = Dc^-1 r, in scaled units */
         int N = m->mall + m->nz;
+        for (int j = 0; j < n; j++)
+            x[j] = r[j] / col_scale(m, j);
         if (all_rows(m, k, p.G, &bad))
             return report_bad_coord(m, bad, k->z, err);
         for (int a = 0; a < n; a++)
@@ -1670,14 +1389,13 @@ int kf_smech_joint_forces(const kf_smech *m, kf_smech_kin *k, const double *r, d
             return rc;
         for (int i = 0; i < N; i++)
             lam[i] = kf_dot(n, p.G + (size_t)i * n, x);
+        /* unscaled by the row scales (all rows in order) */
+        for (int j = 0; j < m->nj; j++)
+            for (int r2 = 0; r2 < NROWS[m->joints[j].kind]; r2++)
+                lam[m->jrow[j] + r2] *= row_scale(m, m->joints[j].kind, r2);
+        for (int i = 0; i < m->nz; i++)
+            lam[m->mall + i] *= m->rs[m->m + i];
     }
-    /* unscaled: the row scales (all rows in order; the square case's rows are the kept
-     * ones, which are then every row) */
-    for (int j = 0; j < m->nj; j++)
-        for (int r2 = 0; r2 < NROWS[m->joints[j].kind]; r2++)
-            lam[m->jrow[j] + r2] *= row_scale(m, m->joints[j].kind, r2);
-    for (int i = 0; i < m->nz; i++)
-        lam[m->mall + i] *= m->rs[m->m + i];
     if (fj) {
         memset(fj, 0, 6 * (size_t)m->nj * sizeof(double));
         for (int j = 0; j < m->nj; j++) {
@@ -1733,6 +1451,23 @@ int kf_smech_reactions(const kf_smech *m, kf_smech_kin *k, double *fj, double *d
     for (int i = 0; i < n; i++)
         p.Q[i] -= p.r[i] + p.g[i];
     return kf_smech_joint_forces(m, k, p.Q, fj, drive, err);
+}
+
+int kf_smech_axes_check(const kf_smech *m, int naxes, const kf_smech_axes *axes,
+                        const char *what, kf_error *err)
+{
+    if (naxes < 0 || (naxes > 0 && !axes))
+        return kf_fail(err, KF_EINVAL, what, "%s: %d axes and no array", what, naxes);
+    for (int i = 0; i < naxes; i++) {
+        const kf_smech_axes *a = axes + i;
+        if (a->body < -1 || a->body >= m->nb)
+            return kf_fail(err, KF_EINVAL, what, "%s[%d].body = %d is not a body (-1 the ground, "
+                           "0..%d)", what, i, a->body, m->nb - 1);
+        if (!finite_n(a->o, 3) || !finite_n(a->phi, 9))
+            return kf_fail(err, KF_EINVAL, what, "%s[%d]: o = (%g, %g, %g) and phi must be "
+                           "finite", what, i, a->o[0], a->o[1], a->o[2]);
+    }
+    return KF_OK;
 }
 
 void kf_smech_frame(const kf_smech *m, const kf_smech_kin *k, const kf_smech_axes *ax,
@@ -1946,10 +1681,8 @@ int kf_smech_create(kf_smech **out, const kf_smech_desc *d, kf_error *err)
             z0[kk] = e.val;
         }
         memcpy(m->z0, z0, sizeof z0);
-        memcpy(k.qok, k.q, 7 * (size_t)nb * sizeof(double));
-        k.assembled = -1;
         if (!rc)
-            rc = position(m, z0, &k, err);
+            rc = kf_closure_assemble(k.cl, z0, 0, "the drawing", err);
         if (rc == KF_EGEOM) {
             kf_error e = *err;
             rc = kf_fail(err, KF_EGEOM, "bodies", "the drawing does not assemble: %.400s",
@@ -1973,8 +1706,6 @@ int kf_smech_create(kf_smech **out, const kf_smech_desc *d, kf_error *err)
 /* ================================================================ 5. the upper layers' table */
 
 static int sp_ncoord(const void *m) { return ((const kf_smech *)m)->nz; }
-static const char *sp_name(const void *m, int k) { return ((const kf_smech *)m)->coords[k].name; }
-
 static int sp_alloc(const void *m, void **work, kf_error *err)
 {
     kf_smech_kin *k = kf_calloc(1, sizeof *k);
@@ -2006,12 +1737,55 @@ static int sp_accelerations(const void *mech, void *work, const double *z, const
 
 static void sp_restore(void *work)
 {
-    kf_smech_kin *k = work;
-    memcpy(k->q, k->qok, (size_t)k->n / 6 * 7 * sizeof(double));
+    kf_closure_restore(((kf_smech_kin *)work)->cl);
 }
 
-const kf_mech_ops kf_smech_ops = {sp_ncoord, sp_name, sp_alloc, sp_free, sp_accelerations,
-                                  sp_restore};
+static int sp_kinematics(const void *mech, void *work, const double *z, const double *zd,
+                         const double *zdd, kf_mech_state *s, kf_error *err)
+{
+    kf_smech_kin *k = work;
+    int rc = kf_smech_kinematics(mech, z, zd, zdd, k, err);
+    if (!rc && s)
+        *s = (kf_mech_state){7 * (k->n / 6), k->n, k->nz, k->q, k->u, k->ud, k->A, k->c};
+    return rc;
+}
+
+static int sp_applied(const void *mech, void *work, double *Q, kf_error *err)
+{
+    return kf_smech_applied(mech, work, Q, err);
+}
+
+static int sp_reactions(const void *mech, void *work, double *fj, double *drive, kf_error *err)
+{
+    return kf_smech_reactions(mech, work, fj, drive, err);
+}
+
+static int sp_njoint(const void *m) { return ((const kf_smech *)m)->nj; }
+
+static void sp_shape(const void *mech, int *npos, int *n)
+{
+    const kf_smech *m = mech;
+    *npos = 7 * m->nb;
+    *n = m->n;
+}
+
+static int sp_axes_check(const void *mech, int naxes, const void *axes, const char *what,
+                         kf_error *err)
+{
+    return kf_smech_axes_check(mech, naxes, axes, what, err);
+}
+
+static void sp_frame(const void *mech, const void *work, const void *axes, int i, kf_frame *f)
+{
+    kf_smech_frame(mech, work, (const kf_smech_axes *)axes + i, f);
+}
+
+const kf_mech_ops kf_smech_ops = {
+    .ncoord = sp_ncoord, .coord_name = sp_name, .work_alloc = sp_alloc, .work_free = sp_free,
+    .accelerations = sp_accelerations, .restore = sp_restore, .kinematics = sp_kinematics,
+    .applied = sp_applied, .reactions = sp_reactions, .njoint = sp_njoint, .joint_values = 6,
+    .shape = sp_shape,
+    .axes_check = sp_axes_check, .frame = sp_frame};
 
 int kf_smech_simulate(const kf_smech *m, const kf_mech_drive *drives, const double *z0,
                       const double *zd0, int nt, const double *t, const kf_ode_opts *opts,

@@ -166,10 +166,10 @@ typedef struct kf_smech_kin {
     double *A;            /* n x nz, row-major: u = A z' */
     double *c;            /* n: u' = A z'' + c */
     double *R;            /* 9 nbody: each body's rotation, row-major, at q */
-    int assembled;
     /* private */
-    double *J, *res, *dq, *qok, *zok, *aux, *jv, *jvok;
-    int *ipiv, *ipivt;
+    struct kf_closure *cl; /* the loop closure's state (csrc/kf_closure.c) */
+    double *aux, *jv, *jvok;
+    int *ipivt;
 } kf_smech_kin;
 
 int kf_smech_kin_alloc(const kf_smech *m, kf_smech_kin *k, kf_error *err);
@@ -215,6 +215,10 @@ typedef struct kf_smech_axes {
     double phi[9];
 } kf_smech_axes;
 
+/* KF_EINVAL naming the first of naxes axes whose body is not one of m's (-1 the
+ * ground) or whose origin or axes are not finite; what names them ("frames"). */
+int kf_smech_axes_check(const kf_smech *m, int naxes, const kf_smech_axes *axes,
+                        const char *what, kf_error *err);
 /* The frame of axes fixed on a body at the state k holds, gravity included
  * (a = R^T (a_O - g)); omega, eps, v, a, vdot in the frame's axes. */
 void kf_smech_frame(const kf_smech *m, const kf_smech_kin *k, const kf_smech_axes *ax,
