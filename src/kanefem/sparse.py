@@ -1318,7 +1318,10 @@ def _pick(s, p):
 
 class Quadratic:
     """s^2 M + s C + K_eff at one instant on the free DOFs, with C = 2 sum W_ij S_ij + D
-    (D = alpha M + beta K, Rayleigh damping) (section 3.17)."""
+    (D = alpha M + beta K, Rayleigh damping) (section 3.17).  K_eff = K + D_m is kept as
+    its stiff part K (with K_G's high part where it is summed error-free) and the motion
+    terms D_m, never rounded into one matrix for the residuals: P(s) x = (1 + beta s) K x
+    + D_m x + s (2 W S + alpha M) x + s^2 M x, K x in twice the precision (Dot2)."""
 
     def __init__(self, ctx, frame, include_eps, rayleigh, kg=None):
         from . import _eigcert as ec
@@ -1326,32 +1329,116 @@ class Quadratic:
         W, _, _ = frame_operators(frame)
         d = ctx.body.dim
         self.ctx = ctx
-        self.K, self.symmetric = ctx.matrix(frame, include_eps, kg)
-        alpha, beta = rayleigh
-        self.C = ctx.combine(2.0 * W[:d, :d], 0.0)
-        if alpha or beta:
-            self.C = self.C + alpha * ctx.M + beta * ctx.K
-        self.PK = ec.Compensated(self.K)
-        self.PC = ec.Compensated(self.C)
+        A, self.symmetric, self.D = ctx.matrix(frame, include_eps, kg, split=True)
+        self.K0 = A.K  # the stiff part: ctx.K, or K + K_G's high part
+        self.Dabs = ctx.formation(frame, include_eps, kg)
+        if self.Dabs is None:
+            self.Dabs = (abs(self.D), 0)
+        self.alpha, self.beta = rayleigh
+        self.G = ctx.combine(2.0 * W[:d, :d], 0.0)
+        if self.alpha:
+            self.G = self.G + self.alpha * ctx.M
+        # beta K x = beta K0 x - beta (K0 - K) x: the second (K_G's high part) in double
+        self.dK = None if self.K0 is ctx.K or not self.beta else (self.K0 - ctx.K).tocsr()
+        if getattr(ctx, "_PK0", None) is None or ctx._PK0[0] is not self.K0:
+            ctx._PK0 = (self.K0, ec.Compensated(self.K0))
+        self.PK = ctx._PK0[1]
         self.M = ctx.M
+        self._K = self._C = self._abs = self._H = None
 
-    def residual(self, s, X):
-        """P(s) X per column (X complex (n, k)), accurate, and a bound on its rounding."""
+    @property
+    def K(self):
+        """K_eff rounded to one matrix (the factors, ARPACK and the dense QZ)."""
+        if self._K is None:
+            self._K = (self.K0 + self.D).tocsr()
+        return self._K
+
+    @property
+    def C(self):
+        if self._C is None:
+            self._C = self.G + self.beta * self.ctx.K if self.beta else self.G
+        return self._C
+
+    def products(self, X, bound=True):
+        """(K0 X, D X, G X, M X, their error bounds) for X complex, a pair (hi, lo) or an
+        array; ``bound`` False: no bounds (None; an intermediate product nobody certifies)."""
         from . import _eigcert as ec
 
-        KX, eK = ec.accurate(self.PK, X)
-        MX, eM = ec.accurate(self.ctx.PM, X)
-        CX, eC = ec.accurate(self.PC, X)
-        R = KX + CX * s + MX * s**2
-        err = eK + eC * np.abs(s) + eM * np.abs(s) ** 2 + 4 * ec.EPS * (np.abs(KX) + np.abs(CX * s) + np.abs(MX * s**2))
-        return R, err, MX, CX
+        pair = isinstance(X, tuple)
+        x = X[0] + X[1] if pair else X
+        if bound:
+            K0X, eK = ec.accurate(self.PK, X)
+        else:
+            Xh, Xl = X if pair else (X, None)
+            re = self.PK.product(np.ascontiguousarray(Xh.real), None if Xl is None else Xl.real, bound=False)[0]
+            im = self.PK.product(np.ascontiguousarray(Xh.imag), None if Xl is None else Xl.imag, bound=False)[0]
+            K0X = re + 1j * im
+        n = x.shape[0]
+        Y = _rmul(self._stacked(), x)
+        DX, GX, MX = Y[:n], Y[n:2 * n], Y[2 * n:]
+        if not bound:
+            return K0X, DX, GX, MX, None
+        ax = np.abs(X[0]) + np.abs(X[1]) if pair else np.abs(X)
+        if self._abs is None:
+            B, mD = self.Dabs
+            g = lambda L: L * ec.EPS / (1 - L * ec.EPS)
+            LD = int(np.diff(self.D.indptr).max()) + mD + 2
+            LG = int(np.diff(self.G.indptr).max()) + 2
+            LM = self.ctx.PM.L
+            # |D|, |G| (+ |beta| |K0 - K|) and |M| scaled by their products' gamma
+            EG = g(LG) * abs(self.G)
+            if self.dK is not None:
+                EG = EG + abs(self.beta) * g(int(np.diff(self.dK.indptr).max()) + 2) * abs(self.dK)
+            self._abs = (g(LD) * B, EG, 2 * LM * ec.EPS * self.ctx.PM.absA)
+        BD, BG, BM = self._abs
+        return K0X, DX, GX, MX, (eK, BD @ ax, BG @ ax, BM @ ax)
+
+    def _stacked(self):
+        """D, G (- beta (K0 - K), moved into G's part) and M stacked: one product for three."""
+        if self._H is None:
+            sp, _, _ = _scipy()
+            G = self.G if self.dK is None else self.G - self.beta * self.dK
+            self._H = sp.vstack([self.D, G, self.M], format="csr")
+        return self._H
+
+    def on_basis(self, V, s, c):
+        """(P(s) V c, P'(s) V c, M V c) from the products of :meth:`project` (V c complex
+        (nv, k)): V is exact, its products rounded once (K V by Dot2)."""
+        V0, K0V, DV, GV, MV = self._VP
+        if V0 is not V:
+            raise ValueError("on_basis needs the basis of the last projection")
+        K, D, G, M = (_rmul_dense(X, c) for X in (K0V, DV, GV, MV))
+        return (1.0 + self.beta * s) * K + D + s * G + s**2 * M, 2 * s * M + G + self.beta * K, M
+
+    def residual(self, s, X, prods=None, bound=True):
+        """P(s) X per column (X complex (n, k) or a pair), accurate, a bound on its rounding
+        (None if not ``bound``), and P'(s) X = 2 s M X + C X."""
+        from . import _eigcert as ec
+
+        K0X, DX, GX, MX, e = self.products(X, bound) if prods is None else prods
+        a = 1.0 + self.beta * s
+        t1, t3, t4 = K0X * a, GX * s, MX * s**2
+        R = t1 + DX + t3 + t4
+        dP = 2 * s * MX + GX + self.beta * K0X
+        if e is None:
+            return R, None, dP
+        eK, eD, eG, eM = e
+        err = (np.abs(a) * eK + eD + np.abs(s) * eG + np.abs(s) ** 2 * eM
+               + 8 * ec.EPS * (np.abs(t1) + np.abs(DX) + np.abs(t3) + np.abs(t4)))
+        return R, err, dP
 
     def project(self, V):
-        """Ritz values and vectors of the QEP on span(V) (V real), left ones too."""
-        from . import _eigcert as ec
-
-        KV, _ = ec.accurate(self.PK, V)
-        Kp, Cp, Mp = V.T @ KV, V.T @ (self.C @ V), V.T @ (self.M @ V)
+        """Ritz values and vectors of the QEP on span(V) (V real); the products with V are
+        kept for :meth:`on_basis`."""
+        n = V.shape[0]
+        K0V, _ = self.PK.product(V, bound=False)
+        HV = self._stacked() @ V
+        DV, GV, MV = HV[:n], HV[n:2 * n], HV[2 * n:]
+        VK = V.T @ K0V
+        Kp = VK + V.T @ DV
+        Cp = V.T @ GV + self.beta * VK
+        Mp = V.T @ MV
+        self._VP = (V, K0V, DV, GV, MV)
         s, Z = _small_qep(Mp, Cp, Kp)
         return s, Z, (Mp, Cp, Kp)
 
@@ -1384,27 +1471,118 @@ def _basis(X, M):
     return _m_orthonormal(np.column_stack([X.real, X.imag]), M, drop=1e-10)
 
 
+#: relative residual ||P(s)x|| / (|s|^2 ||Mx||) of an accepted continued pair, or
+#: QFLOOR times its computed rounding bound where that is larger; the refinement rounds
+#: (qep_refine) and the Davidson steps tried before ARPACK
+QTOL = 1e-7
+QFLOOR = 10.0
+QROUNDS = 4
+QTOL_STEPS = 10
+
+
+def _rmul(A, X):
+    """A X for a real sparse A and complex X (the real and imaginary parts as real
+    columns: SciPy would convert A's values to complex at every product)."""
+    k = X.shape[1]
+    Y = A @ np.column_stack([X.real, X.imag])
+    return Y[:, :k] + 1j * Y[:, k:]
+
+
+def _rmul_dense(A, c):
+    """A c for a real dense A and complex c."""
+    return A @ c.real + 1j * (A @ c.imag)
+
+
+def _csolve(F, R):
+    """F^-1 R for a real factor F and complex R."""
+    Z = F.solve(np.column_stack([R.real, R.imag]))
+    k = R.shape[1]
+    return Z[:, :k] + 1j * Z[:, k:]
+
+
+def _left_vectors(proj, V, s):
+    """The left Ritz vectors y = V u, u^H P_V(s) = 0 (the projection's left null vectors)."""
+    Mp, Cp, Kp = proj
+    Y = np.empty((V.shape[0], s.shape[0]), dtype=complex)
+    for k in range(s.shape[0]):
+        u, _, _ = np.linalg.svd(Kp + s[k] * Cp + s[k] ** 2 * Mp)
+        Y[:, k] = V @ u[:, -1]
+    return Y
+
+
+def qep_refine(q, s, X, Y, F, V, proj, rounds=QROUNDS):
+    """Refine the pairs (s, X) in double-double (section 3.17): one step of residual
+    inverse iteration x <- x - F^-1 P(s) x with P(s) x accurate (F real, a factor of
+    P(sigma)), which removes a double vector's rounding noise in the stiff directions
+    (there F ~ P(s)); then a Newton step for the error left in span(V) (the low modes,
+    where F is no inverse of P(s)): c, ds from V^T (P(s) x + P(s) V c + ds P'(s) x) = 0,
+    z^H c = 0 (z the Ritz coordinates), x <- x + V c, s <- s + ds.  Returns (s, (hi, lo),
+    bounds, relative residuals, relative rounding floors): the first-order bounds
+    ||y|| (||P(s) x|| + its rounding) / |y^H P'(s) x| of the refined pairs, y the left
+    Ritz vectors."""
+    from . import _eigcert as ec
+
+    Mp, Cp, Kp = proj
+    k = s.shape[0]
+    nv = V.shape[1]
+    Xh = np.array(X, dtype=complex)
+    Xl = np.zeros_like(Xh)
+    R, _, dP = q.residual(s, Xh, bound=False)
+    for r in range(rounds):
+        Xh, Xl = ec.dd_sub((Xh, Xl), _csolve(F, R))
+        K0X, DX, GX, MX, _ = prods = q.products((Xh, Xl), bound=False)
+        R, _, dP = q.residual(s, (Xh, Xl), prods)
+        Z = V.T @ (Xh + Xl)
+        VR, VdP = V.T @ R, V.T @ dP
+        C = np.empty((nv, k), dtype=complex)
+        ds = np.empty(k, dtype=complex)
+        for j in range(k):
+            A = np.zeros((nv + 1, nv + 1), dtype=complex)
+            A[:nv, :nv] = Kp + s[j] * Cp + s[j] ** 2 * Mp
+            A[:nv, nv] = VdP[:, j]
+            A[nv, :nv] = Z[:, j].conj()
+            sol = np.linalg.solve(A, -np.concatenate([VR[:, j], [0.0]]))
+            C[:, j], ds[j] = sol[:nv], sol[nv]
+        Xh, Xl = ec.dd_sub((Xh, Xl), -(V @ C))
+        # P(s + ds)(x + V c) = P(s) x + P(s) V c + ds P'(s)(x + V c) + ds^2 M (x + V c),
+        # exactly: the next step's residual without a product of its own
+        PVc, dPVc, MVc = q.on_basis(V, s, C)
+        MX = MX + MVc
+        R = R + PVc + ds * (dP + dPVc) + ds**2 * MX
+        dP = dP + dPVc + 2 * ds * MX
+        s = s + ds
+        scale = np.abs(s) ** 2 * np.linalg.norm(MX, axis=0) + 1e-300
+        if r + 1 < rounds and np.any(np.linalg.norm(R, axis=0) > QTOL * scale):
+            continue
+        # the certificate: the residual formed accurately, with its rounding bound
+        prods = q.products((Xh, Xl))
+        R, err, dP = q.residual(s, (Xh, Xl), prods)
+        scale = np.abs(s) ** 2 * np.linalg.norm(prods[3], axis=0) + 1e-300
+        nr, ne = np.linalg.norm(R, axis=0), np.linalg.norm(err, axis=0)
+        if np.all(nr <= np.maximum(QTOL, QFLOOR * ne / scale) * scale):
+            break
+    den = np.abs(np.einsum("ik,ik->k", Y.conj(), dP))
+    ny = np.linalg.norm(Y, axis=0)
+    with np.errstate(divide="ignore"):
+        bounds = np.where(den > 0, ny * (nr + ne) / den, np.inf)
+    return s, (Xh, Xl), bounds, nr / scale, ne / scale
+
+
 def _qep_certify(q, s, X, V):
     """First-order error bounds ||y|| ||P(s) x|| / |y^H P'(s) x| (section 3.17), with y
     the left Ritz vector of the projection on V (the null vector of P_V(s)^H)."""
-    R, err, MX, CX = q.residual(s, X)
     Mp, Cp, Kp = V.T @ (q.M @ V), V.T @ (q.C @ V), V.T @ (q.K @ V)
-    bounds = np.empty(s.shape[0])
-    for k in range(s.shape[0]):
-        u, _, _ = np.linalg.svd(Kp + s[k] * Cp + s[k] ** 2 * Mp)
-        y = V @ u[:, -1]  # left null vector: y^H P_V(s) = 0
-        dP = 2 * s[k] * MX[:, k] + CX[:, k]
-        den = abs(np.vdot(y, dP))
-        num = np.linalg.norm(y) * (np.linalg.norm(R[:, k]) + np.linalg.norm(err[:, k]))
-        bounds[k] = num / den if den > 0 else np.inf
-    return bounds
+    Y = _left_vectors((Mp, Cp, Kp), V, s)
+    R, err, dP = q.residual(s, X)
+    den = np.abs(np.einsum("ik,ik->k", Y.conj(), dP))
+    num = np.linalg.norm(Y, axis=0) * (np.linalg.norm(R, axis=0) + np.linalg.norm(err, axis=0))
+    with np.errstate(divide="ignore"):
+        return np.where(den > 0, num / den, np.inf)
 
 
-#: relative residual ||P(s)x|| / (|s|^2 ||Mx||) of an accepted continued pair (the dense QZ
-#: of the projected first-order form, whose stiff directions reach ||K||, stalls near 1e-10),
-#: and the Davidson steps tried before ARPACK
-QTOL = 1e-8
-QTOL_STEPS = 10
+#: relative residual ||P(s)x|| / (|s|^2 ||Mx||) of an accepted continued pair, or
+#: QFLOOR times its computed rounding bound where that is larger; the Davidson steps tried
+#: before ARPACK
 #: free DOFs up to which a full solve of the quadratic problem is dense (QZ, O(n^3))
 QEP_DENSE_MAX = 200
 
@@ -1412,10 +1590,11 @@ QEP_DENSE_MAX = 200
 def gyroscopic_solve(ctx, frames, n_modes, include_eps, rayleigh=(0.0, 0.0), kg=None, tracked=False):
     """The n_modes eigenvalues s of smallest |s| (Im s >= 0) of s^2 M + s C + K_eff at
     each frame, C with Rayleigh damping: continuation on a real subspace (the previous
-    instant's vectors, Rayleigh-Ritz on the projected quadratic problem, Davidson
-    expansion by F^-1 of the residuals' real and imaginary parts, F the factor at rest),
-    ARPACK on the first-order form as the safeguard, and a first-order error bound per
-    eigenvalue (section 3.17).  Returns (s (nt, m), bounds (nt, m), stats)."""
+    instant's vectors, Rayleigh-Ritz on the projected quadratic problem, one step of
+    residual inverse iteration in twice the precision, Davidson expansion by F^-1 of the
+    residuals' real and imaginary parts, F the last full solve's factor), ARPACK on the
+    first-order form as the safeguard, and a first-order error bound per eigenvalue
+    (section 3.17).  Returns (s (nt, m), bounds (nt, m), stats)."""
     tracked = _checks.flag("tracked", tracked)
     nt = frames.shape[0]
     m = n_modes
@@ -1424,13 +1603,12 @@ def gyroscopic_solve(ctx, frames, n_modes, include_eps, rayleigh=(0.0, 0.0), kg=
     if p < m or (n > QEP_DENSE_MAX and 2 * p + 2 > 2 * n - 2):
         raise ValueError(f"n_modes = {m} is too many for {n} free DOFs with the sparse solver "
                          "(use solver='dense')")
-    Fq = ctx.factor_rest()  # the Davidson preconditioner: the last full solve's P(sigma)
+    Fq = ctx.factor_rest()  # the refinement's and Davidson's factor: the last full solve's P(sigma)
     S = np.zeros((nt, m), dtype=complex)
     B = np.zeros((nt, m))
     stats = {"full_solves": 0, "continued": 0, "iterations": 0, "repeated": 0}
     V = None
     last = None
-    eps = np.finfo(float).eps
     for t in range(nt):
         f = frames[t]
         kt = None if kg is None else kg[t]
@@ -1442,37 +1620,47 @@ def gyroscopic_solve(ctx, frames, n_modes, include_eps, rayleigh=(0.0, 0.0), kg=
         q = Quadratic(ctx, f, include_eps, rayleigh, kt)
         got = None
         if V is not None:
-            absK = abs(q.K)
             for it in range(1, QTOL_STEPS + 1):
-                s_all, Z, _ = q.project(V)
+                s_all, Z, proj = q.project(V)
                 idx = _pick(s_all, p)
                 s, X = s_all[idx], V @ Z[:, idx]
                 X = X / np.linalg.norm(X, axis=0)
-                R, _, MX, _ = q.residual(s, X)
-                scale = np.abs(s) ** 2 * np.linalg.norm(MX, axis=0) + 1e-300
-                rel = np.linalg.norm(R, axis=0) / scale
-                floor = 8 * eps * np.linalg.norm(absK @ np.abs(X), axis=0) / scale
-                if np.all(rel[:m] <= np.maximum(QTOL, floor[:m])):
-                    got = (s, X, it)
+                Y = _left_vectors(proj, V, s[:m])
+                s_r, Xr, bd, rel, floor = qep_refine(q, s[:m], X[:, :m], Y, Fq, V, proj)
+                if np.all(rel[:m] <= np.maximum(QTOL, QFLOOR * floor[:m])):
+                    X[:, :m] = Xr[0] + Xr[1]
+                    got = (s_r, X, bd, it)
                     break
+                R, _, _ = q.residual(s, X, bound=False)
                 V = _m_extend(_basis(X, q.M), Fq.solve(np.column_stack([R.real, R.imag])), q.M)
         if got is not None:
-            s, X, its = got
+            s, X, bd, its = got
             stats["continued"] += 1
             stats["iterations"] += its
-        elif n <= QEP_DENSE_MAX:  # small: the dense QZ of the whole first-order form
-            s_all, Z = _small_qep(q.M.toarray(), q.C.toarray(), q.K.toarray())
-            idx = _pick(s_all, p)
-            s, X = s_all[idx], Z[:, idx]
-            stats["full_solves"] += 1
         else:
-            w2 = float(np.dot(f["omega"], f["omega"]))
-            e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
-            s, X, Fq = q.full(p, -math.sqrt(w2 + e_norm + ctx.delta))
+            if n <= QEP_DENSE_MAX:  # small: the dense QZ of the whole first-order form
+                s_all, Z = _small_qep(q.M.toarray(), q.C.toarray(), q.K.toarray())
+                idx = _pick(s_all, p)
+                s, X = s_all[idx], Z[:, idx]
+            else:
+                w2 = float(np.dot(f["omega"], f["omega"]))
+                e_norm = float(np.linalg.norm(f["eps"])) if include_eps else 0.0
+                s, X, Fq = q.full(p, -math.sqrt(w2 + e_norm + ctx.delta))
             stats["full_solves"] += 1
+            X = X / np.linalg.norm(X, axis=0)
+            V0 = _basis(X, q.M)
+            proj = q.project(V0)[2]
+            s, Xm = s[:m], X[:, :m]
+            Y = _left_vectors(proj, V0, s)
+            bd0 = _qep_certify(q, s, Xm, V0)
+            # ARPACK's vectors are further off than a continued instant's: twice the rounds
+            s_r, Xr, bd, _, _ = qep_refine(q, s, Xm, Y, Fq, V0, proj, rounds=2 * QROUNDS)
+            better = bd < bd0  # per pair the smaller certificate (as the symmetric path)
+            s = np.where(better, s_r, s)
+            X[:, :m] = np.where(better, Xr[0] + Xr[1], Xm)
+            bd = np.where(better, bd, bd0)
         V = _basis(X, q.M)
-        bounds = _qep_certify(q, s, X, V)
-        S[t], B[t] = s[:m], bounds[:m]
+        S[t], B[t] = s[:m], bd[:m]
         last = (key, (S[t], B[t]))
     return S, B, stats
 
