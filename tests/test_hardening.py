@@ -759,3 +759,26 @@ def test_mechanism_link_elements_named_as_the_table_key():
     tables["link"][0]["elements"] = 1.0
     with pytest.raises(TypeError, match="link 'rod': elements must be an integer, got 1.0"):
         mech.Mechanism.from_dict(tables)
+
+
+def test_mesh_eigen_flags_are_read_as_flags():
+    # mode_shapes=np.array([True, False]) on a mesh: "The truth value of an array ... is
+    # ambiguous" (CI's fuzz, seed 20261123, probe mesh_methods); a MeshBody now reads its
+    # eigen flags as every other body does
+    mesh = kanefem.Mesh.rectangle(0.2, 0.05, 4, 1)
+    body = kanefem.MeshBody(mesh, E=2e11, nu=0.3, rho=7800, thickness=0.01)
+    with pytest.raises(TypeError, match=r"mode_shapes must be True or False, got array\(\[ True, False\]\)"):
+        body.eigenvalues_vs_time([1.0, 2.0], [0.0, 0.0], 1, mode_shapes=np.array([True, False]))
+    with pytest.raises(TypeError, match="include_eps must be True or False, got 1"):
+        body.eigenvalues(1, include_eps=1)
+
+
+def test_shift_of_a_constrained_body_whose_mass_underflows():
+    # rho = 1e-150: the Rayleigh quotient's x M x underflowed to 0 and the shift rule raised
+    # ZeroDivisionError (CI's fuzz, seed 20261123, probe simulate); the shift is kept
+    beam = kanefem.PlanarBeam(1e8, 3, E=1e-8, A=1e-8, I=7.4e-7, rho=1e-150)
+    C = np.zeros((1, beam.ndof))
+    C[0, 1] = 1.0
+    r = simulate(beam, Motion.constant_speed(1.0), 0.0035, supports="free-free", constraints=C,
+                 damping=kanefem.Rayleigh(0.1, 1e-6), rho_inf=0.04, max_steps=2482, rtol=1e-5, progress=False)
+    assert np.all(np.isfinite(r.d))

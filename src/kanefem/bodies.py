@@ -889,7 +889,9 @@ class FlexibleBody:
         for _ in range(3):
             with np.errstate(all="ignore"):  # a nearly singular factor: x not finite, delta kept
                 x = ctx.F.solve(ctx.M @ np.ones(ctx.red.n))
-                q = float(x @ (ctx.K @ x)) / float(x @ (ctx.M @ x))
+                kx, mx = float(x @ (ctx.K @ x)), float(x @ (ctx.M @ x))
+            # (x M x underflows to 0 for a body of rho ~ 1e-150: delta kept)
+            q = kx / mx if mx > 0.0 and math.isfinite(kx) else math.nan
             if not math.isfinite(q):
                 return
             delta = max(min(ctx.delta, 1e-2 * q), 1e-20 * ctx.scale)

@@ -1103,6 +1103,8 @@ class MeshBody(FlexibleBody):
     def _solve(self, motion, n_modes, supports, include_eps, order, mode_shapes, solver, constraints,
                geometric_stiffness, progress, axial_force=None):
         geometric = _checks.flag("geometric_stiffness", geometric_stiffness)
+        include_eps = _checks.flag("include_eps", include_eps)
+        mode_shapes = _checks.flag("mode_shapes", mode_shapes)
         n_modes = _checks.integer("n_modes", n_modes, minimum=1, maximum=self.ndof)
         if progress is not None:  # checked before the run, not at its first call (False crashed part way)
             _checks.callable_("progress", progress)
