@@ -783,3 +783,15 @@ def test_shift_of_a_constrained_body_whose_mass_underflows():
     r = simulate(beam, Motion.constant_speed(1.0), 0.0035, supports="free-free", constraints=C,
                  damping=kanefem.Rayleigh(0.1, 1e-6), rho_inf=0.04, dt=0.0035 / 20, progress=False)
     assert np.all(np.isfinite(r.d))
+
+
+def test_sparse_eigen_beyond_double_precision_is_a_range_error():
+    # E A / E I and rho 130 decades apart under a constraint: the shifted band factor was not
+    # positive definite (RuntimeError), ARPACK's start vector vanished, bounds came out inf or
+    # vectors NaN, by LAPACK route (CI's fuzz, seed 20261123, on SciPy's route): one RangeError
+    # naming the inputs' scales, a ValueError as before
+    beam = kanefem.PlanarBeam(1e8, 6, E=7.92e11, A=1e-150, I=3.59e-7, rho=1e-30)
+    C = np.full((1, beam.ndof), 0.55)
+    C[0, 3] = -0.86
+    with pytest.raises(kanefem.RangeError, match=r"failed in double precision .*\(E, A, I, rho\)"):
+        beam.eigenvalues(2, omega=-1e-150, eps=1e-150, constraints=C, solver="sparse")

@@ -1377,22 +1377,37 @@ class FlexibleBody:
             return "sparse" if free > self.SPARSE_EIGEN_FROM or self.storage != "dense" else "dense"
         return solver
 
+    def _beyond_precision(self, detail):
+        """The error of a sparse eigen solve that double precision cannot carry out (a factor
+        that is not positive definite, a non-finite vector or bound: found with E, A, I or rho
+        dozens of decades apart), naming the inputs whose scales cause it."""
+        return _core.RangeError(f"the sparse eigen solve of this {type(self).__name__} failed in double precision "
+                                f"({detail}): its stiffness and mass (E, A, I, rho) span more decades than "
+                                "16 digits resolve")
+
     def _sparse_eigen(self, motion, n_modes, supports, include_eps, order, mode_shapes, kg, one=False,
                       constraints=None, progress=None):
         """EigenResult of the sparse path (sparse.eigen_solve) at the frame states motion;
         with constraints on the projected body (section 3.3), shapes expanded d = T z."""
         from .sparse import eigen_solve
 
-        if constraints is None:
-            ctx = self._sparse_context(self.support_mask(supports))
-        else:
-            proj = self._constrained(supports, constraints, kg is not None)
-            ctx = proj.ctx
-        lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
-                                          order == "tracked", progress, kg)
+        try:
+            if constraints is None:
+                ctx = self._sparse_context(self.support_mask(supports))
+            else:
+                proj = self._constrained(supports, constraints, kg is not None)
+                ctx = proj.ctx
+            lam, im, shapes, st = eigen_solve(ctx, motion, n_modes, bool(include_eps), bool(mode_shapes),
+                                              order == "tracked", progress, kg)
+        except (RuntimeError, ValueError) as e:  # the arguments were checked before: numerics
+            if isinstance(e, _core.KanefemError):
+                raise
+            raise self._beyond_precision(str(e)) from None
         if constraints is not None and shapes is not None:
             shapes = _expand_shapes(proj, shapes, order == "tracked")
         bounds = st.pop("error_bounds")
+        if not all(np.all(np.isfinite(x)) for x in (lam, im, bounds, 0.0 if shapes is None else shapes)):
+            raise self._beyond_precision("a non-finite eigenvalue, bound or shape")
         solver = st.pop("solver")
         if one:
             return EigenResult(eigenvalues=lam[0], eigenvalues_imag=im[0],
